@@ -1,0 +1,284 @@
+//! TREC qrels, subtopic qrels and runs, ordered the way trec_eval orders them.
+//!
+//! **Ordering rule.** trec_eval ignores the rank column. It sorts each topic's retrieved
+//! documents by score, descending, and breaks ties by document id in *descending* byte order
+//! (`strcmp(b, a)`). [`Run`] applies the same rule, so SERPs and metrics agree with trec_eval.
+//!
+//! **Policies.** A document retrieved twice for one topic is an error. Topics in a run but not
+//! in the qrels are dropped (as trec_eval does) and counted in [`TrecLoadReport`]. Unjudged
+//! documents are non-relevant (grade 0).
+
+use super::{Collection, Serp, SubtopicGrade, System, Topic};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Graded judgements: per topic, `(docno, grade)` in file order. Topics are in first-seen order.
+#[derive(Debug, Clone, Default)]
+pub struct Qrels {
+    /// `(topic id, judgements)` in first-seen order.
+    pub topics: Vec<(String, Vec<(String, i32)>)>,
+}
+
+/// One retrieved document of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieved {
+    /// Document id.
+    pub docno: String,
+    /// Retrieval score.
+    pub score: f64,
+}
+
+/// A TREC run: per topic, retrieved documents in trec_eval order.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Run name: the tag of its first line.
+    pub name: String,
+    /// `(topic id, ranking)` in first-seen order; rankings are sorted by [`trec_eval_order`].
+    pub topics: Vec<(String, Vec<Retrieved>)>,
+}
+
+/// What loading dropped or assumed, for the user to see.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrecLoadReport {
+    /// Run topics without judgements, dropped (per run name).
+    pub unjudged_topics: Vec<(String, usize)>,
+    /// Retrieved documents without a judgement (treated as non-relevant).
+    pub unjudged_documents: usize,
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
+}
+
+/// Sorts a ranking as trec_eval does: score descending, ties by docno descending.
+pub fn trec_eval_order(docs: &mut [Retrieved]) {
+    docs.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docno.as_bytes().cmp(a.docno.as_bytes())));
+}
+
+impl Qrels {
+    /// Reads `qid iter docno rel` lines from a file.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        Self::parse(&read_text(path)?, &path.display().to_string())
+    }
+
+    /// Parses qrels text; `source` names it in errors. Blank lines are skipped.
+    pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let mut qrels = Qrels::default();
+        let mut topic_pos: HashMap<String, usize> = HashMap::new();
+        let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let lineno = i + 1;
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.is_empty() {
+                continue;
+            }
+            if fields.len() != 4 {
+                return Err(Error::parse(source, lineno, format!(
+                    "expected 4 fields `topic iteration docno relevance`, found {}", fields.len())));
+            }
+            let grade: i32 = fields[3].parse().map_err(|_| {
+                Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
+            })?;
+            let t = *topic_pos.entry(fields[0].to_string()).or_insert_with(|| {
+                qrels.topics.push((fields[0].to_string(), Vec::new()));
+                qrels.topics.len() - 1
+            });
+            if let Some(prev) = seen.insert((t, fields[2].to_string()), lineno) {
+                return Err(Error::parse(source, lineno, format!(
+                    "document `{}` judged twice for topic `{}` (first at line {prev})", fields[2], fields[0])));
+            }
+            qrels.topics[t].1.push((fields[2].to_string(), grade));
+        }
+        if qrels.topics.is_empty() {
+            return Err(Error::parse(source, 1, "no judgements found (empty qrels)"));
+        }
+        Ok(qrels)
+    }
+}
+
+impl Run {
+    /// Reads a 6-column TREC run file.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let mut run = Self::parse(&read_text(path)?, &path.display().to_string())?;
+        if run.name.is_empty() {
+            run.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        }
+        Ok(run)
+    }
+
+    /// Parses `qid Q0 docno rank score tag` lines; `source` names the text in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let mut run = Run::default();
+        let mut topic_pos: HashMap<String, usize> = HashMap::new();
+        let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let lineno = i + 1;
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.is_empty() {
+                continue;
+            }
+            if fields.len() != 6 {
+                return Err(Error::parse(source, lineno, format!(
+                    "expected 6 fields `topic Q0 docno rank score tag`, found {}", fields.len())));
+            }
+            let score: f64 = fields[4].parse().map_err(|_| {
+                Error::parse(source, lineno, format!("score `{}` is not a number", fields[4]))
+            })?;
+            if !score.is_finite() {
+                return Err(Error::parse(source, lineno, format!("score `{}` is not finite", fields[4])));
+            }
+            if run.name.is_empty() {
+                run.name = fields[5].to_string();
+            }
+            let t = *topic_pos.entry(fields[0].to_string()).or_insert_with(|| {
+                run.topics.push((fields[0].to_string(), Vec::new()));
+                run.topics.len() - 1
+            });
+            if let Some(prev) = seen.insert((t, fields[2].to_string()), lineno) {
+                return Err(Error::parse(source, lineno, format!(
+                    "document `{}` retrieved twice for topic `{}` (first at line {prev})", fields[2], fields[0])));
+            }
+            run.topics[t].1.push(Retrieved { docno: fields[2].to_string(), score });
+        }
+        if run.topics.is_empty() {
+            return Err(Error::parse(source, 1, "no results found (empty run)"));
+        }
+        for (_, docs) in &mut run.topics {
+            trec_eval_order(docs);
+        }
+        Ok(run)
+    }
+}
+
+/// Reads subtopic judgements `topic subtopic docno grade` into an existing collection.
+/// Documents not yet known are added with topic-level grade 0; unknown topics are an error.
+pub fn load_subtopic_qrels(collection: &mut Collection, text: &str, source: &str) -> Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.is_empty() {
+            continue;
+        }
+        if f.len() != 4 {
+            return Err(Error::parse(source, lineno, format!(
+                "expected 4 fields `topic subtopic docno grade`, found {}", f.len())));
+        }
+        let grade: i32 = f[3].parse().map_err(|_| {
+            Error::parse(source, lineno, format!("grade `{}` is not an integer", f[3]))
+        })?;
+        let t = collection.topic_index(f[0]).ok_or_else(|| {
+            Error::parse(source, lineno, format!("topic `{}` is not in the qrels", f[0]))
+        })?;
+        let topic = &mut collection.topics[t];
+        let s = topic.subtopic_index(f[1]);
+        if topic.subtopics.len() > 64 {
+            return Err(Error::parse(source, lineno, format!("topic `{}` has more than 64 subtopics", f[0])));
+        }
+        let d = topic.find_or_add(f[2]) as usize;
+        let doc = &mut topic.documents[d];
+        if doc.subtopics.iter().any(|g| g.subtopic == s) {
+            return Err(Error::parse(source, lineno, format!("document `{}` judged twice for subtopic `{}`", f[2], f[1])));
+        }
+        doc.subtopics.push(SubtopicGrade { subtopic: s, grade });
+    }
+    Ok(())
+}
+
+/// Builds a collection from qrels and runs (one system per run).
+pub fn collection_from_trec(qrels: &Qrels, runs: &[Run]) -> Result<(Collection, TrecLoadReport)> {
+    let mut collection = Collection::new();
+    let mut report = TrecLoadReport::default();
+    for (id, judged) in &qrels.topics {
+        let mut topic = Topic::new(id.clone());
+        for (doc, grade) in judged {
+            topic.push(super::Document::new(doc.clone(), *grade));
+        }
+        collection.topics.push(topic);
+    }
+    let topic_pos: HashMap<&str, usize> =
+        qrels.topics.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
+    for run in runs {
+        if collection.system_index(&run.name).is_some() {
+            return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the system)", run.name)));
+        }
+        let mut serps: Vec<Option<Serp>> = vec![None; collection.topics.len()];
+        let mut dropped = 0;
+        for (tid, ranking) in &run.topics {
+            let Some(&t) = topic_pos.get(tid.as_str()) else {
+                dropped += 1;
+                continue;
+            };
+            let topic = &mut collection.topics[t];
+            let mut docs = Vec::with_capacity(ranking.len());
+            for r in ranking {
+                if topic.find(&r.docno).is_none() {
+                    report.unjudged_documents += 1;
+                }
+                docs.push(topic.find_or_add(&r.docno));
+            }
+            serps[t] = Some(Serp { docs });
+        }
+        if dropped > 0 {
+            report.unjudged_topics.push((run.name.clone(), dropped));
+        }
+        collection.systems.push(System { name: run.name.clone(), serps });
+    }
+    Ok((collection, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_break_by_docno_descending_and_rank_column_is_ignored() {
+        let text = "1 Q0 aaa 1 2.0 r\n1 Q0 zzz 2 1.0 r\n1 Q0 mmm 3 2.0 r\n1 Q0 bbb 4 3.0 r\n";
+        let run = Run::parse(text, "t").unwrap();
+        let order: Vec<&str> = run.topics[0].1.iter().map(|d| d.docno.as_str()).collect();
+        assert_eq!(order, ["bbb", "mmm", "aaa", "zzz"]);
+    }
+
+    #[test]
+    fn malformed_lines_name_file_and_line() {
+        let err = Run::parse("1 Q0 a 1 1.0 r\n1 Q0 b 2 x r\n", "run.txt").unwrap_err().to_string();
+        assert!(err.starts_with("run.txt:2:"), "{err}");
+        let err = Run::parse("1 Q0 a 1 1.0\n", "run.txt").unwrap_err().to_string();
+        assert!(err.starts_with("run.txt:1:") && err.contains("6 fields"), "{err}");
+        let err = Qrels::parse("1 0 a 1\n1 0 b\n", "q").unwrap_err().to_string();
+        assert!(err.starts_with("q:2:"), "{err}");
+        let err = Qrels::parse("1 0 a one\n", "q").unwrap_err().to_string();
+        assert!(err.contains("not an integer"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_documents_are_rejected() {
+        let err = Run::parse("1 Q0 a 1 1.0 r\n1 Q0 a 2 0.5 r\n", "run").unwrap_err().to_string();
+        assert!(err.starts_with("run:2:") && err.contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn collection_maps_run_onto_judgements() {
+        let qrels = Qrels::parse("1 0 a 2\n1 0 b 0\n2 0 c 1\n", "q").unwrap();
+        let run = Run::parse("1 Q0 x 1 3 r\n1 Q0 a 2 2 r\n9 Q0 a 1 1 r\n", "r").unwrap();
+        let (c, report) = collection_from_trec(&qrels, &[run]).unwrap();
+        assert_eq!(c.topics.len(), 2);
+        let serp = c.systems[0].serps[0].as_ref().unwrap();
+        let grades: Vec<i32> = serp.docs.iter().map(|&d| c.topics[0].documents[d as usize].grade).collect();
+        assert_eq!(grades, [0, 2]);
+        assert!(c.systems[0].serps[1].is_none());
+        assert_eq!(report.unjudged_documents, 1);
+        assert_eq!(report.unjudged_topics, vec![("r".to_string(), 1)]);
+    }
+
+    #[test]
+    fn subtopics_attach_to_documents() {
+        let qrels = Qrels::parse("1 0 a 1\n", "q").unwrap();
+        let (mut c, _) = collection_from_trec(&qrels, &[]).unwrap();
+        load_subtopic_qrels(&mut c, "1 s1 a 1\n1 s2 a 1\n1 s2 b 1\n", "sq").unwrap();
+        assert_eq!(c.topics[0].subtopics, ["s1", "s2"]);
+        assert_eq!(c.topics[0].documents[0].subtopics.len(), 2);
+        let err = load_subtopic_qrels(&mut c, "7 s1 a 1\n", "sq").unwrap_err().to_string();
+        assert!(err.starts_with("sq:1:"), "{err}");
+    }
+}

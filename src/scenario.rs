@@ -1,0 +1,393 @@
+//! Scenario files: TOML that selects the collection, user profiles, replicates, seed and outputs.
+//! The schema is documented in `docs/scenarios.md`. Unknown keys are errors.
+
+use crate::collection::letor::LetorData;
+use crate::collection::synthetic::SyntheticConfig;
+use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, Run};
+use crate::collection::Collection;
+use crate::error::{Error, Result};
+use crate::user::UserProfile;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The scenario embedded in the binary (`simulations/default.toml`), run by `serpsim simulate`
+/// without a file. Its collection is the TREC qrels and run in `study_logs/trec/`.
+pub const DEFAULT_SCENARIO: &str = include_str!("../simulations/default.toml");
+/// Qrels of the embedded default scenario.
+pub const DEFAULT_QRELS: &str = include_str!("../study_logs/trec/qrels.test");
+/// Run of the embedded default scenario.
+pub const DEFAULT_RUN: &str = include_str!("../study_logs/trec/results.test");
+
+/// A parsed, validated scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Scenario name (part of every random stream's key).
+    pub name: String,
+    /// Master seed.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Replicates per (topic, system, profile).
+    #[serde(default = "default_replicates")]
+    pub replicates: usize,
+    /// Where the topics and systems come from.
+    pub collection: CollectionSource,
+    /// User populations.
+    pub profiles: Vec<UserProfile>,
+    /// Outputs.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// Paired system comparisons.
+    #[serde(default)]
+    pub compare: CompareSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replicates() -> usize {
+    10_000
+}
+
+/// Collection sources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum CollectionSource {
+    /// TREC qrels plus runs.
+    Trec(TrecSource),
+    /// A LETOR file ranked by linear scorers.
+    Letor(LetorSource),
+    /// The synthetic generator.
+    Synthetic(SyntheticConfig),
+}
+
+/// `source = "trec"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrecSource {
+    /// Qrels file, or `"embedded"` for the default data.
+    pub qrels: PathBuf,
+    /// Run files (one system each), or `["embedded"]`.
+    pub runs: Vec<PathBuf>,
+    /// Optional subtopic qrels `topic subtopic docno grade`.
+    #[serde(default)]
+    pub subtopic_qrels: Option<PathBuf>,
+    /// Also simulate the ideal ranking (documents by grade) under this name.
+    #[serde(default)]
+    pub ideal_system: Option<String>,
+    /// Results per page.
+    #[serde(default = "default_page_size")]
+    pub page_size: usize,
+}
+
+/// `source = "letor"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LetorSource {
+    /// LETOR/SVMlight file.
+    pub file: PathBuf,
+    /// Linear rankers: a name and feature weights (`weights[0]` is feature 1).
+    pub rankers: Vec<LinearRanker>,
+    /// Results per page.
+    #[serde(default = "default_page_size")]
+    pub page_size: usize,
+}
+
+/// A named linear scorer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinearRanker {
+    /// System name.
+    pub name: String,
+    /// Feature weights, feature 1 first.
+    pub weights: Vec<f64>,
+}
+
+fn default_page_size() -> usize {
+    10
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputSpec {
+    /// Output directory (relative to the working directory).
+    pub dir: PathBuf,
+    /// Also write every replicate's outcome (`samples.csv`).
+    pub samples: bool,
+    /// Write `distributions.svg`.
+    pub plot: bool,
+    /// Histogram bins per measure.
+    pub histogram_bins: usize,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { dir: PathBuf::from("serpsim-out"), samples: false, plot: true, histogram_bins: 20 }
+    }
+}
+
+/// `[compare]`: which system pairs to compare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompareSpec {
+    /// Pairs `[A, B]`; empty means every pair of systems.
+    pub pairs: Vec<[String; 2]>,
+    /// Skip comparisons altogether.
+    pub enabled: bool,
+}
+
+impl Default for CompareSpec {
+    fn default() -> Self {
+        CompareSpec { pairs: Vec::new(), enabled: true }
+    }
+}
+
+impl Scenario {
+    /// Parses scenario TOML; `context` names the file in errors.
+    pub fn parse(text: &str, context: &str) -> Result<Self> {
+        let scenario: Scenario = toml::from_str(text).map_err(|e| {
+            let reason = e.message().to_string();
+            let key = reason
+                .split('`')
+                .nth(1)
+                .map(str::to_string)
+                .unwrap_or_else(|| "(document)".into());
+            let at = e
+                .span()
+                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .unwrap_or_default();
+            Error::config(context, key, format!("{reason}{at}"))
+        })?;
+        scenario.validate(context)?;
+        Ok(scenario)
+    }
+
+    /// Reads and parses a scenario file; relative paths inside it resolve against its folder.
+    pub fn from_file(path: &Path) -> Result<(Self, PathBuf)> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let scenario = Self::parse(&text, &path.display().to_string())?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok((scenario, base))
+    }
+
+    /// The embedded default scenario.
+    pub fn embedded_default() -> Self {
+        Self::parse(DEFAULT_SCENARIO, "embedded default scenario").expect("the embedded scenario is valid")
+    }
+
+    /// Checks values that the schema alone cannot; errors name the key.
+    pub fn validate(&self, context: &str) -> Result<()> {
+        if self.name.trim().is_empty() {
+            return Err(Error::config(context, "name", "must not be empty"));
+        }
+        if self.replicates == 0 {
+            return Err(Error::config(context, "replicates", "must be at least 1"));
+        }
+        if self.profiles.is_empty() {
+            return Err(Error::config(context, "profiles", "at least one [[profiles]] entry is needed"));
+        }
+        for (i, p) in self.profiles.iter().enumerate() {
+            p.validate(context, &format!("profiles[{i}]"))?;
+            if self.profiles[..i].iter().any(|q| q.name == p.name) {
+                return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
+            }
+        }
+        if self.output.histogram_bins == 0 {
+            return Err(Error::config(context, "output.histogram_bins", "must be at least 1"));
+        }
+        let page_size = match &self.collection {
+            CollectionSource::Trec(t) => {
+                if t.runs.is_empty() {
+                    return Err(Error::config(context, "collection.runs", "must list at least one run"));
+                }
+                t.page_size
+            }
+            CollectionSource::Letor(l) => {
+                if l.rankers.is_empty() {
+                    return Err(Error::config(context, "collection.rankers", "must list at least one ranker"));
+                }
+                for (i, r) in l.rankers.iter().enumerate() {
+                    if r.weights.iter().any(|w| !w.is_finite()) {
+                        return Err(Error::config(context, format!("collection.rankers[{i}].weights"), "must be finite numbers"));
+                    }
+                }
+                l.page_size
+            }
+            CollectionSource::Synthetic(s) => {
+                s.validate(context, "collection.")?;
+                s.page_size
+            }
+        };
+        if page_size == 0 {
+            return Err(Error::config(context, "collection.page_size", "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// Loads data files named by the scenario (relative to `base`) and builds the collection.
+    /// Also resolves empirical continuation tables given as CSV files.
+    pub fn load(&mut self, base: &Path) -> Result<Collection> {
+        for p in &mut self.profiles {
+            p.continuation.resolve_files(base)?;
+        }
+        let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        let embedded = |p: &Path| p.as_os_str() == "embedded";
+        let collection = match &self.collection {
+            CollectionSource::Trec(t) => {
+                let qrels = if embedded(&t.qrels) {
+                    Qrels::parse(DEFAULT_QRELS, "embedded qrels")?
+                } else {
+                    Qrels::from_file(&resolve(&t.qrels))?
+                };
+                let runs = t
+                    .runs
+                    .iter()
+                    .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(r)) })
+                    .collect::<Result<Vec<_>>>()?;
+                let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
+                if let Some(sq) = &t.subtopic_qrels {
+                    let path = resolve(sq);
+                    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+                    load_subtopic_qrels(&mut c, &text, &path.display().to_string())?;
+                }
+                if let Some(name) = &t.ideal_system {
+                    c.add_ideal_system(name)?;
+                }
+                c.page_size = t.page_size;
+                c
+            }
+            CollectionSource::Letor(l) => {
+                let data = LetorData::from_file(&resolve(&l.file))?;
+                let rankers: Vec<(String, Vec<f64>)> = l.rankers.iter().map(|r| (r.name.clone(), r.weights.clone())).collect();
+                let mut c = data.to_collection(&rankers)?;
+                c.page_size = l.page_size;
+                c
+            }
+            CollectionSource::Synthetic(s) => s.generate()?,
+        };
+        for pair in &self.compare.pairs {
+            for name in pair {
+                if collection.system_index(name).is_none() {
+                    return Err(Error::config("scenario", "compare.pairs", format!("unknown system `{name}`")));
+                }
+            }
+        }
+        collection.validate()?;
+        Ok(collection)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_parses_and_loads() {
+        let mut s = Scenario::embedded_default();
+        let c = s.load(Path::new(".")).unwrap();
+        assert_eq!(c.topics.len(), 3);
+        assert!(c.systems.len() >= 2);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let text = DEFAULT_SCENARIO.replace("replicates =", "replicatez =");
+        let err = Scenario::parse(&text, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("replicatez"), "{err}");
+        let text = "name='a'\n[collection]\nsource='synthetic'\ntopicz=3\n[[profiles]]\nname='u'\n";
+        let err = Scenario::parse(text, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("topicz"), "{err}");
+        let text = "name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nname='u'\nclicks={click=[0.5],stop=[0.0],mark=[1.0],foo=1}\n";
+        let err = Scenario::parse(text, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("foo"), "{err}");
+    }
+
+    #[test]
+    fn bad_probabilities_name_the_key() {
+        let base = "name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nname='u'\n";
+        let err = Scenario::parse(&format!("{base}continuation={{model='rbp',p=1.2}}\n"), "x.toml").unwrap_err().to_string();
+        assert!(err.contains("profiles[0].continuation.p"), "{err}");
+        let err = Scenario::parse(&format!("{base}clicks={{click=[0.1,nan],stop=[0.0],mark=[1.0]}}\n"), "x.toml").unwrap_err().to_string();
+        assert!(err.contains("profiles[0].clicks.click[1]") && err.contains("NaN"), "{err}");
+    }
+}
+
+/// Overrides from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Replicates per cell.
+    pub replicates: Option<usize>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// Output directory.
+    pub out: Option<PathBuf>,
+}
+
+/// Result of [`run_scenario`]: the files written and the report they hold.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    /// Paths written.
+    pub written: Vec<PathBuf>,
+    /// The report (also in `summary.json`).
+    pub report: crate::report::SimulationReport,
+}
+
+/// Loads, simulates, summarises and writes a scenario on the current rayon pool.
+/// `progress` receives `(cells done, cells total)`.
+pub fn run_scenario(
+    mut scenario: Scenario,
+    base: &Path,
+    overrides: &Overrides,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<ScenarioRun> {
+    if let Some(r) = overrides.replicates {
+        if r == 0 {
+            return Err(Error::config("command line", "--replicates", "must be at least 1"));
+        }
+        scenario.replicates = r;
+    }
+    if let Some(s) = overrides.seed {
+        scenario.seed = s;
+    }
+    if let Some(o) = &overrides.out {
+        scenario.output.dir = o.clone();
+    }
+    let collection = scenario.load(base)?;
+    let total = (collection.topics.len() * collection.systems.len() * scenario.profiles.len()) as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let plan = crate::simulate::Plan {
+        collection: &collection,
+        profiles: &scenario.profiles,
+        replicates: scenario.replicates,
+        seed: scenario.seed,
+        scenario: &scenario.name,
+    };
+    let cells = crate::simulate::run(&plan, &|| {
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(d, total);
+    })?;
+    let bins = scenario.output.histogram_bins;
+    let comparisons = if scenario.compare.enabled {
+        crate::report::compare_systems(&collection, &scenario.profiles, &cells, &scenario.compare.pairs, bins)
+    } else {
+        Vec::new()
+    };
+    let report = crate::report::SimulationReport {
+        scenario: scenario.name.clone(),
+        seed: scenario.seed,
+        replicates: scenario.replicates,
+        cells: crate::report::summarise(&collection, &scenario.profiles, &cells, bins),
+        comparisons,
+    };
+    let written = crate::report::write_simulation(
+        &scenario.output.dir,
+        &report,
+        &collection,
+        &scenario.profiles,
+        &cells,
+        scenario.output.samples,
+        scenario.output.plot,
+    )?;
+    Ok(ScenarioRun { written, report })
+}

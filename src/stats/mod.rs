@@ -1,0 +1,7 @@
+//! Statistics shared by every capability: summaries, tests, correlations.
+
+pub mod summary;
+pub mod wilcoxon;
+
+pub use summary::{mean, median, quantile_sorted, sd, Histogram, Summary};
+pub use wilcoxon::{average_ranks, wilcoxon_signed_rank, SignedRank};

@@ -1,0 +1,86 @@
+//! A user profile: continuation, stopping, clicks, costs and gain combined.
+
+use super::{ActionTable, Cascade, ContinuationModel, Costs, GainKind, StoppingRuleKind};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A simulated user population: one value of every behaviour component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserProfile {
+    /// Profile name, used in outputs and to derive random streams.
+    pub name: String,
+    /// Continuation model (default: RBP persistence 0.8).
+    #[serde(default = "default_continuation")]
+    pub continuation: ContinuationModel,
+    /// Stopping rules, combined with "or" (default: none).
+    #[serde(default)]
+    pub stopping: Vec<StoppingRuleKind>,
+    /// Cascade click behaviour.
+    #[serde(default)]
+    pub clicks: Cascade,
+    /// Gain model (default: binary).
+    #[serde(default = "default_gain")]
+    pub gain: GainKind,
+    /// Effort weights per action.
+    #[serde(default = "default_effort")]
+    pub effort: ActionTable,
+    /// Seconds per action.
+    #[serde(default = "default_time")]
+    pub time: ActionTable,
+    /// Charge the query and the first SERP look at the start of each session (default true).
+    #[serde(default = "default_true")]
+    pub charge_query: bool,
+}
+
+fn default_continuation() -> ContinuationModel {
+    ContinuationModel::Rbp { p: 0.8 }
+}
+fn default_gain() -> GainKind {
+    GainKind::Binary
+}
+fn default_effort() -> ActionTable {
+    ActionTable::DEFAULT_EFFORT
+}
+fn default_time() -> ActionTable {
+    ActionTable::DEFAULT_TIME
+}
+fn default_true() -> bool {
+    true
+}
+
+impl UserProfile {
+    /// A profile with every default and the given name.
+    pub fn named(name: impl Into<String>) -> Self {
+        UserProfile {
+            name: name.into(),
+            continuation: default_continuation(),
+            stopping: Vec::new(),
+            clicks: Cascade::default(),
+            gain: default_gain(),
+            effort: default_effort(),
+            time: default_time(),
+            charge_query: true,
+        }
+    }
+
+    /// The cost model of this profile.
+    pub fn costs(&self) -> Costs {
+        Costs { effort: self.effort, time: self.time }
+    }
+
+    /// Checks every component; errors name the key under `key` (e.g. `profiles[0]`).
+    pub fn validate(&self, context: &str, key: &str) -> Result<()> {
+        if self.name.trim().is_empty() {
+            return Err(Error::config(context, format!("{key}.name"), "must not be empty"));
+        }
+        self.continuation.validate(context, &format!("{key}.continuation"))?;
+        for (i, r) in self.stopping.iter().enumerate() {
+            r.validate(context, &format!("{key}.stopping[{i}]"))?;
+        }
+        self.clicks.validate(context, &format!("{key}.clicks"))?;
+        self.gain.validate(context, &format!("{key}.gain"))?;
+        self.effort.validate(context, &format!("{key}.effort"))?;
+        self.time.validate(context, &format!("{key}.time"))
+    }
+}
