@@ -1,0 +1,25 @@
+//! Helpers shared by the subcommands.
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Runs `f` on a rayon pool with `threads` workers (all cores when `None`).
+pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> anyhow::Result<T> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        builder = builder.num_threads(t);
+    }
+    Ok(builder.build()?.install(f))
+}
+
+pub fn progress_bar(label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(label.to_string());
+    bar
+}
+

@@ -1,0 +1,4 @@
+//! One module per subcommand; `main.rs` only dispatches.
+
+pub mod common;
+pub mod simulate;

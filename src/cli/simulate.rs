@@ -1,0 +1,45 @@
+//! `serpsim simulate`.
+
+use super::common::{progress_bar, with_threads};
+use serpsim::scenario::{run_scenario, Overrides, Scenario};
+use std::path::PathBuf;
+
+/// Arguments of `serpsim simulate`.
+#[derive(clap::Args)]
+pub struct SimulateArgs {
+    /// Scenario file (see docs/scenarios.md).
+    file: Option<PathBuf>,
+    /// Replicates per (topic, system, profile), overriding the scenario.
+    #[arg(long)]
+    replicates: Option<usize>,
+    /// Master seed, overriding the scenario.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output directory, overriding the scenario.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
+    let (scenario, base) = match &args.file {
+        Some(path) => Scenario::from_file(path)?,
+        None => (Scenario::embedded_default(), PathBuf::from(".")),
+    };
+    let overrides = Overrides { replicates: args.replicates, seed: args.seed, out: args.out.clone() };
+    let bar = progress_bar("simulating cells");
+    let run = with_threads(args.threads, || {
+        run_scenario(scenario, &base, &overrides, &|done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })
+    })??;
+    bar.finish_and_clear();
+    for path in &run.written {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
