@@ -99,8 +99,45 @@ pub struct LetorSource {
 pub struct LinearRanker {
     /// System name.
     pub name: String,
-    /// Feature weights, feature 1 first.
-    pub weights: Vec<f64>,
+    /// Feature weights: a list (feature 1 first) or a table `{ 25 = 1.0, 40 = 0.5 }`.
+    pub weights: FeatureWeights,
+}
+
+/// Linear weights, dense or by 1-based feature number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FeatureWeights {
+    /// `weights[i]` is the weight of feature i + 1.
+    Dense(Vec<f64>),
+    /// Feature number (as a string key) to weight; other features weigh 0.
+    Sparse(std::collections::BTreeMap<String, f64>),
+}
+
+impl FeatureWeights {
+    /// The dense vector; errors name `key` when a feature number is not a positive integer
+    /// or a weight is not finite.
+    pub fn to_dense(&self, context: &str, key: &str) -> Result<Vec<f64>> {
+        let dense = match self {
+            FeatureWeights::Dense(v) => v.clone(),
+            FeatureWeights::Sparse(m) => {
+                let mut v = Vec::new();
+                for (k, &w) in m {
+                    let i: usize = k.parse().ok().filter(|&i| i >= 1).ok_or_else(|| {
+                        Error::config(context, format!("{key}.{k}"), "feature numbers start at 1")
+                    })?;
+                    if v.len() < i {
+                        v.resize(i, 0.0);
+                    }
+                    v[i - 1] = w;
+                }
+                v
+            }
+        };
+        if dense.iter().any(|w| !w.is_finite()) {
+            return Err(Error::config(context, key, "weights must be finite numbers"));
+        }
+        Ok(dense)
+    }
 }
 
 fn default_page_size() -> usize {
@@ -143,6 +180,18 @@ impl Default for CompareSpec {
     }
 }
 
+/// Line (1-based) where `key` is assigned, as `key =` at a line start or inside an inline table.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    text.lines().position(|line| {
+        line.match_indices(key).any(|(i, _)| {
+            let before = line[..i].trim_end();
+            let after = line[i + key.len()..].trim_start();
+            (before.is_empty() || before.ends_with('{') || before.ends_with(',')) && after.starts_with('=')
+        })
+    })
+    .map(|i| i + 1)
+}
+
 impl Scenario {
     /// Parses scenario TOML; `context` names the file in errors.
     pub fn parse(text: &str, context: &str) -> Result<Self> {
@@ -153,9 +202,9 @@ impl Scenario {
                 .nth(1)
                 .map(str::to_string)
                 .unwrap_or_else(|| "(document)".into());
-            let at = e
-                .span()
-                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+            let at = line_of_key(text, &key)
+                .or_else(|| e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1))
+                .map(|l| format!(" (line {l})"))
                 .unwrap_or_default();
             Error::config(context, key, format!("{reason}{at}"))
         })?;
@@ -208,9 +257,7 @@ impl Scenario {
                     return Err(Error::config(context, "collection.rankers", "must list at least one ranker"));
                 }
                 for (i, r) in l.rankers.iter().enumerate() {
-                    if r.weights.iter().any(|w| !w.is_finite()) {
-                        return Err(Error::config(context, format!("collection.rankers[{i}].weights"), "must be finite numbers"));
-                    }
+                    r.weights.to_dense(context, &format!("collection.rankers[{i}].weights"))?;
                 }
                 l.page_size
             }
@@ -259,7 +306,12 @@ impl Scenario {
             }
             CollectionSource::Letor(l) => {
                 let data = LetorData::from_file(&resolve(&l.file))?;
-                let rankers: Vec<(String, Vec<f64>)> = l.rankers.iter().map(|r| (r.name.clone(), r.weights.clone())).collect();
+                let rankers = l
+                    .rankers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| Ok((r.name.clone(), r.weights.to_dense("scenario", &format!("collection.rankers[{i}].weights"))?)))
+                    .collect::<Result<Vec<_>>>()?;
                 let mut c = data.to_collection(&rankers)?;
                 c.page_size = l.page_size;
                 c
@@ -390,4 +442,27 @@ pub fn run_scenario(
         scenario.output.plot,
     )?;
     Ok(ScenarioRun { written, report })
+}
+
+#[cfg(test)]
+mod bundled_scenarios {
+    use super::*;
+
+    /// Every scenario shipped in `simulations/` parses, loads and runs a few replicates.
+    #[test]
+    fn every_bundled_scenario_runs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations");
+        let out = tempfile::tempdir().unwrap();
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let (s, base) = Scenario::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+                let overrides = Overrides { replicates: Some(50), seed: None, out: Some(out.path().join(&s.name)) };
+                run_scenario(s, &base, &overrides, &|_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                n += 1;
+            }
+        }
+        assert!(n >= 4, "only {n} scenarios found");
+    }
 }

@@ -63,9 +63,9 @@ impl ContinuationModel {
             ContinuationModel::Fixed { .. } => Ok(()),
             ContinuationModel::Rbp { p } => check_probability(context, &format!("{key}.p"), *p),
             ContinuationModel::Exponential { lambda } => check_non_negative(context, &format!("{key}.lambda"), *lambda),
-            ContinuationModel::Empirical { p, .. } => {
-                if p.is_empty() {
-                    return Err(Error::config(context, format!("{key}.p"), "the table must not be empty"));
+            ContinuationModel::Empirical { p, file } => {
+                if p.is_empty() && file.is_none() {
+                    return Err(Error::config(context, format!("{key}.p"), "the table must not be empty (give `p` or a CSV `file`)"));
                 }
                 p.iter().enumerate().try_for_each(|(i, &v)| check_probability(context, &format!("{key}.p[{i}]"), v))
             }

@@ -97,6 +97,34 @@ impl ActionTable {
     }
 }
 
+/// An [`ActionTable`] with every entry optional, for partial overrides in scenario files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialActionTable {
+    issue_query: Option<f64>,
+    serp_look: Option<f64>,
+    examine_snippet: Option<f64>,
+    read_document: Option<f64>,
+    mark_relevant: Option<f64>,
+    paginate: Option<f64>,
+    select_sublist: Option<f64>,
+}
+
+impl PartialActionTable {
+    /// `base` with the given entries replaced.
+    pub fn over(&self, base: ActionTable) -> ActionTable {
+        ActionTable {
+            issue_query: self.issue_query.unwrap_or(base.issue_query),
+            serp_look: self.serp_look.unwrap_or(base.serp_look),
+            examine_snippet: self.examine_snippet.unwrap_or(base.examine_snippet),
+            read_document: self.read_document.unwrap_or(base.read_document),
+            mark_relevant: self.mark_relevant.unwrap_or(base.mark_relevant),
+            paginate: self.paginate.unwrap_or(base.paginate),
+            select_sublist: self.select_sublist.unwrap_or(base.select_sublist),
+        }
+    }
+}
+
 /// Charges effort and time for actions.
 pub trait CostModel {
     /// `(effort, seconds)` of one action.

@@ -1,5 +1,6 @@
 //! A user profile: continuation, stopping, clicks, costs and gain combined.
 
+use super::costs::PartialActionTable;
 use super::{ActionTable, Cascade, ContinuationModel, Costs, GainKind, StoppingRuleKind};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -22,11 +23,11 @@ pub struct UserProfile {
     /// Gain model (default: binary).
     #[serde(default = "default_gain")]
     pub gain: GainKind,
-    /// Effort weights per action.
-    #[serde(default = "default_effort")]
+    /// Effort weights per action; entries not given keep their defaults.
+    #[serde(default = "default_effort", deserialize_with = "effort_over_defaults")]
     pub effort: ActionTable,
-    /// Seconds per action.
-    #[serde(default = "default_time")]
+    /// Seconds per action; entries not given keep their defaults.
+    #[serde(default = "default_time", deserialize_with = "time_over_defaults")]
     pub time: ActionTable,
     /// Charge the query and the first SERP look at the start of each session (default true).
     #[serde(default = "default_true")]
@@ -44,6 +45,12 @@ fn default_effort() -> ActionTable {
 }
 fn default_time() -> ActionTable {
     ActionTable::DEFAULT_TIME
+}
+fn effort_over_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ActionTable, D::Error> {
+    Ok(PartialActionTable::deserialize(d)?.over(ActionTable::DEFAULT_EFFORT))
+}
+fn time_over_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ActionTable, D::Error> {
+    Ok(PartialActionTable::deserialize(d)?.over(ActionTable::DEFAULT_TIME))
 }
 fn default_true() -> bool {
     true
@@ -82,5 +89,19 @@ impl UserProfile {
         self.gain.validate(context, &format!("{key}.gain"))?;
         self.effort.validate(context, &format!("{key}.effort"))?;
         self.time.validate(context, &format!("{key}.time"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_cost_tables_keep_defaults() {
+        let p: UserProfile = toml::from_str("name = 'u'\n[time]\nread_document = 30.0\n[effort]\nread_document = 2.0\n").unwrap();
+        assert_eq!(p.time.read_document, 30.0);
+        assert_eq!(p.time.issue_query, 15.1);
+        assert_eq!((p.effort.read_document, p.effort.examine_snippet), (2.0, 1.0));
+        assert!(toml::from_str::<UserProfile>("name = 'u'\n[time]\nread_doc = 3.0\n").unwrap_err().to_string().contains("read_doc"));
     }
 }
