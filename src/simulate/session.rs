@@ -182,3 +182,37 @@ mod tests {
         assert!((o.time - t).abs() < 1e-9, "{} vs {t}", o.time);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::user::{Cascade, ContinuationModel};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn outcome_invariants(
+            grades in proptest::collection::vec(0i32..3, 1..40),
+            page_size in 1usize..12,
+            p in 0.0f64..=1.0,
+            click in proptest::collection::vec(0.0f64..=1.0, 3),
+            stop in 0.0f64..=1.0,
+            seed in any::<u64>(),
+        ) {
+            let mut user = UserProfile::named("prop");
+            user.continuation = ContinuationModel::Rbp { p };
+            user.clicks = Cascade { click, stop: vec![stop], mark: vec![0.0, 1.0] };
+            let serp = SerpView::from_grades(grades.clone(), page_size);
+            let o = simulate_session(&serp, &user, &user.costs(), &mut crate::rng::stream(seed, &[]));
+            let depth = o.depth as usize;
+            prop_assert!(depth >= 1 && depth <= grades.len());
+            prop_assert!(o.clicks <= o.depth && o.relevant_found <= o.clicks);
+            let relevant_examined = grades[..depth].iter().filter(|&&g| g > 0).count() as f64;
+            prop_assert!(o.gain <= relevant_examined);
+            // Default effort: one per examined snippet plus one per page turn.
+            prop_assert_eq!(o.effort, (depth + (depth - 1) / page_size) as f64);
+            let min_time = 15.1 + 1.1 + 1.3 * depth as f64;
+            prop_assert!(o.time >= min_time - 1e-9);
+        }
+    }
+}
