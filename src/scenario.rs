@@ -75,6 +75,9 @@ pub struct TrecSource {
     /// Also simulate the ideal ranking (documents by grade) under this name.
     #[serde(default)]
     pub ideal_system: Option<String>,
+    /// Optional document metadata (lengths, categories): `docno<TAB>length<TAB>categories`.
+    #[serde(default)]
+    pub docinfo: Option<PathBuf>,
     /// Results per page.
     #[serde(default = "default_page_size")]
     pub page_size: usize,
@@ -297,6 +300,11 @@ impl Scenario {
                     let path = resolve(sq);
                     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
                     load_subtopic_qrels(&mut c, &text, &path.display().to_string())?;
+                }
+                if let Some(di) = &t.docinfo {
+                    let path = resolve(di);
+                    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+                    crate::collection::docinfo::apply_docinfo(&mut c, &text, &path.display().to_string())?;
                 }
                 if let Some(name) = &t.ideal_system {
                     c.add_ideal_system(name)?;

@@ -3,6 +3,7 @@
 //! Documents live in per-topic tables and SERPs hold indices into them, so the simulation's
 //! hot loop never touches strings.
 
+pub mod docinfo;
 pub mod letor;
 pub mod synthetic;
 pub mod trec;
