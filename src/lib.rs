@@ -28,5 +28,6 @@ pub mod scenario;
 pub mod simulate;
 pub mod stats;
 pub mod user;
+pub mod wordnet;
 
 pub use error::{Error, Result};
