@@ -227,3 +227,6 @@ pub fn build_session(s: LogSession, list: SuggestionList) -> std::result::Result
     let accepted = list.accepted.as_ref().and_then(|a| list.suggestions.iter().position(|x| x == a));
     Ok(Session { id: s.id, query: s.query, segments, attention, suggestions: list.suggestions, accepted })
 }
+
+#[cfg(test)]
+mod tests;
