@@ -15,18 +15,92 @@
 //! into one sorted list of (ancestor, distance), cached, and a word pair costs one merge walk.
 
 use super::{Pos, PosDb, WordNet};
-use std::collections::HashMap;
 
 /// Ancestor id of NLTK's simulated `*ROOT*`.
 const ROOT: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+/// Per-word cache: an open-addressing table (hash, entry) over an arena in which each entry
+/// holds the word's bytes next to its ancestor list, so a warm lookup touches two cache lines.
+/// Entry at `o`: `arena[o]` = word length in bytes, `arena[o + 1]` = ancestors, then the word
+/// packed 4 bytes per u32, then (ancestor, distance) pairs sorted by ancestor.
+#[derive(Debug)]
 struct WordCache {
-    /// word (as given) -> entry
-    ids: HashMap<String, u32>,
-    /// entry e: ancestors `anc[start[e]..start[e+1]]`, sorted by ancestor id.
-    start: Vec<u32>,
-    anc: Vec<(u32, u32)>,
+    slots: Vec<(u64, u32)>, // (hash, entry offset + 1); 0 = empty
+    len: usize,
+    arena: Vec<u32>,
+}
+
+impl WordCache {
+    fn new() -> Self {
+        WordCache { slots: vec![(0, 0); 1024], len: 0, arena: Vec::new() }
+    }
+
+    #[inline]
+    fn word_at(&self, o: usize) -> (usize, &[u32]) {
+        let (n, k) = (self.arena[o] as usize, self.arena[o + 1] as usize);
+        let w = n.div_ceil(4);
+        (n, &self.arena[o + 2 + w..o + 2 + w + 2 * k])
+    }
+
+    #[inline]
+    fn same_word(&self, o: usize, word: &[u8]) -> bool {
+        let n = self.arena[o] as usize;
+        n == word.len() && word.chunks(4).zip(&self.arena[o + 2..]).all(|(c, &v)| pack(c) == v)
+    }
+
+    #[inline]
+    fn find(&self, h: u64, word: &[u8]) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (sh, off) = self.slots[i];
+            if off == 0 {
+                return None;
+            }
+            if sh == h && self.same_word(off as usize - 1, word) {
+                return Some(off as usize - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn insert(&mut self, h: u64, word: &[u8], anc: &[(u32, u32)]) -> usize {
+        if 2 * (self.len + 1) > self.slots.len() {
+            let grown = vec![(0, 0); 2 * self.slots.len()];
+            let old = std::mem::replace(&mut self.slots, grown);
+            let mask = self.slots.len() - 1;
+            for (sh, off) in old.into_iter().filter(|s| s.1 != 0) {
+                let mut i = sh as usize & mask;
+                while self.slots[i].1 != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.slots[i] = (sh, off);
+            }
+        }
+        let o = self.arena.len();
+        self.arena.push(word.len() as u32);
+        self.arena.push(anc.len() as u32);
+        self.arena.extend(word.chunks(4).map(pack));
+        for &(a, d) in anc {
+            self.arena.push(a);
+            self.arena.push(d);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i].1 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (h, o as u32 + 1);
+        self.len += 1;
+        o
+    }
+}
+
+#[inline]
+fn pack(c: &[u8]) -> u32 {
+    let mut b = [0u8; 4];
+    b[..c.len()].copy_from_slice(c);
+    u32::from_le_bytes(b)
 }
 
 /// LCH similarity over a [`WordNet`], caching each word's merged ancestor list.
@@ -40,8 +114,7 @@ pub struct Similarity<'a> {
 impl<'a> Similarity<'a> {
     /// An empty cache over `wn`.
     pub fn new(wn: &'a WordNet) -> Self {
-        let empty = || WordCache { start: vec![0], ..Default::default() };
-        Similarity { wn, caches: [empty(), empty()], queue: Vec::new() }
+        Similarity { wn, caches: [WordCache::new(), WordCache::new()], queue: Vec::new() }
     }
 
     /// The database.
@@ -60,7 +133,7 @@ impl<'a> Similarity<'a> {
         let a = self.entry(w1, pos);
         let b = self.entry(w2, pos);
         let c = &self.caches[pos as usize];
-        let d = min_distance(slice(c, a), slice(c, b))?;
+        let d = min_distance(c.word_at(a).1, c.word_at(b).1)?;
         lch_of_distance(d, self.wn.db(pos).taxonomy_depth())
     }
 
@@ -73,18 +146,21 @@ impl<'a> Similarity<'a> {
         ancestors(db, s2, &mut self.queue, &mut b);
         a.sort_unstable();
         b.sort_unstable();
-        let d = if s1 == s2 { 0 } else { min_distance(&a, &b)? };
+        let flat = |v: &[(u32, u32)]| v.iter().flat_map(|&(x, d)| [x, d]).collect::<Vec<u32>>();
+        let d = if s1 == s2 { 0 } else { min_distance(&flat(&a), &flat(&b))? };
         lch_of_distance(d, db.taxonomy_depth())
     }
 
     /// Number of words cached for `pos`.
     pub fn cached_words(&self, pos: Pos) -> usize {
-        self.caches[pos as usize].ids.len()
+        self.caches[pos as usize].len
     }
 
-    fn entry(&mut self, word: &str, pos: Pos) -> u32 {
-        if let Some(&e) = self.caches[pos as usize].ids.get(word) {
-            return e;
+    #[inline]
+    fn entry(&mut self, word: &str, pos: Pos) -> usize {
+        let h = crate::rng::hash_str(word);
+        if let Some(o) = self.caches[pos as usize].find(h, word.as_bytes()) {
+            return o;
         }
         let db = self.wn.db(pos);
         let mut merged: Vec<(u32, u32)> = Vec::new();
@@ -96,17 +172,8 @@ impl<'a> Similarity<'a> {
         }
         merged.sort_unstable();
         merged.dedup_by_key(|x| x.0); // keeps the smallest distance per ancestor
-        let c = &mut self.caches[pos as usize];
-        let e = (c.start.len() - 1) as u32;
-        c.anc.extend_from_slice(&merged);
-        c.start.push(c.anc.len() as u32);
-        c.ids.insert(word.to_string(), e);
-        e
+        self.caches[pos as usize].insert(h, word.as_bytes(), &merged)
     }
-}
-
-fn slice(c: &WordCache, e: u32) -> &[(u32, u32)] {
-    &c.anc[c.start[e as usize] as usize..c.start[e as usize + 1] as usize]
 }
 
 /// -ln((p + 1) / (2 D)), `None` when D = 0 (NLTK's guard).
@@ -141,21 +208,22 @@ fn ancestors(db: &PosDb, s: u32, queue: &mut Vec<(u32, u32)>, out: &mut Vec<(u32
     }
 }
 
-/// Minimum of d1 + d2 over the common ancestors of two sorted lists.
+/// Minimum of d1 + d2 over the common ancestors of two flat sorted lists
+/// `[ancestor, distance, ancestor, distance, ...]`.
 #[inline]
-fn min_distance(a: &[(u32, u32)], b: &[(u32, u32)]) -> Option<u32> {
+fn min_distance(a: &[u32], b: &[u32]) -> Option<u32> {
     let (mut i, mut j) = (0, 0);
     let mut best = u32::MAX;
     while i < a.len() && j < b.len() {
-        let (x, y) = (a[i].0, b[j].0);
+        let (x, y) = (a[i], b[j]);
         if x < y {
-            i += 1;
+            i += 2;
         } else if y < x {
-            j += 1;
+            j += 2;
         } else {
-            best = best.min(a[i].1 + b[j].1);
-            i += 1;
-            j += 1;
+            best = best.min(a[i + 1] + b[j + 1]);
+            i += 2;
+            j += 2;
         }
     }
     (best != u32::MAX).then_some(best)

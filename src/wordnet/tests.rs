@@ -134,3 +134,17 @@ fn real_wordnet_matches_nltk() {
     }
     assert!(checked[0] >= 500 && checked[1] >= 500 && checked[0] + checked[1] >= 1000, "{checked:?}");
 }
+
+#[test]
+fn cache_grows_and_tells_words_apart() {
+    let wn = mini();
+    let mut s = Similarity::new(&wn);
+    // 3,000 distinct non-words force several table growths; real words stay correct.
+    for i in 0..3000 {
+        assert_eq!(s.lch(&format!("w{i}"), "dog", Pos::Noun), None);
+    }
+    close(s.lch("dog", "cat", Pos::Noun), (8.0f64 / 3.0).ln());
+    close(s.lch("cat", "cats", Pos::Noun), 8f64.ln());
+    assert_eq!(s.lch("ca", "cat", Pos::Noun), None); // a prefix is another word
+    assert_eq!(s.cached_words(Pos::Noun), 3000 + 4);
+}
