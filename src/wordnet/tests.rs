@@ -151,3 +151,27 @@ fn cache_grows_and_tells_words_apart() {
     assert_eq!(s.lch("ca", "cat", Pos::Noun), None); // a prefix is another word
     assert_eq!(s.cached_words(Pos::Noun), 3000 + 4);
 }
+
+#[test]
+fn word_level_equals_max_over_synset_pairs() {
+    // The merged-ancestor shortcut against brute force over every lemma pair of the mini WordNet.
+    let wn = mini();
+    let mut s = Similarity::new(&wn);
+    for pos in Pos::ALL {
+        let db = wn.db(pos);
+        let words: Vec<String> = (0..db.len() as u32).flat_map(|x| db.lemmas(x).to_vec()).collect();
+        for a in &words {
+            for b in &words {
+                let mut best: Option<f64> = None;
+                for &x in &wn.synsets(a, pos) {
+                    for &y in &wn.synsets(b, pos) {
+                        if let Some(v) = s.synset_lch(x, y, pos) {
+                            best = Some(best.map_or(v, |b: f64| b.max(v)));
+                        }
+                    }
+                }
+                assert_eq!(s.lch(a, b, pos), best, "{a} {b}");
+            }
+        }
+    }
+}
