@@ -27,6 +27,8 @@ pub mod rng;
 pub mod scenario;
 pub mod simulate;
 pub mod stats;
+pub mod suggest;
 pub mod user;
+pub mod wordnet;
 
 pub use error::{Error, Result};

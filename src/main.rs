@@ -16,12 +16,18 @@ struct Cli {
 enum Command {
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Rerank query suggestions by term-level attention (GLF, TAM, TAM-R) and evaluate; `generate` writes a synthetic study.
+    Suggest(Box<cli::suggest::SuggestArgs>),
+    /// WordNet tools: `lch WORD1 WORD2 [--pos n|v]`.
+    Wordnet(cli::wordnet::WordnetArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Suggest(args) => cli::suggest::run(*args),
+        Command::Wordnet(args) => cli::wordnet::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

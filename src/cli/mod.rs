@@ -2,3 +2,5 @@
 
 pub mod common;
 pub mod simulate;
+pub mod suggest;
+pub mod wordnet;
