@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod sessions;
 pub mod simulate;
 pub mod stats;
 pub mod user;
