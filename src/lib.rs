@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod sessions;
 pub mod simulate;
 pub mod stats;
+pub mod streams;
 pub mod user;
 
 pub use error::{Error, Result};
