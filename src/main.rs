@@ -16,12 +16,18 @@ struct Cli {
 enum Command {
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Time-budgeted multi-query search sessions: run a scenario or sweep stopping thresholds.
+    Sessions(cli::sessions::SessionsArgs),
+    /// Stream users: modeled stream utility (MSU).
+    Streams(cli::streams::StreamsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Sessions(args) => cli::sessions::run(args),
+        Command::Streams(args) => cli::streams::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,6 @@
 //! One module per subcommand; `main.rs` only dispatches.
 
 pub mod common;
+pub mod sessions;
 pub mod simulate;
+pub mod streams;
