@@ -263,8 +263,13 @@ pub fn judgement_key(seed: u64, topic: u64, replicate: u64) -> u64 {
 /// of the counter-based stream `derive_key(seed, [topic, replicate, doc])`.
 #[inline]
 pub fn judgement_uniforms(key: u64, doc: u64) -> (f64, f64) {
-    let k = mix64(key ^ mix64(doc.wrapping_add(0x2545_F491_4F6C_DD1D)));
+    let k = doc_key(key, doc);
     (unit(mix64(k ^ 1)), unit(mix64(k ^ 2)))
+}
+
+#[inline]
+fn doc_key(key: u64, doc: u64) -> u64 {
+    mix64(key ^ mix64(doc.wrapping_add(0x2545_F491_4F6C_DD1D)))
 }
 
 const PAGE_TAG: u64 = 0x5041_4745; // "PAGE"
@@ -317,11 +322,12 @@ pub enum Step {
 /// Simulates one session of `topic` with judgements keyed by `key` ([`judgement_key`]).
 #[inline]
 pub fn simulate(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch) -> SessionOutcome {
-    walk(topic, cfg, key, scratch, &mut |_| {})
+    walk(topic, cfg, key, scratch, |_| {})
 }
 
 /// Like [`simulate`], reporting every step to `trace`.
-pub fn walk(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch, trace: &mut dyn FnMut(Step)) -> SessionOutcome {
+#[inline]
+pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch, mut trace: F) -> SessionOutcome {
     let s = &cfg.searcher;
     let ui = &cfg.interface;
     let mut stopping = s.stopping.clone();
@@ -365,10 +371,12 @@ pub fn walk(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut S
  }
         let mut st = WalkState::default();
         let mut query_found = 0usize;
+        let mut pos = 0usize;
+        let mut page = 0u64;
         for (r, &doc) in list.iter().enumerate() {
-            let pos = r % page_size;
-            if r > 0 && pos == 0 {
-                let page = (r / page_size) as u64;
+            if pos == page_size {
+                pos = 0;
+                page += 1;
                 if s.page_continuation < 1.0 {
                     let u = unit(mix64(key ^ mix64(PAGE_TAG ^ mix64(((q as u64) << 32) ^ page))));
                     if u >= s.page_continuation {
@@ -382,6 +390,7 @@ pub fn walk(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut S
                 trace(Step::Page(page as u32));
             }
             let scroll = if pos >= fold { ui.below_fold } else { 0.0 };
+            pos += 1;
             if !fits!(s.times.examine_snippet + scroll, 0.0) {
  break 'session;
  }
@@ -389,7 +398,8 @@ pub fn walk(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut S
             st.depth = r + 1;
             out.depth_sum += 1;
             let rel = (topic.grades[doc as usize] > 0) as usize;
-            let (u_click, u_mark) = judgement_uniforms(key, doc as u64);
+            let k = doc_key(key, doc as u64);
+            let u_click = unit(mix64(k ^ 1));
             let clicked = u_click < s.click[rel];
             trace(Step::Snippet { rank: r as u32 + 1, doc, clicked });
             if clicked {
@@ -401,7 +411,7 @@ pub fn walk(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut S
  }
                     *slot = stamp;
                     out.documents += 1;
-                    let marked = u_mark < s.mark[rel];
+                    let marked = unit(mix64(k ^ 2)) < s.mark[rel];
                     if marked {
                         if !fits!(s.times.mark_relevant, 0.0) {
  break 'session;
