@@ -72,7 +72,7 @@ pub struct Searcher {
     pub stopping: StoppingRuleKind,
     /// Seconds per action (default: Maxwell et al. Table 1).
     pub times: ActionTable,
-    /// Session time budget in seconds (default 1200); `None` = unlimited.
+    /// Session time budget in seconds (default 1200); `None` or infinity = unlimited.
     pub budget: Option<f64>,
     /// P(continue to the next page) when a page is finished (1 = the stopping rule alone decides).
     pub page_continuation: f64,
@@ -165,7 +165,9 @@ impl SessionConfig {
         s.stopping.validate(context, &k("searcher.stopping"))?;
         s.times.validate(context, &k("searcher.times"))?;
         if let Some(b) = s.budget {
-            check_non_negative(context, &k("searcher.budget"), b)?;
+            if b.is_nan() || b < 0.0 {
+                return Err(Error::config(context, k("searcher.budget"), format!("{b} must be >= 0 (inf = unlimited)")));
+            }
         }
         let i = &self.interface;
         for (name, v) in [

@@ -284,6 +284,9 @@ mod tests {
         assert!(e.contains("session.interface.fold"), "{e}");
         let e = SessionScenario::parse("name = \"x\"\n[queries]\nsource = \"synthetic\"\n[queries.generator]\ndud = 0.3\n", "s.toml").unwrap_err().to_string();
         assert!(e.contains("dud"), "{e}");
+        assert!(SessionScenario::parse(&format!("{ok}[session.searcher]\nbudget = inf\n"), "s.toml").is_ok());
+        let e = SessionScenario::parse(&format!("{ok}[session.searcher]\nbudget = -1.0\n"), "s.toml").unwrap_err().to_string();
+        assert!(e.contains("session.searcher.budget"), "{e}");
         let e = SessionScenario::parse(&format!("{ok}[sweep]\nthresholds = []\n"), "s.toml").unwrap_err().to_string();
         assert!(e.contains("sweep.thresholds"), "{e}");
     }
