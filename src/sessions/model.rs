@@ -296,7 +296,7 @@ impl Scratch {
     }
 }
 
-/// One step of the walk, for tracing (tests and `--trace` output).
+/// One step of the walk, reported to the `trace` callback of [`walk`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Step {
     /// Query `q` issued.

@@ -127,7 +127,7 @@ pub struct OutputSpec {
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { dir: PathBuf::from("out/sessions") }
+        OutputSpec { dir: PathBuf::from("serpsim-out/sessions") }
     }
 }
 

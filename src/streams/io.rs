@@ -41,14 +41,14 @@ pub fn parse_time(s: &str) -> Option<f64> {
     Some((days * 86_400 + hh * 3600 + mm * 60) as f64 + ss)
 }
 
-fn lines<'a>(text: &'a str) -> impl Iterator<Item = (usize, Vec<&'a str>)> {
+fn lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> + '_ {
     text.lines().enumerate().filter_map(|(i, l)| {
         let t = l.trim();
         (!t.is_empty() && !t.starts_with('#')).then(|| (i + 1, t.split_whitespace().collect()))
     })
 }
 
-fn fields<'a>(f: &[&'a str], n: usize, what: &str, source: &str, line: usize) -> Result<()> {
+fn fields(f: &[&str], n: usize, what: &str, source: &str, line: usize) -> Result<()> {
     if f.len() != n {
         return Err(Error::parse(source, line, format!("expected {n} fields `{what}`, found {}", f.len())));
     }
