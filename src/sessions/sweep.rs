@@ -87,13 +87,29 @@ struct Acc {
     documents: u64,
     gain_counts: Vec<u64>,
     query_counts: Vec<u64>,
+    rate_counts: Vec<u64>,
+    depth_counts: Vec<u64>,
 }
+
+/// Resolution of the rate-of-gain distribution (gain per second).
+pub const RATE_STEP: f64 = 1e-4;
+/// Resolution of the per-session mean-depth distribution.
+pub const DEPTH_STEP: f64 = 0.1;
 
 fn bump(counts: &mut Vec<u64>, v: usize) {
     if counts.len() <= v {
         counts.resize(v + 1, 0);
     }
     counts[v] += 1;
+}
+
+fn merge_counts(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a += b;
+    }
 }
 
 impl Acc {
@@ -111,6 +127,8 @@ impl Acc {
         self.documents += o.documents as u64;
         bump(&mut self.gain_counts, o.gain as usize);
         bump(&mut self.query_counts, o.queries as usize);
+        bump(&mut self.rate_counts, (o.rate_of_gain() / RATE_STEP).round() as usize);
+        bump(&mut self.depth_counts, (o.mean_depth() / DEPTH_STEP).round() as usize);
     }
     fn merge(&mut self, o: &Acc) {
         self.sessions += o.sessions;
@@ -123,22 +141,10 @@ impl Acc {
         self.adjusted += o.adjusted;
         self.snippets += o.snippets;
         self.documents += o.documents;
-        for (v, &c) in o.gain_counts.iter().enumerate() {
-            if c > 0 {
-                if self.gain_counts.len() <= v {
-                    self.gain_counts.resize(v + 1, 0);
-                }
-                self.gain_counts[v] += c;
-            }
-        }
-        for (v, &c) in o.query_counts.iter().enumerate() {
-            if c > 0 {
-                if self.query_counts.len() <= v {
-                    self.query_counts.resize(v + 1, 0);
-                }
-                self.query_counts[v] += c;
-            }
-        }
+        merge_counts(&mut self.gain_counts, &o.gain_counts);
+        merge_counts(&mut self.query_counts, &o.query_counts);
+        merge_counts(&mut self.rate_counts, &o.rate_counts);
+        merge_counts(&mut self.depth_counts, &o.depth_counts);
     }
 }
 
@@ -165,8 +171,12 @@ pub struct PointResult {
     pub rate_mean: f64,
     /// Sd over topics of the per-topic mean rate.
     pub rate_topic_sd: f64,
+    /// Rate-of-gain quantiles over sessions (5..95 %), to [`RATE_STEP`].
+    pub rate_quantiles: [f64; 5],
     /// Mean depth per query: total depth / total queries (pooled, as in the paper's footnote 3).
     pub depth_per_query: f64,
+    /// Quantiles over sessions of the session's mean depth per query (5..95 %), to [`DEPTH_STEP`].
+    pub depth_quantiles: [f64; 5],
     /// Mean queries issued per session.
     pub queries_mean: f64,
     /// Quantiles of queries issued per session: 5, 25, 50, 75, 95 %.
@@ -262,7 +272,9 @@ pub fn run_points(sets: &[QuerySet], points: &[Point], replicates: usize, seed: 
                 gain_quantiles: QS.map(|q| quantile_of_counts(&all.gain_counts, q)),
                 rate_mean: all.rate / n,
                 rate_topic_sd: sd(&topic_rate),
+                rate_quantiles: QS.map(|q| quantile_of_counts(&all.rate_counts, q) * RATE_STEP),
                 depth_per_query: if all.queries > 0 { all.depth_sum as f64 / all.queries as f64 } else { 0.0 },
+                depth_quantiles: QS.map(|q| quantile_of_counts(&all.depth_counts, q) * DEPTH_STEP),
                 queries_mean: all.queries as f64 / n,
                 queries_quantiles: QS.map(|q| quantile_of_counts(&all.query_counts, q)),
                 snippets_mean: all.snippets as f64 / n,
@@ -359,14 +371,18 @@ pub fn compare_best(results: &[PointResult], best: &[Best]) -> Vec<RuleCompariso
 
 /// The sweep table as CSV.
 pub fn results_csv(results: &[PointResult]) -> String {
-    let mut s = String::from("set,rule,threshold,sessions,gain_mean,gain_sd,gain_topic_sd,gain_q05,gain_q25,gain_q50,gain_q75,gain_q95,rate_mean,rate_topic_sd,depth_per_query,queries_mean,queries_q05,queries_q25,queries_q50,queries_q75,queries_q95,snippets_mean,documents_mean,time_mean,adjusted_time_mean\n");
+    let mut s = String::from("set,rule,threshold,sessions,gain_mean,gain_sd,gain_topic_sd,gain_q05,gain_q25,gain_q50,gain_q75,gain_q95,rate_mean,rate_topic_sd,rate_q05,rate_q25,rate_q50,rate_q75,rate_q95,depth_per_query,depth_q05,depth_q25,depth_q50,depth_q75,depth_q95,queries_mean,queries_q05,queries_q25,queries_q50,queries_q75,queries_q95,snippets_mean,documents_mean,time_mean,adjusted_time_mean\n");
     for r in results {
         let g = r.gain_quantiles;
         let q = r.queries_quantiles;
         s.push_str(&format!(
-            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.6},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6}\n",
+            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.1},{:.1},{:.1},{:.1},{:.1},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6}\n",
             crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, r.gain_mean, r.gain_sd, r.gain_topic_sd,
-            g[0], g[1], g[2], g[3], g[4], r.rate_mean, r.rate_topic_sd, r.depth_per_query, r.queries_mean,
+            g[0], g[1], g[2], g[3], g[4], r.rate_mean, r.rate_topic_sd,
+            r.rate_quantiles[0], r.rate_quantiles[1], r.rate_quantiles[2], r.rate_quantiles[3], r.rate_quantiles[4],
+            r.depth_per_query,
+            r.depth_quantiles[0], r.depth_quantiles[1], r.depth_quantiles[2], r.depth_quantiles[3], r.depth_quantiles[4],
+            r.queries_mean,
             q[0], q[1], q[2], q[3], q[4], r.snippets_mean, r.documents_mean, r.time_mean, r.adjusted_time_mean
         ));
     }
@@ -466,6 +482,10 @@ mod tests {
         // SS1: depth per query is at most the threshold; deeper thresholds mean fewer queries.
         let ss1: Vec<&PointResult> = a.iter().filter(|r| r.set == "QS1" && r.rule == "SS1").collect();
         assert!(ss1[0].depth_per_query <= 1.0 + 1e-12);
+        assert_eq!(ss1[0].depth_quantiles[2], 1.0);
+        assert!(ss1[2].depth_quantiles[4] <= 10.0 && ss1[2].depth_quantiles[0] >= 0.0);
+        let r = &a[0];
+        assert!(r.rate_quantiles[0] <= r.rate_mean + RATE_STEP && r.rate_mean <= r.rate_quantiles[4] + RATE_STEP);
         assert!(ss1[0].queries_mean > ss1[2].queries_mean);
         // No session exceeds the budget; ten queries of depth 10 use most of it.
         assert!(a.iter().all(|r| r.time_mean <= 1200.0));
