@@ -143,8 +143,8 @@ impl Population {
     /// Checks the parameters; errors name the key.
     pub fn validate(&self, context: &str) -> Result<()> {
         for (name, m) in [("away", self.away), ("duration", self.duration)] {
-            if !(m.mean.is_finite() && m.mean > 0.0) {
-                return Err(Error::config(context, format!("{name}.mean"), format!("{} must be > 0", m.mean)));
+            if !(m.mean.is_finite() && m.mean >= 1.0) {
+                return Err(Error::config(context, format!("{name}.mean"), format!("{} must be at least 1 second", m.mean)));
             }
             check_non_negative(context, &format!("{name}.sd"), m.sd)?;
         }
@@ -181,14 +181,19 @@ pub fn draw_user(p: &Population, seed: u64, u: u64) -> Result<User> {
 /// The user-trace of `user` over `[start, end]` (stream keyed by `(seed, "msu-trace", u, topic)`).
 pub fn user_trace(user: &User, start: f64, end: f64, seed: u64, u: u64, topic: &str) -> Vec<Visit> {
     let mut rng = stream(seed, &[hash_str("msu-trace"), u, hash_str(topic)]);
-    let session = Exp::new(1.0 / user.duration).expect("positive mean");
-    let away = Exp::new(1.0 / user.away).expect("positive mean");
+    // Means are positive log-normal draws; the floor only guards against underflow to 0.
+    let session = Exp::new(1.0 / user.duration.max(1e-9)).expect("finite positive rate");
+    let away = Exp::new(1.0 / user.away.max(1e-9)).expect("finite positive rate");
     let mut visits = Vec::new();
     let mut t = start;
     while t <= end {
         let d = session.sample(&mut rng);
         visits.push(Visit { start: t, duration: d });
-        t += d + away.sample(&mut rng);
+        let next = t + d + away.sample(&mut rng);
+        if next <= t {
+            break; // no progress in floating point: the rest of the trace is empty
+        }
+        t = next;
     }
     visits
 }
@@ -334,6 +339,19 @@ mod tests {
         let mv = users.iter().map(|u| u.speed).sum::<f64>() / users.len() as f64;
         assert!((md - 120.0).abs() < 1.5, "{md}");
         assert!((mv - 4.2457).abs() < 0.04, "{mv}");
+    }
+
+    #[test]
+    fn population_validation_names_keys() {
+        let mut p = Population::reasonable();
+        p.lateness = 1.5;
+        assert!(p.validate("cli").unwrap_err().to_string().contains("lateness"));
+        let mut p = Population::reasonable();
+        p.duration.mean = 0.0;
+        assert!(p.validate("cli").unwrap_err().to_string().contains("duration.mean"));
+        let mut p = Population::reasonable();
+        p.away.sd = f64::NAN;
+        assert!(p.validate("cli").unwrap_err().to_string().contains("away.sd"));
     }
 
     #[test]
