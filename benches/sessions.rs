@@ -16,7 +16,8 @@ fn topics() -> Vec<SessionTopic> {
 fn one_session(c: &mut Criterion) {
     let topics = topics();
     let mut g = c.benchmark_group("sessions");
-    for (name, rule) in [("ss1_x10", StoppingRuleKind::FixedDepth { n: 10 }), ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })] {
+    for (name, rule) in [("ss1_x10", StoppingRuleKind::FixedDepth { n: 10 }), ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })]
+    {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
         let mut scratch = Scratch::default();
@@ -64,7 +65,9 @@ fn main() {
     }
     // CPU time of single sessions on this thread (robust to other load on the machine).
     let all = topics();
-    for (name, rule) in [("SS1 x1=10", StoppingRuleKind::FixedDepth { n: 10 }), ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })] {
+    for (name, rule) in
+        [("SS1 x1=10", StoppingRuleKind::FixedDepth { n: 10 }), ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })]
+    {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
         let mut scratch = Scratch::default();

@@ -34,7 +34,11 @@ fn sweep_writes_tables_and_is_thread_independent() {
     let scen = dir.path().join("s.toml");
     std::fs::write(&scen, SMALL_SWEEP).unwrap();
     let run = |threads: &str, out: &str| {
-        let o = serpsim().args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"]).arg(dir.path().join(out)).output().unwrap();
+        let o = serpsim()
+            .args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
     run("1", "a");
@@ -92,9 +96,33 @@ fn scenario_errors_name_the_key() {
 fn streams_msu_cli() {
     let args = |threads: &str| {
         let mut c = serpsim();
-        c.args(["streams", "msu", "--topics", &fixture("streams/topics.tsv"), "--nuggets", &fixture("streams/nuggets.tsv"), "--matches", &fixture("streams/matches.tsv")]);
+        c.args([
+            "streams",
+            "msu",
+            "--topics",
+            &fixture("streams/topics.tsv"),
+            "--nuggets",
+            &fixture("streams/nuggets.tsv"),
+            "--matches",
+            &fixture("streams/matches.tsv"),
+        ]);
         c.args(["--updates", &fixture("streams/example.tsv"), "--updates", &fixture("streams/empty.tsv")]);
-        c.args(["--users", "300", "--away-mean", "1d", "--away-sd", "12h", "--duration-mean", "60s", "--duration-sd", "30s", "--lateness", "1", "--threads", threads]);
+        c.args([
+            "--users",
+            "300",
+            "--away-mean",
+            "1d",
+            "--away-sd",
+            "12h",
+            "--duration-mean",
+            "60s",
+            "--duration-sd",
+            "30s",
+            "--lateness",
+            "1",
+            "--threads",
+            threads,
+        ]);
         c.output().unwrap()
     };
     let a = args("1");
@@ -111,7 +139,17 @@ fn streams_msu_cli() {
     let bad = dir.path().join("bad.tsv");
     std::fs::write(&bad, "bopha u1 2012-12-07T09:52:00 0.95\n").unwrap();
     let o = serpsim()
-        .args(["streams", "msu", "--topics", &fixture("streams/topics.tsv"), "--nuggets", &fixture("streams/nuggets.tsv"), "--matches", &fixture("streams/matches.tsv"), "--updates"])
+        .args([
+            "streams",
+            "msu",
+            "--topics",
+            &fixture("streams/topics.tsv"),
+            "--nuggets",
+            &fixture("streams/nuggets.tsv"),
+            "--matches",
+            &fixture("streams/matches.tsv"),
+            "--updates",
+        ])
         .arg(&bad)
         .output()
         .unwrap();

@@ -363,14 +363,15 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
         }};
     }
     'session: for (q, list) in topic.queries.iter().enumerate() {
+        let query_start = t;
         if !fits!(s.times.issue_query, ui.query_latency) {
- break 'session;
- }
+            break 'session;
+        }
         out.queries += 1;
         trace(Step::Query(q as u32));
         if !fits!(s.times.serp_look, 0.0) {
- break 'session;
- }
+            break 'session;
+        }
         let mut st = WalkState::default();
         let mut query_found = 0usize;
         let mut pos = 0usize;
@@ -386,16 +387,16 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
                     }
                 }
                 if !fits!(s.times.paginate, ui.page_latency) {
- break 'session;
- }
+                    break 'session;
+                }
                 out.page_turns += 1;
                 trace(Step::Page(page as u32));
             }
             let scroll = if pos >= fold { ui.below_fold } else { 0.0 };
             pos += 1;
             if !fits!(s.times.examine_snippet + scroll, 0.0) {
- break 'session;
- }
+                break 'session;
+            }
             out.snippets += 1;
             st.depth = r + 1;
             out.depth_sum += 1;
@@ -409,15 +410,15 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
                 let slot = &mut scratch.read[doc as usize];
                 if *slot != stamp {
                     if !fits!(read_time, ui.document_latency) {
- break 'session;
- }
+                        break 'session;
+                    }
                     *slot = stamp;
                     out.documents += 1;
                     let marked = unit(mix64(k ^ 2)) < s.mark[rel];
                     if marked {
                         if !fits!(s.times.mark_relevant, 0.0) {
- break 'session;
- }
+                            break 'session;
+                        }
                         out.marked += 1;
                         if rel == 1 {
                             out.gain += 1.0;
@@ -431,7 +432,7 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
                 st.contiguous_nonrelevant += 1;
             }
             st.relevant_found = query_found;
-            st.time = t;
+            st.time = t - query_start;
             if stopping.should_stop(&st) {
                 break;
             }
@@ -445,9 +446,9 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
 /// The count threshold of SS1/SS2/SS3/satisfaction rules.
 pub fn threshold_of(rule: &StoppingRuleKind) -> Option<usize> {
     match *rule {
-        StoppingRuleKind::FixedDepth { n }
-        | StoppingRuleKind::TotalNonrelevant { n }
-        | StoppingRuleKind::ContiguousNonrelevant { n } => Some(n),
+        StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n } | StoppingRuleKind::ContiguousNonrelevant { n } => {
+            Some(n)
+        }
         StoppingRuleKind::Satisfaction { k } => Some(k),
         _ => None,
     }
@@ -494,10 +495,8 @@ mod tests {
         assert_eq!(out.depth_sum, 3 + 4);
         assert!((out.time - 89.54).abs() < 1e-9, "{}", out.time);
         assert_eq!(out.adjusted_time, out.time);
-        let snippets: Vec<(u32, u32)> = steps
-            .iter()
-            .filter_map(|s| if let Step::Snippet { rank, doc, .. } = s { Some((*rank, *doc)) } else { None })
-            .collect();
+        let snippets: Vec<(u32, u32)> =
+            steps.iter().filter_map(|s| if let Step::Snippet { rank, doc, .. } = s { Some((*rank, *doc)) } else { None }).collect();
         assert_eq!(snippets, vec![(1, 0), (2, 1), (3, 3), (1, 1), (2, 2), (3, 4), (4, 0)]);
     }
 
@@ -510,6 +509,10 @@ mod tests {
         // SS2 x2 = 1: q1 d0 R, d1 NR stop; q2 d1 NR stop. Gain 1, 3 snippets.
         let out = simulate(&fixture(), &perfect(StoppingRuleKind::TotalNonrelevant { n: 1 }), 1, &mut Scratch::default());
         assert_eq!((out.gain, out.snippets, out.depth_sum, out.documents), (1.0, 3, 3, 1));
+        // A foundation time_budget rule sees the time spent on the current query: 20 s.
+        // q1: 16.2 + 1.3 + 24.02 = 41.52 after d0: stop. q2: d1 at 17.5, d2 read: stop. 3 snippets.
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TimeBudget { seconds: 20.0 }), 1, &mut Scratch::default());
+        assert_eq!((out.gain, out.snippets, out.queries), (2.0, 3, 2));
     }
 
     #[test]
@@ -523,7 +526,8 @@ mod tests {
         assert!((out.time - 38.95).abs() < 1e-9);
         // Page size 2, page latency 3, query latency 5, document latency 5, fold 1 with 0.5 s.
         let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 3 });
-        cfg.interface = Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
+        cfg.interface =
+            Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
         let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
         // q1: d0 (pos 0), d1 (pos 1, below fold), page 2, d3 (pos 0). q2: d1, d2 (below fold, R), page, d4.
         assert_eq!(out.page_turns, 2);
@@ -557,12 +561,20 @@ mod tests {
             id: "x".into(),
             doc_ids: (0..docs).map(|i| i.to_string()).collect(),
             grades: (0..docs).map(|_| rng.random_bool(0.3) as i32).collect(),
-            queries: (0..20).map(|_| (0..60).map(|_| rng.random_range(0..docs as u32)).collect::<Vec<_>>())
-                .map(|mut v: Vec<u32>| { v.dedup(); v })
+            queries: (0..20)
+                .map(|_| (0..60).map(|_| rng.random_range(0..docs as u32)).collect::<Vec<_>>())
+                .map(|mut v: Vec<u32>| {
+                    v.dedup();
+                    v
+                })
                 .collect(),
             query_ids: (0..20).map(|i| format!("x.{i}")).collect(),
         };
-        for kind in [StoppingRuleKind::FixedDepth { n: 1 }, StoppingRuleKind::TotalNonrelevant { n: 1 }, StoppingRuleKind::ContiguousNonrelevant { n: 1 }] {
+        for kind in [
+            StoppingRuleKind::FixedDepth { n: 1 },
+            StoppingRuleKind::TotalNonrelevant { n: 1 },
+            StoppingRuleKind::ContiguousNonrelevant { n: 1 },
+        ] {
             for rep in 0..20u64 {
                 let key = judgement_key(7, 11, rep);
                 let mut judged: std::collections::HashMap<u32, (bool, Option<bool>)> = Default::default();

@@ -51,7 +51,10 @@ pub fn topics_from_trec(qrels: &Qrels, run: &Run) -> Result<(Vec<SessionTopic>, 
             continue;
         };
         if let Some((_, other, _)) = variants[t].iter().find(|(v, _, _)| *v == variant) {
-            return Err(Error::Invalid(format!("run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`", run.name)));
+            return Err(Error::Invalid(format!(
+                "run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`",
+                run.name
+            )));
         }
         let tp = &mut topics[t];
         let list = ranking
@@ -172,7 +175,12 @@ impl SyntheticQueries {
     /// Checks every knob; errors name the key under `prefix`.
     pub fn validate(&self, context: &str, prefix: &str) -> Result<()> {
         let k = |s: &str| format!("{prefix}{s}");
-        for (name, v) in [("topics", self.topics), ("docs_per_topic", self.docs_per_topic), ("queries_per_strategy", self.queries_per_strategy), ("list_length", self.list_length)] {
+        for (name, v) in [
+            ("topics", self.topics),
+            ("docs_per_topic", self.docs_per_topic),
+            ("queries_per_strategy", self.queries_per_strategy),
+            ("list_length", self.list_length),
+        ] {
             if v == 0 {
                 return Err(Error::config(context, k(name), "must be at least 1"));
             }
@@ -189,7 +197,11 @@ impl SyntheticQueries {
             check_probability(context, &k(&format!("{name}.precision_mean")), q.precision_mean)?;
             check_non_negative(context, &k(&format!("{name}.concentration")), q.concentration)?;
             if q.precision_mean <= 0.0 || q.precision_mean >= 1.0 || q.concentration <= 0.0 {
-                return Err(Error::config(context, k(&format!("{name}.precision_mean")), "must be in (0, 1) with a positive concentration"));
+                return Err(Error::config(
+                    context,
+                    k(&format!("{name}.precision_mean")),
+                    "must be in (0, 1) with a positive concentration",
+                ));
             }
         }
         Ok(())
@@ -217,9 +229,8 @@ impl SyntheticQueries {
             for _ in 0..self.queries_per_strategy {
                 let dud = rng.random::<f64>() < quality.dud_share;
                 let q = beta.sample(&mut rng);
-                let mut rel_slots: Vec<bool> = (0..self.list_length)
-                    .map(|r| !(dud && r < 10) && rng.random::<f64>() < q * self.decay.powi(r as i32))
-                    .collect();
+                let mut rel_slots: Vec<bool> =
+                    (0..self.list_length).map(|r| !(dud && r < 10) && rng.random::<f64>() < q * self.decay.powi(r as i32)).collect();
                 if !dud && !rel_slots.iter().take(10).any(|&x| x) {
                     let r = rng.random_range(0..10.min(self.list_length));
                     rel_slots[r] = true;

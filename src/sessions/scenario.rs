@@ -3,7 +3,10 @@
 
 use super::model::{threshold_of, SessionConfig};
 use super::queries::{query_quality, topics_from_trec, QueryStrategy, SyntheticQueries};
-use super::sweep::{best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, grid, paper_thresholds, results_csv, rule_name, run_points, Point, PointResult, QuerySet};
+use super::sweep::{
+    best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, grid, paper_thresholds, results_csv, rule_name, run_points,
+    Point, PointResult, QuerySet,
+};
 use crate::collection::trec::{Qrels, Run};
 use crate::error::{Error, Result};
 use crate::report::write_atomic;
@@ -113,7 +116,10 @@ pub struct SweepSpec {
 
 impl Default for SweepSpec {
     fn default() -> Self {
-        SweepSpec { rules: vec![RuleName::FixedDepth, RuleName::TotalNonrelevant, RuleName::ContiguousNonrelevant], thresholds: paper_thresholds() }
+        SweepSpec {
+            rules: vec![RuleName::FixedDepth, RuleName::TotalNonrelevant, RuleName::ContiguousNonrelevant],
+            thresholds: paper_thresholds(),
+        }
     }
 }
 
@@ -182,7 +188,9 @@ impl SessionScenario {
     /// Loads the query sets (paths relative to `base`).
     pub fn query_sets(&self, base: &Path) -> Result<Vec<QuerySet>> {
         match &self.queries {
-            QuerySource::Synthetic(s) => s.strategies.iter().map(|&st| Ok(QuerySet { label: st.name().into(), topics: s.generator.generate(st)? })).collect(),
+            QuerySource::Synthetic(s) => {
+                s.strategies.iter().map(|&st| Ok(QuerySet { label: st.name().into(), topics: s.generator.generate(st)? })).collect()
+            }
             QuerySource::Trec(t) => {
                 let qrels = Qrels::from_file(&base.join(&t.qrels))?;
                 t.runs
@@ -206,7 +214,10 @@ fn quality_csv(sets: &[QuerySet]) -> String {
         let (p5, s5, _) = query_quality(&set.topics, 5);
         let (p10, s10, duds) = query_quality(&set.topics, 10);
         let (p20, s20, _) = query_quality(&set.topics, 20);
-        s.push_str(&format!("{},{n},{p5:.4},{s5:.4},{p10:.4},{s10:.4},{p20:.4},{s20:.4},{duds:.4}\n", crate::report::csv_field(&set.label)));
+        s.push_str(&format!(
+            "{},{n},{p5:.4},{s5:.4},{p10:.4},{s10:.4},{p20:.4},{s20:.4},{duds:.4}\n",
+            crate::report::csv_field(&set.label)
+        ));
     }
     s
 }
@@ -238,7 +249,12 @@ pub fn run_sessions(s: &SessionScenario, base: &Path, out: Option<&Path>, progre
     let mut topics = String::from("set,topic,queries_available,gain_mean,rate_mean\n");
     for (r, set) in results.iter().zip(&sets) {
         for ((t, g), rate) in set.topics.iter().zip(&r.topic_gain).zip(&r.topic_rate) {
-            topics.push_str(&format!("{},{},{},{g:.6},{rate:.8}\n", crate::report::csv_field(&set.label), crate::report::csv_field(&t.id), t.queries.len()));
+            topics.push_str(&format!(
+                "{},{},{},{g:.6},{rate:.8}\n",
+                crate::report::csv_field(&set.label),
+                crate::report::csv_field(&t.id),
+                t.queries.len()
+            ));
         }
     }
     let files = vec![dir.join("summary.csv"), dir.join("topics.csv"), dir.join("query_quality.csv")];
@@ -257,7 +273,13 @@ pub fn run_sweep(s: &SessionScenario, base: &Path, out: Option<&Path>, progress:
     let best = best_points(&results);
     let tests = compare_best(&results, &best);
     let dir = out_dir(s, base, out);
-    let files = vec![dir.join("sweep.csv"), dir.join("best.csv"), dir.join("tests.csv"), dir.join("query_quality.csv"), dir.join("depth_vs_rate.svg")];
+    let files = vec![
+        dir.join("sweep.csv"),
+        dir.join("best.csv"),
+        dir.join("tests.csv"),
+        dir.join("query_quality.csv"),
+        dir.join("depth_vs_rate.svg"),
+    ];
     write_atomic(&files[0], results_csv(&results).as_bytes())?;
     write_atomic(&files[1], best_csv(&best).as_bytes())?;
     write_atomic(&files[2], comparisons_csv(&tests).as_bytes())?;
@@ -274,7 +296,8 @@ mod tests {
     fn unknown_and_bad_keys_are_named() {
         let ok = "name = \"x\"\n[queries]\nsource = \"synthetic\"\n";
         assert!(SessionScenario::parse(ok, "s.toml").is_ok());
-        let e = SessionScenario::parse("name = \"x\"\nreplicate = 3\n[queries]\nsource = \"synthetic\"\n", "s.toml").unwrap_err().to_string();
+        let e =
+            SessionScenario::parse("name = \"x\"\nreplicate = 3\n[queries]\nsource = \"synthetic\"\n", "s.toml").unwrap_err().to_string();
         assert!(e.contains("replicate"), "{e}");
         let e = SessionScenario::parse(&format!("{ok}[session.searcher]\nclik = [0.1, 0.2]\n"), "s.toml").unwrap_err().to_string();
         assert!(e.contains("clik"), "{e}");
@@ -282,7 +305,9 @@ mod tests {
         assert!(e.contains("session.searcher.mark[1]"), "{e}");
         let e = SessionScenario::parse(&format!("{ok}[session.interface]\npage_size = 3\nfold = 0\n"), "s.toml").unwrap_err().to_string();
         assert!(e.contains("session.interface.fold"), "{e}");
-        let e = SessionScenario::parse("name = \"x\"\n[queries]\nsource = \"synthetic\"\n[queries.generator]\ndud = 0.3\n", "s.toml").unwrap_err().to_string();
+        let e = SessionScenario::parse("name = \"x\"\n[queries]\nsource = \"synthetic\"\n[queries.generator]\ndud = 0.3\n", "s.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("dud"), "{e}");
         assert!(SessionScenario::parse(&format!("{ok}[session.searcher]\nbudget = inf\n"), "s.toml").is_ok());
         let e = SessionScenario::parse(&format!("{ok}[session.searcher]\nbudget = -1.0\n"), "s.toml").unwrap_err().to_string();

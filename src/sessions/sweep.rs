@@ -203,7 +203,13 @@ const QS: [f64; 5] = [0.05, 0.25, 0.5, 0.75, 0.95];
 /// of replicate `r` of topic `t` are keyed by `(seed, topic id, r)` whatever the point and set,
 /// so all points compare on common random numbers. Results do not depend on the thread count.
 /// `progress(done, total)` is called after each (set, topic) task.
-pub fn run_points(sets: &[QuerySet], points: &[Point], replicates: usize, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PointResult>> {
+pub fn run_points(
+    sets: &[QuerySet],
+    points: &[Point],
+    replicates: usize,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<PointResult>> {
     if replicates == 0 {
         return Err(Error::Invalid("replicates must be at least 1".into()));
     }
@@ -393,7 +399,16 @@ pub fn results_csv(results: &[PointResult]) -> String {
 pub fn best_csv(best: &[Best]) -> String {
     let mut s = String::from("set,rule,threshold,gain_mean,gain_topic_sd,depth_per_query,rate_mean\n");
     for b in best {
-        s.push_str(&format!("{},{},{},{:.4},{:.4},{:.3},{:.6}\n", crate::report::csv_field(&b.set), b.rule, b.threshold, b.gain_mean, b.gain_topic_sd, b.depth_per_query, b.rate_mean));
+        s.push_str(&format!(
+            "{},{},{},{:.4},{:.4},{:.3},{:.6}\n",
+            crate::report::csv_field(&b.set),
+            b.rule,
+            b.threshold,
+            b.gain_mean,
+            b.gain_topic_sd,
+            b.depth_per_query,
+            b.rate_mean
+        ));
     }
     s
 }
@@ -402,7 +417,16 @@ pub fn best_csv(best: &[Best]) -> String {
 pub fn comparisons_csv(c: &[RuleComparison]) -> String {
     let mut s = String::from("set,a,b,mean_difference,t,df,p_value\n");
     for x in c {
-        s.push_str(&format!("{},{},{},{:.6},{:.4},{},{:.6}\n", crate::report::csv_field(&x.set), x.a, x.b, x.test.mean_difference, x.test.t, x.test.df, x.test.p_value));
+        s.push_str(&format!(
+            "{},{},{},{:.6},{:.4},{},{:.6}\n",
+            crate::report::csv_field(&x.set),
+            x.a,
+            x.b,
+            x.test.mean_difference,
+            x.test.t,
+            x.test.df,
+            x.test.p_value
+        ));
     }
     s
 }
@@ -447,7 +471,13 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
             chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(&e))?;
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(&e))?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg)
@@ -467,14 +497,25 @@ mod tests {
 
     #[test]
     fn sweep_is_deterministic_across_threads_and_sane() {
-        let g = SyntheticQueries { topics: 4, docs_per_topic: 300, relevant_per_topic: 40, queries_per_strategy: 10, list_length: 60, ..Default::default() };
+        let g = SyntheticQueries {
+            topics: 4,
+            docs_per_topic: 300,
+            relevant_per_topic: 40,
+            queries_per_strategy: 10,
+            list_length: 60,
+            ..Default::default()
+        };
         let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3]
             .iter()
             .map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() })
             .collect();
         let points = grid(2, &paper_rules(), &[1, 3, 10], &SessionConfig::default());
         let on = |threads| {
-            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| run_points(&sets, &points, 50, 9, &|_, _| {}).unwrap())
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| run_points(&sets, &points, 50, 9, &|_, _| {}).unwrap())
         };
         let a = on(1);
         assert_eq!(a, on(2));

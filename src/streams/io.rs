@@ -27,7 +27,8 @@ pub fn parse_time(s: &str) -> Option<f64> {
     }
     let (y, m, day): (i64, i64, i64) = (d[0].parse().ok()?, d[1].parse().ok()?, d[2].parse().ok()?);
     let (hh, mm, ss): (i64, i64, f64) = (t[0].parse().ok()?, t[1].parse().ok()?, t[2].parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || !(0..24).contains(&hh) || !(0..60).contains(&mm) || !(0.0..61.0).contains(&ss) {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || !(0..24).contains(&hh) || !(0..60).contains(&mm) || !(0.0..61.0).contains(&ss)
+    {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm).
@@ -107,7 +108,9 @@ impl StreamData {
         for (line, f) in lines(matches) {
             fields(&f, 3, "topic update nugget", sources[2], line)?;
             let t = *pos.get(f[0]).ok_or_else(|| Error::parse(sources[2], line, format!("unknown topic `{}`", f[0])))?;
-            let n = *npos[t].get(f[2]).ok_or_else(|| Error::parse(sources[2], line, format!("unknown nugget `{}` of topic `{}`", f[2], f[0])))?;
+            let n = *npos[t]
+                .get(f[2])
+                .ok_or_else(|| Error::parse(sources[2], line, format!("unknown nugget `{}` of topic `{}`", f[2], f[0])))?;
             let list = out.matches[t].entry(f[1].to_string()).or_default();
             if !list.contains(&n) {
                 list.push(n);
@@ -118,7 +121,12 @@ impl StreamData {
 
     /// Reads the three files.
     pub fn from_files(topics: &Path, nuggets: &Path, matches: &Path) -> Result<Self> {
-        Self::parse(&read(topics)?, &read(nuggets)?, &read(matches)?, [&topics.display().to_string(), &nuggets.display().to_string(), &matches.display().to_string()])
+        Self::parse(
+            &read(topics)?,
+            &read(nuggets)?,
+            &read(matches)?,
+            [&topics.display().to_string(), &nuggets.display().to_string(), &matches.display().to_string()],
+        )
     }
 
     /// Parses one system's updates into per-topic lists in reading order. Updates of topics not
@@ -134,8 +142,16 @@ impl StreamData {
                 return Err(Error::parse(source, line, format!("update `{}` emitted twice (first at line {prev})", f[1])));
             }
             let tm = time(f[2], source, line)?;
-            let confidence: f64 = f[3].parse().ok().filter(|x: &f64| x.is_finite()).ok_or_else(|| Error::parse(source, line, format!("confidence `{}` is not a number", f[3])))?;
-            let words: f64 = f[4].parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0).ok_or_else(|| Error::parse(source, line, format!("words `{}` is not a non-negative number", f[4])))?;
+            let confidence: f64 = f[3]
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| Error::parse(source, line, format!("confidence `{}` is not a number", f[3])))?;
+            let words: f64 = f[4]
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| Error::parse(source, line, format!("words `{}` is not a non-negative number", f[4])))?;
             let nuggets = self.matches[t].get(f[1]).cloned().unwrap_or_default();
             out[t].push(Update { id: f[1].into(), time: tm, confidence, words, nuggets });
         }
@@ -168,7 +184,8 @@ mod tests {
 
     #[test]
     fn files_parse_with_located_errors() {
-        let d = StreamData::parse("t 0 100\n", "# c\nt n1 5\nt n2 50\n", "t u1 n1\nt u1 n2\nt zz n1\n", ["topics", "nuggets", "matches"]).unwrap();
+        let d = StreamData::parse("t 0 100\n", "# c\nt n1 5\nt n2 50\n", "t u1 n1\nt u1 n2\nt zz n1\n", ["topics", "nuggets", "matches"])
+            .unwrap();
         let ups = d.parse_updates("t u1 10 0.5 20\nt u2 10 0.9 5\n", "run").unwrap();
         assert_eq!(ups[0][0].id, "u2");
         assert_eq!(ups[0][1].nuggets, vec![0, 1]);

@@ -137,7 +137,12 @@ fn default_speed() -> [f64; 2] {
 impl Population {
     /// The paper's "reasonable" population: A 3 h (sd 1.5 h), D 2 min (sd 1 min), L = 0.5.
     pub fn reasonable() -> Self {
-        Population { away: MeanSd { mean: 3.0 * 3600.0, sd: 1.5 * 3600.0 }, duration: MeanSd { mean: 120.0, sd: 60.0 }, speed: default_speed(), lateness: 0.5 }
+        Population {
+            away: MeanSd { mean: 3.0 * 3600.0, sd: 1.5 * 3600.0 },
+            duration: MeanSd { mean: 120.0, sd: 60.0 },
+            speed: default_speed(),
+            lateness: 0.5,
+        }
     }
 
     /// Checks the parameters; errors name the key.
@@ -216,7 +221,13 @@ pub struct Msu {
 /// MSU of each system (`systems[s][t]` = updates of system s for topic t, in reading order)
 /// with `users` simulated users. Users and traces do not depend on the system (common random
 /// numbers); results do not depend on the thread count.
-pub fn msu(topics: &[StreamTopic], systems: &[(String, Vec<Vec<Update>>)], population: &Population, users: usize, seed: u64) -> Result<Vec<Msu>> {
+pub fn msu(
+    topics: &[StreamTopic],
+    systems: &[(String, Vec<Vec<Update>>)],
+    population: &Population,
+    users: usize,
+    seed: u64,
+) -> Result<Vec<Msu>> {
     population.validate("population")?;
     if users == 0 {
         return Err(Error::Invalid("users must be at least 1".into()));
@@ -268,10 +279,17 @@ mod tests {
     /// which reproduce the printed times to read at 225 words per minute.
     #[test]
     fn worked_example_gives_2_875() {
-        let nugget_times: Vec<f64> = ["2012-12-05T15:13:56", "2012-12-06T17:45:12", "2012-12-04T18:31:18", "2012-12-04T03:17:18", "2012-12-05T10:31:21", "2012-12-05T13:55:42"]
-            .iter()
-            .map(|t| parse_time(t).unwrap())
-            .collect();
+        let nugget_times: Vec<f64> = [
+            "2012-12-05T15:13:56",
+            "2012-12-06T17:45:12",
+            "2012-12-04T18:31:18",
+            "2012-12-04T03:17:18",
+            "2012-12-05T10:31:21",
+            "2012-12-05T13:55:42",
+        ]
+        .iter()
+        .map(|t| parse_time(t).unwrap())
+        .collect();
         let mut updates = vec![
             up("u8", "2012-12-07T07:31:00", 0.87, 49.0, &[]),
             up("u1", "2012-12-07T09:52:00", 0.95, 38.0, &[]),
@@ -317,7 +335,8 @@ mod tests {
         let times = [0.0, 0.0];
         // Session 1 at 15 reads `a`; session 2 at 25 reads `b`, then meets `a` (read) and stops,
         // which costs nothing; session 3 at 30 meets `b` at once. Speed 1 word/s, 100 s sessions.
-        let visits = [Visit { start: 15.0, duration: 100.0 }, Visit { start: 25.0, duration: 100.0 }, Visit { start: 30.0, duration: 100.0 }];
+        let visits =
+            [Visit { start: 15.0, duration: 100.0 }, Visit { start: 25.0, duration: 100.0 }, Visit { start: 30.0, duration: 100.0 }];
         // n0 read in session 1: delta 0; n1 (time 0) read in session 2: session 1 started at 15 >= 0: delta 1.
         assert_eq!(user_gain(&updates, &times, &visits, 1.0, 0.5), 1.5);
         // A session too short to finish `b` reads nothing, and `a` behind it stays unread.
@@ -380,7 +399,12 @@ mod tests {
         // session ~ Exp(mean 60), speed V ~ LogNormal(1.29, 0.558): P(read) = E[exp(-240 / (60 V))].
         let topic = StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] };
         let ups = vec![Update { id: "u".into(), time: 90.0, confidence: 1.0, words: 240.0, nuggets: vec![0] }];
-        let pop = Population { away: MeanSd { mean: 3600.0, sd: 0.0 }, duration: MeanSd { mean: 60.0, sd: 0.0 }, speed: [1.29, 0.558], lateness: 0.3 };
+        let pop = Population {
+            away: MeanSd { mean: 3600.0, sd: 0.0 },
+            duration: MeanSd { mean: 60.0, sd: 0.0 },
+            speed: [1.29, 0.558],
+            lateness: 0.3,
+        };
         let systems = vec![("s".to_string(), vec![ups])];
         let r = msu(&[topic], &systems, &pop, 100_000, 11).unwrap();
         // Numerical expectation over the log-normal (midpoint rule on z in [-8, 8]).
@@ -394,10 +418,24 @@ mod tests {
         assert!((r[0].msu - e).abs() < 4.0 * r[0].se, "{} vs {e} (se {})", r[0].msu, r[0].se);
         // Thread count does not matter.
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| {
-            msu(&[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }], &systems, &pop, 2000, 11).unwrap()
+            msu(
+                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
+                &systems,
+                &pop,
+                2000,
+                11,
+            )
+            .unwrap()
         });
         let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| {
-            msu(&[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }], &systems, &pop, 2000, 11).unwrap()
+            msu(
+                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
+                &systems,
+                &pop,
+                2000,
+                11,
+            )
+            .unwrap()
         });
         assert_eq!(one, two);
     }
