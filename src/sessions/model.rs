@@ -542,6 +542,27 @@ mod tests {
     }
 
     #[test]
+    fn pages_per_query_are_geometric() {
+        // Only the per-page continuation stops: pages viewed ~ Geometric, mean 1 / (1 - c) =
+        // 3.571 for c = 0.72 (Kelly and Azzopardi's 3.56 SERPs per query on 3RPP).
+        let topic = SessionTopic {
+            id: "g".into(),
+            doc_ids: (0..300).map(|i| i.to_string()).collect(),
+            grades: vec![0; 300],
+            queries: vec![(0..300).collect()],
+            query_ids: vec!["g.1".into()],
+        };
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 1000 });
+        cfg.searcher.page_continuation = 0.72;
+        cfg.interface.page_size = 3;
+        let n = 40_000;
+        let pages: u64 = (0..n).map(|r| 1 + simulate(&topic, &cfg, judgement_key(2, 0, r), &mut Scratch::default()).page_turns as u64).sum();
+        let mean = pages as f64 / n as f64;
+        // sd of a geometric with p = 0.28 is sqrt(0.72) / 0.28 = 3.03; se = 0.015.
+        assert!((mean - 1.0 / 0.28).abs() < 0.06, "{mean}");
+    }
+
+    #[test]
     fn deadline_scales_threshold_and_reading() {
         let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 4 });
         cfg.deadline = Some(Deadline { seconds: 1e9, depth_scale: 0.5, document_time_scale: 0.0 });

@@ -85,6 +85,7 @@ struct Acc {
     adjusted: f64,
     snippets: u64,
     documents: u64,
+    page_turns: u64,
     gain_counts: Vec<u64>,
     query_counts: Vec<u64>,
     rate_counts: Vec<u64>,
@@ -125,6 +126,7 @@ impl Acc {
         self.adjusted += o.adjusted_time;
         self.snippets += o.snippets as u64;
         self.documents += o.documents as u64;
+        self.page_turns += o.page_turns as u64;
         bump(&mut self.gain_counts, o.gain as usize);
         bump(&mut self.query_counts, o.queries as usize);
         bump(&mut self.rate_counts, (o.rate_of_gain() / RATE_STEP).round() as usize);
@@ -141,6 +143,7 @@ impl Acc {
         self.adjusted += o.adjusted;
         self.snippets += o.snippets;
         self.documents += o.documents;
+        self.page_turns += o.page_turns;
         merge_counts(&mut self.gain_counts, &o.gain_counts);
         merge_counts(&mut self.query_counts, &o.query_counts);
         merge_counts(&mut self.rate_counts, &o.rate_counts);
@@ -185,6 +188,8 @@ pub struct PointResult {
     pub snippets_mean: f64,
     /// Mean documents read per session.
     pub documents_mean: f64,
+    /// Result pages viewed per query (1 + page turns / queries).
+    pub pages_per_query: f64,
     /// Mean elapsed time per session (seconds).
     pub time_mean: f64,
     /// Mean adjusted time (without system delays).
@@ -285,6 +290,7 @@ pub fn run_points(
                 queries_quantiles: QS.map(|q| quantile_of_counts(&all.query_counts, q)),
                 snippets_mean: all.snippets as f64 / n,
                 documents_mean: all.documents as f64 / n,
+                pages_per_query: if all.queries > 0 { 1.0 + all.page_turns as f64 / all.queries as f64 } else { 0.0 },
                 time_mean: all.time / n,
                 adjusted_time_mean: all.adjusted / n,
                 topic_gain,
@@ -377,19 +383,19 @@ pub fn compare_best(results: &[PointResult], best: &[Best]) -> Vec<RuleCompariso
 
 /// The sweep table as CSV.
 pub fn results_csv(results: &[PointResult]) -> String {
-    let mut s = String::from("set,rule,threshold,sessions,gain_mean,gain_sd,gain_topic_sd,gain_q05,gain_q25,gain_q50,gain_q75,gain_q95,rate_mean,rate_topic_sd,rate_q05,rate_q25,rate_q50,rate_q75,rate_q95,depth_per_query,depth_q05,depth_q25,depth_q50,depth_q75,depth_q95,queries_mean,queries_q05,queries_q25,queries_q50,queries_q75,queries_q95,snippets_mean,documents_mean,time_mean,adjusted_time_mean\n");
+    let mut s = String::from("set,rule,threshold,sessions,gain_mean,gain_sd,gain_topic_sd,gain_q05,gain_q25,gain_q50,gain_q75,gain_q95,rate_mean,rate_topic_sd,rate_q05,rate_q25,rate_q50,rate_q75,rate_q95,depth_per_query,depth_q05,depth_q25,depth_q50,depth_q75,depth_q95,queries_mean,queries_q05,queries_q25,queries_q50,queries_q75,queries_q95,snippets_mean,documents_mean,pages_per_query,time_mean,adjusted_time_mean\n");
     for r in results {
         let g = r.gain_quantiles;
         let q = r.queries_quantiles;
         s.push_str(&format!(
-            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.1},{:.1},{:.1},{:.1},{:.1},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6}\n",
+            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.1},{:.1},{:.1},{:.1},{:.1},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
             crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, r.gain_mean, r.gain_sd, r.gain_topic_sd,
             g[0], g[1], g[2], g[3], g[4], r.rate_mean, r.rate_topic_sd,
             r.rate_quantiles[0], r.rate_quantiles[1], r.rate_quantiles[2], r.rate_quantiles[3], r.rate_quantiles[4],
             r.depth_per_query,
             r.depth_quantiles[0], r.depth_quantiles[1], r.depth_quantiles[2], r.depth_quantiles[3], r.depth_quantiles[4],
             r.queries_mean,
-            q[0], q[1], q[2], q[3], q[4], r.snippets_mean, r.documents_mean, r.time_mean, r.adjusted_time_mean
+            q[0], q[1], q[2], q[3], q[4], r.snippets_mean, r.documents_mean, r.pages_per_query, r.time_mean, r.adjusted_time_mean
         ));
     }
     s
