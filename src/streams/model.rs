@@ -235,6 +235,9 @@ pub fn msu(
     if topics.is_empty() {
         return Err(Error::Invalid("no topics".into()));
     }
+    if let Some((name, lists)) = systems.iter().find(|(_, l)| l.len() != topics.len()) {
+        return Err(Error::Invalid(format!("system `{name}` has update lists for {} topics, expected {}", lists.len(), topics.len())));
+    }
     let per_user: Vec<Vec<f64>> = (0..users as u64)
         .into_par_iter()
         .map(|u| -> Result<Vec<f64>> {
