@@ -433,6 +433,7 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
             }
             st.relevant_found = query_found;
             st.time = t - query_start;
+            st.effort = (st.depth as u64 + page) as f64; // foundation default effort: snippets + page turns
             if stopping.should_stop(&st) {
                 break;
             }
