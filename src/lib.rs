@@ -25,9 +25,12 @@ pub mod metrics;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod sessions;
 pub mod simulate;
 pub mod stats;
 pub mod suggest;
+
+pub mod streams;
 pub mod user;
 pub mod wordnet;
 

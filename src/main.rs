@@ -20,6 +20,11 @@ enum Command {
     Suggest(Box<cli::suggest::SuggestArgs>),
     /// WordNet tools: `lch WORD1 WORD2 [--pos n|v]`.
     Wordnet(cli::wordnet::WordnetArgs),
+
+    /// Time-budgeted multi-query search sessions: run a scenario or sweep stopping thresholds.
+    Sessions(cli::sessions::SessionsArgs),
+    /// Stream users: modeled stream utility (MSU).
+    Streams(cli::streams::StreamsArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +33,9 @@ fn main() -> ExitCode {
         Command::Simulate(args) => cli::simulate::run(args),
         Command::Suggest(args) => cli::suggest::run(*args),
         Command::Wordnet(args) => cli::wordnet::run(args),
+
+        Command::Sessions(args) => cli::sessions::run(args),
+        Command::Streams(args) => cli::streams::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

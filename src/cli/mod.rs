@@ -1,6 +1,8 @@
 //! One module per subcommand; `main.rs` only dispatches.
 
 pub mod common;
+pub mod sessions;
 pub mod simulate;
+pub mod streams;
 pub mod suggest;
 pub mod wordnet;

@@ -1,0 +1,118 @@
+//! `serpsim streams msu`: modeled stream utility of one or more systems.
+
+use super::common::with_threads;
+use serpsim::report::write_atomic;
+use serpsim::streams::io::StreamData;
+use serpsim::streams::model::{msu, MeanSd, Population};
+use std::path::PathBuf;
+
+/// Arguments of `serpsim streams`.
+#[derive(clap::Args)]
+pub struct StreamsArgs {
+    #[command(subcommand)]
+    command: StreamsCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum StreamsCommand {
+    /// MSU of each updates file (one system each), as CSV.
+    Msu(MsuArgs),
+}
+
+#[derive(clap::Args)]
+struct MsuArgs {
+    /// Topics file: `topic start end`.
+    #[arg(long)]
+    topics: PathBuf,
+    /// Nuggets file: `topic nugget time`.
+    #[arg(long)]
+    nuggets: PathBuf,
+    /// Matches file: `topic update nugget`.
+    #[arg(long)]
+    matches: PathBuf,
+    /// Updates file of a system: `topic update time confidence words` (repeatable; the system
+    /// is named by the file stem).
+    #[arg(long, required = true)]
+    updates: Vec<PathBuf>,
+    /// Simulated users.
+    #[arg(long, default_value_t = 1000)]
+    users: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Population mean of the mean time away (seconds, or with s/m/h/d).
+    #[arg(long, default_value = "3h")]
+    away_mean: String,
+    /// Population sd of the mean time away.
+    #[arg(long, default_value = "1.5h")]
+    away_sd: String,
+    /// Population mean of the mean session duration.
+    #[arg(long, default_value = "2m")]
+    duration_mean: String,
+    /// Population sd of the mean session duration.
+    #[arg(long, default_value = "1m")]
+    duration_sd: String,
+    /// Log-normal mu of the reading speed (words per second).
+    #[arg(long, default_value_t = 1.29)]
+    speed_mu: f64,
+    /// Log-normal sigma of the reading speed.
+    #[arg(long, default_value_t = 0.558)]
+    speed_sigma: f64,
+    /// Lateness discount L in [0, 1].
+    #[arg(long, default_value_t = 0.5)]
+    lateness: f64,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the CSV here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Seconds from `90`, `90s`, `2m`, `1.5h`, `1d`.
+fn seconds(flag: &str, s: &str) -> anyhow::Result<f64> {
+    let (num, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
+        _ => (s, 's'),
+    };
+    let mult = match unit {
+        's' => 1.0,
+        'm' => 60.0,
+        'h' => 3600.0,
+        'd' => 86400.0,
+        _ => anyhow::bail!("{flag}: unknown unit in `{s}` (use s, m, h or d)"),
+    };
+    let x: f64 = num.parse().map_err(|_| anyhow::anyhow!("{flag}: `{s}` is not a duration"))?;
+    anyhow::ensure!(x.is_finite() && x >= 0.0, "{flag}: `{s}` must be >= 0");
+    Ok(x * mult)
+}
+
+pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
+    let StreamsCommand::Msu(a) = args.command;
+    let population = Population {
+        away: MeanSd { mean: seconds("--away-mean", &a.away_mean)?, sd: seconds("--away-sd", &a.away_sd)? },
+        duration: MeanSd { mean: seconds("--duration-mean", &a.duration_mean)?, sd: seconds("--duration-sd", &a.duration_sd)? },
+        speed: [a.speed_mu, a.speed_sigma],
+        lateness: a.lateness,
+    };
+    population.validate("command line")?;
+    let data = StreamData::from_files(&a.topics, &a.nuggets, &a.matches)?;
+    let systems = a
+        .updates
+        .iter()
+        .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), data.updates_from_file(p)?)))
+        .collect::<serpsim::Result<Vec<_>>>()?;
+    let results = with_threads(a.threads, || msu(&data.topics, &systems, &population, a.users, a.seed))??;
+    let mut csv = String::from("system,users,msu,sd,se\n");
+    for r in &results {
+        csv.push_str(&format!("{},{},{:.6},{:.6},{:.6}\n", serpsim::report::csv_field(&r.system), r.users, r.msu, r.sd, r.se));
+    }
+    match &a.out {
+        Some(p) => {
+            write_atomic(p, csv.as_bytes())?;
+            println!("{}", p.display());
+        }
+        None => print!("{csv}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,673 @@
+//! The searcher model of Maxwell et al. (2015), after Baskaya et al.: query, SERP look, snippets
+//! in order, click (read) a snippet judged relevant, mark a document judged relevant; stop per
+//! query by SS1/SS2/SS3; stop the session when the time budget (or a hard deadline) runs out.
+//!
+//! **Perceived relevance.** SS2 and SS3 count snippets the *simulated searcher* judged
+//! non-relevant (not clicked), not TREC non-relevant documents, as in the paper ("stop once they
+//! have observed x2 non-relevant snippets") and in SimIIR's decision makers, which count
+//! snippets with judgement 0. A snippet seen again under a later query keeps its judgement, so a
+//! snippet previously considered non-relevant is counted again (paper, Section 3.2); a document
+//! already read is not read again.
+//!
+//! **Common random numbers.** The two judgements of a document (snippet: click or not; document:
+//! mark or not) come from a counter-based stream keyed by `(seed, topic, replicate, document)`
+//! ([`judgement_uniforms`]), so they are fixed before the walk and shared by every configuration.
+
+use crate::error::{check_non_negative, check_probability, Error, Result};
+use crate::rng::{derive_key, mix64};
+use crate::user::{ActionTable, StoppingRule, StoppingRuleKind, WalkState};
+use serde::{Deserialize, Serialize};
+
+/// One topic of a session simulation: judged documents and the ranked list of every query
+/// variant, in the order the searcher issues them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionTopic {
+    /// Topic id.
+    pub id: String,
+    /// Document ids, indexed by document number.
+    pub doc_ids: Vec<String>,
+    /// TREC grade per document (> 0 is relevant; unjudged documents are 0).
+    pub grades: Vec<i32>,
+    /// Query variants in issue order: each a ranked list of document numbers.
+    pub queries: Vec<Vec<u32>>,
+    /// Names of the query variants (e.g. `301.1`), parallel to `queries`.
+    pub query_ids: Vec<String>,
+}
+
+impl SessionTopic {
+    /// Checks that every ranked document exists and the topic has at least one query.
+    pub fn validate(&self) -> Result<()> {
+        if self.queries.is_empty() {
+            return Err(Error::Invalid(format!("topic `{}` has no queries", self.id)));
+        }
+        if self.grades.len() != self.doc_ids.len() || self.query_ids.len() != self.queries.len() {
+            return Err(Error::Invalid(format!("topic `{}`: inconsistent tables", self.id)));
+        }
+        let n = self.grades.len() as u32;
+        for (q, list) in self.queries.iter().enumerate() {
+            if let Some(&d) = list.iter().find(|&&d| d >= n) {
+                return Err(Error::Invalid(format!("topic `{}` query {q}: document {d} out of range", self.id)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Precision at `k` of query `q` (TREC relevance).
+    pub fn precision_at(&self, q: usize, k: usize) -> f64 {
+        let list = &self.queries[q];
+        list.iter().take(k).filter(|&&d| self.grades[d as usize] > 0).count() as f64 / k as f64
+    }
+}
+
+/// The searcher: judgement probabilities, stopping strategy, times and budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Searcher {
+    /// P(click | snippet of a non-relevant, relevant document) = `[P(C|NR), P(C|R)]`.
+    pub click: [f64; 2],
+    /// P(mark | read non-relevant, relevant document) = `[P(M|NR), P(M|R)]`.
+    pub mark: [f64; 2],
+    /// Per-query stopping strategy (SS1 `fixed_depth`, SS2 `total_nonrelevant`, SS3
+    /// `contiguous_nonrelevant`, or any other foundation rule).
+    pub stopping: StoppingRuleKind,
+    /// Seconds per action (default: Maxwell et al. Table 1).
+    pub times: ActionTable,
+    /// Session time budget in seconds (default 1200); `None` or infinity = unlimited.
+    pub budget: Option<f64>,
+    /// P(continue to the next page) when a page is finished (1 = the stopping rule alone decides).
+    pub page_continuation: f64,
+}
+
+impl Default for Searcher {
+    /// Smucker and Clarke's (2012) probabilities as used by Maxwell et al.: click 0.39 / 0.64,
+    /// mark 0.27 / 0.77; SS3 with threshold 3; Table 1 times; 1200 s.
+    fn default() -> Self {
+        Searcher {
+            click: [0.39, 0.64],
+            mark: [0.27, 0.77],
+            stopping: StoppingRuleKind::ContiguousNonrelevant { n: 3 },
+            times: ActionTable::DEFAULT_TIME,
+            budget: Some(1200.0),
+            page_continuation: 1.0,
+        }
+    }
+}
+
+/// Interface and system factors.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Interface {
+    /// Results per page (Kelly and Azzopardi: 3, 6, 10). 0 = one page holding the whole list.
+    pub page_size: usize,
+    /// Results visible without scrolling on a page; `None` = all.
+    pub fold: Option<usize>,
+    /// Extra seconds to reach each result below the fold.
+    pub below_fold: f64,
+    /// System delay after each query (seconds), e.g. 5 in Crescenzi et al.
+    pub query_latency: f64,
+    /// System delay after each page request beyond the first.
+    pub page_latency: f64,
+    /// System delay after each document click.
+    pub document_latency: f64,
+}
+
+impl Default for Interface {
+    fn default() -> Self {
+        Interface { page_size: 10, fold: None, below_fold: 0.0, query_latency: 0.0, page_latency: 0.0, document_latency: 0.0 }
+    }
+}
+
+/// A hard task deadline (time pressure) and the behaviour that goes with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deadline {
+    /// Seconds available (Crescenzi et al.: 300).
+    pub seconds: f64,
+    /// Stopping threshold multiplier under pressure (rounded, at least 1). Default 0.60 =
+    /// view depth per query 8.89 / 14.88 (Crescenzi et al. Table 1).
+    #[serde(default = "default_depth_scale")]
+    pub depth_scale: f64,
+    /// Document reading time multiplier under pressure. Default 0.63 = time per document
+    /// 8.82 s / 14.05 s (Crescenzi et al. Table 1).
+    #[serde(default = "default_document_time_scale")]
+    pub document_time_scale: f64,
+}
+
+fn default_depth_scale() -> f64 {
+    0.60
+}
+fn default_document_time_scale() -> f64 {
+    0.63
+}
+
+/// Everything the walk needs besides the topic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionConfig {
+    /// The searcher.
+    pub searcher: Searcher,
+    /// Interface and system.
+    pub interface: Interface,
+    /// Optional hard deadline.
+    pub deadline: Option<Deadline>,
+}
+
+impl SessionConfig {
+    /// Checks every value; errors name the key under `prefix`.
+    pub fn validate(&self, context: &str, prefix: &str) -> Result<()> {
+        let k = |s: &str| format!("{prefix}{s}");
+        let s = &self.searcher;
+        for i in 0..2 {
+            check_probability(context, &k(&format!("searcher.click[{i}]")), s.click[i])?;
+            check_probability(context, &k(&format!("searcher.mark[{i}]")), s.mark[i])?;
+        }
+        check_probability(context, &k("searcher.page_continuation"), s.page_continuation)?;
+        s.stopping.validate(context, &k("searcher.stopping"))?;
+        s.times.validate(context, &k("searcher.times"))?;
+        if let Some(b) = s.budget {
+            if b.is_nan() || b < 0.0 {
+                return Err(Error::config(context, k("searcher.budget"), format!("{b} must be >= 0 (inf = unlimited)")));
+            }
+        }
+        let i = &self.interface;
+        for (name, v) in [
+            ("interface.below_fold", i.below_fold),
+            ("interface.query_latency", i.query_latency),
+            ("interface.page_latency", i.page_latency),
+            ("interface.document_latency", i.document_latency),
+        ] {
+            check_non_negative(context, &k(name), v)?;
+        }
+        if i.fold == Some(0) {
+            return Err(Error::config(context, k("interface.fold"), "must be at least 1 (omit it for no fold)"));
+        }
+        if let Some(d) = &self.deadline {
+            check_non_negative(context, &k("deadline.seconds"), d.seconds)?;
+            check_non_negative(context, &k("deadline.depth_scale"), d.depth_scale)?;
+            check_non_negative(context, &k("deadline.document_time_scale"), d.document_time_scale)?;
+        }
+        Ok(())
+    }
+
+    /// The configuration with the stopping threshold replaced by `n` (same kind).
+    pub fn with_threshold(&self, n: usize) -> SessionConfig {
+        let mut c = self.clone();
+        c.searcher.stopping = with_threshold(&self.searcher.stopping, n);
+        c
+    }
+}
+
+/// `rule` with its count threshold set to `n` (SS1/SS2/SS3 and satisfaction; others unchanged).
+pub fn with_threshold(rule: &StoppingRuleKind, n: usize) -> StoppingRuleKind {
+    match rule {
+        StoppingRuleKind::FixedDepth { .. } => StoppingRuleKind::FixedDepth { n },
+        StoppingRuleKind::TotalNonrelevant { .. } => StoppingRuleKind::TotalNonrelevant { n },
+        StoppingRuleKind::ContiguousNonrelevant { .. } => StoppingRuleKind::ContiguousNonrelevant { n },
+        StoppingRuleKind::Satisfaction { .. } => StoppingRuleKind::Satisfaction { k: n },
+        other => other.clone(),
+    }
+}
+
+/// What one simulated session did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SessionOutcome {
+    /// Gain: TREC-relevant documents marked (each once).
+    pub gain: f64,
+    /// Documents marked (relevant or not).
+    pub marked: u32,
+    /// Queries issued.
+    pub queries: u32,
+    /// Snippets examined (over all queries).
+    pub snippets: u32,
+    /// Documents read.
+    pub documents: u32,
+    /// Pages requested beyond the first of each query.
+    pub page_turns: u32,
+    /// Sum over queries of the depth reached (rank of the last examined snippet).
+    pub depth_sum: u32,
+    /// Elapsed time in seconds, delays included.
+    pub time: f64,
+    /// Elapsed time without system delays ("adjusted" time, Crescenzi et al.).
+    pub adjusted_time: f64,
+}
+
+impl SessionOutcome {
+    /// Gain per second of elapsed time (0 when no time passed).
+    pub fn rate_of_gain(&self) -> f64 {
+        if self.time > 0.0 {
+            self.gain / self.time
+        } else {
+            0.0
+        }
+    }
+    /// Mean depth per issued query (0 without queries).
+    pub fn mean_depth(&self) -> f64 {
+        if self.queries > 0 {
+            self.depth_sum as f64 / self.queries as f64
+        } else {
+            0.0
+        }
+    }
+}
+
+#[inline]
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Key of the judgement stream of `(seed, topic, replicate)`; documents extend it.
+#[inline]
+pub fn judgement_key(seed: u64, topic: u64, replicate: u64) -> u64 {
+    derive_key(seed, &[topic, replicate])
+}
+
+/// The two judgement uniforms `(snippet, document)` of `doc` under `key`: the first two outputs
+/// of the counter-based stream `derive_key(seed, [topic, replicate, doc])`.
+#[inline]
+pub fn judgement_uniforms(key: u64, doc: u64) -> (f64, f64) {
+    let k = doc_key(key, doc);
+    (unit(mix64(k ^ 1)), unit(mix64(k ^ 2)))
+}
+
+#[inline]
+fn doc_key(key: u64, doc: u64) -> u64 {
+    mix64(key ^ mix64(doc.wrapping_add(0x2545_F491_4F6C_DD1D)))
+}
+
+const PAGE_TAG: u64 = 0x5041_4745; // "PAGE"
+
+/// Reusable per-thread scratch space: per-document stamps, so nothing is cleared per session.
+#[derive(Debug, Default, Clone)]
+pub struct Scratch {
+    read: Vec<u32>,
+    stamp: u32,
+}
+
+impl Scratch {
+    fn begin(&mut self, docs: usize) {
+        if self.read.len() < docs {
+            self.read.resize(docs, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.read.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 1;
+        }
+    }
+}
+
+/// One step of the walk, reported to the `trace` callback of [`walk`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Query `q` issued.
+    Query(u32),
+    /// Snippet of `doc` at `rank` (1-based) examined; `clicked` says whether it looked relevant.
+    Snippet {
+        /// 1-based rank.
+        rank: u32,
+        /// Document number.
+        doc: u32,
+        /// Judged relevant (clicked).
+        clicked: bool,
+    },
+    /// Document read; `marked` says whether it was marked relevant.
+    Read {
+        /// Document number.
+        doc: u32,
+        /// Marked relevant.
+        marked: bool,
+    },
+    /// Next page requested.
+    Page(u32),
+}
+
+/// Simulates one session of `topic` with judgements keyed by `key` ([`judgement_key`]).
+#[inline]
+pub fn simulate(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch) -> SessionOutcome {
+    walk(topic, cfg, key, scratch, |_| {})
+}
+
+/// Like [`simulate`], reporting every step to `trace`.
+#[inline]
+pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch, mut trace: F) -> SessionOutcome {
+    let s = &cfg.searcher;
+    let ui = &cfg.interface;
+    let mut stopping = s.stopping.clone();
+    let mut read_time = s.times.read_document;
+    let mut limit = s.budget.unwrap_or(f64::INFINITY);
+    if let Some(d) = &cfg.deadline {
+        limit = limit.min(d.seconds);
+        read_time *= d.document_time_scale;
+        if let Some(n) = threshold_of(&stopping) {
+            stopping = with_threshold(&stopping, ((n as f64 * d.depth_scale).round() as usize).max(1));
+        }
+    }
+    let page_size = if ui.page_size == 0 { usize::MAX } else { ui.page_size };
+    let fold = ui.fold.unwrap_or(usize::MAX);
+    scratch.begin(topic.grades.len());
+    let stamp = scratch.stamp;
+    let mut out = SessionOutcome::default();
+    let mut delay = 0.0;
+    let mut t = 0.0;
+    // `fits` adds `secs` (of which `lag` is system delay) if it fits in the limit.
+    macro_rules! fits {
+        ($secs:expr, $lag:expr) => {{
+            let c = $secs + $lag;
+            if t + c > limit {
+                false
+            } else {
+                t += c;
+                delay += $lag;
+                true
+            }
+        }};
+    }
+    'session: for (q, list) in topic.queries.iter().enumerate() {
+        let query_start = t;
+        if !fits!(s.times.issue_query, ui.query_latency) {
+            break 'session;
+        }
+        out.queries += 1;
+        trace(Step::Query(q as u32));
+        if !fits!(s.times.serp_look, 0.0) {
+            break 'session;
+        }
+        let mut st = WalkState::default();
+        let mut query_found = 0usize;
+        let mut pos = 0usize;
+        let mut page = 0u64;
+        for (r, &doc) in list.iter().enumerate() {
+            if pos == page_size {
+                pos = 0;
+                page += 1;
+                if s.page_continuation < 1.0 {
+                    let u = unit(mix64(key ^ mix64(PAGE_TAG ^ mix64(((q as u64) << 32) ^ page))));
+                    if u >= s.page_continuation {
+                        break;
+                    }
+                }
+                if !fits!(s.times.paginate, ui.page_latency) {
+                    break 'session;
+                }
+                out.page_turns += 1;
+                trace(Step::Page(page as u32));
+            }
+            let scroll = if pos >= fold { ui.below_fold } else { 0.0 };
+            pos += 1;
+            if !fits!(s.times.examine_snippet + scroll, 0.0) {
+                break 'session;
+            }
+            out.snippets += 1;
+            st.depth = r + 1;
+            out.depth_sum += 1;
+            let rel = (topic.grades[doc as usize] > 0) as usize;
+            let k = doc_key(key, doc as u64);
+            let u_click = unit(mix64(k ^ 1));
+            let clicked = u_click < s.click[rel];
+            trace(Step::Snippet { rank: r as u32 + 1, doc, clicked });
+            if clicked {
+                st.contiguous_nonrelevant = 0;
+                let slot = &mut scratch.read[doc as usize];
+                if *slot != stamp {
+                    if !fits!(read_time, ui.document_latency) {
+                        break 'session;
+                    }
+                    *slot = stamp;
+                    out.documents += 1;
+                    let marked = unit(mix64(k ^ 2)) < s.mark[rel];
+                    if marked {
+                        if !fits!(s.times.mark_relevant, 0.0) {
+                            break 'session;
+                        }
+                        out.marked += 1;
+                        if rel == 1 {
+                            out.gain += 1.0;
+                            query_found += 1;
+                        }
+                    }
+                    trace(Step::Read { doc, marked });
+                }
+            } else {
+                st.nonrelevant_seen += 1;
+                st.contiguous_nonrelevant += 1;
+            }
+            st.relevant_found = query_found;
+            st.time = t - query_start;
+            st.effort = (st.depth as u64 + page) as f64; // foundation default effort: snippets + page turns
+            if stopping.should_stop(&st) {
+                break;
+            }
+        }
+    }
+    out.time = t;
+    out.adjusted_time = t - delay;
+    out
+}
+
+/// The count threshold of SS1/SS2/SS3/satisfaction rules.
+pub fn threshold_of(rule: &StoppingRuleKind) -> Option<usize> {
+    match *rule {
+        StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n } | StoppingRuleKind::ContiguousNonrelevant { n } => {
+            Some(n)
+        }
+        StoppingRuleKind::Satisfaction { k } => Some(k),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Five documents d0..d4; grades 1,0,1,0,0; two queries.
+    fn fixture() -> SessionTopic {
+        SessionTopic {
+            id: "t".into(),
+            doc_ids: (0..5).map(|i| format!("d{i}")).collect(),
+            grades: vec![1, 0, 1, 0, 0],
+            queries: vec![vec![0, 1, 3, 4, 2], vec![1, 2, 4, 0]],
+            query_ids: vec!["t.1".into(), "t.2".into()],
+        }
+    }
+
+    fn perfect(stopping: StoppingRuleKind) -> SessionConfig {
+        let mut c = SessionConfig::default();
+        c.searcher.click = [0.0, 1.0];
+        c.searcher.mark = [0.0, 1.0];
+        c.searcher.stopping = stopping;
+        c.searcher.budget = None;
+        c
+    }
+
+    #[test]
+    fn deterministic_walk_matches_hand_computation() {
+        // SS3, x3 = 2, perfect judgements, no time limit, page size 10.
+        // Query 1: d0 R (read, mark), d1 NR, d3 NR -> 2 contiguous NR: stop at depth 3.
+        // Query 2: d1 NR, d2 R (read, mark), d4 NR, d0 R seen (already read: no read), end of list.
+        // Time = 2 x (15.1 + 1.1) + 7 x 1.3 + 2 x (21.45 + 2.57) = 32.4 + 9.1 + 48.04 = 89.54.
+        let cfg = perfect(StoppingRuleKind::ContiguousNonrelevant { n: 2 });
+        let mut steps = Vec::new();
+        let out = walk(&fixture(), &cfg, 99, &mut Scratch::default(), &mut |s| steps.push(s));
+        assert_eq!(out.gain, 2.0);
+        assert_eq!(out.queries, 2);
+        assert_eq!(out.snippets, 7);
+        assert_eq!(out.documents, 2);
+        assert_eq!(out.marked, 2);
+        assert_eq!(out.depth_sum, 3 + 4);
+        assert!((out.time - 89.54).abs() < 1e-9, "{}", out.time);
+        assert_eq!(out.adjusted_time, out.time);
+        let snippets: Vec<(u32, u32)> =
+            steps.iter().filter_map(|s| if let Step::Snippet { rank, doc, .. } = s { Some((*rank, *doc)) } else { None }).collect();
+        assert_eq!(snippets, vec![(1, 0), (2, 1), (3, 3), (1, 1), (2, 2), (3, 4), (4, 0)]);
+    }
+
+    #[test]
+    fn ss1_and_ss2_hand_walks() {
+        // SS1 x1 = 2: q1 d0 (R), d1; q2 d1, d2 (R). Time 32.4 + 4 x 1.3 + 2 x 24.02 = 85.64.
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::FixedDepth { n: 2 }), 1, &mut Scratch::default());
+        assert_eq!((out.gain, out.snippets, out.depth_sum), (2.0, 4, 4));
+        assert!((out.time - 85.64).abs() < 1e-9);
+        // SS2 x2 = 1: q1 d0 R, d1 NR stop; q2 d1 NR stop. Gain 1, 3 snippets.
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TotalNonrelevant { n: 1 }), 1, &mut Scratch::default());
+        assert_eq!((out.gain, out.snippets, out.depth_sum, out.documents), (1.0, 3, 3, 1));
+        // A foundation time_budget rule sees the time spent on the current query: 20 s.
+        // q1: 16.2 + 1.3 + 24.02 = 41.52 after d0: stop. q2: d1 at 17.5, d2 read: stop. 3 snippets.
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TimeBudget { seconds: 20.0 }), 1, &mut Scratch::default());
+        assert_eq!((out.gain, out.snippets, out.queries), (2.0, 3, 2));
+    }
+
+    #[test]
+    fn budget_pages_delays_and_fold() {
+        // Budget 40 s, SS1 x1 = 10, perfect: q1 15.1 + 1.1 = 16.2; d0 snippet 17.5; read 38.95;
+        // mark would reach 41.52 > 40: session ends before the mark, gain 0.
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 10 });
+        cfg.searcher.budget = Some(40.0);
+        let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
+        assert_eq!((out.gain, out.documents, out.snippets), (0.0, 1, 1));
+        assert!((out.time - 38.95).abs() < 1e-9);
+        // Page size 2, page latency 3, query latency 5, document latency 5, fold 1 with 0.5 s.
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 3 });
+        cfg.interface =
+            Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
+        let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
+        // q1: d0 (pos 0), d1 (pos 1, below fold), page 2, d3 (pos 0). q2: d1, d2 (below fold, R), page, d4.
+        assert_eq!(out.page_turns, 2);
+        let adjusted = 2.0 * 16.2 + 6.0 * 1.3 + 2.0 * 0.5 + 2.0 * 1.1 + 2.0 * 24.02;
+        let delays = 2.0 * 5.0 + 2.0 * 3.0 + 2.0 * 5.0;
+        assert!((out.adjusted_time - adjusted).abs() < 1e-9, "{}", out.adjusted_time);
+        assert!((out.time - adjusted - delays).abs() < 1e-9);
+        // Page continuation 0: never leaves the first page.
+        cfg.searcher.page_continuation = 0.0;
+        let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
+        assert_eq!((out.page_turns, out.snippets), (0, 4));
+    }
+
+    #[test]
+    fn pages_per_query_are_geometric() {
+        // Only the per-page continuation stops: pages viewed ~ Geometric, mean 1 / (1 - c) =
+        // 3.571 for c = 0.72 (Kelly and Azzopardi's 3.56 SERPs per query on 3RPP).
+        let topic = SessionTopic {
+            id: "g".into(),
+            doc_ids: (0..300).map(|i| i.to_string()).collect(),
+            grades: vec![0; 300],
+            queries: vec![(0..300).collect()],
+            query_ids: vec!["g.1".into()],
+        };
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 1000 });
+        cfg.searcher.page_continuation = 0.72;
+        cfg.interface.page_size = 3;
+        let n = 40_000;
+        let pages: u64 = (0..n).map(|r| 1 + simulate(&topic, &cfg, judgement_key(2, 0, r), &mut Scratch::default()).page_turns as u64).sum();
+        let mean = pages as f64 / n as f64;
+        // sd of a geometric with p = 0.28 is sqrt(0.72) / 0.28 = 3.03; se = 0.015.
+        assert!((mean - 1.0 / 0.28).abs() < 0.06, "{mean}");
+    }
+
+    #[test]
+    fn deadline_scales_threshold_and_reading() {
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 4 });
+        cfg.deadline = Some(Deadline { seconds: 1e9, depth_scale: 0.5, document_time_scale: 0.0 });
+        let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
+        // Threshold 2, reading free: 32.4 + 4 x 1.3 + 2 x 2.57.
+        assert_eq!(out.snippets, 4);
+        assert!((out.time - (32.4 + 5.2 + 5.14)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn common_random_numbers_across_thresholds() {
+        // A larger random topic; realistic probabilities; thresholds differ only.
+        use rand::Rng;
+        let mut rng = crate::rng::stream(3, &[1]);
+        let docs = 300;
+        let topic = SessionTopic {
+            id: "x".into(),
+            doc_ids: (0..docs).map(|i| i.to_string()).collect(),
+            grades: (0..docs).map(|_| rng.random_bool(0.3) as i32).collect(),
+            queries: (0..20)
+                .map(|_| (0..60).map(|_| rng.random_range(0..docs as u32)).collect::<Vec<_>>())
+                .map(|mut v: Vec<u32>| {
+                    v.dedup();
+                    v
+                })
+                .collect(),
+            query_ids: (0..20).map(|i| format!("x.{i}")).collect(),
+        };
+        for kind in [
+            StoppingRuleKind::FixedDepth { n: 1 },
+            StoppingRuleKind::TotalNonrelevant { n: 1 },
+            StoppingRuleKind::ContiguousNonrelevant { n: 1 },
+        ] {
+            for rep in 0..20u64 {
+                let key = judgement_key(7, 11, rep);
+                let mut judged: std::collections::HashMap<u32, (bool, Option<bool>)> = Default::default();
+                let mut shared = 0;
+                for n in [2usize, 5, 13] {
+                    let mut cfg = SessionConfig::default();
+                    cfg.searcher.stopping = with_threshold(&kind, n);
+                    let mut last_clicked: Option<u32> = None;
+                    let mut seen_here: std::collections::HashMap<u32, (bool, Option<bool>)> = Default::default();
+                    walk(&topic, &cfg, key, &mut Scratch::default(), &mut |s| match s {
+                        Step::Snippet { doc, clicked, .. } => {
+                            let e = seen_here.entry(doc).or_insert((clicked, None));
+                            assert_eq!(e.0, clicked, "snippet judgement changed within a session");
+                            last_clicked = clicked.then_some(doc);
+                        }
+                        Step::Read { doc, marked } => {
+                            assert_eq!(last_clicked, Some(doc));
+                            seen_here.get_mut(&doc).unwrap().1 = Some(marked);
+                        }
+                        _ => {}
+                    });
+                    for (doc, j) in seen_here {
+                        if let Some(prev) = judged.get_mut(&doc) {
+                            shared += 1;
+                            assert_eq!(prev.0, j.0, "snippet judgement of {doc} differs between thresholds");
+                            match (prev.1, j.1) {
+                                (Some(a), Some(b)) => assert_eq!(a, b, "mark of {doc} differs between thresholds"),
+                                (None, Some(b)) => prev.1 = Some(b),
+                                _ => {}
+                            }
+                        } else {
+                            judged.insert(doc, j);
+                        }
+                    }
+                }
+                assert!(shared > 0);
+            }
+        }
+        // And the judgements are not constant: both outcomes occur.
+        let us: Vec<f64> = (0..1000).map(|d| judgement_uniforms(judgement_key(1, 2, 3), d).0).collect();
+        let mean = us.iter().sum::<f64>() / 1000.0;
+        assert!((mean - 0.5).abs() < 0.05, "{mean}");
+    }
+
+    #[test]
+    fn click_rates_match_probabilities() {
+        // Over many replicates, P(click | R) on the first snippet is 0.64 (Smucker and Clarke).
+        let topic = fixture();
+        let mut cfg = SessionConfig::default();
+        cfg.searcher.stopping = StoppingRuleKind::FixedDepth { n: 1 };
+        let n = 40_000;
+        let mut clicks = 0;
+        for rep in 0..n {
+            let out = simulate(&topic, &cfg, judgement_key(5, 0, rep), &mut Scratch::default());
+            // First snippet of query 1 is d0 (relevant).
+            let (u, _) = judgement_uniforms(judgement_key(5, 0, rep), 0);
+            clicks += (u < 0.64) as u32;
+            assert!(out.documents >= (u < 0.64) as u32);
+        }
+        let p = clicks as f64 / n as f64;
+        assert!((p - 0.64).abs() < 0.01, "{p}");
+    }
+
+    #[test]
+    fn validation_names_keys() {
+        let mut c = SessionConfig::default();
+        c.searcher.click[1] = 1.5;
+        let e = c.validate("s.toml", "").unwrap_err().to_string();
+        assert!(e.contains("searcher.click[1]"), "{e}");
+        let mut c = SessionConfig::default();
+        c.interface.query_latency = f64::NAN;
+        assert!(c.validate("s.toml", "").unwrap_err().to_string().contains("interface.query_latency"));
+    }
+}

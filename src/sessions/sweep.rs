@@ -1,0 +1,548 @@
+//! Threshold sweeps: every (query set, stopping strategy, threshold) point simulated on the same
+//! judgements (common random numbers), summarised as distributions, the best threshold per
+//! strategy (Maxwell et al. Table 2) and the plot of mean depth per query against rate of gain.
+
+use super::model::{judgement_key, simulate, with_threshold, Scratch, SessionConfig, SessionOutcome, SessionTopic};
+use crate::error::{Error, Result};
+use crate::rng::hash_str;
+use crate::stats::{paired_t_test, quantile_of_counts, sd, PairedT};
+use crate::user::StoppingRuleKind;
+use rayon::prelude::*;
+
+/// The paper's thresholds: 1..20, then 25..50 in steps of 5 (26 values).
+pub fn paper_thresholds() -> Vec<usize> {
+    (1..=20).chain((25..=50).step_by(5)).collect()
+}
+
+/// The three stopping strategies of the paper with a placeholder threshold.
+pub fn paper_rules() -> Vec<StoppingRuleKind> {
+    vec![
+        StoppingRuleKind::FixedDepth { n: 1 },
+        StoppingRuleKind::TotalNonrelevant { n: 1 },
+        StoppingRuleKind::ContiguousNonrelevant { n: 1 },
+    ]
+}
+
+/// Paper name of a stopping rule kind (SS1, SS2, SS3; others by their schema name).
+pub fn rule_name(rule: &StoppingRuleKind) -> &'static str {
+    match rule {
+        StoppingRuleKind::FixedDepth { .. } => "SS1",
+        StoppingRuleKind::TotalNonrelevant { .. } => "SS2",
+        StoppingRuleKind::ContiguousNonrelevant { .. } => "SS3",
+        StoppingRuleKind::Satisfaction { .. } => "satisfaction",
+        StoppingRuleKind::EffortBudget { .. } => "effort_budget",
+        StoppingRuleKind::TimeBudget { .. } => "time_budget",
+    }
+}
+
+/// A named set of topics with query variants (e.g. one querying strategy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuerySet {
+    /// Label, e.g. `QS1+3` or a run name.
+    pub label: String,
+    /// Topics.
+    pub topics: Vec<SessionTopic>,
+}
+
+/// One configuration to simulate on one query set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Index into the query sets.
+    pub set: usize,
+    /// Stopping strategy label (SS1, ...).
+    pub rule: String,
+    /// Threshold.
+    pub threshold: usize,
+    /// The full configuration.
+    pub config: SessionConfig,
+}
+
+/// The sweep grid: every set × rule × threshold on top of `base`.
+pub fn grid(sets: usize, rules: &[StoppingRuleKind], thresholds: &[usize], base: &SessionConfig) -> Vec<Point> {
+    let mut points = Vec::new();
+    for set in 0..sets {
+        for rule in rules {
+            for &n in thresholds {
+                let mut config = base.clone();
+                config.searcher.stopping = with_threshold(rule, n);
+                points.push(Point { set, rule: rule_name(rule).to_string(), threshold: n, config });
+            }
+        }
+    }
+    points
+}
+
+/// Accumulated outcomes of one point on one topic.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Acc {
+    sessions: u64,
+    gain: f64,
+    gain2: f64,
+    rate: f64,
+    depth_sum: u64,
+    queries: u64,
+    time: f64,
+    adjusted: f64,
+    snippets: u64,
+    documents: u64,
+    page_turns: u64,
+    gain_counts: Vec<u64>,
+    query_counts: Vec<u64>,
+    rate_counts: Vec<u64>,
+    depth_counts: Vec<u64>,
+}
+
+/// Resolution of the rate-of-gain distribution (gain per second).
+pub const RATE_STEP: f64 = 1e-4;
+/// Resolution of the per-session mean-depth distribution.
+pub const DEPTH_STEP: f64 = 0.1;
+
+fn bump(counts: &mut Vec<u64>, v: usize) {
+    if counts.len() <= v {
+        counts.resize(v + 1, 0);
+    }
+    counts[v] += 1;
+}
+
+fn merge_counts(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a += b;
+    }
+}
+
+impl Acc {
+    #[inline]
+    fn add(&mut self, o: &SessionOutcome) {
+        self.sessions += 1;
+        self.gain += o.gain;
+        self.gain2 += o.gain * o.gain;
+        self.rate += o.rate_of_gain();
+        self.depth_sum += o.depth_sum as u64;
+        self.queries += o.queries as u64;
+        self.time += o.time;
+        self.adjusted += o.adjusted_time;
+        self.snippets += o.snippets as u64;
+        self.documents += o.documents as u64;
+        self.page_turns += o.page_turns as u64;
+        bump(&mut self.gain_counts, o.gain as usize);
+        bump(&mut self.query_counts, o.queries as usize);
+        bump(&mut self.rate_counts, (o.rate_of_gain() / RATE_STEP).round() as usize);
+        bump(&mut self.depth_counts, (o.mean_depth() / DEPTH_STEP).round() as usize);
+    }
+    fn merge(&mut self, o: &Acc) {
+        self.sessions += o.sessions;
+        self.gain += o.gain;
+        self.gain2 += o.gain2;
+        self.rate += o.rate;
+        self.depth_sum += o.depth_sum;
+        self.queries += o.queries;
+        self.time += o.time;
+        self.adjusted += o.adjusted;
+        self.snippets += o.snippets;
+        self.documents += o.documents;
+        self.page_turns += o.page_turns;
+        merge_counts(&mut self.gain_counts, &o.gain_counts);
+        merge_counts(&mut self.query_counts, &o.query_counts);
+        merge_counts(&mut self.rate_counts, &o.rate_counts);
+        merge_counts(&mut self.depth_counts, &o.depth_counts);
+    }
+}
+
+/// Summary of one sweep point over all topics and replicates.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PointResult {
+    /// Query set label.
+    pub set: String,
+    /// Stopping strategy label.
+    pub rule: String,
+    /// Threshold.
+    pub threshold: usize,
+    /// Sessions simulated (topics × replicates).
+    pub sessions: u64,
+    /// Mean gain per session.
+    pub gain_mean: f64,
+    /// Sd of gain over sessions.
+    pub gain_sd: f64,
+    /// Sd over topics of the per-topic mean gain (the paper's ±).
+    pub gain_topic_sd: f64,
+    /// Gain quantiles over sessions: 5, 25, 50, 75, 95 %.
+    pub gain_quantiles: [f64; 5],
+    /// Mean over sessions of gain per second.
+    pub rate_mean: f64,
+    /// Sd over topics of the per-topic mean rate.
+    pub rate_topic_sd: f64,
+    /// Rate-of-gain quantiles over sessions (5..95 %), to [`RATE_STEP`].
+    pub rate_quantiles: [f64; 5],
+    /// Mean depth per query: total depth / total queries (pooled, as in the paper's footnote 3).
+    pub depth_per_query: f64,
+    /// Quantiles over sessions of the session's mean depth per query (5..95 %), to [`DEPTH_STEP`].
+    pub depth_quantiles: [f64; 5],
+    /// Mean queries issued per session.
+    pub queries_mean: f64,
+    /// Quantiles of queries issued per session: 5, 25, 50, 75, 95 %.
+    pub queries_quantiles: [f64; 5],
+    /// Mean snippets examined per session.
+    pub snippets_mean: f64,
+    /// Mean documents read per session.
+    pub documents_mean: f64,
+    /// Result pages viewed per query (1 + page turns / queries).
+    pub pages_per_query: f64,
+    /// Mean elapsed time per session (seconds).
+    pub time_mean: f64,
+    /// Mean adjusted time (without system delays).
+    pub adjusted_time_mean: f64,
+    /// Per-topic mean gain, in topic order (for paired tests).
+    #[serde(skip)]
+    pub topic_gain: Vec<f64>,
+    /// Per-topic mean rate of gain, in topic order.
+    #[serde(skip)]
+    pub topic_rate: Vec<f64>,
+}
+
+const QS: [f64; 5] = [0.05, 0.25, 0.5, 0.75, 0.95];
+
+/// Simulates every point on every topic of its set, `replicates` sessions each. The judgements
+/// of replicate `r` of topic `t` are keyed by `(seed, topic id, r)` whatever the point and set,
+/// so all points compare on common random numbers. Results do not depend on the thread count.
+/// `progress(done, total)` is called after each (set, topic) task.
+pub fn run_points(
+    sets: &[QuerySet],
+    points: &[Point],
+    replicates: usize,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<PointResult>> {
+    if replicates == 0 {
+        return Err(Error::Invalid("replicates must be at least 1".into()));
+    }
+    if points.is_empty() {
+        return Err(Error::Invalid("nothing to sweep: no points".into()));
+    }
+    for s in sets {
+        if s.topics.is_empty() {
+            return Err(Error::Invalid(format!("query set `{}` has no topics", s.label)));
+        }
+        for t in &s.topics {
+            t.validate()?;
+        }
+    }
+    if let Some(p) = points.iter().find(|p| p.set >= sets.len()) {
+        return Err(Error::Invalid(format!("point refers to query set {} of {}", p.set, sets.len())));
+    }
+    let tasks: Vec<(usize, usize)> = sets.iter().enumerate().flat_map(|(s, set)| (0..set.topics.len()).map(move |t| (s, t))).collect();
+    let total = tasks.len() as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    // Per task: the accumulators of the points of its set, in point order.
+    let per_task: Vec<Vec<Acc>> = tasks
+        .par_iter()
+        .map(|&(s, t)| {
+            let topic = &sets[s].topics[t];
+            let mine: Vec<&Point> = points.iter().filter(|p| p.set == s).collect();
+            let mut accs = vec![Acc::default(); mine.len()];
+            let mut scratch = Scratch::default();
+            let tid = hash_str(&topic.id);
+            for r in 0..replicates as u64 {
+                let key = judgement_key(seed, tid, r);
+                for (acc, p) in accs.iter_mut().zip(&mine) {
+                    acc.add(&simulate(topic, &p.config, key, &mut scratch));
+                }
+            }
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(d, total);
+            accs
+        })
+        .collect();
+    let mut results = Vec::with_capacity(points.len());
+    for (s, set) in sets.iter().enumerate() {
+        let mine: Vec<&Point> = points.iter().filter(|p| p.set == s).collect();
+        let task_ids: Vec<usize> = tasks.iter().enumerate().filter(|(_, x)| x.0 == s).map(|(i, _)| i).collect();
+        for (k, p) in mine.iter().enumerate() {
+            let mut all = Acc::default();
+            let mut topic_gain = Vec::with_capacity(task_ids.len());
+            let mut topic_rate = Vec::with_capacity(task_ids.len());
+            for &i in &task_ids {
+                let a = &per_task[i][k];
+                all.merge(a);
+                topic_gain.push(a.gain / a.sessions as f64);
+                topic_rate.push(a.rate / a.sessions as f64);
+            }
+            let n = all.sessions as f64;
+            let gm = all.gain / n;
+            let gvar = if all.sessions > 1 { ((all.gain2 - n * gm * gm) / (n - 1.0)).max(0.0) } else { 0.0 };
+            results.push(PointResult {
+                set: set.label.clone(),
+                rule: p.rule.clone(),
+                threshold: p.threshold,
+                sessions: all.sessions,
+                gain_mean: gm,
+                gain_sd: gvar.sqrt(),
+                gain_topic_sd: sd(&topic_gain),
+                gain_quantiles: QS.map(|q| quantile_of_counts(&all.gain_counts, q)),
+                rate_mean: all.rate / n,
+                rate_topic_sd: sd(&topic_rate),
+                rate_quantiles: QS.map(|q| quantile_of_counts(&all.rate_counts, q) * RATE_STEP),
+                depth_per_query: if all.queries > 0 { all.depth_sum as f64 / all.queries as f64 } else { 0.0 },
+                depth_quantiles: QS.map(|q| quantile_of_counts(&all.depth_counts, q) * DEPTH_STEP),
+                queries_mean: all.queries as f64 / n,
+                queries_quantiles: QS.map(|q| quantile_of_counts(&all.query_counts, q)),
+                snippets_mean: all.snippets as f64 / n,
+                documents_mean: all.documents as f64 / n,
+                pages_per_query: if all.queries > 0 { 1.0 + all.page_turns as f64 / all.queries as f64 } else { 0.0 },
+                time_mean: all.time / n,
+                adjusted_time_mean: all.adjusted / n,
+                topic_gain,
+                topic_rate,
+            });
+        }
+    }
+    Ok(results)
+}
+
+/// Best threshold of one (set, rule): the point of highest mean gain (ties: lower threshold).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Best {
+    /// Query set.
+    pub set: String,
+    /// Stopping rule.
+    pub rule: String,
+    /// Threshold of maximum mean gain.
+    pub threshold: usize,
+    /// Mean gain there.
+    pub gain_mean: f64,
+    /// Sd over topics of the mean gain.
+    pub gain_topic_sd: f64,
+    /// Mean depth per query there.
+    pub depth_per_query: f64,
+    /// Mean rate of gain there.
+    pub rate_mean: f64,
+    /// Index into the results.
+    #[serde(skip)]
+    pub index: usize,
+}
+
+/// The best point per (set, rule), in result order.
+pub fn best_points(results: &[PointResult]) -> Vec<Best> {
+    let mut out: Vec<Best> = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        match out.iter_mut().find(|b| b.set == r.set && b.rule == r.rule) {
+            Some(b) => {
+                if r.gain_mean > b.gain_mean {
+                    *b = best_of(i, r);
+                }
+            }
+            None => out.push(best_of(i, r)),
+        }
+    }
+    out
+}
+
+fn best_of(i: usize, r: &PointResult) -> Best {
+    Best {
+        set: r.set.clone(),
+        rule: r.rule.clone(),
+        threshold: r.threshold,
+        gain_mean: r.gain_mean,
+        gain_topic_sd: r.gain_topic_sd,
+        depth_per_query: r.depth_per_query,
+        rate_mean: r.rate_mean,
+        index: i,
+    }
+}
+
+/// Paired t-test over topics between the best points of two rules on the same set.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RuleComparison {
+    /// Query set.
+    pub set: String,
+    /// First rule (at its best threshold).
+    pub a: String,
+    /// Second rule (at its best threshold).
+    pub b: String,
+    /// The test on per-topic mean gains.
+    pub test: PairedT,
+}
+
+/// All pairwise comparisons of best points within each set.
+pub fn compare_best(results: &[PointResult], best: &[Best]) -> Vec<RuleComparison> {
+    let mut out = Vec::new();
+    for (i, a) in best.iter().enumerate() {
+        for b in best.iter().skip(i + 1).filter(|b| b.set == a.set) {
+            out.push(RuleComparison {
+                set: a.set.clone(),
+                a: a.rule.clone(),
+                b: b.rule.clone(),
+                test: paired_t_test(&results[a.index].topic_gain, &results[b.index].topic_gain),
+            });
+        }
+    }
+    out
+}
+
+/// The sweep table as CSV.
+pub fn results_csv(results: &[PointResult]) -> String {
+    let mut s = String::from("set,rule,threshold,sessions,gain_mean,gain_sd,gain_topic_sd,gain_q05,gain_q25,gain_q50,gain_q75,gain_q95,rate_mean,rate_topic_sd,rate_q05,rate_q25,rate_q50,rate_q75,rate_q95,depth_per_query,depth_q05,depth_q25,depth_q50,depth_q75,depth_q95,queries_mean,queries_q05,queries_q25,queries_q50,queries_q75,queries_q95,snippets_mean,documents_mean,pages_per_query,time_mean,adjusted_time_mean\n");
+    for r in results {
+        let g = r.gain_quantiles;
+        let q = r.queries_quantiles;
+        s.push_str(&format!(
+            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.1},{:.1},{:.1},{:.1},{:.1},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
+            crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, r.gain_mean, r.gain_sd, r.gain_topic_sd,
+            g[0], g[1], g[2], g[3], g[4], r.rate_mean, r.rate_topic_sd,
+            r.rate_quantiles[0], r.rate_quantiles[1], r.rate_quantiles[2], r.rate_quantiles[3], r.rate_quantiles[4],
+            r.depth_per_query,
+            r.depth_quantiles[0], r.depth_quantiles[1], r.depth_quantiles[2], r.depth_quantiles[3], r.depth_quantiles[4],
+            r.queries_mean,
+            q[0], q[1], q[2], q[3], q[4], r.snippets_mean, r.documents_mean, r.pages_per_query, r.time_mean, r.adjusted_time_mean
+        ));
+    }
+    s
+}
+
+/// The Table 2-style summary as CSV.
+pub fn best_csv(best: &[Best]) -> String {
+    let mut s = String::from("set,rule,threshold,gain_mean,gain_topic_sd,depth_per_query,rate_mean\n");
+    for b in best {
+        s.push_str(&format!(
+            "{},{},{},{:.4},{:.4},{:.3},{:.6}\n",
+            crate::report::csv_field(&b.set),
+            b.rule,
+            b.threshold,
+            b.gain_mean,
+            b.gain_topic_sd,
+            b.depth_per_query,
+            b.rate_mean
+        ));
+    }
+    s
+}
+
+/// The paired tests as CSV.
+pub fn comparisons_csv(c: &[RuleComparison]) -> String {
+    let mut s = String::from("set,a,b,mean_difference,t,df,p_value\n");
+    for x in c {
+        s.push_str(&format!(
+            "{},{},{},{:.6},{:.4},{},{:.6}\n",
+            crate::report::csv_field(&x.set),
+            x.a,
+            x.b,
+            x.test.mean_difference,
+            x.test.t,
+            x.test.df,
+            x.test.p_value
+        ));
+    }
+    s
+}
+
+/// Mean rate of gain by mean depth per query: one line per (set, rule), a point per threshold
+/// (Maxwell et al. Figure 1).
+pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
+    use plotters::prelude::*;
+    let err = |e: &dyn std::fmt::Display| Error::Invalid(format!("plotting failed: {e}"));
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in results {
+        let name = format!("{} w/ {}", r.rule, r.set);
+        let pt = (r.depth_per_query, r.rate_mean * 1000.0);
+        match series.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => v.push(pt),
+            None => series.push((name, vec![pt])),
+        }
+    }
+    for (_, v) in &mut series {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let xmax = results.iter().map(|r| r.depth_per_query).fold(1.0, f64::max) * 1.05;
+    let ymax = results.iter().map(|r| r.rate_mean * 1000.0).fold(1e-3, f64::max) * 1.1;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Mean depth per query vs mean rate of gain", ("sans-serif", 18))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+            .map_err(|e| err(&e))?;
+        chart.configure_mesh().x_desc("Mean depth / query").y_desc("Mean rate of gain / second (x 10^-3)").draw().map_err(|e| err(&e))?;
+        for (i, (name, pts)) in series.into_iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessions::queries::{QueryStrategy, SyntheticQueries};
+
+    #[test]
+    fn thresholds_are_the_papers() {
+        let t = paper_thresholds();
+        assert_eq!(t.len(), 26);
+        assert_eq!(&t[18..], &[19, 20, 25, 30, 35, 40, 45, 50]);
+    }
+
+    #[test]
+    fn sweep_is_deterministic_across_threads_and_sane() {
+        let g = SyntheticQueries {
+            topics: 4,
+            docs_per_topic: 300,
+            relevant_per_topic: 40,
+            queries_per_strategy: 10,
+            list_length: 60,
+            ..Default::default()
+        };
+        let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3]
+            .iter()
+            .map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() })
+            .collect();
+        let points = grid(2, &paper_rules(), &[1, 3, 10], &SessionConfig::default());
+        let on = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| run_points(&sets, &points, 50, 9, &|_, _| {}).unwrap())
+        };
+        let a = on(1);
+        assert_eq!(a, on(2));
+        assert_eq!(a.len(), 18);
+        // SS1: depth per query is at most the threshold; deeper thresholds mean fewer queries.
+        let ss1: Vec<&PointResult> = a.iter().filter(|r| r.set == "QS1" && r.rule == "SS1").collect();
+        assert!(ss1[0].depth_per_query <= 1.0 + 1e-12);
+        assert_eq!(ss1[0].depth_quantiles[2], 1.0);
+        assert!(ss1[2].depth_quantiles[4] <= 10.0 && ss1[2].depth_quantiles[0] >= 0.0);
+        let r = &a[0];
+        assert!(r.rate_quantiles[0] <= r.rate_mean + RATE_STEP && r.rate_mean <= r.rate_quantiles[4] + RATE_STEP);
+        assert!(ss1[0].queries_mean > ss1[2].queries_mean);
+        // No session exceeds the budget; ten queries of depth 10 use most of it.
+        assert!(a.iter().all(|r| r.time_mean <= 1200.0));
+        assert!(a.iter().filter(|r| r.rule == "SS1" && r.threshold == 10).all(|r| r.time_mean > 1000.0));
+        // QS3 queries are better than QS1 on average over the points.
+        let avg = |r: &[PointResult]| r.iter().map(|x| x.gain_mean).sum::<f64>() / r.len() as f64;
+        assert!(avg(&a[9..]) > avg(&a[..9]), "{} vs {}", avg(&a[9..]), avg(&a[..9]));
+        let best = best_points(&a);
+        assert_eq!(best.len(), 6);
+        assert_eq!(compare_best(&a, &best).len(), 6);
+        assert!(depth_rate_svg(&a).unwrap().contains("<svg"));
+    }
+}

@@ -1,0 +1,158 @@
+//! End-to-end tests of `serpsim sessions` and `serpsim streams`.
+
+use std::path::Path;
+use std::process::Command;
+
+fn serpsim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_serpsim"))
+}
+
+fn fixture(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(p).display().to_string()
+}
+
+const SMALL_SWEEP: &str = r#"
+name = "small"
+seed = 3
+replicates = 20
+[queries]
+source = "synthetic"
+strategies = ["qs1", "qs13"]
+[queries.generator]
+topics = 3
+docs_per_topic = 200
+relevant_per_topic = 30
+queries_per_strategy = 8
+list_length = 60
+[sweep]
+thresholds = [1, 3, 10]
+"#;
+
+#[test]
+fn sweep_writes_tables_and_is_thread_independent() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = dir.path().join("s.toml");
+    std::fs::write(&scen, SMALL_SWEEP).unwrap();
+    let run = |threads: &str, out: &str| {
+        let o = serpsim()
+            .args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run("1", "a");
+    run("2", "b");
+    for f in ["sweep.csv", "best.csv", "tests.csv", "query_quality.csv", "depth_vs_rate.svg"] {
+        let a = std::fs::read(dir.path().join("a").join(f)).unwrap();
+        assert_eq!(a, std::fs::read(dir.path().join("b").join(f)).unwrap(), "{f} differs by thread count");
+    }
+    let sweep = std::fs::read_to_string(dir.path().join("a/sweep.csv")).unwrap();
+    assert_eq!(sweep.lines().count(), 1 + 2 * 3 * 3);
+    let best = std::fs::read_to_string(dir.path().join("a/best.csv")).unwrap();
+    assert_eq!(best.lines().count(), 1 + 2 * 3);
+}
+
+#[test]
+fn run_on_trec_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = dir.path().join("t.toml");
+    std::fs::write(
+        &scen,
+        format!(
+            "name = \"t\"\nreplicates = 50\n[queries]\nsource = \"trec\"\nqrels = {:?}\nruns = [{:?}]\n[session.interface]\npage_size = 6\nquery_latency = 5.0\n",
+            fixture("sessions/qrels.test"),
+            fixture("sessions/variants.run")
+        ),
+    )
+    .unwrap();
+    let o = serpsim().args(["sessions", "run", scen.to_str().unwrap(), "--out"]).arg(dir.path().join("o")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let topics = std::fs::read_to_string(dir.path().join("o/topics.csv")).unwrap();
+    // Three topics (301-303), three variants each.
+    assert_eq!(topics.lines().count(), 4, "{topics}");
+    assert!(topics.lines().skip(1).all(|l| l.split(',').nth(2) == Some("3")), "{topics}");
+    let summary = std::fs::read_to_string(dir.path().join("o/summary.csv")).unwrap();
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = summary.lines().nth(1).unwrap().split(',').collect();
+    let col = |name: &str| -> f64 { row[header.iter().position(|h| *h == name).unwrap()].parse().unwrap() };
+    let (time, adjusted, queries) = (col("time_mean"), col("adjusted_time_mean"), col("queries_mean"));
+    // Adjusted time removes the 5 s per query.
+    assert!((time - adjusted - 5.0 * queries).abs() < 1e-3, "{time} {adjusted} {queries}");
+}
+
+#[test]
+fn scenario_errors_name_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = dir.path().join("bad.toml");
+    std::fs::write(&scen, "name = \"x\"\n[queries]\nsource = \"synthetic\"\n[session.searcher]\npage_continuation = 1.5\n").unwrap();
+    let o = serpsim().args(["sessions", "run", scen.to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("session.searcher.page_continuation"), "{err}");
+}
+
+#[test]
+fn streams_msu_cli() {
+    let args = |threads: &str| {
+        let mut c = serpsim();
+        c.args([
+            "streams",
+            "msu",
+            "--topics",
+            &fixture("streams/topics.tsv"),
+            "--nuggets",
+            &fixture("streams/nuggets.tsv"),
+            "--matches",
+            &fixture("streams/matches.tsv"),
+        ]);
+        c.args(["--updates", &fixture("streams/example.tsv"), "--updates", &fixture("streams/empty.tsv")]);
+        c.args([
+            "--users",
+            "300",
+            "--away-mean",
+            "1d",
+            "--away-sd",
+            "12h",
+            "--duration-mean",
+            "60s",
+            "--duration-sd",
+            "30s",
+            "--lateness",
+            "1",
+            "--threads",
+            threads,
+        ]);
+        c.output().unwrap()
+    };
+    let a = args("1");
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, args("2").stdout);
+    let out = String::from_utf8(a.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "system,users,msu,sd,se");
+    let msu: f64 = lines[1].split(',').nth(2).unwrap().parse().unwrap();
+    assert!(msu > 0.0 && msu <= 6.0, "{out}");
+    assert_eq!(lines[2], "empty,300,0.000000,0.000000,0.000000");
+    // A malformed updates file is reported with file:line.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.tsv");
+    std::fs::write(&bad, "bopha u1 2012-12-07T09:52:00 0.95\n").unwrap();
+    let o = serpsim()
+        .args([
+            "streams",
+            "msu",
+            "--topics",
+            &fixture("streams/topics.tsv"),
+            "--nuggets",
+            &fixture("streams/nuggets.tsv"),
+            "--matches",
+            &fixture("streams/matches.tsv"),
+            "--updates",
+        ])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.tsv:1:"));
+}
