@@ -27,7 +27,7 @@ pub use em::{Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
 pub use mle::{Cm, Ctr, CtrKind, Dcm, Sdbn};
 
 use crate::error::{Error, Result};
-use crate::logs::{SessionRef, SessionSource};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
 
 /// Probability given to events a model deems impossible, and the EM clamp.
@@ -261,3 +261,34 @@ pub(crate) fn draw(p: f64, rng: &mut Stream) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Simulates `replicates` sessions of `model` on every SERP of `serps` (in order; replicate
+/// `k` of SERP `i` uses the stream `(seed, i, k)`), in parallel. The output is the same
+/// whatever the thread count.
+pub fn simulate_log(model: &dyn ClickModel, serps: &ClickLog, replicates: usize, seed: u64) -> ClickLog {
+    use rayon::prelude::*;
+    let chunks: Vec<Vec<bool>> = (0..serps.len())
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|i| {
+            let s = serps.session(i);
+            let mut out = Vec::with_capacity(s.pairs.len() * replicates);
+            let mut clicks = Vec::with_capacity(s.pairs.len());
+            for k in 0..replicates {
+                let mut rng = crate::rng::stream(seed, &[i as u64, k as u64]);
+                model.simulate(s.pairs, &mut rng, &mut clicks);
+                out.extend_from_slice(&clicks);
+            }
+            out
+        })
+        .collect();
+    let mut log = ClickLog::new();
+    for (i, clicks) in chunks.iter().enumerate() {
+        let s = serps.session(i);
+        for k in 0..replicates {
+            let n = s.pairs.len();
+            log.push(s.query, s.pairs, &clicks[k * n..(k + 1) * n]);
+        }
+    }
+    log
+}

@@ -179,15 +179,3 @@ fn em_improves_training_likelihood() {
         assert!(l5 > l1 && l20 >= l5 - 1e-4, "{kind}: {l1} {l5} {l20}");
     }
 }
-
-pub(crate) fn simulate_log(model: &dyn ClickModel, serps: &[Vec<u32>], sessions: usize, seed: u64) -> ClickLog {
-    let mut log = ClickLog::new();
-    let mut clicks = Vec::new();
-    for i in 0..sessions {
-        let serp = &serps[i % serps.len()];
-        let mut rng = crate::rng::stream(seed, &[i as u64]);
-        model.simulate(serp, &mut rng, &mut clicks);
-        log.push((i % serps.len()) as u32, serp, &clicks);
-    }
-    log
-}
