@@ -470,10 +470,24 @@ impl Ubm {
 
     /// Fits by EM from parameters at 0.5.
     pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Self> {
+        Self::fit_pinned(cfg, src, None)
+    }
+
+    /// Fits by EM; with `top_examination`, the examination of rank 1 is held at that value.
+    /// UBM is identified only up to a common scale of attractiveness and examination (every
+    /// click probability is their product); pinning one cell fixes the scale.
+    pub fn fit_pinned(cfg: &EmConfig, src: &mut dyn SessionSource, top_examination: Option<f64>) -> Result<Self> {
         cfg.validate()?;
         let mut model = Ubm::default();
+        if let Some(t) = top_examination {
+            crate::error::check_probability("ubm", "top_examination", t)?;
+            model.examination = vec![vec![t]];
+        }
         for _ in 0..cfg.iterations {
-            let next = Self::em_step(src, &model)?;
+            let mut next = Self::em_step(src, &model)?;
+            if let (Some(t), Some(row)) = (top_examination, next.examination.first_mut()) {
+                row[0] = t;
+            }
             let mut change = max_change(&model.attractiveness, &next.attractiveness);
             for r in 0..next.examination.len().max(model.examination.len()) {
                 let e = Vec::new();

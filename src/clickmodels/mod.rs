@@ -21,6 +21,8 @@ mod em;
 pub mod eval;
 pub mod io;
 pub mod metrics;
+pub mod recovery;
+pub mod synthetic;
 mod mle;
 
 pub use em::{Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
