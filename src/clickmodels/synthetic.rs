@@ -49,32 +49,37 @@ impl SyntheticSerps {
     }
 
     /// Simulates the log: session `i` uses the stream `(seed, i)` for its SERP and clicks.
-    /// Deterministic whatever the thread count.
+    /// Deterministic whatever the thread count. Chunks are simulated in parallel a batch at a
+    /// time, so memory stays close to the size of the final log.
     pub fn simulate(&self, model: &dyn ClickModel) -> ClickLog {
-        const CHUNK: usize = 1 << 15;
-        let chunks: Vec<ClickLog> = (0..self.sessions.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let mut log = ClickLog::new();
-                let (mut pairs, mut clicks) = (Vec::new(), Vec::new());
-                for i in c * CHUNK..((c + 1) * CHUNK).min(self.sessions) {
-                    let mut rng = crate::rng::stream(self.seed, &[i as u64]);
-                    let q = self.serp(i, &mut pairs, &mut rng);
-                    model.simulate(&pairs, &mut rng, &mut clicks);
-                    log.push(q, &pairs, &clicks);
-                }
-                log
-            })
-            .collect();
+        const CHUNK: usize = 1 << 14;
+        let n_chunks = self.sessions.div_ceil(CHUNK);
+        let batch = rayon::current_num_threads().max(1) * 4;
         let mut log = ClickLog::new();
-        let total: usize = chunks.iter().map(|c| c.pairs.len()).sum();
+        let total = self.sessions * self.serp_len.min(self.docs_per_query);
         log.pairs.reserve_exact(total);
         log.clicks.reserve_exact(total);
         log.queries.reserve_exact(self.sessions);
         log.offsets.reserve_exact(self.sessions + 1);
-        for c in chunks {
-            for s in c.iter() {
-                log.push(s.query, s.pairs, s.clicks);
+        for first in (0..n_chunks).step_by(batch) {
+            let chunks: Vec<ClickLog> = (first..(first + batch).min(n_chunks))
+                .into_par_iter()
+                .map(|c| {
+                    let mut part = ClickLog::new();
+                    let (mut pairs, mut clicks) = (Vec::new(), Vec::new());
+                    for i in c * CHUNK..((c + 1) * CHUNK).min(self.sessions) {
+                        let mut rng = crate::rng::stream(self.seed, &[i as u64]);
+                        let q = self.serp(i, &mut pairs, &mut rng);
+                        model.simulate(&pairs, &mut rng, &mut clicks);
+                        part.push(q, &pairs, &clicks);
+                    }
+                    part
+                })
+                .collect();
+            for c in chunks {
+                for s in c.iter() {
+                    log.push(s.query, s.pairs, s.clicks);
+                }
             }
         }
         log
