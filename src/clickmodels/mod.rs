@@ -23,6 +23,7 @@ pub mod io;
 pub mod metrics;
 pub mod recovery;
 pub mod synthetic;
+pub mod user;
 mod mle;
 
 pub use em::{Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
