@@ -2,7 +2,7 @@
 //! by EM, and measure the parameter error on pairs seen at least [`MIN_IMPRESSIONS`] times.
 
 use super::synthetic::{impressions, SyntheticSerps};
-use super::{param, DbnConfig, EmConfig, Gamma, Dbn, Ubm};
+use super::{param, Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Ubm};
 use rand::Rng;
 
 /// Pairs shown fewer times than this are left out of the error.
@@ -157,6 +157,31 @@ pub fn ubm_recovery(sessions: usize, iterations: usize) -> Recovery {
     }
 }
 
+/// CCM: attractiveness U(0.15, 0.9), tau = (0.85, 0.6, 0.3), all fitted. Returns the
+/// recovery (taus in `gamma`-free form) and the fitted taus.
+pub fn ccm_recovery(sessions: usize, iterations: usize) -> (Recovery, [f64; 3]) {
+    let shape = SyntheticSerps { rare_share: 0.0, rare_queries: 0, ..serps(sessions, 13) };
+    let n = shape.pairs();
+    let mut rng = crate::rng::stream(2015, &[3]);
+    let truth = Ccm { attractiveness: (0..n).map(|_| rng.random_range(0.15..0.9)).collect(), tau1: 0.85, tau2: 0.6, tau3: 0.3 };
+    let log = shape.simulate(&truth);
+    let keep: Vec<bool> = impressions(&log, n).iter().map(|&k| k >= MIN_IMPRESSIONS).collect();
+    let t = std::time::Instant::now();
+    let fit = CcmConfig { iterations, tolerance: 0.0 }.fit(&mut &log).expect("fit");
+    let rec = Recovery {
+        model: "CCM",
+        sessions,
+        iterations,
+        pairs: (n, keep.iter().filter(|&&k| k).count()),
+        attractiveness: errors(&truth.attractiveness, &fit.attractiveness, &keep),
+        satisfaction: None,
+        gamma: None,
+        examination: None,
+        fit_seconds: t.elapsed().as_secs_f64(),
+    };
+    (rec, [fit.tau1, fit.tau2, fit.tau3])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +194,14 @@ mod tests {
         assert!(d.satisfaction.unwrap().0 <= 0.02, "DBN satisfaction: {d}");
         let u = ubm_recovery(1_000_000, 50);
         assert!(u.attractiveness.0 <= 0.02, "UBM attractiveness: {u}");
+    }
+
+    #[test]
+    fn ccm_parameters_are_recovered() {
+        let (c, tau) = ccm_recovery(300_000, 50);
+        assert!(c.attractiveness.0 <= 0.02, "CCM attractiveness: {c}");
+        for (got, want) in tau.iter().zip([0.85, 0.6, 0.3]) {
+            assert!((got - want).abs() <= 0.02, "CCM taus {tau:?}");
+        }
     }
 }

@@ -179,3 +179,26 @@ fn em_improves_training_likelihood() {
         assert!(l5 > l1 && l20 >= l5 - 1e-4, "{kind}: {l1} {l5} {l20}");
     }
 }
+
+/// Fitting from a file streamed on every pass gives the same model as from memory.
+#[test]
+fn streaming_fit_equals_in_memory_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.txt");
+    let text: String = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, &text).unwrap();
+    let data = LogData::read(&path, Format::Yandex, false).unwrap();
+    for kind in [ModelKind::Sdbn, ModelKind::Dbn, ModelKind::Ubm] {
+        let cfg = ModelConfig::new(kind, EmConfig { iterations: 5, tolerance: 0.0 });
+        let mem = cfg.fit(&mut &data.log).unwrap();
+        let mut src = crate::logs::FileSource::new(&path, Format::Yandex, false);
+        let streamed = cfg.fit(&mut src).unwrap();
+        assert_eq!(src.vocab.pairs, data.vocab.pairs);
+        assert_eq!(mem.to_table(), streamed.to_table(), "{kind}");
+    }
+}
