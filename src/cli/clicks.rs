@@ -1,10 +1,10 @@
 //! `serpsim clicks fit|eval|simulate`.
 
-use super::common::with_threads;
+use super::common::{progress_bar, with_threads};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
-use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, Vocab};
+use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionRef, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim clicks`.
@@ -44,9 +44,6 @@ struct ModelArgs {
     /// Count and report malformed lines instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
 }
 
 impl ModelArgs {
@@ -73,6 +70,49 @@ fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
     let g: f64 = s.parse().with_context(|| format!("--gamma `{s}`: expected `fitted` or a probability"))?;
     serpsim::error::check_probability("--gamma", "gamma", g)?;
     Ok(Gamma::Fixed(g))
+}
+
+/// Shows one progress step per pass over the log (one pass per EM iteration).
+struct Progress<'a> {
+    inner: &'a mut dyn SessionSource,
+    bar: indicatif::ProgressBar,
+}
+
+impl<'a> Progress<'a> {
+    fn new(inner: &'a mut dyn SessionSource, cfg: &ModelConfig) -> Self {
+        let passes = match cfg {
+            ModelConfig::Dbn(c) => c.iterations,
+            ModelConfig::Ccm(c) => c.iterations,
+            ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => c.iterations,
+            _ => 1,
+        };
+        let bar = progress_bar("fitting (passes over the log)");
+        bar.set_length(passes as u64);
+        Progress { inner, bar }
+    }
+}
+
+impl SessionSource for Progress<'_> {
+    fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> serpsim::Result<()> {
+        let r = self.inner.pass(f);
+        self.bar.inc(1);
+        r
+    }
+    fn pair_count_hint(&self) -> usize {
+        self.inner.pair_count_hint()
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Fits on one thread (EM passes are sequential and deterministic).
+fn fit_with_progress(cfg: &ModelConfig, src: &mut dyn SessionSource) -> anyhow::Result<Box<dyn ClickModel>> {
+    let mut p = Progress::new(src, cfg);
+    Ok(cfg.fit(&mut p)?)
 }
 
 fn report_skipped(file: &Path, r: &ReadReport) {
@@ -157,13 +197,13 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let format = a.m.format()?;
     let (model, vocab, sessions) = if a.stream {
         let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
-        let model = with_threads(a.m.threads, || cfg.fit(&mut src))??;
+        let model = fit_with_progress(&cfg, &mut src)?;
         report_skipped(&a.train, &src.report);
         (model, src.vocab, src.report.sessions)
     } else {
         let data = LogData::read(&a.train, format, a.m.skip_bad_lines)?;
         report_skipped(&a.train, &data.report);
-        let model = with_threads(a.m.threads, || cfg.fit(&mut &data.log))??;
+        let model = fit_with_progress(&cfg, &mut &data.log)?;
         let n = data.log.len();
         (model, data.vocab, n)
     };
@@ -192,7 +232,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         }
     };
     anyhow::ensure!(!train.is_empty(), "{}: no training sessions", a.train.display());
-    let model = with_threads(a.m.threads, || cfg.fit(&mut &train))??;
+    let model = fit_with_progress(&cfg, &mut &train)?;
     let scores = evaluate(model.as_ref(), &test)?;
     if let Some(path) = &a.save {
         io::save(path, model.as_ref(), &data.vocab)?;

@@ -207,6 +207,9 @@ fn parse_jsonl_line(line: &str, out: &mut Vec<RawSession>) -> std::result::Resul
             other => Err(format!("click flag {other} must be 0, 1, true or false")),
         })
         .collect::<std::result::Result<Vec<bool>, String>>()?;
+    if docs.is_empty() {
+        return Err("`documents` must not be empty".into());
+    }
     if clicks.len() != docs.len() {
         return Err(format!("{} documents but {} click flags", docs.len(), clicks.len()));
     }
