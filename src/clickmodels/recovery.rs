@@ -111,7 +111,7 @@ pub fn ubm_recovery(sessions: usize, iterations: usize) -> Recovery {
             (0..=r)
                 .map(|j| {
                     let d = if j == 0 { r + 1 } else { r + 1 - j };
-                    0.85f64.powi(d as i32 - 1) * 0.97f64.powi(r as i32)
+                    0.85f64.powi(d - 1) * 0.97f64.powi(r)
                 })
                 .collect()
         })
@@ -134,6 +134,7 @@ pub fn ubm_recovery(sessions: usize, iterations: usize) -> Recovery {
         }
     }
     let (mut emax, mut esum, mut en) = (0.0f64, 0.0, 0);
+    #[allow(clippy::needless_range_loop)]
     for r in 0..10 {
         for j in 0..=r {
             if cells[r][j] >= MIN_IMPRESSIONS {
@@ -187,11 +188,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dbn_and_ubm_parameters_are_recovered() {
+    fn dbn_parameters_are_recovered() {
         let d = dbn_recovery(1_000_000, 50);
         assert!(d.pairs.1 >= 50, "{d}");
         assert!(d.attractiveness.0 <= 0.02, "DBN attractiveness: {d}");
         assert!(d.satisfaction.unwrap().0 <= 0.02, "DBN satisfaction: {d}");
+        let (t, g) = d.gamma.unwrap();
+        assert!((t - g).abs() <= 0.02, "DBN gamma: {d}");
+    }
+
+    #[test]
+    fn ubm_parameters_are_recovered() {
         let u = ubm_recovery(1_000_000, 50);
         assert!(u.attractiveness.0 <= 0.02, "UBM attractiveness: {u}");
     }

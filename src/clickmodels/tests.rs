@@ -1,6 +1,6 @@
 use super::eval::{evaluate, split_75_25};
 use super::*;
-use crate::logs::{ClickLog, Format, LogData, SessionRef};
+use crate::logs::{Format, LogData, SessionRef};
 use std::path::PathBuf;
 
 fn yandex() -> LogData {

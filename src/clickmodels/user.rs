@@ -98,12 +98,12 @@ pub fn simulate_click_model_session(
     model.simulate(pairs, rng, clicks);
     let depth = clicks.iter().rposition(|&c| c).map_or(1, |r| r + 1).min(serp.grades.len());
     let mut covered = 0u64;
-    for r in 0..depth {
+    for (r, &clicked) in clicks.iter().enumerate().take(depth) {
         if r > 0 && r % serp.page_size == 0 {
             charge(Action::Paginate);
         }
         charge(Action::ExamineSnippet);
-        if clicks[r] {
+        if clicked {
             let grade = serp.grades[r];
             out.clicks += 1;
             charge(Action::ReadDocument);
