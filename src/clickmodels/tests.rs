@@ -202,3 +202,89 @@ fn streaming_fit_equals_in_memory_fit() {
         assert_eq!(mem.to_table(), streamed.to_table(), "{kind}");
     }
 }
+
+/// E-steps against brute-force enumeration of every hidden variable on one 3-result session:
+/// a one-session log makes the re-estimate (1 + posterior) / (2 + trials), so the posterior
+/// of each attractiveness (and satisfaction / relevance after a click) can be read back.
+#[test]
+fn em_posteriors_match_brute_force_enumeration() {
+    let a = [0.6, 0.3, 0.45];
+    let s = [0.35, 0.7, 0.5];
+    let gamma = 0.8;
+    let (t1, t2, t3) = (0.75, 0.55, 0.25);
+    for mask in 0..8u32 {
+        let clicks: Vec<bool> = (0..3).map(|r| mask >> r & 1 == 1).collect();
+        let mut log = crate::logs::ClickLog::new();
+        log.push(0, &[0, 1, 2], &clicks);
+
+        // DBN: hidden A_r, S_r, G_r (continuation draw) per rank.
+        let (mut z, mut pa, mut ps) = (0.0, [0.0; 3], [0.0; 3]);
+        for h in 0..512u32 {
+            let bit = |k: u32| h >> k & 1 == 1;
+            let (mut p, mut exam, mut ok) = (1.0, true, true);
+            let (mut av, mut sv) = ([false; 3], [false; 3]);
+            for r in 0..3 {
+                let (ar, sr, gr) = (bit(3 * r as u32), bit(3 * r as u32 + 1), bit(3 * r as u32 + 2));
+                p *= if ar { a[r] } else { 1.0 - a[r] } * if sr { s[r] } else { 1.0 - s[r] } * if gr { gamma } else { 1.0 - gamma };
+                let c = exam && ar;
+                ok &= c == clicks[r];
+                (av[r], sv[r]) = (ar, sr);
+                exam = exam && !(c && sr) && gr;
+            }
+            if ok {
+                z += p;
+                for r in 0..3 {
+                    pa[r] += p * f64::from(u8::from(av[r]));
+                    ps[r] += p * f64::from(u8::from(sv[r]));
+                }
+            }
+        }
+        let current = Dbn { attractiveness: a.to_vec(), satisfaction: s.to_vec(), gamma };
+        let next = DbnConfig { gamma: Gamma::Fixed(gamma), iterations: 1, tolerance: 0.0 }.em_step(&mut &log, &current).unwrap();
+        for r in 0..3 {
+            let got = 3.0 * next.attractiveness[r] - 1.0;
+            assert!((got - pa[r] / z).abs() < 1e-9, "DBN clicks {clicks:?} rank {r}: attractiveness posterior {got} vs {}", pa[r] / z);
+            if clicks[r] {
+                let got = 3.0 * next.satisfaction[r] - 1.0;
+                assert!((got - ps[r] / z).abs() < 1e-9, "DBN clicks {clicks:?} rank {r}: satisfaction posterior {got} vs {}", ps[r] / z);
+            }
+        }
+
+        // CCM: hidden A_r, R_r (relevance, prior = attractiveness), G_r (continuation draw).
+        let (mut z, mut pa, mut pr) = (0.0, [0.0; 3], [0.0; 3]);
+        for h in 0..512u32 {
+            let bit = |k: u32| h >> k & 1 == 1;
+            let (mut p, mut exam, mut ok) = (1.0, true, true);
+            let (mut av, mut rv) = ([false; 3], [false; 3]);
+            for r in 0..3 {
+                let (ar, rr, gr) = (bit(3 * r as u32), bit(3 * r as u32 + 1), bit(3 * r as u32 + 2));
+                let c = exam && ar;
+                let tau = if !c { t1 } else if rr { t3 } else { t2 };
+                p *= if ar { a[r] } else { 1.0 - a[r] } * if rr { a[r] } else { 1.0 - a[r] } * if gr { tau } else { 1.0 - tau };
+                ok &= c == clicks[r];
+                (av[r], rv[r]) = (ar, rr);
+                exam = exam && gr;
+            }
+            if ok {
+                z += p;
+                for r in 0..3 {
+                    pa[r] += p * f64::from(u8::from(av[r]));
+                    pr[r] += p * f64::from(u8::from(rv[r]));
+                }
+            }
+        }
+        let current = Ccm { attractiveness: a.to_vec(), tau1: t1, tau2: t2, tau3: t3 };
+        let next = CcmConfig { iterations: 1, tolerance: 0.0 }.em_step(&mut &log, &current).unwrap();
+        for r in 0..3 {
+            let v = next.attractiveness[r];
+            if clicks[r] {
+                // (1 + 1 + P(R = 1)) / (2 + 2)
+                let got = 4.0 * v - 2.0;
+                assert!((got - pr[r] / z).abs() < 1e-9, "CCM clicks {clicks:?} rank {r}: relevance posterior {got} vs {}", pr[r] / z);
+            } else {
+                let got = 3.0 * v - 1.0;
+                assert!((got - pa[r] / z).abs() < 1e-9, "CCM clicks {clicks:?} rank {r}: attractiveness posterior {got} vs {}", pa[r] / z);
+            }
+        }
+    }
+}
