@@ -80,3 +80,27 @@ fn malformed_yandex_line_is_reported_with_its_number() {
     let out = bin().args(["clicks", "eval", "--model", "nope", "--train"]).arg(&log).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown click model `nope`"));
 }
+
+#[test]
+fn streamed_fit_writes_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let fit = |extra: &[&str], name: &str| {
+        let out_path = dir.path().join(name);
+        let out = bin()
+            .args(["clicks", "fit", "--model", "dbn", "--iterations", "3"])
+            .args(extra)
+            .arg("--train")
+            .arg(yandex())
+            .arg("--out")
+            .arg(&out_path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read_to_string(out_path).unwrap()
+    };
+    let (mem, streamed) = (fit(&[], "mem.json"), fit(&["--stream"], "stream.json"));
+    assert_eq!(mem, streamed);
+    let v: serde_json::Value = serde_json::from_str(&mem).unwrap();
+    assert_eq!(v["model"], "dbn");
+    assert!(v["pairs"].as_array().unwrap().len() > 1000);
+}
