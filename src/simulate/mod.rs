@@ -81,19 +81,21 @@ pub fn run(plan: &Plan, progress: &(dyn Fn() + Sync)) -> Result<Vec<CellSamples>
                 let serp = c.systems[s].serps[t].as_ref()?;
                 Some((u.model()?, u.pairs_for(&c.topics[t], serp)))
             });
-            let outcomes: Vec<Outcome> = (0..plan.replicates)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map_init(Vec::new, |clicks, i| {
-                    let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
-                    match &click_model {
-                        None => simulate_session(&view, profile, &costs, &mut rng),
-                        Some((m, pairs)) => crate::clickmodels::user::simulate_click_model_session(
-                            &view, pairs, *m, profile, &costs, &mut rng, clicks,
-                        ),
-                    }
-                })
-                .collect();
+            let replicates = (0..plan.replicates).into_par_iter().with_min_len(4096);
+            let outcomes: Vec<Outcome> = match &click_model {
+                None => replicates
+                    .map(|i| {
+                        let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
+                        simulate_session(&view, profile, &costs, &mut rng)
+                    })
+                    .collect(),
+                Some((m, pairs)) => replicates
+                    .map_init(Vec::new, |clicks, i| {
+                        let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
+                        crate::clickmodels::user::simulate_click_model_session(&view, pairs, *m, profile, &costs, &mut rng, clicks)
+                    })
+                    .collect(),
+            };
             progress();
             CellSamples { topic: t, system: s, profile: p, outcomes }
         })
