@@ -19,8 +19,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod clickmodels;
 pub mod collection;
 pub mod error;
+pub mod logs;
 pub mod metrics;
 pub mod report;
 pub mod rng;

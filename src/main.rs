@@ -25,6 +25,9 @@ enum Command {
     Sessions(cli::sessions::SessionsArgs),
     /// Stream users: modeled stream utility (MSU).
     Streams(cli::streams::StreamsArgs),
+
+    /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
+    Clicks(cli::clicks::ClicksArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,8 @@ fn main() -> ExitCode {
 
         Command::Sessions(args) => cli::sessions::run(args),
         Command::Streams(args) => cli::streams::run(args),
+
+        Command::Clicks(args) => cli::clicks::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

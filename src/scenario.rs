@@ -280,6 +280,9 @@ impl Scenario {
     pub fn load(&mut self, base: &Path) -> Result<Collection> {
         for p in &mut self.profiles {
             p.continuation.resolve_files(base)?;
+            if let Some(cm) = &mut p.click_model {
+                cm.load(base)?;
+            }
         }
         let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
         let embedded = |p: &Path| p.as_os_str() == "embedded";

@@ -1,5 +1,6 @@
 //! One module per subcommand; `main.rs` only dispatches.
 
+pub mod clicks;
 pub mod common;
 pub mod sessions;
 pub mod simulate;

@@ -77,14 +77,25 @@ pub fn run(plan: &Plan, progress: &(dyn Fn() + Sync)) -> Result<Vec<CellSamples>
                 hash_str(&c.systems[s].name),
                 hash_str(&profile.name),
             ];
-            let outcomes: Vec<Outcome> = (0..plan.replicates)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|i| {
-                    let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
-                    simulate_session(&view, profile, &costs, &mut rng)
-                })
-                .collect();
+            let click_model = profile.click_model.as_ref().and_then(|u| {
+                let serp = c.systems[s].serps[t].as_ref()?;
+                Some((u.model()?, u.pairs_for(&c.topics[t], serp)))
+            });
+            let replicates = (0..plan.replicates).into_par_iter().with_min_len(4096);
+            let outcomes: Vec<Outcome> = match &click_model {
+                None => replicates
+                    .map(|i| {
+                        let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
+                        simulate_session(&view, profile, &costs, &mut rng)
+                    })
+                    .collect(),
+                Some((m, pairs)) => replicates
+                    .map_init(Vec::new, |clicks, i| {
+                        let mut rng = stream(plan.seed, &[key[0], key[1], key[2], key[3], i as u64]);
+                        crate::clickmodels::user::simulate_click_model_session(&view, pairs, *m, profile, &costs, &mut rng, clicks)
+                    })
+                    .collect(),
+            };
             progress();
             CellSamples { topic: t, system: s, profile: p, outcomes }
         })

@@ -32,6 +32,10 @@ pub struct UserProfile {
     /// Charge the query and the first SERP look at the start of each session (default true).
     #[serde(default = "default_true")]
     pub charge_query: bool,
+    /// A fitted or hand-set click model that draws the clicks instead of the cascade
+    /// (`click_model = { file = "model.json" }`, see docs/clickmodels.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub click_model: Option<crate::clickmodels::user::ClickModelUser>,
 }
 
 fn default_continuation() -> ContinuationModel {
@@ -68,6 +72,7 @@ impl UserProfile {
             effort: default_effort(),
             time: default_time(),
             charge_query: true,
+            click_model: None,
         }
     }
 
@@ -87,6 +92,11 @@ impl UserProfile {
         }
         self.clicks.validate(context, &format!("{key}.clicks"))?;
         self.gain.validate(context, &format!("{key}.gain"))?;
+        if let Some(cm) = &self.click_model {
+            if cm.file.as_os_str().is_empty() && cm.model().is_none() {
+                return Err(Error::config(context, format!("{key}.click_model.file"), "must not be empty"));
+            }
+        }
         self.effort.validate(context, &format!("{key}.effort"))?;
         self.time.validate(context, &format!("{key}.time"))
     }
