@@ -1,0 +1,501 @@
+//! Per-topic evaluation of TREC runs against judgements.
+//!
+//! Each topic's judgements are indexed once (docno -> local index); each ranking becomes a
+//! `Vec<u32>` of local indices and a `Vec<i32>` of grades, and every metric runs over those
+//! flat arrays. Topics are evaluated in parallel (rayon); results do not depend on threads.
+//!
+//! **Policies.** Topics are the topics of the qrels. A topic missing from a run is scored as an
+//! empty ranking, which is 0 for every gain metric ([`MissingTopics::Zero`], like
+//! `trec_eval -c`), or left out of that run's mean ([`MissingTopics::Skip`], trec_eval's
+//! default). Run topics without judgements are dropped and counted. A document retrieved twice
+//! for a topic is an error (from the run parser). Unjudged documents are non-relevant.
+
+use super::cube::{cube_test, SubtopicWeights};
+use super::names::{CubeTime, Metric, MetricSpec};
+use super::novelty::novelty_utilities;
+use super::pres::{pres, pres_est};
+use super::trec::{self, RELEVANCE_LEVEL};
+use super::user_models::{err, errt, ins, rrt, tbg, tbg_cost};
+use crate::collection::trec::{Qrels, Run};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Local index of a retrieved document without a judgement.
+pub const UNJUDGED: u32 = u32::MAX;
+
+/// One topic's judgements as flat per-document arrays.
+#[derive(Debug, Clone, Default)]
+pub struct JudgedTopic {
+    /// Topic id.
+    pub id: String,
+    index: HashMap<String, u32>,
+    /// Grade of each judged document.
+    pub grades: Vec<i32>,
+    /// Number of documents with grade >= 1.
+    pub num_rel: usize,
+    /// Positive grades sorted descending (the ideal ranking for nDCG).
+    pub ideal: Vec<i32>,
+    /// Subtopic names, in first-seen order.
+    pub subtopic_names: Vec<String>,
+    /// Per document: `(subtopic, rel)` with rel = grade / max subtopic grade, in [0, 1].
+    pub subtopics: Vec<Vec<(u32, f64)>>,
+    /// Raw subtopic weights (Cube Test "p"), per subtopic, if given.
+    pub subtopic_weights: Vec<Option<f64>>,
+    /// Document length in words, if given.
+    pub lengths: Vec<Option<f64>>,
+    /// Time to examine the document in seconds, if given.
+    pub times: Vec<Option<f64>>,
+}
+
+impl JudgedTopic {
+    fn doc(&mut self, docno: &str) -> usize {
+        if let Some(&i) = self.index.get(docno) {
+            return i as usize;
+        }
+        let i = self.grades.len();
+        self.index.insert(docno.to_string(), i as u32);
+        self.grades.push(0);
+        self.subtopics.push(Vec::new());
+        self.lengths.push(None);
+        self.times.push(None);
+        i
+    }
+
+    /// Local index of `docno`, or [`UNJUDGED`].
+    pub fn find(&self, docno: &str) -> u32 {
+        self.index.get(docno).copied().unwrap_or(UNJUDGED)
+    }
+}
+
+/// Judgements for every topic, ready for evaluation.
+#[derive(Debug, Clone, Default)]
+pub struct Judgements {
+    /// Topics in qrels order.
+    pub topics: Vec<JudgedTopic>,
+    /// Largest grade in the qrels (at least 1); ERR and graded gains divide by it.
+    pub max_grade: i32,
+    index: HashMap<String, usize>,
+}
+
+fn fields<'a>(line: &'a str, n: usize, what: &str, source: &str, lineno: usize) -> Result<Option<Vec<&'a str>>> {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    if f.is_empty() {
+        return Ok(None);
+    }
+    if f.len() != n {
+        return Err(Error::parse(source, lineno, format!("expected {n} fields `{what}`, found {}", f.len())));
+    }
+    Ok(Some(f))
+}
+
+impl Judgements {
+    /// Indexes graded qrels.
+    pub fn from_qrels(qrels: &Qrels) -> Self {
+        let mut j = Judgements { max_grade: 1, ..Default::default() };
+        for (id, judged) in &qrels.topics {
+            let mut t = JudgedTopic { id: id.clone(), ..Default::default() };
+            for (doc, grade) in judged {
+                let i = t.doc(doc);
+                t.grades[i] = *grade;
+                j.max_grade = j.max_grade.max(*grade);
+            }
+            j.index.insert(id.clone(), j.topics.len());
+            j.topics.push(t);
+        }
+        j.refresh();
+        j
+    }
+
+    fn refresh(&mut self) {
+        for t in &mut self.topics {
+            t.num_rel = t.grades.iter().filter(|&&g| g >= RELEVANCE_LEVEL).count();
+            t.ideal = t.grades.iter().copied().filter(|&g| g > 0).collect();
+            t.ideal.sort_unstable_by(|a, b| b.cmp(a));
+        }
+    }
+
+    /// Index of topic `id`.
+    pub fn topic_index(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    fn topic_at(&self, id: &str, source: &str, lineno: usize) -> Result<usize> {
+        self.topic_index(id)
+            .ok_or_else(|| Error::parse(source, lineno, format!("topic `{id}` is not in the qrels")))
+    }
+
+    /// Adds subtopic judgements, lines `topic subtopic docno grade`. Unknown documents are
+    /// added with topic grade 0; unknown topics and repeated (subtopic, document) pairs are errors.
+    pub fn add_subtopics(&mut self, text: &str, source: &str) -> Result<()> {
+        let mut rows = Vec::new();
+        let mut max = 0i32;
+        for (i, line) in text.lines().enumerate() {
+            let Some(f) = fields(line, 4, "topic subtopic docno grade", source, i + 1)? else { continue };
+            let grade: i32 = f[3].parse().map_err(|_| {
+                Error::parse(source, i + 1, format!("grade `{}` is not an integer", f[3]))
+            })?;
+            let t = self.topic_at(f[0], source, i + 1)?;
+            max = max.max(grade);
+            rows.push((i + 1, t, f[1].to_string(), f[2].to_string(), grade));
+        }
+        if rows.is_empty() {
+            return Err(Error::parse(source, 1, "no subtopic judgements found"));
+        }
+        let max = max.max(1) as f64;
+        for (lineno, t, sub, doc, grade) in rows {
+            let topic = &mut self.topics[t];
+            let s = match topic.subtopic_names.iter().position(|n| *n == sub) {
+                Some(s) => s,
+                None => {
+                    topic.subtopic_names.push(sub.clone());
+                    topic.subtopic_weights.push(None);
+                    topic.subtopic_names.len() - 1
+                }
+            } as u32;
+            let d = topic.doc(&doc);
+            if topic.subtopics[d].iter().any(|&(x, _)| x == s) {
+                return Err(Error::parse(source, lineno, format!(
+                    "document `{doc}` judged twice for subtopic `{sub}` of topic `{}`", topic.id)));
+            }
+            topic.subtopics[d].push((s, grade.max(0) as f64 / max));
+        }
+        self.refresh();
+        Ok(())
+    }
+
+    /// Adds raw subtopic weights for the Cube Test's "p" weighting, lines `topic subtopic weight`.
+    pub fn add_subtopic_weights(&mut self, text: &str, source: &str) -> Result<()> {
+        for (i, line) in text.lines().enumerate() {
+            let Some(f) = fields(line, 3, "topic subtopic weight", source, i + 1)? else { continue };
+            let w: f64 = f[2].parse().ok().filter(|w: &f64| w.is_finite() && *w >= 0.0).ok_or_else(|| {
+                Error::parse(source, i + 1, format!("weight `{}` is not a finite number >= 0", f[2]))
+            })?;
+            let t = self.topic_at(f[0], source, i + 1)?;
+            let topic = &mut self.topics[t];
+            let s = topic.subtopic_names.iter().position(|n| n == f[1]).ok_or_else(|| {
+                Error::parse(source, i + 1, format!("subtopic `{}` has no judgements for topic `{}`", f[1], f[0]))
+            })?;
+            topic.subtopic_weights[s] = Some(w);
+        }
+        Ok(())
+    }
+
+    /// Adds per-document values, lines `topic docno value`: lengths in words (`times` false)
+    /// or examination times in seconds (`times` true).
+    pub fn add_document_values(&mut self, text: &str, source: &str, times: bool) -> Result<()> {
+        for (i, line) in text.lines().enumerate() {
+            let Some(f) = fields(line, 3, "topic docno value", source, i + 1)? else { continue };
+            let v: f64 = f[2].parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+                Error::parse(source, i + 1, format!("value `{}` is not a finite number >= 0", f[2]))
+            })?;
+            let t = self.topic_at(f[0], source, i + 1)?;
+            let topic = &mut self.topics[t];
+            let d = topic.doc(f[1]);
+            if times {
+                topic.times[d] = Some(v);
+            } else {
+                topic.lengths[d] = Some(v);
+            }
+        }
+        self.refresh();
+        Ok(())
+    }
+}
+
+/// What to do with a qrels topic that a run does not retrieve for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissingTopics {
+    /// Score it as an empty ranking (0 for gain metrics).
+    #[default]
+    Zero,
+    /// Leave it out of the run's mean.
+    Skip,
+}
+
+/// A ranking mapped onto a topic's judgements.
+#[derive(Debug, Clone, Default)]
+pub struct RankedTopic {
+    /// Local document indices ([`UNJUDGED`] for unjudged documents), in trec_eval order.
+    pub docs: Vec<u32>,
+    /// Grades (0 for unjudged documents).
+    pub grades: Vec<i32>,
+}
+
+impl RankedTopic {
+    /// Maps a ranking of docnos onto `topic`.
+    pub fn map<'a>(topic: &JudgedTopic, docnos: impl Iterator<Item = &'a str>) -> Self {
+        let docs: Vec<u32> = docnos.map(|d| topic.find(d)).collect();
+        let grades = docs.iter().map(|&d| if d == UNJUDGED { 0 } else { topic.grades[d as usize] }).collect();
+        RankedTopic { docs, grades }
+    }
+}
+
+/// Per-topic and mean scores of every run on every metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    /// Metric labels, as asked for.
+    pub metrics: Vec<String>,
+    /// Run names (the run tag).
+    pub runs: Vec<String>,
+    /// Topic ids (the qrels topics).
+    pub topics: Vec<String>,
+    /// `values[run][metric][topic]`; `None` when the topic was skipped for that run.
+    pub values: Vec<Vec<Vec<Option<f64>>>>,
+    /// Per run: run topics dropped because they have no judgements.
+    pub dropped_topics: Vec<usize>,
+}
+
+impl Evaluation {
+    /// Mean over the evaluated topics (NaN when none).
+    pub fn mean(&self, run: usize, metric: usize) -> f64 {
+        let xs: Vec<f64> = self.values[run][metric].iter().flatten().copied().collect();
+        if xs.is_empty() {
+            f64::NAN
+        } else {
+            xs.iter().sum::<f64>() / xs.len() as f64
+        }
+    }
+
+    /// Number of topics evaluated for `run`.
+    pub fn topics_evaluated(&self, run: usize) -> usize {
+        self.values[run].first().map_or(0, |v| v.iter().flatten().count())
+    }
+}
+
+fn gains(grades: &[i32], graded: bool, max_grade: i32) -> Vec<f64> {
+    grades
+        .iter()
+        .map(|&g| {
+            if graded {
+                (g.max(0) as f64 / max_grade.max(1) as f64).min(1.0)
+            } else if g >= RELEVANCE_LEVEL {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Checks that the judgements carry what `metric` needs.
+pub fn check_requirements(j: &Judgements, metric: &MetricSpec) -> Result<()> {
+    if let Metric::Cube { weights, .. } = &metric.metric {
+        if j.topics.iter().all(|t| t.subtopic_names.is_empty()) {
+            return Err(Error::Invalid(format!("`{}` needs subtopic judgements (`topic subtopic docno grade`)", metric.label)));
+        }
+        if matches!(weights, SubtopicWeights::Given(_)) {
+            for t in &j.topics {
+                if let Some(s) = t.subtopic_weights.iter().position(|w| w.is_none()) {
+                    return Err(Error::Invalid(format!(
+                        "`{}` uses weights=p but subtopic `{}` of topic `{}` has no weight", metric.label, t.subtopic_names[s], t.id)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One metric on one ranked topic (every metric except the novelty utility, which needs all runs).
+pub fn topic_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, max_grade: i32) -> f64 {
+    let g = &r.grades;
+    let rel = || -> Vec<bool> { g.iter().map(|&x| x >= RELEVANCE_LEVEL).collect() };
+    match metric {
+        Metric::NumRet => g.len() as f64,
+        Metric::NumRel => topic.num_rel as f64,
+        Metric::NumRelRet => trec::relevant_in(g, usize::MAX) as f64,
+        Metric::Precision { k } => trec::precision_at(g, *k),
+        Metric::Recall { k } => trec::recall_at(g, *k, topic.num_rel),
+        Metric::Ap { k } => trec::average_precision(g, k.unwrap_or(usize::MAX), topic.num_rel),
+        Metric::Rr => trec::reciprocal_rank(g),
+        Metric::Rprec => trec::r_precision(g, topic.num_rel),
+        Metric::Ndcg { k, discount } => trec::ndcg(g, &topic.ideal, k.unwrap_or(usize::MAX), *discount),
+        Metric::Err { k, max_grade: m } => err(g, k.unwrap_or(usize::MAX), m.unwrap_or(max_grade)),
+        Metric::Rbp { p, graded } => super::rbp(&gains(g, *graded, max_grade), *p).0,
+        Metric::RbpResidual { p } => p.powi(g.len() as i32),
+        Metric::Ins { variant, t, graded } => ins(&gains(g, *graded, max_grade), *t, *variant).value,
+        Metric::InsDepth { variant, t, graded } => ins(&gains(g, *graded, max_grade), *t, *variant).expected_depth,
+        Metric::Rrt { t } => rrt(&rel(), *t),
+        Metric::Errt { t } => errt(&rel(), *t),
+        Metric::Tbg(params) => {
+            let lengths: Vec<f64> = r
+                .docs
+                .iter()
+                .map(|&d| if d == UNJUDGED { None } else { topic.lengths[d as usize] }.unwrap_or(params.default_length))
+                .collect();
+            tbg(&rel(), &lengths, *params)
+        }
+        Metric::Pres { n_max } => pres(&rel(), topic.num_rel, *n_max),
+        Metric::PresEst { n_max } => pres_est(&rel(), topic.num_rel, *n_max),
+        Metric::Cube { params, weights, time, k } => {
+            let depth = k.unwrap_or(usize::MAX).min(r.docs.len());
+            let empty: &[(u32, f64)] = &[];
+            let docs: Vec<&[(u32, f64)]> = r.docs[..depth]
+                .iter()
+                .map(|&d| if d == UNJUDGED { empty } else { topic.subtopics[d as usize].as_slice() })
+                .collect();
+            let weights = match weights {
+                SubtopicWeights::Given(_) => SubtopicWeights::Given(
+                    topic.subtopic_weights.iter().map(|w| w.unwrap_or(0.0)).collect(),
+                ),
+                w => w.clone(),
+            };
+            let theta = weights.theta(topic.subtopic_names.len());
+            let costs: Vec<f64> = r.docs[..depth]
+                .iter()
+                .enumerate()
+                .map(|(j, &d)| {
+                    let known = |v: &Vec<Option<f64>>| if d == UNJUDGED { None } else { v[d as usize] };
+                    match *time {
+                        CubeTime::Top => 1.0,
+                        CubeTime::Words(w) => w,
+                        CubeTime::Tbg { default_length } => {
+                            let relevant = g[j] >= RELEVANCE_LEVEL || docs[j].iter().any(|&(_, x)| x > 0.0);
+                            tbg_cost(relevant, known(&topic.lengths).unwrap_or(default_length))
+                        }
+                        CubeTime::PerDocument { default } => known(&topic.times).unwrap_or(default),
+                    }
+                })
+                .collect();
+            cube_test(&docs, &theta, &costs, params)
+        }
+        Metric::Novelty(_) => f64::NAN,
+    }
+}
+
+/// Evaluates every run on every metric, per qrels topic.
+pub fn evaluate(j: &Judgements, runs: &[Run], metrics: &[MetricSpec], missing: MissingTopics) -> Result<Evaluation> {
+    if metrics.is_empty() {
+        return Err(Error::Invalid("no metric given".into()));
+    }
+    if runs.is_empty() {
+        return Err(Error::Invalid("no run given".into()));
+    }
+    for m in metrics {
+        check_requirements(j, m)?;
+    }
+    for (i, r) in runs.iter().enumerate() {
+        if runs[..i].iter().any(|o| o.name == r.name) {
+            return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the run)", r.name)));
+        }
+    }
+    // Map every run onto the judgements: ranked[run][topic].
+    let mut dropped_topics = Vec::with_capacity(runs.len());
+    let ranked: Vec<Vec<Option<RankedTopic>>> = runs
+        .iter()
+        .map(|run| {
+            let mut slots: Vec<Option<&[crate::collection::trec::Retrieved]>> = vec![None; j.topics.len()];
+            let mut dropped = 0;
+            for (tid, docs) in &run.topics {
+                match j.topic_index(tid) {
+                    Some(t) => slots[t] = Some(docs),
+                    None => dropped += 1,
+                }
+            }
+            dropped_topics.push(dropped);
+            slots
+                .par_iter()
+                .enumerate()
+                .map(|(t, docs)| match docs {
+                    Some(docs) => Some(RankedTopic::map(&j.topics[t], docs.iter().map(|d| d.docno.as_str()))),
+                    None => match missing {
+                        MissingTopics::Zero => Some(RankedTopic::default()),
+                        MissingTopics::Skip => None,
+                    },
+                })
+                .collect()
+        })
+        .collect();
+    let mut values: Vec<Vec<Vec<Option<f64>>>> = ranked
+        .iter()
+        .map(|per_topic| {
+            let by_topic: Vec<Vec<Option<f64>>> = per_topic
+                .par_iter()
+                .enumerate()
+                .map(|(t, r)| {
+                    metrics
+                        .iter()
+                        .map(|m| r.as_ref().map(|r| topic_value(&m.metric, &j.topics[t], r, j.max_grade)))
+                        .collect()
+                })
+                .collect();
+            (0..metrics.len()).map(|m| by_topic.iter().map(|v| v[m]).collect()).collect()
+        })
+        .collect();
+    // The novelty utility compares each run with the others, topic by topic.
+    for (mi, m) in metrics.iter().enumerate() {
+        let Metric::Novelty(params) = &m.metric else { continue };
+        for (t, topic) in j.topics.iter().enumerate() {
+            let relevant: Vec<u32> =
+                (0..topic.grades.len() as u32).filter(|&d| topic.grades[d as usize] >= RELEVANCE_LEVEL).collect();
+            let ranks: Vec<Vec<Option<usize>>> = ranked
+                .iter()
+                .map(|per_topic| {
+                    let mut rank_of: HashMap<u32, usize> = HashMap::new();
+                    if let Some(r) = &per_topic[t] {
+                        for (i, &d) in r.docs.iter().take(params.depth).enumerate() {
+                            if d != UNJUDGED {
+                                rank_of.insert(d, i + 1);
+                            }
+                        }
+                    }
+                    relevant.iter().map(|d| rank_of.get(d).copied()).collect()
+                })
+                .collect();
+            let u = novelty_utilities(&ranks, params);
+            for (run, per_topic) in ranked.iter().enumerate() {
+                values[run][mi][t] = per_topic[t].as_ref().map(|_| u[run]);
+            }
+        }
+    }
+    Ok(Evaluation {
+        metrics: metrics.iter().map(|m| m.label.clone()).collect(),
+        runs: runs.iter().map(|r| r.name.clone()).collect(),
+        topics: j.topics.iter().map(|t| t.id.clone()).collect(),
+        values,
+        dropped_topics,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::names::parse_metric;
+
+    fn specs(names: &[&str]) -> Vec<MetricSpec> {
+        names.iter().map(|n| parse_metric(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn missing_topics_zero_or_skip() {
+        let qrels = Qrels::parse("1 0 a 1\n1 0 b 0\n2 0 c 1\n", "q").unwrap();
+        let run = Run::parse("1 Q0 b 1 3 r\n1 Q0 a 2 2 r\n9 Q0 a 1 1 r\n", "r").unwrap();
+        let j = Judgements::from_qrels(&qrels);
+        let m = specs(&["map", "P_1", "recip_rank"]);
+        let e = evaluate(&j, &[run.clone()], &m, MissingTopics::Zero).unwrap();
+        assert_eq!(e.values[0][0], vec![Some(0.5), Some(0.0)]);
+        assert_eq!(e.mean(0, 0), 0.25);
+        assert_eq!(e.dropped_topics, vec![1]);
+        let e = evaluate(&j, &[run], &m, MissingTopics::Skip).unwrap();
+        assert_eq!(e.values[0][2], vec![Some(0.5), None]);
+        assert_eq!(e.mean(0, 2), 0.5);
+    }
+
+    #[test]
+    fn cube_needs_subtopics_and_reads_them() {
+        let qrels = Qrels::parse("1 0 d1 1\n", "q").unwrap();
+        let mut j = Judgements::from_qrels(&qrels);
+        let m = specs(&["ct:gamma=0.5,time=t,eq=11"]);
+        let run = Run::parse("1 Q0 d1 1 4 r\n1 Q0 d2 2 3 r\n1 Q0 d3 3 2 r\n1 Q0 d4 4 1 r\n", "r").unwrap();
+        assert!(evaluate(&j, &[run.clone()], &m, MissingTopics::Zero).is_err());
+        // The cube.rs toy: grades 1, 2, 2, 1 over max grade 2.
+        j.add_subtopics("1 c1 d1 1\n1 c2 d2 2\n1 c1 d3 2\n1 c1 d4 1\n", "sq").unwrap();
+        let e = evaluate(&j, &[run], &m, MissingTopics::Zero).unwrap();
+        assert!((e.values[0][0][0].unwrap() - 0.25).abs() < 1e-12);
+        let bad = j.clone().add_subtopics("1 c9 x 1\n1 c9 x 2\n", "sq").unwrap_err().to_string();
+        assert!(bad.starts_with("sq:2:"), "{bad}");
+        let bad = j.add_subtopics("1 c1 d1\n", "sq").unwrap_err().to_string();
+        assert!(bad.starts_with("sq:1:"), "{bad}");
+    }
+}
