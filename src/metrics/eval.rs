@@ -498,4 +498,37 @@ mod tests {
         let bad = j.add_subtopics("1 c1 d1\n", "sq").unwrap_err().to_string();
         assert!(bad.starts_with("sq:1:"), "{bad}");
     }
+
+    /// Parity with trec_eval (via pytrec_eval, `analysis/metrics/trec_parity.py`), per topic
+    /// and "all", to 1e-4, on the trec_eval test files and a graded case with ties.
+    #[test]
+    fn trec_eval_parity() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../study_logs/metrics/trec_parity.json")).unwrap();
+        let cases = [
+            ("trec_test", include_str!("../../study_logs/trec/qrels.test"), include_str!("../../study_logs/trec/results.test")),
+            ("graded", include_str!("../../study_logs/metrics/graded_qrels.txt"), include_str!("../../study_logs/metrics/graded_run.txt")),
+        ];
+        let names: Vec<String> =
+            fixture["measures"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        let m: Vec<MetricSpec> = names.iter().map(|n| parse_metric(n).unwrap()).collect();
+        for (case, q, r) in cases {
+            let j = Judgements::from_qrels(&Qrels::parse(q, "qrels").unwrap());
+            let run = Run::parse(r, "run").unwrap();
+            let e = evaluate(&j, &[run], &m, MissingTopics::Skip).unwrap();
+            let expect = &fixture["cases"][case];
+            let per_topic = expect["per_topic"].as_object().unwrap();
+            assert_eq!(e.topics_evaluated(0), per_topic.len(), "{case}: topic count");
+            for (mi, name) in names.iter().enumerate() {
+                for (topic, values) in per_topic {
+                    let t = e.topics.iter().position(|x| x == topic).unwrap();
+                    let got = e.values[0][mi][t].unwrap();
+                    let want = values[name].as_f64().unwrap();
+                    assert!((got - want).abs() < 1e-4, "{case} {name} topic {topic}: {got} vs {want}");
+                }
+                let want = expect["all"][name].as_f64().unwrap();
+                assert!((e.mean(0, mi) - want).abs() < 1e-4, "{case} {name} all: {} vs {want}", e.mean(0, mi));
+            }
+        }
+    }
 }

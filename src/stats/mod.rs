@@ -1,7 +1,13 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod correlation;
+pub mod discriminative;
+pub mod extreme;
+pub mod paired;
 pub mod summary;
 pub mod wilcoxon;
 
+pub use correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman, tau_ap, tau_gap};
+pub use paired::{bootstrap_ci, paired_t_test, BootstrapCi, PairedT};
 pub use summary::{mean, median, quantile_sorted, sd, Histogram, Summary};
 pub use wilcoxon::{average_ranks, wilcoxon_signed_rank, SignedRank};
