@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Evaluate TREC runs against qrels (trec_eval names accepted; see docs/metrics.md).
+    Eval(cli::eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Eval(args) => cli::eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
 //! One module per subcommand; `main.rs` only dispatches.
 
 pub mod common;
+pub mod eval;
 pub mod simulate;

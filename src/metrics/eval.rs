@@ -245,6 +245,8 @@ pub struct Evaluation {
     pub values: Vec<Vec<Vec<Option<f64>>>>,
     /// Per run: run topics dropped because they have no judgements.
     pub dropped_topics: Vec<usize>,
+    /// Per metric: whether it is a count (`num_ret`, ...), summed over topics as trec_eval does.
+    pub is_count: Vec<bool>,
 }
 
 impl Evaluation {
@@ -255,6 +257,15 @@ impl Evaluation {
             f64::NAN
         } else {
             xs.iter().sum::<f64>() / xs.len() as f64
+        }
+    }
+
+    /// The `all` value: the sum over topics for counts, else the mean.
+    pub fn aggregate(&self, run: usize, metric: usize) -> f64 {
+        if self.is_count[metric] {
+            self.values[run][metric].iter().flatten().sum::<f64>() + 0.0
+        } else {
+            self.mean(run, metric)
         }
     }
 
@@ -416,7 +427,8 @@ pub fn evaluate(j: &Judgements, runs: &[Run], metrics: &[MetricSpec], missing: M
                 .map(|(t, r)| {
                     metrics
                         .iter()
-                        .map(|m| r.as_ref().map(|r| topic_value(&m.metric, &j.topics[t], r, j.max_grade)))
+                        // `+ 0.0` turns the -0.0 of empty float sums into 0.
+                        .map(|m| r.as_ref().map(|r| topic_value(&m.metric, &j.topics[t], r, j.max_grade) + 0.0))
                         .collect()
                 })
                 .collect();
@@ -455,6 +467,10 @@ pub fn evaluate(j: &Judgements, runs: &[Run], metrics: &[MetricSpec], missing: M
         topics: j.topics.iter().map(|t| t.id.clone()).collect(),
         values,
         dropped_topics,
+        is_count: metrics
+            .iter()
+            .map(|m| matches!(m.metric, Metric::NumRet | Metric::NumRel | Metric::NumRelRet))
+            .collect(),
     })
 }
 

@@ -15,6 +15,7 @@ pub mod cube;
 pub mod eval;
 pub mod names;
 pub mod novelty;
+pub mod output;
 pub mod pres;
 pub mod trec;
 pub mod user_models;

@@ -1,0 +1,78 @@
+//! End-to-end tests of `serpsim eval`.
+
+use std::process::Command;
+
+fn serpsim(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn trec_format_prints_three_columns_like_trec_eval() {
+    let (ok, out, err) = serpsim(&[
+        "eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test",
+        "-m", "map", "P_5", "num_ret", "--format", "trec", "--per-topic",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert!(lines.iter().all(|l| l.len() == 3), "{out}");
+    // pytrec_eval on the same files (study_logs/metrics/trec_parity.json): map all = 0.17854506.
+    let map_all = lines.iter().find(|l| l[0].trim() == "map" && l[1] == "all").unwrap();
+    assert_eq!(map_all[2], "0.1785");
+    // Counts are summed over topics, as trec_eval does: 3 topics x 500 documents.
+    let num_ret = lines.iter().find(|l| l[0].trim() == "num_ret" && l[1] == "all").unwrap();
+    assert_eq!(num_ret[2], "1500");
+    assert!(lines.iter().any(|l| l[0].trim() == "P_5" && l[1] == "302"));
+}
+
+#[test]
+fn csv_json_and_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let run2 = dir.path().join("run2.txt");
+    // A second run: the first with scores negated (reversed ranking), tag `REVERSED`.
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/study_logs/trec/results.test")).unwrap();
+    let reversed: String = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            format!("{} Q0 {} {} {} REVERSED\n", f[0], f[2], f[3], -f[4].parse::<f64>().unwrap())
+        })
+        .collect();
+    std::fs::write(&run2, reversed).unwrap();
+    let agree = dir.path().join("agree.csv");
+    let (ok, out, err) = serpsim(&[
+        "eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", run2.to_str().unwrap(),
+        "-m", "map", "ndcg@10", "--agreement", agree.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("run,metric,topic,value\n"));
+    assert_eq!(out.lines().count(), 5, "{out}");
+    let agreement = std::fs::read_to_string(&agree).unwrap();
+    assert!(agreement.starts_with("metric_a,metric_b,kendall_tau_a"), "{agreement}");
+    let (ok, out, _) = serpsim(&["eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", "-m", "rr", "--format", "json"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!((v[0]["metrics"][0]["all"].as_f64().unwrap() - 0.4064327485380117).abs() < 1e-12);
+}
+
+#[test]
+fn malformed_lines_are_reported_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_run = dir.path().join("bad.run");
+    std::fs::write(&bad_run, "301 Q0 a 1 1.0 r\n301 Q0 b 2 high r\n").unwrap();
+    let (ok, _, err) = serpsim(&["eval", "study_logs/trec/qrels.test", bad_run.to_str().unwrap(), "-m", "map"]);
+    assert!(!ok);
+    assert!(err.contains("bad.run:2:") && err.contains("not a number"), "{err}");
+    let bad_qrels = dir.path().join("bad.qrels");
+    std::fs::write(&bad_qrels, "301 0 a 1\n301 0 b 1\n301 0 c\n").unwrap();
+    let (ok, _, err) = serpsim(&["eval", bad_qrels.to_str().unwrap(), "study_logs/trec/results.test", "-m", "map"]);
+    assert!(!ok);
+    assert!(err.contains("bad.qrels:3:"), "{err}");
+    let sub = dir.path().join("sub.txt");
+    std::fs::write(&sub, "301 s1 a 1\n999 s1 a 1\n").unwrap();
+    let (ok, _, err) = serpsim(&["eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", "-m", "ct", "--subtopics", sub.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("sub.txt:2:") && err.contains("999"), "{err}");
+    let (ok, _, err) = serpsim(&["eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", "-m", "ndcg:discount=cosine"]);
+    assert!(!ok && err.contains("discount"), "{err}");
+}
