@@ -1,10 +1,11 @@
 //! `serpsim eval`: trec_eval-style evaluation with serpsim's metric names.
 
 use super::common::with_threads;
-use serpsim::collection::trec::{Qrels, Run};
+use serpsim::collection::trec::Qrels;
 use serpsim::error::Error;
 use serpsim::metrics::output::{agreement_csv, ranking_agreement, to_csv, to_json, to_trec};
-use serpsim::metrics::{evaluate, parse_metric, Judgements, MissingTopics};
+use serpsim::metrics::eval::{evaluate_mapped, MappedRun};
+use serpsim::metrics::{parse_metric, Judgements, MissingTopics};
 use serpsim::report::write_atomic;
 use std::path::{Path, PathBuf};
 
@@ -88,9 +89,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         }
         let runs = {
             use rayon::prelude::*;
-            args.runs.par_iter().map(|p| Run::from_file(p)).collect::<Result<Vec<_>, _>>()?
+            args.runs
+                .par_iter()
+                .map(|p| -> anyhow::Result<MappedRun> {
+                    Ok(MappedRun::parse(&judgements, &read(p)?, &p.display().to_string())?)
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?
         };
-        let e = evaluate(&judgements, &runs, &metrics, missing)?;
+        let e = evaluate_mapped(&judgements, &runs, &metrics, missing)?;
         let output = match format {
             Format::Csv => to_csv(&e, per_topic),
             Format::Json => to_json(&e, per_topic),

@@ -16,11 +16,13 @@ use super::novelty::novelty_utilities;
 use super::pres::{pres, pres_est};
 use super::trec::{self, RELEVANCE_LEVEL};
 use super::user_models::{err, errt, ins, rrt, tbg, tbg_cost};
-use crate::collection::trec::{Qrels, Run};
+use crate::collection::trec::{duplicate_error, parse_run_line, Qrels, Run};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
+
+use crate::collection::trec::FastMap;
 
 /// Local index of a retrieved document without a judgement.
 pub const UNJUDGED: u32 = u32::MAX;
@@ -30,7 +32,7 @@ pub const UNJUDGED: u32 = u32::MAX;
 pub struct JudgedTopic {
     /// Topic id.
     pub id: String,
-    index: HashMap<String, u32>,
+    index: FastMap<String, u32>,
     /// Grade of each judged document.
     pub grades: Vec<i32>,
     /// Number of documents with grade >= 1.
@@ -232,6 +234,108 @@ impl RankedTopic {
     }
 }
 
+/// A run mapped onto the judgements: one optional [`RankedTopic`] per qrels topic.
+#[derive(Debug, Clone, Default)]
+pub struct MappedRun {
+    /// Run name (the tag of the first line).
+    pub name: String,
+    /// Per qrels topic: the ranking, or `None` when the run has no line for the topic.
+    pub topics: Vec<Option<RankedTopic>>,
+    /// Run topics without judgements (dropped).
+    pub dropped_topics: usize,
+}
+
+impl MappedRun {
+    /// Maps an already parsed [`Run`].
+    pub fn from_run(j: &Judgements, run: &Run) -> Self {
+        let mut slots: Vec<Option<&[crate::collection::trec::Retrieved]>> = vec![None; j.topics.len()];
+        let mut dropped = 0;
+        for (tid, docs) in &run.topics {
+            match j.topic_index(tid) {
+                Some(t) => slots[t] = Some(docs),
+                None => dropped += 1,
+            }
+        }
+        let topics = slots
+            .par_iter()
+            .enumerate()
+            .map(|(t, docs)| docs.map(|docs| RankedTopic::map(&j.topics[t], docs.iter().map(|d| d.docno.as_str()))))
+            .collect();
+        MappedRun { name: run.name.clone(), topics, dropped_topics: dropped }
+    }
+
+    /// Parses run text straight onto the judgements, without allocating per document: the
+    /// same line format, errors, duplicate rejection and trec_eval ordering as [`Run::parse`]
+    /// (a malformed line is reported before any duplicate).
+    pub fn parse(j: &Judgements, text: &str, source: &str) -> Result<Self> {
+        // (score, docno, line) per run topic, in first-seen order.
+        let mut groups: Vec<(&str, Vec<(f64, &str, u32)>)> = Vec::new();
+        let mut pos: FastMap<&str, usize> = FastMap::default();
+        let mut last: (&str, usize) = ("", usize::MAX);
+        let mut name = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let Some(l) = parse_run_line(line, source, i + 1)? else { continue };
+            if name.is_empty() {
+                name = l.tag.to_string();
+            }
+            let g = if last.1 != usize::MAX && last.0 == l.topic {
+                last.1
+            } else {
+                let g = *pos.entry(l.topic).or_insert_with(|| {
+                    groups.push((l.topic, Vec::new()));
+                    groups.len() - 1
+                });
+                last = (l.topic, g);
+                g
+            };
+            groups[g].1.push((l.score, l.docno, (i + 1) as u32));
+        }
+        if groups.is_empty() {
+            return Err(Error::parse(source, 1, "no results found (empty run)"));
+        }
+        // Duplicates, per topic in parallel; report the one whose repeat comes first in the file.
+        let dup = groups
+            .par_iter()
+            .filter_map(|(topic, docs)| {
+                let mut seen: FastMap<&str, u32> = FastMap::default();
+                seen.reserve(docs.len());
+                let mut found: Option<(u32, u32, &str)> = None;
+                for &(_, d, line) in docs {
+                    if let Some(first) = seen.insert(d, line) {
+                        if found.map_or(true, |(_, l, _)| line < l) {
+                            found = Some((first, line, d));
+                        }
+                    }
+                }
+                found.map(|(first, line, d)| (line, first, d, *topic))
+            })
+            .min_by_key(|x| x.0);
+        if let Some((line, first, d, topic)) = dup {
+            return Err(duplicate_error(source, line as usize, d, topic, first as usize));
+        }
+        let mut slots: Vec<Option<usize>> = vec![None; j.topics.len()];
+        let mut dropped = 0;
+        for (g, (topic, _)) in groups.iter().enumerate() {
+            match j.topic_index(topic) {
+                Some(t) => slots[t] = Some(g),
+                None => dropped += 1,
+            }
+        }
+        let topics = slots
+            .par_iter()
+            .enumerate()
+            .map(|(t, g)| {
+                g.map(|g| {
+                    let mut docs = groups[g].1.clone();
+                    docs.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.as_bytes().cmp(a.1.as_bytes())));
+                    RankedTopic::map(&j.topics[t], docs.iter().map(|d| d.1))
+                })
+            })
+            .collect();
+        Ok(MappedRun { name, topics, dropped_topics: dropped })
+    }
+}
+
 /// Per-topic and mean scores of every run on every metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
@@ -377,6 +481,12 @@ pub fn topic_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, max_gr
 
 /// Evaluates every run on every metric, per qrels topic.
 pub fn evaluate(j: &Judgements, runs: &[Run], metrics: &[MetricSpec], missing: MissingTopics) -> Result<Evaluation> {
+    let mapped: Vec<MappedRun> = runs.iter().map(|r| MappedRun::from_run(j, r)).collect();
+    evaluate_mapped(j, &mapped, metrics, missing)
+}
+
+/// [`evaluate`] on runs already mapped onto the judgements (e.g. by [`MappedRun::parse`]).
+pub fn evaluate_mapped(j: &Judgements, runs: &[MappedRun], metrics: &[MetricSpec], missing: MissingTopics) -> Result<Evaluation> {
     if metrics.is_empty() {
         return Err(Error::Invalid("no metric given".into()));
     }
@@ -391,33 +501,21 @@ pub fn evaluate(j: &Judgements, runs: &[Run], metrics: &[MetricSpec], missing: M
             return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the run)", r.name)));
         }
     }
-    // Map every run onto the judgements: ranked[run][topic].
-    let mut dropped_topics = Vec::with_capacity(runs.len());
-    let ranked: Vec<Vec<Option<RankedTopic>>> = runs
+    let empty = RankedTopic::default();
+    let ranked: Vec<Vec<Option<&RankedTopic>>> = runs
         .iter()
         .map(|run| {
-            let mut slots: Vec<Option<&[crate::collection::trec::Retrieved]>> = vec![None; j.topics.len()];
-            let mut dropped = 0;
-            for (tid, docs) in &run.topics {
-                match j.topic_index(tid) {
-                    Some(t) => slots[t] = Some(docs),
-                    None => dropped += 1,
-                }
-            }
-            dropped_topics.push(dropped);
-            slots
-                .par_iter()
-                .enumerate()
-                .map(|(t, docs)| match docs {
-                    Some(docs) => Some(RankedTopic::map(&j.topics[t], docs.iter().map(|d| d.docno.as_str()))),
-                    None => match missing {
-                        MissingTopics::Zero => Some(RankedTopic::default()),
-                        MissingTopics::Skip => None,
-                    },
+            run.topics
+                .iter()
+                .map(|r| match (r, missing) {
+                    (Some(r), _) => Some(r),
+                    (None, MissingTopics::Zero) => Some(&empty),
+                    (None, MissingTopics::Skip) => None,
                 })
                 .collect()
         })
         .collect();
+    let dropped_topics: Vec<usize> = runs.iter().map(|r| r.dropped_topics).collect();
     let mut values: Vec<Vec<Vec<Option<f64>>>> = ranked
         .iter()
         .map(|per_topic| {
@@ -546,5 +644,25 @@ mod tests {
                 assert!((e.mean(0, mi) - want).abs() < 1e-4, "{case} {name} all: {} vs {want}", e.mean(0, mi));
             }
         }
+    }
+
+    #[test]
+    fn streaming_parse_agrees_with_run_parse() {
+        let qrels = Qrels::parse("1 0 a 1\n1 0 b 2\n2 0 c 1\n", "q").unwrap();
+        let j = Judgements::from_qrels(&qrels);
+        // Ties (a, b, z at 2.0) break by docno descending; topic 9 has no judgements.
+        let text = "1 Q0 a 1 2.0 r\n1 Q0 z 2 2.0 r\n1 Q0 b 3 2.0 r\n9 Q0 a 1 1 r\n1 Q0 y 4 5 r\n";
+        let streamed = MappedRun::parse(&j, text, "run").unwrap();
+        let owned = MappedRun::from_run(&j, &Run::parse(text, "run").unwrap());
+        assert_eq!(streamed.topics[0].as_ref().unwrap().grades, vec![0, 0, 2, 1]);
+        assert_eq!(streamed.topics[0].as_ref().unwrap().docs, owned.topics[0].as_ref().unwrap().docs);
+        assert!(streamed.topics[1].is_none());
+        assert_eq!((streamed.dropped_topics, streamed.name.as_str()), (1, "r"));
+        let dup = "1 Q0 a 1 2 r\n2 Q0 c 1 2 r\n2 Q0 c 2 1 r\n1 Q0 a 3 1 r\n";
+        let e = MappedRun::parse(&j, dup, "run").unwrap_err().to_string();
+        assert_eq!(e, Run::parse(dup, "run").unwrap_err().to_string());
+        assert!(e.starts_with("run:3:"), "{e}");
+        let e = MappedRun::parse(&j, "1 Q0 a 1 x r\n", "run").unwrap_err().to_string();
+        assert!(e.starts_with("run:1:") && e.contains("not a number"), "{e}");
     }
 }
