@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
     // What `serpsim eval` does: read both files, parse the run straight onto the judgements.
     g.bench_function("parse_and_evaluate_10_metrics", |b| {
         b.iter(|| {
-            let j = Judgements::from_qrels(&Qrels::from_file(&q).unwrap());
+            let j = Judgements::parse(&std::fs::read_to_string(&q).unwrap(), "qrels.txt").unwrap();
             let text = std::fs::read_to_string(&r).unwrap();
             let run = MappedRun::parse(&j, &text, "run.txt").unwrap();
             evaluate_mapped(&j, &[run], &metrics, MissingTopics::Skip).unwrap()
@@ -74,7 +74,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("evaluate_only_10_metrics", |b| {
         b.iter(|| evaluate(&j, std::slice::from_ref(&run), &metrics, MissingTopics::Skip).unwrap())
     });
-    g.bench_function("parse_qrels_only", |b| b.iter(|| Judgements::from_qrels(&Qrels::from_file(&q).unwrap())));
+    g.bench_function("parse_qrels_only", |b| {
+        b.iter(|| Judgements::parse(&std::fs::read_to_string(&q).unwrap(), "qrels.txt").unwrap())
+    });
     g.finish();
 }
 

@@ -1,7 +1,6 @@
 //! `serpsim eval`: trec_eval-style evaluation with serpsim's metric names.
 
 use super::common::with_threads;
-use serpsim::collection::trec::Qrels;
 use serpsim::error::Error;
 use serpsim::metrics::output::{agreement_csv, ranking_agreement, to_csv, to_json, to_trec};
 use serpsim::metrics::eval::{evaluate_mapped, MappedRun};
@@ -73,8 +72,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let missing = if args.skip_missing { MissingTopics::Skip } else { MissingTopics::Zero };
     let (text, per_topic, format) = (args.out.clone(), args.per_topic, args.format);
     let (output, agreement, dropped) = with_threads(args.threads, || -> anyhow::Result<_> {
-        let qrels = Qrels::from_file(&args.qrels)?;
-        let mut judgements = Judgements::from_qrels(&qrels);
+        let mut judgements = Judgements::parse(&read(&args.qrels)?, &args.qrels.display().to_string())?;
         if let Some(p) = &args.subtopics {
             judgements.add_subtopics(&read(p)?, &p.display().to_string())?;
         }

@@ -97,32 +97,64 @@ impl Qrels {
         let mut seen: FastMap<(usize, &str), usize> = FastMap::default();
         for (i, line) in text.lines().enumerate() {
             let lineno = i + 1;
-            let fields: Vec<&str> = line.split_ascii_whitespace().collect();
-            if fields.is_empty() {
-                continue;
-            }
-            if fields.len() != 4 {
-                return Err(Error::parse(source, lineno, format!(
-                    "expected 4 fields `topic iteration docno relevance`, found {}", fields.len())));
-            }
-            let grade: i32 = fields[3].parse().map_err(|_| {
-                Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
-            })?;
-            let t = *topic_pos.entry(fields[0]).or_insert_with(|| {
-                qrels.topics.push((fields[0].to_string(), Vec::new()));
+            let Some(l) = parse_qrels_line(line, source, lineno)? else { continue };
+            let t = *topic_pos.entry(l.topic).or_insert_with(|| {
+                qrels.topics.push((l.topic.to_string(), Vec::new()));
                 qrels.topics.len() - 1
             });
-            if let Some(prev) = seen.insert((t, fields[2]), lineno) {
-                return Err(Error::parse(source, lineno, format!(
-                    "document `{}` judged twice for topic `{}` (first at line {prev})", fields[2], fields[0])));
+            if let Some(prev) = seen.insert((t, l.docno), lineno) {
+                return Err(judged_twice_error(source, lineno, l.docno, l.topic, prev));
             }
-            qrels.topics[t].1.push((fields[2].to_string(), grade));
+            qrels.topics[t].1.push((l.docno.to_string(), l.grade));
         }
         if qrels.topics.is_empty() {
-            return Err(Error::parse(source, 1, "no judgements found (empty qrels)"));
+            return Err(empty_qrels_error(source));
         }
         Ok(qrels)
     }
+}
+
+/// One qrels line, borrowing from the text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QrelsLine<'a> {
+    /// Topic id.
+    pub topic: &'a str,
+    /// Document id.
+    pub docno: &'a str,
+    /// Relevance grade.
+    pub grade: i32,
+}
+
+/// Parses one `qid iter docno rel` line (`Ok(None)` for a blank line).
+pub fn parse_qrels_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<Option<QrelsLine<'a>>> {
+    let mut it = line.split_ascii_whitespace();
+    let mut fields = [""; 4];
+    let mut n = 0;
+    for f in it.by_ref().take(4) {
+        fields[n] = f;
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    if n != 4 || it.next().is_some() {
+        return Err(Error::parse(source, lineno, format!(
+            "expected 4 fields `topic iteration docno relevance`, found {}", line.split_ascii_whitespace().count())));
+    }
+    let grade: i32 = fields[3].parse().map_err(|_| {
+        Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
+    })?;
+    Ok(Some(QrelsLine { topic: fields[0], docno: fields[2], grade }))
+}
+
+/// The error for a document judged twice.
+pub fn judged_twice_error(source: &str, lineno: usize, docno: &str, topic: &str, first: usize) -> Error {
+    Error::parse(source, lineno, format!("document `{docno}` judged twice for topic `{topic}` (first at line {first})"))
+}
+
+/// The error for qrels without judgements.
+pub fn empty_qrels_error(source: &str) -> Error {
+    Error::parse(source, 1, "no judgements found (empty qrels)")
 }
 
 impl Run {

@@ -16,7 +16,9 @@ use super::novelty::novelty_utilities;
 use super::pres::{pres, pres_est};
 use super::trec::{self, RELEVANCE_LEVEL};
 use super::user_models::{err, errt, ins, rrt, tbg, tbg_cost};
-use crate::collection::trec::{duplicate_error, parse_run_line, Qrels, Run};
+use crate::collection::trec::{
+    duplicate_error, empty_qrels_error, judged_twice_error, parse_qrels_line, parse_run_line, Qrels, Run,
+};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -108,6 +110,46 @@ impl Judgements {
         }
         j.refresh();
         j
+    }
+
+    /// Parses qrels text straight into judgements (same format, errors and duplicate
+    /// rejection as [`Qrels::parse`], one allocation per judged document).
+    pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let mut j = Judgements { max_grade: 1, ..Default::default() };
+        let mut lines: Vec<Vec<u32>> = Vec::new();
+        let mut last: (&str, usize) = ("", usize::MAX);
+        for (i, line) in text.lines().enumerate() {
+            let Some(l) = parse_qrels_line(line, source, i + 1)? else { continue };
+            let t = if last.1 != usize::MAX && last.0 == l.topic {
+                last.1
+            } else {
+                let t = match j.index.get(l.topic) {
+                    Some(&t) => t,
+                    None => {
+                        j.index.insert(l.topic.to_string(), j.topics.len());
+                        j.topics.push(JudgedTopic { id: l.topic.to_string(), ..Default::default() });
+                        lines.push(Vec::new());
+                        j.topics.len() - 1
+                    }
+                };
+                last = (l.topic, t);
+                t
+            };
+            let topic = &mut j.topics[t];
+            if let Some(&d) = topic.index.get(l.docno) {
+                let first = lines[t][d as usize] as usize;
+                return Err(judged_twice_error(source, i + 1, l.docno, l.topic, first));
+            }
+            let d = topic.doc(l.docno);
+            topic.grades[d] = l.grade;
+            lines[t].push((i + 1) as u32);
+            j.max_grade = j.max_grade.max(l.grade);
+        }
+        if j.topics.is_empty() {
+            return Err(empty_qrels_error(source));
+        }
+        j.refresh();
+        Ok(j)
     }
 
     fn refresh(&mut self) {
@@ -268,45 +310,99 @@ impl MappedRun {
     /// same line format, errors, duplicate rejection and trec_eval ordering as [`Run::parse`]
     /// (a malformed line is reported before any duplicate).
     pub fn parse(j: &Judgements, text: &str, source: &str) -> Result<Self> {
-        // (score, docno, line) per run topic, in first-seen order.
-        let mut groups: Vec<(&str, Vec<(f64, &str, u32)>)> = Vec::new();
-        let mut pos: FastMap<&str, usize> = FastMap::default();
-        let mut last: (&str, usize) = ("", usize::MAX);
-        let mut name = String::new();
-        for (i, line) in text.lines().enumerate() {
-            let Some(l) = parse_run_line(line, source, i + 1)? else { continue };
-            if name.is_empty() {
-                name = l.tag.to_string();
+        // Split the text at line boundaries into one chunk per worker; each chunk is scanned
+        // on its own, then the per-topic groups are concatenated in file order.
+        let workers = rayon::current_num_threads().max(1);
+        let bytes = text.as_bytes();
+        let mut bounds = vec![0usize];
+        for w in 1..workers {
+            let mut at = (bytes.len() * w / workers).max(*bounds.last().expect("non-empty"));
+            while at < bytes.len() && bytes[at - 1] != b'\n' {
+                at += 1;
             }
-            let g = if last.1 != usize::MAX && last.0 == l.topic {
-                last.1
-            } else {
-                let g = *pos.entry(l.topic).or_insert_with(|| {
-                    groups.push((l.topic, Vec::new()));
-                    groups.len() - 1
-                });
-                last = (l.topic, g);
-                g
-            };
-            groups[g].1.push((l.score, l.docno, (i + 1) as u32));
+            bounds.push(at);
+        }
+        bounds.push(bytes.len());
+        bounds.dedup();
+        let chunks: Vec<(usize, &str)> = bounds
+            .windows(2)
+            .map(|w| (w[0], &text[w[0]..w[1]]))
+            .collect();
+        // First line number of each chunk.
+        let mut first_line = Vec::with_capacity(chunks.len());
+        let mut line_no = 1usize;
+        for (start, chunk) in &chunks {
+            first_line.push(line_no);
+            let _ = start;
+            line_no += chunk.as_bytes().iter().filter(|&&b| b == b'\n').count();
+        }
+        type Group<'a> = (&'a str, Vec<(f64, &'a str, u32)>);
+        let scanned: Vec<Result<(Vec<Group>, Option<&str>)>> = chunks
+            .par_iter()
+            .zip(first_line.par_iter())
+            .map(|((_, chunk), &first)| {
+                let mut groups: Vec<Group> = Vec::new();
+                let mut pos: FastMap<&str, usize> = FastMap::default();
+                let mut last: (&str, usize) = ("", usize::MAX);
+                let mut tag = None;
+                for (i, line) in chunk.lines().enumerate() {
+                    let lineno = first + i;
+                    let Some(l) = parse_run_line(line, source, lineno)? else { continue };
+                    tag.get_or_insert(l.tag);
+                    let g = if last.1 != usize::MAX && last.0 == l.topic {
+                        last.1
+                    } else {
+                        let g = *pos.entry(l.topic).or_insert_with(|| {
+                            groups.push((l.topic, Vec::new()));
+                            groups.len() - 1
+                        });
+                        last = (l.topic, g);
+                        g
+                    };
+                    groups[g].1.push((l.score, l.docno, lineno as u32));
+                }
+                Ok((groups, tag))
+            })
+            .collect();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut pos: FastMap<&str, usize> = FastMap::default();
+        let mut name = String::new();
+        for part in scanned {
+            let (part, tag) = part?;
+            if name.is_empty() {
+                if let Some(tag) = tag {
+                    name = tag.to_string();
+                }
+            }
+            for (topic, docs) in part {
+                match pos.get(topic) {
+                    Some(&g) => groups[g].1.extend(docs),
+                    None => {
+                        pos.insert(topic, groups.len());
+                        groups.push((topic, docs));
+                    }
+                }
+            }
         }
         if groups.is_empty() {
             return Err(Error::parse(source, 1, "no results found (empty run)"));
         }
-        // Duplicates, per topic in parallel; report the one whose repeat comes first in the file.
+        // Duplicates and trec_eval order, per topic in parallel; report the duplicate whose
+        // repeat comes first in the file.
         let dup = groups
-            .par_iter()
+            .par_iter_mut()
             .filter_map(|(topic, docs)| {
                 let mut seen: FastMap<&str, u32> = FastMap::default();
                 seen.reserve(docs.len());
                 let mut found: Option<(u32, u32, &str)> = None;
-                for &(_, d, line) in docs {
+                for &(_, d, line) in docs.iter() {
                     if let Some(first) = seen.insert(d, line) {
                         if found.map_or(true, |(_, l, _)| line < l) {
                             found = Some((first, line, d));
                         }
                     }
                 }
+                docs.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.as_bytes().cmp(a.1.as_bytes())));
                 found.map(|(first, line, d)| (line, first, d, *topic))
             })
             .min_by_key(|x| x.0);
@@ -325,11 +421,7 @@ impl MappedRun {
             .par_iter()
             .enumerate()
             .map(|(t, g)| {
-                g.map(|g| {
-                    let mut docs = groups[g].1.clone();
-                    docs.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.as_bytes().cmp(a.1.as_bytes())));
-                    RankedTopic::map(&j.topics[t], docs.iter().map(|d| d.1))
-                })
+                g.map(|g| RankedTopic::map(&j.topics[t], groups[g].1.iter().map(|d| d.1)))
             })
             .collect();
         Ok(MappedRun { name, topics, dropped_topics: dropped })
@@ -647,6 +739,19 @@ mod tests {
     }
 
     #[test]
+    fn judgements_parse_agrees_with_qrels_parse() {
+        let text = "1 0 a 1\n1 0 b 2\n\n2 0 c 1\n1 0 d 0\n";
+        let a = Judgements::parse(text, "q").unwrap();
+        let b = Judgements::from_qrels(&Qrels::parse(text, "q").unwrap());
+        assert_eq!(a.topics.len(), 2);
+        assert_eq!((a.topics[0].grades.clone(), a.topics[0].num_rel, a.max_grade), (b.topics[0].grades.clone(), b.topics[0].num_rel, b.max_grade));
+        for bad in ["1 0 a 1\n2 0 a 1\n1 0 a 2\n", "1 0 a 1\n1 0 b\n", "1 0 a x\n", "\n"] {
+            let x = Judgements::parse(bad, "q").unwrap_err().to_string();
+            assert_eq!(x, Qrels::parse(bad, "q").unwrap_err().to_string());
+        }
+    }
+
+    #[test]
     fn streaming_parse_agrees_with_run_parse() {
         let qrels = Qrels::parse("1 0 a 1\n1 0 b 2\n2 0 c 1\n", "q").unwrap();
         let j = Judgements::from_qrels(&qrels);
@@ -664,5 +769,23 @@ mod tests {
         assert!(e.starts_with("run:3:"), "{e}");
         let e = MappedRun::parse(&j, "1 Q0 a 1 x r\n", "run").unwrap_err().to_string();
         assert!(e.starts_with("run:1:") && e.contains("not a number"), "{e}");
+    }
+
+    #[test]
+    fn chunked_parse_is_independent_of_thread_count() {
+        let j = Judgements::parse(include_str!("../../study_logs/trec/qrels.test"), "q").unwrap();
+        let text = include_str!("../../study_logs/trec/results.test");
+        let reference = MappedRun::from_run(&j, &Run::parse(text, "r").unwrap());
+        for threads in [1, 3, 7] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let m = pool.install(|| MappedRun::parse(&j, text, "r").unwrap());
+            for (a, b) in m.topics.iter().zip(&reference.topics) {
+                assert_eq!(a.as_ref().unwrap().docs, b.as_ref().unwrap().docs, "{threads} threads");
+            }
+            // A duplicate far into the file is found with its line numbers, whatever the split.
+            let dup = format!("{text}301 Q0 FR940202-2-00150 9 1.0 STANDARD\n");
+            let e = pool.install(|| MappedRun::parse(&j, &dup, "r").unwrap_err().to_string());
+            assert!(e.starts_with("r:1501:") && e.contains("first at line 1"), "{e}");
+        }
     }
 }
