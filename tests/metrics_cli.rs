@@ -40,15 +40,24 @@ fn csv_json_and_agreement() {
         .collect();
     std::fs::write(&run2, reversed).unwrap();
     let agree = dir.path().join("agree.csv");
+    let compare = dir.path().join("compare.csv");
     let (ok, out, err) = serpsim(&[
         "eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", run2.to_str().unwrap(),
-        "-m", "map", "ndcg@10", "--agreement", agree.to_str().unwrap(),
+        "-m", "map", "ndcg@10", "--agreement", agree.to_str().unwrap(), "--compare", compare.to_str().unwrap(),
+        "--resamples", "500",
     ]);
     assert!(ok, "{err}");
     assert!(out.starts_with("run,metric,topic,value\n"));
     assert_eq!(out.lines().count(), 5, "{out}");
     let agreement = std::fs::read_to_string(&agree).unwrap();
     assert!(agreement.starts_with("metric_a,metric_b,kendall_tau_a"), "{agreement}");
+    let compare = std::fs::read_to_string(&compare).unwrap();
+    assert_eq!(compare.lines().count(), 3, "{compare}");
+    let row: Vec<&str> = compare.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[0], row[1], row[2], row[3]), ("map", "STANDARD", "REVERSED", "3"));
+    // The bootstrap interval brackets the mean difference.
+    let (d, lo, hi): (f64, f64, f64) = (row[4].parse().unwrap(), row[7].parse().unwrap(), row[8].parse().unwrap());
+    assert!(lo <= d && d <= hi && d > 0.0, "{compare}");
     let (ok, out, _) = serpsim(&["eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", "-m", "rr", "--format", "json"]);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -2,7 +2,9 @@
 
 use super::common::with_threads;
 use serpsim::error::Error;
-use serpsim::metrics::output::{agreement_csv, ranking_agreement, to_csv, to_json, to_trec};
+use serpsim::metrics::output::{
+    agreement_csv, comparisons_csv, paired_comparisons, ranking_agreement, to_csv, to_json, to_trec,
+};
 use serpsim::metrics::eval::{evaluate_mapped, MappedRun};
 use serpsim::metrics::{parse_metric, Judgements, MissingTopics};
 use serpsim::report::write_atomic;
@@ -55,6 +57,15 @@ pub struct EvalArgs {
     /// Write the agreement of the run rankings between every pair of metrics (CSV) here.
     #[arg(long)]
     agreement: Option<PathBuf>,
+    /// Write paired comparisons of every pair of runs (t-test, Wilcoxon, 95 % bootstrap CI; CSV) here.
+    #[arg(long)]
+    compare: Option<PathBuf>,
+    /// Seed of the bootstrap in `--compare`.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Bootstrap resamples in `--compare`.
+    #[arg(long, default_value_t = 10_000)]
+    resamples: usize,
     /// Output file (default: stdout).
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
@@ -71,7 +82,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let metrics = args.metrics.iter().map(|m| parse_metric(m)).collect::<Result<Vec<_>, _>>()?;
     let missing = if args.skip_missing { MissingTopics::Skip } else { MissingTopics::Zero };
     let (text, per_topic, format) = (args.out.clone(), args.per_topic, args.format);
-    let (output, agreement, dropped) = with_threads(args.threads, || -> anyhow::Result<_> {
+    anyhow::ensure!(args.resamples >= 1, "--resamples must be at least 1");
+    let (output, agreement, comparison, dropped) = with_threads(args.threads, || -> anyhow::Result<_> {
         let mut judgements = Judgements::parse(&read(&args.qrels)?, &args.qrels.display().to_string())?;
         if let Some(p) = &args.subtopics {
             judgements.add_subtopics(&read(p)?, &p.display().to_string())?;
@@ -106,9 +118,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         } else {
             None
         };
+        let comparison = if args.compare.is_some() {
+            anyhow::ensure!(e.runs.len() >= 2, "--compare needs at least two runs");
+            Some(comparisons_csv(&paired_comparisons(&e, args.seed, args.resamples)))
+        } else {
+            None
+        };
         let dropped: Vec<(String, usize)> =
             e.runs.iter().cloned().zip(e.dropped_topics.iter().copied()).filter(|(_, d)| *d > 0).collect();
-        Ok((output, agreement, dropped))
+        Ok((output, agreement, comparison, dropped))
     })??;
     for (run, n) in dropped {
         eprintln!("note: run `{run}`: {n} topic(s) without judgements were ignored");
@@ -118,6 +136,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         None => print!("{output}"),
     }
     if let (Some(path), Some(csv)) = (&args.agreement, agreement) {
+        write_atomic(path, csv.as_bytes())?;
+    }
+    if let (Some(path), Some(csv)) = (&args.compare, comparison) {
         write_atomic(path, csv.as_bytes())?;
     }
     Ok(())

@@ -679,7 +679,7 @@ mod tests {
         let run = Run::parse("1 Q0 b 1 3 r\n1 Q0 a 2 2 r\n9 Q0 a 1 1 r\n", "r").unwrap();
         let j = Judgements::from_qrels(&qrels);
         let m = specs(&["map", "P_1", "recip_rank"]);
-        let e = evaluate(&j, &[run.clone()], &m, MissingTopics::Zero).unwrap();
+        let e = evaluate(&j, std::slice::from_ref(&run), &m, MissingTopics::Zero).unwrap();
         assert_eq!(e.values[0][0], vec![Some(0.5), Some(0.0)]);
         assert_eq!(e.mean(0, 0), 0.25);
         assert_eq!(e.dropped_topics, vec![1]);
@@ -694,7 +694,7 @@ mod tests {
         let mut j = Judgements::from_qrels(&qrels);
         let m = specs(&["ct:gamma=0.5,time=t,eq=11"]);
         let run = Run::parse("1 Q0 d1 1 4 r\n1 Q0 d2 2 3 r\n1 Q0 d3 3 2 r\n1 Q0 d4 4 1 r\n", "r").unwrap();
-        assert!(evaluate(&j, &[run.clone()], &m, MissingTopics::Zero).is_err());
+        assert!(evaluate(&j, std::slice::from_ref(&run), &m, MissingTopics::Zero).is_err());
         // The cube.rs toy: grades 1, 2, 2, 1 over max grade 2.
         j.add_subtopics("1 c1 d1 1\n1 c2 d2 2\n1 c1 d3 2\n1 c1 d4 1\n", "sq").unwrap();
         let e = evaluate(&j, &[run], &m, MissingTopics::Zero).unwrap();

@@ -376,6 +376,9 @@ pub fn parse_metric(text: &str) -> Result<MetricSpec> {
             no_k(&p)?;
             let variant = ins_variant(b).expect("checked");
             let t = p.positive("t")?.unwrap_or(3.0);
+            if t < 0.5 {
+                return Err(p.err("t", format!("{t} must be >= 0.5 (C(i) is defined for T >= 1/2)")));
+            }
             let graded = p.gain()?;
             if b.ends_with("_depth") {
                 Metric::InsDepth { variant, t, graded }

@@ -168,3 +168,73 @@ pub fn agreement_csv(rows: &[RankingAgreement]) -> String {
     }
     out
 }
+
+/// Paired comparison of two runs on one metric, over the topics both were scored on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedComparison {
+    /// Metric label.
+    pub metric: String,
+    /// First run.
+    pub run_a: String,
+    /// Second run.
+    pub run_b: String,
+    /// Topics compared.
+    pub topics: usize,
+    /// Mean of a - b.
+    pub mean_difference: f64,
+    /// Two-sided paired t-test p-value.
+    pub t_test_p: f64,
+    /// Two-sided Wilcoxon signed-rank p-value.
+    pub wilcoxon_p: f64,
+    /// Lower end of the 95 % bootstrap percentile interval of the mean difference.
+    pub bootstrap_lower: f64,
+    /// Upper end.
+    pub bootstrap_upper: f64,
+}
+
+/// Paired t-test, Wilcoxon signed-rank test and a 95 % bootstrap CI (`resamples` resamples
+/// from the stream `(seed, [metric, a, b])`) for every metric and pair of runs.
+/// Pairs with fewer than 2 common topics are left out.
+pub fn paired_comparisons(e: &Evaluation, seed: u64, resamples: usize) -> Vec<PairedComparison> {
+    use crate::stats::{bootstrap_ci, paired_t_test, wilcoxon_signed_rank};
+    let mut rows = Vec::new();
+    for (m, metric) in e.metrics.iter().enumerate() {
+        for a in 0..e.runs.len() {
+            for b in a + 1..e.runs.len() {
+                let (x, y): (Vec<f64>, Vec<f64>) = e.values[a][m]
+                    .iter()
+                    .zip(&e.values[b][m])
+                    .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+                    .filter(|(x, y)| x.is_finite() && y.is_finite())
+                    .unzip();
+                if x.len() < 2 {
+                    continue;
+                }
+                let mut rng = crate::rng::stream(seed, &[m as u64, a as u64, b as u64]);
+                let ci = bootstrap_ci(&x, &y, 0.95, resamples, &mut rng);
+                rows.push(PairedComparison {
+                    metric: metric.clone(),
+                    run_a: e.runs[a].clone(),
+                    run_b: e.runs[b].clone(),
+                    topics: x.len(),
+                    mean_difference: ci.estimate,
+                    t_test_p: paired_t_test(&x, &y).p_value,
+                    wilcoxon_p: wilcoxon_signed_rank(&x, &y).p_value,
+                    bootstrap_lower: ci.lower,
+                    bootstrap_upper: ci.upper,
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// [`paired_comparisons`] as CSV.
+pub fn comparisons_csv(rows: &[PairedComparison]) -> String {
+    let mut out = String::from("metric,run_a,run_b,topics,mean_difference,t_test_p,wilcoxon_p,bootstrap_lower,bootstrap_upper\n");
+    for r in rows {
+        let nums = [r.mean_difference, r.t_test_p, r.wilcoxon_p, r.bootstrap_lower, r.bootstrap_upper].map(fmt_f64);
+        let _ = writeln!(out, "{},{},{},{},{}", csv_field(&r.metric), csv_field(&r.run_a), csv_field(&r.run_b), r.topics, nums.join(","));
+    }
+    out
+}
