@@ -331,6 +331,9 @@ pub fn parse_metric(text: &str) -> Result<MetricSpec> {
         "inst" | "inst_depth" => Some(InsVariant::Inst),
         _ => None,
     };
+    // Click-model metrics (rrMetric, EBU, ERR from click-model parameters) are computed in
+    // `clickmodels::metrics`; to expose them here, add a `Metric` variant holding the parsed
+    // parameters, an arm below (e.g. `"rrmetric" | "ebu"`), and its case in `eval::topic_value`.
     let metric = match base.as_str() {
         "p" | "precision" => Metric::Precision { k: need_k("p")? },
         "r" | "recall" => Metric::Recall { k: need_k("recall")? },
