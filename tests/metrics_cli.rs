@@ -85,3 +85,30 @@ fn malformed_lines_are_reported_with_file_and_line() {
     let (ok, _, err) = serpsim(&["eval", "study_logs/trec/qrels.test", "study_logs/trec/results.test", "-m", "ndcg:discount=cosine"]);
     assert!(!ok && err.contains("discount"), "{err}");
 }
+
+#[test]
+fn cube_test_and_novelty_end_to_end() {
+    // The hand-worked Cube Test toy of src/metrics/cube.rs (Eq. 11 0.25, Eq. 13 0.3021 with
+    // unit time), and the novelty utility of two runs that find the one relevant document at
+    // ranks 1 and 3 of N = 4: ln(1 / 0.5) and ln(0.5 / 1).
+    let dir = tempfile::tempdir().unwrap();
+    let w = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let q = w("q.txt", "1 0 d1 1\n1 0 d2 0\n");
+    let a = w("a.txt", "1 Q0 d1 1 4 A\n1 Q0 d2 2 3 A\n1 Q0 d3 3 2 A\n1 Q0 d4 4 1 A\n");
+    let b = w("b.txt", "1 Q0 d4 1 4 B\n1 Q0 d3 2 3 B\n1 Q0 d1 3 2 B\n");
+    let s = w("s.txt", "1 c1 d1 1\n1 c2 d2 2\n1 c1 d3 2\n1 c1 d4 1\n");
+    let (ok, out, err) = serpsim(&[
+        "eval", &q, &a, &b, "-m", "ct:time=t,eq=11", "ct:time=t", "novelty@4", "--subtopics", &s, "--format", "json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let all = |run: usize, m: usize| v[run]["metrics"][m]["all"].as_f64().unwrap();
+    assert!((all(0, 0) - 0.25).abs() < 1e-12);
+    assert!((all(0, 1) - 0.3020833333333333).abs() < 1e-12);
+    assert!((all(0, 2) - 2f64.ln()).abs() < 1e-12);
+    assert!((all(1, 2) + 2f64.ln()).abs() < 1e-12);
+}
