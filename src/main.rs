@@ -28,6 +28,9 @@ enum Command {
 
     /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
     Clicks(cli::clicks::ClicksArgs),
+
+    /// Evaluate TREC runs against qrels (trec_eval names accepted; see docs/metrics.md).
+    Eval(cli::eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,8 @@ fn main() -> ExitCode {
         Command::Streams(args) => cli::streams::run(args),
 
         Command::Clicks(args) => cli::clicks::run(args),
+
+        Command::Eval(args) => cli::eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

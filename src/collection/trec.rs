@@ -47,6 +47,34 @@ pub struct TrecLoadReport {
     pub unjudged_documents: usize,
 }
 
+/// A small multiplicative hasher (FxHash) for docno lookups: SipHash dominated parsing and
+/// evaluation time. Not DoS-resistant, which does not matter for qrels and runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in chunks.by_ref() {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` with [`FxHasher`].
+pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
 fn read_text(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
 }
@@ -65,36 +93,68 @@ impl Qrels {
     /// Parses qrels text; `source` names it in errors. Blank lines are skipped.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
         let mut qrels = Qrels::default();
-        let mut topic_pos: HashMap<String, usize> = HashMap::new();
-        let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+        let mut topic_pos: FastMap<&str, usize> = FastMap::default();
+        let mut seen: FastMap<(usize, &str), usize> = FastMap::default();
         for (i, line) in text.lines().enumerate() {
             let lineno = i + 1;
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.is_empty() {
-                continue;
-            }
-            if fields.len() != 4 {
-                return Err(Error::parse(source, lineno, format!(
-                    "expected 4 fields `topic iteration docno relevance`, found {}", fields.len())));
-            }
-            let grade: i32 = fields[3].parse().map_err(|_| {
-                Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
-            })?;
-            let t = *topic_pos.entry(fields[0].to_string()).or_insert_with(|| {
-                qrels.topics.push((fields[0].to_string(), Vec::new()));
+            let Some(l) = parse_qrels_line(line, source, lineno)? else { continue };
+            let t = *topic_pos.entry(l.topic).or_insert_with(|| {
+                qrels.topics.push((l.topic.to_string(), Vec::new()));
                 qrels.topics.len() - 1
             });
-            if let Some(prev) = seen.insert((t, fields[2].to_string()), lineno) {
-                return Err(Error::parse(source, lineno, format!(
-                    "document `{}` judged twice for topic `{}` (first at line {prev})", fields[2], fields[0])));
+            if let Some(prev) = seen.insert((t, l.docno), lineno) {
+                return Err(judged_twice_error(source, lineno, l.docno, l.topic, prev));
             }
-            qrels.topics[t].1.push((fields[2].to_string(), grade));
+            qrels.topics[t].1.push((l.docno.to_string(), l.grade));
         }
         if qrels.topics.is_empty() {
-            return Err(Error::parse(source, 1, "no judgements found (empty qrels)"));
+            return Err(empty_qrels_error(source));
         }
         Ok(qrels)
     }
+}
+
+/// One qrels line, borrowing from the text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QrelsLine<'a> {
+    /// Topic id.
+    pub topic: &'a str,
+    /// Document id.
+    pub docno: &'a str,
+    /// Relevance grade.
+    pub grade: i32,
+}
+
+/// Parses one `qid iter docno rel` line (`Ok(None)` for a blank line).
+pub fn parse_qrels_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<Option<QrelsLine<'a>>> {
+    let mut it = line.split_ascii_whitespace();
+    let mut fields = [""; 4];
+    let mut n = 0;
+    for f in it.by_ref().take(4) {
+        fields[n] = f;
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    if n != 4 || it.next().is_some() {
+        return Err(Error::parse(source, lineno, format!(
+            "expected 4 fields `topic iteration docno relevance`, found {}", line.split_ascii_whitespace().count())));
+    }
+    let grade: i32 = fields[3].parse().map_err(|_| {
+        Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
+    })?;
+    Ok(Some(QrelsLine { topic: fields[0], docno: fields[2], grade }))
+}
+
+/// The error for a document judged twice.
+pub fn judged_twice_error(source: &str, lineno: usize, docno: &str, topic: &str, first: usize) -> Error {
+    Error::parse(source, lineno, format!("document `{docno}` judged twice for topic `{topic}` (first at line {first})"))
+}
+
+/// The error for qrels without judgements.
+pub fn empty_qrels_error(source: &str) -> Error {
+    Error::parse(source, 1, "no judgements found (empty qrels)")
 }
 
 impl Run {
@@ -110,36 +170,28 @@ impl Run {
     /// Parses `qid Q0 docno rank score tag` lines; `source` names the text in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
         let mut run = Run::default();
-        let mut topic_pos: HashMap<String, usize> = HashMap::new();
-        let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+        let mut topic_pos: FastMap<&str, usize> = FastMap::default();
+        // Per topic: docno -> line, for the duplicate check.
+        let mut seen: Vec<FastMap<&str, u32>> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let lineno = i + 1;
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.is_empty() {
-                continue;
-            }
-            if fields.len() != 6 {
-                return Err(Error::parse(source, lineno, format!(
-                    "expected 6 fields `topic Q0 docno rank score tag`, found {}", fields.len())));
-            }
-            let score: f64 = fields[4].parse().map_err(|_| {
-                Error::parse(source, lineno, format!("score `{}` is not a number", fields[4]))
-            })?;
-            if !score.is_finite() {
-                return Err(Error::parse(source, lineno, format!("score `{}` is not finite", fields[4])));
-            }
+            let Some(l) = parse_run_line(line, source, lineno)? else { continue };
             if run.name.is_empty() {
-                run.name = fields[5].to_string();
+                run.name = l.tag.to_string();
             }
-            let t = *topic_pos.entry(fields[0].to_string()).or_insert_with(|| {
-                run.topics.push((fields[0].to_string(), Vec::new()));
-                run.topics.len() - 1
-            });
-            if let Some(prev) = seen.insert((t, fields[2].to_string()), lineno) {
-                return Err(Error::parse(source, lineno, format!(
-                    "document `{}` retrieved twice for topic `{}` (first at line {prev})", fields[2], fields[0])));
+            let t = match topic_pos.get(l.topic) {
+                Some(&t) => t,
+                None => {
+                    run.topics.push((l.topic.to_string(), Vec::new()));
+                    seen.push(FastMap::default());
+                    topic_pos.insert(l.topic, run.topics.len() - 1);
+                    run.topics.len() - 1
+                }
+            };
+            if let Some(prev) = seen[t].insert(l.docno, lineno as u32) {
+                return Err(duplicate_error(source, lineno, l.docno, l.topic, prev as usize));
             }
-            run.topics[t].1.push(Retrieved { docno: fields[2].to_string(), score });
+            run.topics[t].1.push(Retrieved { docno: l.docno.to_string(), score: l.score });
         }
         if run.topics.is_empty() {
             return Err(Error::parse(source, 1, "no results found (empty run)"));
@@ -149,6 +201,50 @@ impl Run {
         }
         Ok(run)
     }
+}
+
+/// One line of a run, borrowing from the text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunLine<'a> {
+    /// Topic id.
+    pub topic: &'a str,
+    /// Document id.
+    pub docno: &'a str,
+    /// Retrieval score (finite).
+    pub score: f64,
+    /// Run tag.
+    pub tag: &'a str,
+}
+
+/// Parses one `qid Q0 docno rank score tag` line (`Ok(None)` for a blank line). Shared by
+/// [`Run::parse`] and the streaming evaluator, so both report the same errors.
+pub fn parse_run_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<Option<RunLine<'a>>> {
+    let mut it = line.split_ascii_whitespace();
+    let mut fields = [""; 6];
+    let mut n = 0;
+    for f in it.by_ref().take(6) {
+        fields[n] = f;
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    if n != 6 || it.next().is_some() {
+        return Err(Error::parse(source, lineno, format!(
+            "expected 6 fields `topic Q0 docno rank score tag`, found {}", line.split_ascii_whitespace().count())));
+    }
+    let score: f64 = fields[4].parse().map_err(|_| {
+        Error::parse(source, lineno, format!("score `{}` is not a number", fields[4]))
+    })?;
+    if !score.is_finite() {
+        return Err(Error::parse(source, lineno, format!("score `{}` is not finite", fields[4])));
+    }
+    Ok(Some(RunLine { topic: fields[0], docno: fields[2], score, tag: fields[5] }))
+}
+
+/// The error for a document retrieved twice.
+pub fn duplicate_error(source: &str, lineno: usize, docno: &str, topic: &str, first: usize) -> Error {
+    Error::parse(source, lineno, format!("document `{docno}` retrieved twice for topic `{topic}` (first at line {first})"))
 }
 
 /// Reads subtopic judgements `topic subtopic docno grade` into an existing collection.

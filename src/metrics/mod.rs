@@ -1,4 +1,27 @@
 //! Effectiveness metrics over a ranked list of grades.
+//!
+//! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG (trec_eval conventions);
+//! - [`user_models`]: ERR, RBP, INSQ / INSQ' / INST with expected depth, RRT, ERRT, TBG;
+//! - [`pres`]: PRES and PRES_est; [`cube`]: the Cube Test; [`novelty`]: Fujii and Ishikawa's utility;
+//! - [`names`]: metric names (`ndcg@10`, `rbp:p=0.8`, trec_eval's `P_10`, ...);
+//! - [`eval`]: per-topic evaluation of TREC runs against qrels;
+//! - [`agreement`]: the exhaustive metric-disagreement study of Jones et al.
+//!
+//! The click-model metrics (rrMetric, EBU, ERR from click-model parameters) live in
+//! `clickmodels::metrics`; [`names`] does not parse them yet.
+
+pub mod agreement;
+pub mod cube;
+pub mod eval;
+pub mod names;
+pub mod novelty;
+pub mod output;
+pub mod pres;
+pub mod trec;
+pub mod user_models;
+
+pub use eval::{evaluate, Evaluation, Judgements, MissingTopics};
+pub use names::{parse_metric, Metric, MetricSpec};
 
 /// Gain of a grade for nDCG: the grade itself if positive, else 0 (trec_eval's convention).
 pub fn linear_gain(grade: i32) -> f64 {

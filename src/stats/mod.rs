@@ -1,11 +1,15 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod correlation;
+pub mod counts;
+pub mod discriminative;
+pub mod extreme;
+pub mod paired;
 pub mod summary;
 pub mod wilcoxon;
 
+pub use correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman, tau_ap, tau_gap};
+pub use counts::quantile_of_counts;
+pub use paired::{bootstrap_ci, paired_t_test, BootstrapCi, PairedT};
 pub use summary::{mean, median, quantile_sorted, sd, Histogram, Summary};
 pub use wilcoxon::{average_ranks, wilcoxon_signed_rank, SignedRank};
-pub mod counts;
-pub mod ttest;
-pub use counts::quantile_of_counts;
-pub use ttest::{paired_t_test, PairedT};
