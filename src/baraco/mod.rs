@@ -6,8 +6,14 @@
 //! switching problem (Algorithm 2) and the difference estimation problem (Algorithm 3), and
 //! [`harness`] runs the LETOR evaluation of §6.1. File formats: `docs/baraco.md`.
 
+pub mod decide;
 pub mod log;
+pub mod metrics;
 pub mod posterior;
+pub mod sampling;
 
 pub use log::{parse_rankings, parse_weights, ClickLog, Ranking};
 pub use posterior::{compute_posteriors, Density, FactoredBeta, Posteriors, DEFAULT_GAMMA};
+pub use sampling::Sampler;
+pub use decide::{compare, point_metric, Answer, Config};
+pub use metrics::{Metric, Unseen};
