@@ -20,8 +20,10 @@
 #![warn(missing_docs)]
 
 pub mod baraco;
+pub mod clickmodels;
 pub mod collection;
 pub mod error;
+pub mod logs;
 pub mod metrics;
 pub mod report;
 pub mod rng;

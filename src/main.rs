@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
+    Clicks(cli::clicks::ClicksArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Clicks(args) => cli::clicks::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

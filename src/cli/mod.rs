@@ -1,4 +1,5 @@
 //! One module per subcommand; `main.rs` only dispatches.
 
+pub mod clicks;
 pub mod common;
 pub mod simulate;

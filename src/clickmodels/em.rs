@@ -1,0 +1,658 @@
+//! Models fitted by expectation-maximisation: DBN, CCM, UBM, PBM.
+//!
+//! Every iteration re-estimates each probability as (1 + expected successes) / (2 + expected
+//! trials), clamped to [1e-6, 1 - 1e-6], from parameters that start at 0.5 (PyClick's
+//! convention). The E-steps are exact posteriors given all clicks of the session; in
+//! particular the examination probability below the last click is conditioned on the
+//! clicks above (PyClick uses the unconditional one there, see `docs/clickmodels.md`).
+
+use super::io::ParamTable;
+use super::{draw, param, ClickModel, Counts, ModelKind, PRIOR, PROB_MIN};
+use crate::error::{Error, Result};
+use crate::logs::{SessionRef, SessionSource};
+use crate::rng::Stream;
+
+/// EM settings shared by the EM models.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmConfig {
+    /// Maximum number of iterations (default 50).
+    pub iterations: usize,
+    /// Stop early once no parameter moves by more than this in one iteration (default 0:
+    /// always run every iteration).
+    pub tolerance: f64,
+}
+
+impl Default for EmConfig {
+    fn default() -> Self {
+        EmConfig { iterations: 50, tolerance: 0.0 }
+    }
+}
+
+impl EmConfig {
+    fn validate(&self) -> Result<()> {
+        if self.iterations == 0 {
+            return Err(Error::config("em", "iterations", "must be at least 1"));
+        }
+        if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
+            return Err(Error::config("em", "tolerance", "must be a finite number >= 0"));
+        }
+        Ok(())
+    }
+}
+
+fn clamp(v: f64) -> f64 {
+    v.clamp(PROB_MIN, 1.0 - PROB_MIN)
+}
+
+fn max_change(old: &[f64], new: &[f64]) -> f64 {
+    let n = old.len().max(new.len());
+    (0..n).map(|i| (param(old, i) - param(new, i)).abs()).fold(0.0, f64::max)
+}
+
+/// DBN continuation (persistence) parameter gamma.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gamma {
+    /// Estimated by EM.
+    Fitted,
+    /// Held fixed (BARACO uses 0.9).
+    Fixed(f64),
+}
+
+/// How to fit a [`Dbn`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DbnConfig {
+    /// Continuation: fitted or fixed.
+    pub gamma: Gamma,
+    /// Maximum EM iterations (default 50).
+    pub iterations: usize,
+    /// Early-stop tolerance on the largest parameter change (default 0).
+    pub tolerance: f64,
+}
+
+impl Default for DbnConfig {
+    fn default() -> Self {
+        DbnConfig { gamma: Gamma::Fitted, iterations: 50, tolerance: 0.0 }
+    }
+}
+
+/// Dynamic Bayesian network click model (Chapelle & Zhang 2009).
+///
+/// The user examines rank 1; an examined result is clicked with its attractiveness; after a
+/// click the user is satisfied with its satisfaction and stops; otherwise the user goes on
+/// to the next result with probability `gamma`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dbn {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+    /// Satisfaction per pair (P(satisfied | click)).
+    pub satisfaction: Vec<f64>,
+    /// Continuation probability.
+    pub gamma: f64,
+}
+
+impl Default for Dbn {
+    /// Every parameter at the prior 0.5.
+    fn default() -> Self {
+        Dbn { attractiveness: Vec::new(), satisfaction: Vec::new(), gamma: PRIOR }
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    a: Vec<f64>,
+    s: Vec<f64>,
+    car: Vec<f64>,
+}
+
+impl DbnConfig {
+    /// Fits from parameters at 0.5 (gamma at its fixed value when fixed).
+    pub fn fit(&self, src: &mut dyn SessionSource) -> Result<Dbn> {
+        self.fit_from(src, Dbn::default())
+    }
+
+    /// Runs EM starting from `init` (its gamma is replaced by the fixed value when fixed).
+    pub fn fit_from(&self, src: &mut dyn SessionSource, mut model: Dbn) -> Result<Dbn> {
+        EmConfig { iterations: self.iterations, tolerance: self.tolerance }.validate()?;
+        if let Gamma::Fixed(g) = self.gamma {
+            crate::error::check_probability("dbn", "gamma", g)?;
+            model.gamma = g;
+        }
+        for _ in 0..self.iterations {
+            let next = self.em_step(src, &model)?;
+            let change = max_change(&model.attractiveness, &next.attractiveness)
+                .max(max_change(&model.satisfaction, &next.satisfaction))
+                .max((model.gamma - next.gamma).abs());
+            model = next;
+            if change <= self.tolerance {
+                break;
+            }
+        }
+        Ok(model)
+    }
+
+    /// One EM iteration: the model re-estimated from `current`.
+    pub fn em_step(&self, src: &mut dyn SessionSource, current: &Dbn) -> Result<Dbn> {
+        let fit_gamma = matches!(self.gamma, Gamma::Fitted);
+        let n = src.pair_count_hint().max(current.attractiveness.len());
+        let (mut attr, mut sat) = (Counts::with_len(n), Counts::with_len(n));
+        let (mut g_num, mut g_den) = (0.0, 0.0);
+        let mut buf = Scratch::default();
+        let g = current.gamma;
+        src.pass(&mut |s| {
+            let n = s.pairs.len();
+            buf.a.clear();
+            buf.s.clear();
+            for &p in s.pairs {
+                buf.a.push(param(&current.attractiveness, p as usize));
+                buf.s.push(param(&current.satisfaction, p as usize));
+            }
+            // car[r] = P(a click at rank r or below | E_r = 1)
+            buf.car.clear();
+            buf.car.resize(n + 1, 0.0);
+            for r in (0..n).rev() {
+                buf.car[r] = buf.a[r] + (1.0 - buf.a[r]) * g * buf.car[r + 1];
+            }
+            let last = s.last_click();
+            let mut eps = 1.0; // P(E_r = 1 | clicks above r)
+            if let Some(l) = last {
+                for r in 0..=l {
+                    let p = s.pairs[r] as usize;
+                    if s.clicks[r] {
+                        attr.add(p, 1.0, 1.0);
+                        if r < l {
+                            sat.add(p, 0.0, 1.0);
+                            if fit_gamma {
+                                g_num += 1.0;
+                                g_den += 1.0;
+                            }
+                        } else {
+                            let (sv, c1) = (buf.s[r], buf.car[r + 1]);
+                            let post = sv / (1.0 - (1.0 - sv) * g * c1);
+                            sat.add(p, post, 1.0);
+                            if fit_gamma && r + 1 < n {
+                                let w = 1.0 - post;
+                                g_num += w * g * (1.0 - c1) / (1.0 - g * c1);
+                                g_den += w;
+                            }
+                        }
+                    } else {
+                        attr.add(p, 0.0, 1.0);
+                        if fit_gamma {
+                            g_num += 1.0;
+                            g_den += 1.0;
+                        }
+                    }
+                }
+                eps = g * (1.0 - buf.s[l]);
+            }
+            for r in last.map_or(0, |l| l + 1)..n {
+                let (a, c) = (buf.a[r], buf.car[r]);
+                let d = 1.0 - eps * c;
+                attr.add(s.pairs[r] as usize, a * (1.0 - eps) / d, 1.0);
+                if fit_gamma && r + 1 < n {
+                    let pe = eps * (1.0 - c) / d;
+                    let c1 = buf.car[r + 1];
+                    g_num += pe * g * (1.0 - c1) / (1.0 - g * c1);
+                    g_den += pe;
+                }
+                eps = g * eps * (1.0 - a) / (1.0 - eps * a);
+            }
+        })?;
+        let len = attr.used_len().max(sat.used_len());
+        Ok(Dbn {
+            attractiveness: attr.values(len, true),
+            satisfaction: sat.values(len, true),
+            gamma: if fit_gamma { clamp((1.0 + g_num) / (2.0 + g_den)) } else { g },
+        })
+    }
+}
+
+impl ClickModel for Dbn {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Dbn
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for &p in pairs {
+            let (a, s) = (param(&self.attractiveness, p as usize), param(&self.satisfaction, p as usize));
+            out.push(a * exam);
+            exam *= self.gamma * ((1.0 - s) * a + (1.0 - a));
+        }
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+            let a = param(&self.attractiveness, p as usize);
+            if c {
+                out.push(a * exam);
+                exam = self.gamma * (1.0 - param(&self.satisfaction, p as usize));
+            } else {
+                let q = 1.0 - a * exam;
+                out.push(q);
+                exam *= self.gamma * (1.0 - a) / q;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize) * param(&self.satisfaction, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.resize(pairs.len(), false);
+        for (r, &p) in pairs.iter().enumerate() {
+            if draw(param(&self.attractiveness, p as usize), rng) {
+                clicks[r] = true;
+                if draw(param(&self.satisfaction, p as usize), rng) {
+                    return;
+                }
+            }
+            if !draw(self.gamma, rng) {
+                return;
+            }
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Dbn)
+            .scalar("gamma", self.gamma)
+            .pair("attractiveness", &self.attractiveness)
+            .pair("satisfaction", &self.satisfaction)
+    }
+}
+
+/// How to fit a [`Ccm`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CcmConfig {
+    /// Maximum EM iterations (default 50).
+    pub iterations: usize,
+    /// Early-stop tolerance on the largest parameter change (default 0).
+    pub tolerance: f64,
+}
+
+impl Default for CcmConfig {
+    fn default() -> Self {
+        CcmConfig { iterations: 50, tolerance: 0.0 }
+    }
+}
+
+/// Click chain model (Guo et al. 2009) in PyClick's parameterisation: attractiveness
+/// doubles as relevance; after no click the user goes on with `tau1`, after a click on a
+/// non-relevant result with `tau2`, after a relevant one with `tau3`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ccm {
+    /// Attractiveness (= relevance) per pair.
+    pub attractiveness: Vec<f64>,
+    /// Continuation after no click.
+    pub tau1: f64,
+    /// Continuation after a click on a non-relevant result.
+    pub tau2: f64,
+    /// Continuation after a click on a relevant result.
+    pub tau3: f64,
+}
+
+impl Default for Ccm {
+    fn default() -> Self {
+        Ccm { attractiveness: Vec::new(), tau1: PRIOR, tau2: PRIOR, tau3: PRIOR }
+    }
+}
+
+impl CcmConfig {
+    /// Fits from parameters at 0.5.
+    pub fn fit(&self, src: &mut dyn SessionSource) -> Result<Ccm> {
+        EmConfig { iterations: self.iterations, tolerance: self.tolerance }.validate()?;
+        let mut model = Ccm::default();
+        for _ in 0..self.iterations {
+            let next = self.em_step(src, &model)?;
+            let change = max_change(&model.attractiveness, &next.attractiveness)
+                .max((model.tau1 - next.tau1).abs())
+                .max((model.tau2 - next.tau2).abs())
+                .max((model.tau3 - next.tau3).abs());
+            model = next;
+            if change <= self.tolerance {
+                break;
+            }
+        }
+        Ok(model)
+    }
+
+    /// One EM iteration.
+    pub fn em_step(&self, src: &mut dyn SessionSource, m: &Ccm) -> Result<Ccm> {
+        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
+        let mut tau = Counts::with_len(3);
+        let mut buf = Scratch::default();
+        let (t1, t2, t3) = (m.tau1, m.tau2, m.tau3);
+        src.pass(&mut |s| {
+            let n = s.pairs.len();
+            buf.a.clear();
+            buf.a.extend(s.pairs.iter().map(|&p| param(&m.attractiveness, p as usize)));
+            buf.car.clear();
+            buf.car.resize(n + 1, 0.0);
+            for r in (0..n).rev() {
+                buf.car[r] = buf.a[r] + (1.0 - buf.a[r]) * t1 * buf.car[r + 1];
+            }
+            let last = s.last_click();
+            let mut eps = 1.0;
+            if let Some(l) = last {
+                for r in 0..=l {
+                    let (p, a) = (s.pairs[r] as usize, buf.a[r]);
+                    if !s.clicks[r] {
+                        attr.add(p, 0.0, 1.0);
+                        tau.add(0, 1.0, 1.0);
+                        continue;
+                    }
+                    // Clicked: attractiveness certain, relevance (S) uncertain.
+                    let q = if r < l {
+                        a * t3 / ((1.0 - a) * t2 + a * t3)
+                    } else {
+                        let c1 = buf.car[r + 1];
+                        let x1 = a * (1.0 - t3 * c1);
+                        let x0 = (1.0 - a) * (1.0 - t2 * c1);
+                        x1 / (x1 + x0)
+                    };
+                    attr.add(p, 1.0 + q, 2.0);
+                    if r < l {
+                        tau.add(2, q, q);
+                        tau.add(1, 1.0 - q, 1.0 - q);
+                    } else if r + 1 < n {
+                        let c1 = buf.car[r + 1];
+                        tau.add(2, q * t3 * (1.0 - c1) / (1.0 - t3 * c1), q);
+                        tau.add(1, (1.0 - q) * t2 * (1.0 - c1) / (1.0 - t2 * c1), 1.0 - q);
+                    }
+                }
+                let a = buf.a[l];
+                eps = (1.0 - a) * t2 + a * t3;
+            }
+            for r in last.map_or(0, |l| l + 1)..n {
+                let (a, c) = (buf.a[r], buf.car[r]);
+                let d = 1.0 - eps * c;
+                attr.add(s.pairs[r] as usize, a * (1.0 - eps) / d, 1.0);
+                if r + 1 < n {
+                    let pe = eps * (1.0 - c) / d;
+                    let c1 = buf.car[r + 1];
+                    tau.add(0, pe * t1 * (1.0 - c1) / (1.0 - t1 * c1), pe);
+                }
+                eps = t1 * eps * (1.0 - a) / (1.0 - eps * a);
+            }
+        })?;
+        let t = tau.values(3, true);
+        Ok(Ccm { attractiveness: attr.values(attr.used_len(), true), tau1: t[0], tau2: t[1], tau3: t[2] })
+    }
+}
+
+impl ClickModel for Ccm {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Ccm
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for &p in pairs {
+            let a = param(&self.attractiveness, p as usize);
+            out.push(a * exam);
+            exam *= (1.0 - a) * self.tau1 + a * ((1.0 - a) * self.tau2 + a * self.tau3);
+        }
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+            let a = param(&self.attractiveness, p as usize);
+            if c {
+                out.push(a * exam);
+                exam = self.tau2 * (1.0 - a) + self.tau3 * a;
+            } else {
+                let q = 1.0 - a * exam;
+                out.push(q);
+                exam *= self.tau1 * (1.0 - a) / q;
+            }
+        }
+    }
+
+    /// PyClick: attractiveness squared.
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize).powi(2)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.resize(pairs.len(), false);
+        for (r, &p) in pairs.iter().enumerate() {
+            let a = param(&self.attractiveness, p as usize);
+            let go_on = if draw(a, rng) {
+                clicks[r] = true;
+                if draw(a, rng) {
+                    self.tau3
+                } else {
+                    self.tau2
+                }
+            } else {
+                self.tau1
+            };
+            if !draw(go_on, rng) {
+                return;
+            }
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Ccm)
+            .scalar("tau1", self.tau1)
+            .scalar("tau2", self.tau2)
+            .scalar("tau3", self.tau3)
+            .pair("attractiveness", &self.attractiveness)
+    }
+}
+
+/// User browsing model (Dupret & Piwowarski 2008): P(click at r) = attractiveness x
+/// examination[r][r'], where r' is the rank of the previous click.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ubm {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+    /// Examination by 0-based rank r and previous click: index 0 means no click above,
+    /// index j > 0 means the previous click was at 0-based rank j - 1.
+    pub examination: Vec<Vec<f64>>,
+}
+
+impl Ubm {
+    #[inline]
+    fn exam(&self, r: usize, prev: usize) -> f64 {
+        self.examination.get(r).map_or(PRIOR, |row| param(row, prev))
+    }
+
+    /// Fits by EM from parameters at 0.5.
+    pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Self> {
+        cfg.validate()?;
+        let mut model = Ubm::default();
+        for _ in 0..cfg.iterations {
+            let next = Self::em_step(src, &model)?;
+            let mut change = max_change(&model.attractiveness, &next.attractiveness);
+            for r in 0..next.examination.len().max(model.examination.len()) {
+                let e = Vec::new();
+                change = change.max(max_change(model.examination.get(r).unwrap_or(&e), next.examination.get(r).unwrap_or(&e)));
+            }
+            model = next;
+            if change <= cfg.tolerance {
+                break;
+            }
+        }
+        Ok(model)
+    }
+
+    /// One EM iteration.
+    pub fn em_step(src: &mut dyn SessionSource, m: &Ubm) -> Result<Ubm> {
+        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
+        let mut exam: Vec<Counts> = Vec::new();
+        src.pass(&mut |s| {
+            if exam.len() < s.pairs.len() {
+                exam.resize_with(s.pairs.len(), || Counts::with_len(s.pairs.len() + 1));
+            }
+            let mut prev = 0;
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                let a = param(&m.attractiveness, p as usize);
+                let g = m.exam(r, prev);
+                if c {
+                    attr.add(p as usize, 1.0, 1.0);
+                    exam[r].add(prev, 1.0, 1.0);
+                    prev = r + 1;
+                } else {
+                    let d = 1.0 - a * g;
+                    attr.add(p as usize, a * (1.0 - g) / d, 1.0);
+                    exam[r].add(prev, g * (1.0 - a) / d, 1.0);
+                }
+            }
+        })?;
+        let examination = exam.iter().enumerate().map(|(r, c)| c.values(r + 1, true)).collect();
+        Ok(Ubm { attractiveness: attr.values(attr.used_len(), true), examination })
+    }
+}
+
+impl ClickModel for Ubm {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Ubm
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        let n = pairs.len();
+        out.clear();
+        out.resize(n, 0.0);
+        // P(C_r = 1) = sum over the previous click j (or none) of
+        // P(C_j = 1) * prod_{j<k<r} (1 - a_k g[k][j]) * a_r g[r][j].
+        for j in 0..=n {
+            let w = if j == 0 { 1.0 } else { out[j - 1] };
+            if w == 0.0 {
+                continue;
+            }
+            let mut none_between = 1.0;
+            for r in j..n {
+                let q = param(&self.attractiveness, pairs[r] as usize) * self.exam(r, j);
+                out[r] += w * none_between * q;
+                none_between *= 1.0 - q;
+            }
+        }
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let mut prev = 0;
+        for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+            let q = param(&self.attractiveness, p as usize) * self.exam(r, prev);
+            if c {
+                out.push(q);
+                prev = r + 1;
+            } else {
+                out.push(1.0 - q);
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        let mut prev = 0;
+        for (r, &p) in pairs.iter().enumerate() {
+            let c = draw(param(&self.attractiveness, p as usize) * self.exam(r, prev), rng);
+            if c {
+                prev = r + 1;
+            }
+            clicks.push(c);
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Ubm).matrix("examination", &self.examination).pair("attractiveness", &self.attractiveness)
+    }
+}
+
+/// Position-based model: P(click at r) = attractiveness x examination[r].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pbm {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+    /// Examination per 0-based rank.
+    pub examination: Vec<f64>,
+}
+
+impl Pbm {
+    /// Fits by EM from parameters at 0.5.
+    pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Self> {
+        cfg.validate()?;
+        let mut model = Pbm::default();
+        for _ in 0..cfg.iterations {
+            let next = Self::em_step(src, &model)?;
+            let change =
+                max_change(&model.attractiveness, &next.attractiveness).max(max_change(&model.examination, &next.examination));
+            model = next;
+            if change <= cfg.tolerance {
+                break;
+            }
+        }
+        Ok(model)
+    }
+
+    /// One EM iteration.
+    pub fn em_step(src: &mut dyn SessionSource, m: &Pbm) -> Result<Pbm> {
+        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
+        let mut exam = Counts::with_len(10);
+        src.pass(&mut |s| {
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                let (a, g) = (param(&m.attractiveness, p as usize), param(&m.examination, r));
+                if c {
+                    attr.add(p as usize, 1.0, 1.0);
+                    exam.add(r, 1.0, 1.0);
+                } else {
+                    let d = 1.0 - a * g;
+                    attr.add(p as usize, a * (1.0 - g) / d, 1.0);
+                    exam.add(r, g * (1.0 - a) / d, 1.0);
+                }
+            }
+        })?;
+        Ok(Pbm { attractiveness: attr.values(attr.used_len(), true), examination: exam.values(exam.used_len(), true) })
+    }
+}
+
+impl ClickModel for Pbm {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Pbm
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(pairs.iter().enumerate().map(|(r, &p)| param(&self.attractiveness, p as usize) * param(&self.examination, r)));
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        self.click_probs(s.pairs, out);
+        for (p, &c) in out.iter_mut().zip(s.clicks) {
+            if !c {
+                *p = 1.0 - *p;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.extend(
+            pairs.iter().enumerate().map(|(r, &p)| draw(param(&self.attractiveness, p as usize) * param(&self.examination, r), rng)),
+        );
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Pbm).rank("examination", &self.examination).pair("attractiveness", &self.attractiveness)
+    }
+}

@@ -1,0 +1,120 @@
+//! Evaluation of click models on test sessions, with PyClick's definitions
+//! (Dupret & Piwowarski 2008):
+//!
+//! - log-likelihood: mean over sessions of the mean over ranks of ln P(c_r | clicks above r);
+//! - perplexity at rank r: 2^(-(1/|S|) sum_s log2 P(c_r observed)) from full click
+//!   probabilities; overall perplexity: the mean over ranks 1..10;
+//! - conditional perplexity: the same with conditional probabilities;
+//! - CTR prediction error: RMSE between predicted and observed click-through rate at rank 1
+//!   per (query, document at rank 1), weighted by sessions.
+//!
+//! Probabilities of observed events are floored at [`PROB_MIN`].
+
+use super::{ClickModel, PROB_MIN};
+use crate::error::{Error, Result};
+use crate::logs::ClickLog;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// Ranks averaged into the overall perplexity.
+pub const RANK_MAX: usize = 10;
+
+/// A train/test split.
+#[derive(Debug, Clone)]
+pub struct Split {
+    /// Training sessions.
+    pub train: ClickLog,
+    /// Test sessions whose query occurs in training.
+    pub test: ClickLog,
+}
+
+/// Test sessions whose query occurs in `train`, in order.
+pub fn restrict_to_train_queries(train: &ClickLog, test: &ClickLog) -> ClickLog {
+    let seen: HashSet<u32> = train.queries.iter().copied().collect();
+    test.subset((0..test.len()).filter(|&i| seen.contains(&test.queries[i])))
+}
+
+/// PyClick's protocol: the first floor(75 %) of sessions in file order train, the rest,
+/// restricted to queries seen in training, test.
+pub fn split_75_25(log: &ClickLog) -> Split {
+    let n_train = log.len() * 3 / 4;
+    let train = log.subset(0..n_train);
+    let rest = log.subset(n_train..log.len());
+    let test = restrict_to_train_queries(&train, &rest);
+    Split { train, test }
+}
+
+/// Scores of a model on test sessions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scores {
+    /// Mean over sessions of the mean over ranks of ln P(c_r | clicks above).
+    pub log_likelihood: f64,
+    /// Mean of `perplexity_at_rank` (ranks 1..10).
+    pub perplexity: f64,
+    /// Perplexity at ranks 1..min(10, longest SERP).
+    pub perplexity_at_rank: Vec<f64>,
+    /// Conditional perplexity (mean over ranks 1..10).
+    pub conditional_perplexity: f64,
+    /// Conditional perplexity at each rank.
+    pub conditional_perplexity_at_rank: Vec<f64>,
+    /// CTR prediction error at rank 1 (weighted RMSE).
+    pub ctr_rmse: f64,
+}
+
+/// Evaluates `model` on `test`.
+pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
+    if test.is_empty() {
+        return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
+    }
+    let ranks = test.max_len().min(RANK_MAX);
+    let mut ll = 0.0;
+    let (mut full, mut cond, mut count) = (vec![0.0; ranks], vec![0.0; ranks], vec![0usize; ranks]);
+    let mut probs = Vec::new();
+    let mut ctr: HashMap<u32, (f64, f64, f64)> = HashMap::new();
+    for s in test.iter() {
+        if s.pairs.is_empty() {
+            continue;
+        }
+        model.observed_probs(s, &mut probs);
+        let mut sum = 0.0;
+        for (r, &p) in probs.iter().enumerate() {
+            let p = p.max(PROB_MIN);
+            sum += p.ln();
+            if r < ranks {
+                cond[r] += p.log2();
+            }
+        }
+        ll += sum / probs.len() as f64;
+        model.click_probs(s.pairs, &mut probs);
+        for (r, (&p, &c)) in probs.iter().zip(s.clicks).enumerate().take(ranks) {
+            let q = if c { p } else { 1.0 - p };
+            full[r] += q.max(PROB_MIN).log2();
+            count[r] += 1;
+        }
+        let e = ctr.entry(s.pairs[0]).or_insert((0.0, 0.0, 0.0));
+        e.0 += 1.0;
+        e.1 += f64::from(u8::from(s.clicks[0]));
+        e.2 += probs[0];
+    }
+    let per_rank = |acc: &[f64]| -> Vec<f64> {
+        acc.iter().zip(&count).map(|(&x, &n)| 2f64.powf(-x / n.max(1) as f64)).collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let perplexity_at_rank = per_rank(&full);
+    let conditional_perplexity_at_rank = per_rank(&cond);
+    let mut groups: Vec<(f64, f64, f64)> = ctr.into_values().collect();
+    groups.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let (mut se, mut w) = (0.0, 0.0);
+    for (n, clicks, pred) in groups {
+        se += n * (pred / n - clicks / n).powi(2);
+        w += n;
+    }
+    Ok(Scores {
+        log_likelihood: ll / test.len() as f64,
+        perplexity: mean(&perplexity_at_rank),
+        perplexity_at_rank,
+        conditional_perplexity: mean(&conditional_perplexity_at_rank),
+        conditional_perplexity_at_rank,
+        ctr_rmse: (se / w).sqrt(),
+    })
+}

@@ -1,0 +1,255 @@
+//! Click-model JSON files: fitted models are saved and loaded, hand-set models are written
+//! in the same format (see `docs/clickmodels.md`).
+//!
+//! ```json
+//! {"format": "serpsim-click-model", "model": "dbn",
+//!  "scalars": {"gamma": 0.9}, "ranks": {}, "matrices": {},
+//!  "pair_params": ["attractiveness", "satisfaction"],
+//!  "pairs": [["q1", "d1", 0.6, 0.3], ["q1", "d2", 0.2, 0.5]]}
+//! ```
+//! Pairs that are not listed get the prior 0.5.
+
+use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
+use crate::error::{check_probability, Error, Result};
+use crate::logs::Vocab;
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// The identifying value of the `format` key.
+pub const FORMAT: &str = "serpsim-click-model";
+
+/// A model's parameters as named tables, indexed like the model (pairs by pair index).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamTable {
+    /// Which model.
+    pub model: ModelKind,
+    /// Single values (gamma, tau1, ...).
+    pub scalars: Vec<(String, f64)>,
+    /// Values per 0-based rank.
+    pub ranks: Vec<(String, Vec<f64>)>,
+    /// Values per rank and second index (UBM examination).
+    pub matrices: Vec<(String, Vec<Vec<f64>>)>,
+    /// Values per pair index.
+    pub pairs: Vec<(String, Vec<f64>)>,
+}
+
+impl ParamTable {
+    /// An empty table for `model`.
+    pub fn new(model: ModelKind) -> Self {
+        ParamTable { model, scalars: Vec::new(), ranks: Vec::new(), matrices: Vec::new(), pairs: Vec::new() }
+    }
+    /// Adds a scalar.
+    pub fn scalar(mut self, name: &str, v: f64) -> Self {
+        self.scalars.push((name.into(), v));
+        self
+    }
+    /// Adds a per-rank vector.
+    pub fn rank(mut self, name: &str, v: &[f64]) -> Self {
+        self.ranks.push((name.into(), v.to_vec()));
+        self
+    }
+    /// Adds a matrix.
+    pub fn matrix(mut self, name: &str, v: &[Vec<f64>]) -> Self {
+        self.matrices.push((name.into(), v.to_vec()));
+        self
+    }
+    /// Adds a per-pair vector.
+    pub fn pair(mut self, name: &str, v: &[f64]) -> Self {
+        self.pairs.push((name.into(), v.to_vec()));
+        self
+    }
+
+    fn get_scalar(&self, ctx: &str, name: &str) -> Result<f64> {
+        self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1).ok_or_else(|| Error::config(ctx, format!("scalars.{name}"), "is missing"))
+    }
+    fn get_rank(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
+        self.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("ranks.{name}"), "is missing"))
+    }
+    fn get_matrix(&self, ctx: &str, name: &str) -> Result<Vec<Vec<f64>>> {
+        self.matrices
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|x| x.1.clone())
+            .ok_or_else(|| Error::config(ctx, format!("matrices.{name}"), "is missing"))
+    }
+    fn get_pair(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
+        self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
+    }
+
+    /// Builds the model the table describes. `ctx` names the source in errors.
+    pub fn into_model(self, ctx: &str) -> Result<Box<dyn ClickModel>> {
+        let expected: &[&str] = match self.model {
+            ModelKind::Cm | ModelKind::Ccm | ModelKind::Ubm | ModelKind::Pbm | ModelKind::Dcm => &["attractiveness"],
+            ModelKind::Sdbn | ModelKind::Dbn => &["attractiveness", "satisfaction"],
+            ModelKind::Dctr => &["ctr"],
+            ModelKind::Gctr | ModelKind::Rctr => &[],
+        };
+        for (n, _) in &self.pairs {
+            if !expected.contains(&n.as_str()) {
+                return Err(Error::config(ctx, "pair_params", format!("`{n}` is not a parameter of {}", self.model)));
+            }
+        }
+        Ok(match self.model {
+            ModelKind::Cm => Box::new(Cm { attractiveness: self.get_pair(ctx, "attractiveness")? }),
+            ModelKind::Dcm => Box::new(Dcm {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                continuation: self.get_rank(ctx, "continuation")?,
+            }),
+            ModelKind::Sdbn => Box::new(Sdbn {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                satisfaction: self.get_pair(ctx, "satisfaction")?,
+            }),
+            ModelKind::Gctr => Box::new(Ctr { kind: CtrKind::Global, ctr: vec![self.get_scalar(ctx, "ctr")?] }),
+            ModelKind::Rctr => Box::new(Ctr { kind: CtrKind::Rank, ctr: self.get_rank(ctx, "ctr")? }),
+            ModelKind::Dctr => Box::new(Ctr { kind: CtrKind::Document, ctr: self.get_pair(ctx, "ctr")? }),
+            ModelKind::Dbn => Box::new(Dbn {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                satisfaction: self.get_pair(ctx, "satisfaction")?,
+                gamma: self.get_scalar(ctx, "gamma")?,
+            }),
+            ModelKind::Ccm => Box::new(Ccm {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                tau1: self.get_scalar(ctx, "tau1")?,
+                tau2: self.get_scalar(ctx, "tau2")?,
+                tau3: self.get_scalar(ctx, "tau3")?,
+            }),
+            ModelKind::Ubm => Box::new(Ubm {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                examination: self.get_matrix(ctx, "examination")?,
+            }),
+            ModelKind::Pbm => Box::new(Pbm {
+                attractiveness: self.get_pair(ctx, "attractiveness")?,
+                examination: self.get_rank(ctx, "examination")?,
+            }),
+        })
+    }
+}
+
+/// The model as a JSON value, naming pairs by their query and document ids from `vocab`.
+pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
+    let t = model.to_table();
+    let scalars: Map<String, Value> = t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+    let ranks: Map<String, Value> = t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+    let matrices: Map<String, Value> = t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+    let names: Vec<&str> = t.pairs.iter().map(|(n, _)| n.as_str()).collect();
+    let len = t.pairs.iter().map(|(_, v)| v.len()).max().unwrap_or(0).min(vocab.pairs.len());
+    let rows: Vec<Value> = (0..len)
+        .map(|i| {
+            let (q, d) = vocab.pairs[i];
+            let mut row = vec![json!(vocab.queries[q as usize]), json!(vocab.docs[d as usize])];
+            row.extend(t.pairs.iter().map(|(_, v)| json!(param(v, i))));
+            Value::Array(row)
+        })
+        .collect();
+    json!({
+        "format": FORMAT,
+        "model": t.model.name(),
+        "scalars": scalars,
+        "ranks": ranks,
+        "matrices": matrices,
+        "pair_params": names,
+        "pairs": rows,
+    })
+}
+
+/// Writes the model file atomically.
+pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
+    let text = serde_json::to_string(&to_json(model, vocab)).map_err(|e| Error::Invalid(e.to_string()))?;
+    crate::report::write_atomic(path, text.as_bytes())
+}
+
+/// Reads a model file: the model and the vocabulary naming its pair indices.
+pub fn load(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab)> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    from_json_str(&text, &path.display().to_string())
+}
+
+fn prob(ctx: &str, key: &str, v: &Value) -> Result<f64> {
+    let x = v.as_f64().ok_or_else(|| Error::config(ctx, key, "must be a number"))?;
+    check_probability(ctx, key, x)?;
+    Ok(x)
+}
+
+fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
+    let a = v.as_array().ok_or_else(|| Error::config(ctx, key, "must be a list of probabilities"))?;
+    a.iter().enumerate().map(|(i, x)| prob(ctx, &format!("{key}[{i}]"), x)).collect()
+}
+
+/// Parses a model file's text; `ctx` names it in errors.
+pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab)> {
+    let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
+    let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
+    const KEYS: [&str; 7] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs"];
+    for k in obj.keys() {
+        if !KEYS.contains(&k.as_str()) {
+            return Err(Error::config(ctx, k.clone(), "unknown key"));
+        }
+    }
+    if let Some(f) = obj.get("format") {
+        if f.as_str() != Some(FORMAT) {
+            return Err(Error::config(ctx, "format", format!("must be \"{FORMAT}\"")));
+        }
+    }
+    let model: ModelKind = obj
+        .get("model")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::config(ctx, "model", "is missing (cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)"))?
+        .parse()
+        .map_err(|e: Error| Error::config(ctx, "model", e.to_string()))?;
+    let mut t = ParamTable::new(model);
+    let section = |name: &str| -> Result<Map<String, Value>> {
+        match obj.get(name) {
+            None => Ok(Map::new()),
+            Some(Value::Object(m)) => Ok(m.clone()),
+            Some(_) => Err(Error::config(ctx, name, "must be an object")),
+        }
+    };
+    for (n, x) in section("scalars")? {
+        t.scalars.push((n.clone(), prob(ctx, &format!("scalars.{n}"), &x)?));
+    }
+    for (n, x) in section("ranks")? {
+        t.ranks.push((n.clone(), prob_list(ctx, &format!("ranks.{n}"), &x)?));
+    }
+    for (n, x) in section("matrices")? {
+        let rows = x.as_array().ok_or_else(|| Error::config(ctx, format!("matrices.{n}"), "must be a list of lists"))?;
+        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("matrices.{n}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
+        t.matrices.push((n.clone(), m));
+    }
+    let names: Vec<String> = match obj.get("pair_params") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).ok_or_else(|| Error::config(ctx, "pair_params", "must be a list of names")))
+            .collect::<Result<_>>()?,
+        Some(_) => return Err(Error::config(ctx, "pair_params", "must be a list of names")),
+    };
+    let mut vocab = Vocab::default();
+    let mut cols: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let rows = match obj.get("pairs") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(_) => return Err(Error::config(ctx, "pairs", "must be a list of [query, document, values...] rows")),
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let key = format!("pairs[{i}]");
+        let r = row.as_array().filter(|r| r.len() == 2 + names.len()).ok_or_else(|| {
+            Error::config(ctx, &key, format!("must be [query, document, {}]", names.join(", ")))
+        })?;
+        let id = |x: &Value| match x {
+            Value::String(s) if !s.is_empty() => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            _ => Err(Error::config(ctx, &key, "query and document must be non-empty strings")),
+        };
+        let (q, d) = (vocab.intern_query(&id(&r[0])?), vocab.intern_doc(&id(&r[1])?));
+        let before = vocab.pair_count();
+        vocab.intern_pair(q, d);
+        if vocab.pair_count() == before {
+            return Err(Error::config(ctx, &key, "the pair is listed twice"));
+        }
+        for (j, col) in cols.iter_mut().enumerate() {
+            col.push(prob(ctx, &format!("{key}[{}]", j + 2), &r[j + 2])?);
+        }
+    }
+    t.pairs = names.into_iter().zip(cols).collect();
+    Ok((t.into_model(ctx)?, vocab))
+}

@@ -1,0 +1,355 @@
+//! Models fitted by counting (maximum likelihood with one pseudo-success in two pseudo-trials):
+//! CM, DCM, SDBN and the CTR baselines.
+
+use super::io::ParamTable;
+use super::{draw, param, ClickModel, Counts, ModelKind, PROB_MIN};
+use crate::error::Result;
+use crate::logs::{SessionRef, SessionSource};
+use crate::rng::Stream;
+
+/// Cascade model (Craswell et al. 2008): the user scans top-down and stops at the first click.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Cm {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+}
+
+impl Cm {
+    /// Counts clicks on results at or above the first click.
+    pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
+        let mut attr = Counts::with_len(src.pair_count_hint());
+        src.pass(&mut |s| {
+            for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+                attr.add(p as usize, f64::from(u8::from(c)), 1.0);
+                if c {
+                    break;
+                }
+            }
+        })?;
+        Ok(Cm { attractiveness: attr.values(attr.used_len(), false) })
+    }
+}
+
+impl ClickModel for Cm {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Cm
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for &p in pairs {
+            let a = param(&self.attractiveness, p as usize);
+            out.push(a * exam);
+            exam *= 1.0 - a;
+        }
+    }
+
+    /// PyClick's convention: up to the first click, the full click probability of the observed
+    /// event; every rank below the first click gets [`PROB_MIN`].
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        self.click_probs(s.pairs, out);
+        let first = s.clicks.iter().position(|&c| c).unwrap_or(s.clicks.len());
+        for (r, p) in out.iter_mut().enumerate() {
+            if r > first {
+                *p = PROB_MIN;
+            } else if !s.clicks[r] {
+                *p = 1.0 - *p;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.resize(pairs.len(), false);
+        for (r, &p) in pairs.iter().enumerate() {
+            if draw(param(&self.attractiveness, p as usize), rng) {
+                clicks[r] = true;
+                return;
+            }
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Cm).pair("attractiveness", &self.attractiveness)
+    }
+}
+
+/// Rank of the last click, or the SERP length without clicks (PyClick's `get_last_click_rank`).
+#[inline]
+fn last_click_or_len(s: &SessionRef<'_>) -> usize {
+    s.last_click().unwrap_or(s.clicks.len())
+}
+
+/// Dependent click model (Guo et al. 2009), fitted under the assumption that the user is
+/// satisfied with the last clicked result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Dcm {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+    /// Continuation after a click, per rank (1 - satisfaction).
+    pub continuation: Vec<f64>,
+}
+
+impl Dcm {
+    /// Counts clicks at or above the last click, and continuations after clicks per rank.
+    pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
+        let mut attr = Counts::with_len(src.pair_count_hint());
+        let mut cont = Counts::with_len(10);
+        src.pass(&mut |s| {
+            let last = last_click_or_len(&s);
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                if r <= last {
+                    attr.add(p as usize, f64::from(u8::from(c)), 1.0);
+                }
+                if c {
+                    cont.add(r, f64::from(u8::from(r != last)), 1.0);
+                }
+            }
+        })?;
+        Ok(Dcm { attractiveness: attr.values(attr.used_len(), false), continuation: cont.values(cont.used_len().max(10), false) })
+    }
+}
+
+impl ClickModel for Dcm {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Dcm
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for (r, &p) in pairs.iter().enumerate() {
+            let a = param(&self.attractiveness, p as usize);
+            let l = param(&self.continuation, r);
+            out.push(a * exam);
+            exam *= l * a + (1.0 - a);
+        }
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+            let a = param(&self.attractiveness, p as usize);
+            if c {
+                out.push(a * exam);
+                exam = param(&self.continuation, r);
+            } else {
+                let q = 1.0 - a * exam;
+                out.push(q);
+                exam *= (1.0 - a) / q;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.resize(pairs.len(), false);
+        for (r, &p) in pairs.iter().enumerate() {
+            if draw(param(&self.attractiveness, p as usize), rng) {
+                clicks[r] = true;
+                if !draw(param(&self.continuation, r), rng) {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Dcm).pair("attractiveness", &self.attractiveness).rank("continuation", &self.continuation)
+    }
+}
+
+/// Simplified DBN (Chapelle & Zhang 2009, continuation 1): every result down to the last
+/// click is examined, none below it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sdbn {
+    /// Attractiveness per pair.
+    pub attractiveness: Vec<f64>,
+    /// Satisfaction per pair (P(satisfied | click)).
+    pub satisfaction: Vec<f64>,
+}
+
+impl Sdbn {
+    /// Counts clicks at or above the last click, and last clicks among clicks.
+    pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
+        let n = src.pair_count_hint();
+        let (mut attr, mut sat) = (Counts::with_len(n), Counts::with_len(n));
+        src.pass(&mut |s| {
+            let last = last_click_or_len(&s);
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
+                attr.add(p as usize, f64::from(u8::from(c)), 1.0);
+                if c {
+                    sat.add(p as usize, f64::from(u8::from(r == last)), 1.0);
+                }
+            }
+        })?;
+        let len = attr.used_len().max(sat.used_len());
+        Ok(Sdbn { attractiveness: attr.values(len, false), satisfaction: sat.values(len, false) })
+    }
+}
+
+impl ClickModel for Sdbn {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Sdbn
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for &p in pairs {
+            let (a, s) = (param(&self.attractiveness, p as usize), param(&self.satisfaction, p as usize));
+            out.push(a * exam);
+            exam *= (1.0 - s) * a + (1.0 - a);
+        }
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let mut exam = 1.0;
+        for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+            let a = param(&self.attractiveness, p as usize);
+            if c {
+                out.push(a * exam);
+                exam = 1.0 - param(&self.satisfaction, p as usize);
+            } else {
+                let q = 1.0 - a * exam;
+                out.push(q);
+                exam *= (1.0 - a) / q;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        param(&self.attractiveness, pair as usize) * param(&self.satisfaction, pair as usize)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.resize(pairs.len(), false);
+        for (r, &p) in pairs.iter().enumerate() {
+            if draw(param(&self.attractiveness, p as usize), rng) {
+                clicks[r] = true;
+                if draw(param(&self.satisfaction, p as usize), rng) {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn to_table(&self) -> ParamTable {
+        ParamTable::new(ModelKind::Sdbn).pair("attractiveness", &self.attractiveness).pair("satisfaction", &self.satisfaction)
+    }
+}
+
+/// What a CTR baseline's single parameter depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CtrKind {
+    /// One probability for everything (GCTR, the random click model).
+    Global,
+    /// One probability per rank (RCTR).
+    Rank,
+    /// One probability per query-document pair (DCTR).
+    Document,
+}
+
+/// Click-through-rate baselines: clicks are independent Bernoulli draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ctr {
+    /// Which baseline.
+    pub kind: CtrKind,
+    /// The CTR per pair (Document), per rank (Rank) or a single value (Global).
+    pub ctr: Vec<f64>,
+}
+
+impl Ctr {
+    /// Counts clicks per pair, rank or overall.
+    pub fn fit(kind: CtrKind, src: &mut dyn SessionSource) -> Result<Self> {
+        let mut ctr = Counts::with_len(match kind {
+            CtrKind::Global => 1,
+            CtrKind::Rank => 10,
+            CtrKind::Document => src.pair_count_hint(),
+        });
+        src.pass(&mut |s| {
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                let i = match kind {
+                    CtrKind::Global => 0,
+                    CtrKind::Rank => r,
+                    CtrKind::Document => p as usize,
+                };
+                ctr.add(i, f64::from(u8::from(c)), 1.0);
+            }
+        })?;
+        let len = match kind {
+            CtrKind::Global => 1,
+            CtrKind::Rank => ctr.used_len().max(10),
+            CtrKind::Document => ctr.used_len(),
+        };
+        Ok(Ctr { kind, ctr: ctr.values(len, false) })
+    }
+
+    #[inline]
+    fn at(&self, r: usize, p: u32) -> f64 {
+        match self.kind {
+            CtrKind::Global => param(&self.ctr, 0),
+            CtrKind::Rank => param(&self.ctr, r),
+            CtrKind::Document => param(&self.ctr, p as usize),
+        }
+    }
+}
+
+impl ClickModel for Ctr {
+    fn kind(&self) -> ModelKind {
+        match self.kind {
+            CtrKind::Global => ModelKind::Gctr,
+            CtrKind::Rank => ModelKind::Rctr,
+            CtrKind::Document => ModelKind::Dctr,
+        }
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(pairs.iter().enumerate().map(|(r, &p)| self.at(r, p)));
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        self.click_probs(s.pairs, out);
+        for (p, &c) in out.iter_mut().zip(s.clicks) {
+            if !c {
+                *p = 1.0 - *p;
+            }
+        }
+    }
+
+    /// GCTR: the global CTR; RCTR: 0 (it cannot rank documents); DCTR: the pair's CTR.
+    fn relevance(&self, pair: u32) -> f64 {
+        match self.kind {
+            CtrKind::Global => param(&self.ctr, 0),
+            CtrKind::Rank => 0.0,
+            CtrKind::Document => param(&self.ctr, pair as usize),
+        }
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.extend(pairs.iter().enumerate().map(|(r, &p)| draw(self.at(r, p), rng)));
+    }
+
+    fn to_table(&self) -> ParamTable {
+        let t = ParamTable::new(self.kind());
+        match self.kind {
+            CtrKind::Global => t.scalar("ctr", param(&self.ctr, 0)),
+            CtrKind::Rank => t.rank("ctr", &self.ctr),
+            CtrKind::Document => t.pair("ctr", &self.ctr),
+        }
+    }
+}

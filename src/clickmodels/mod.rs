@@ -1,0 +1,294 @@
+//! Click models: simulate clicks on a SERP, fit from logs, predict click probabilities and
+//! relevance, evaluate by log-likelihood and perplexity.
+//!
+//! A config fits a log into a fitted model; every fitted model implements [`ClickModel`].
+//! Conventions follow PyClick so that numbers are comparable (see `docs/clickmodels.md`):
+//! MLE probabilities start from one pseudo-success in two pseudo-trials, EM probabilities
+//! start at 0.5 and are clamped to [1e-6, 1 - 1e-6], a pair never seen in training gets the
+//! prior 0.5, and an event the model deems impossible gets probability 1e-6.
+//!
+//! ```
+//! use serpsim::clickmodels::{ClickModel, DbnConfig, Gamma};
+//! use serpsim::logs::{Format, LogData};
+//! let data = LogData::parse("q\ta,b,c : a; q\ta,b,c : b; q\tb,a,c :\n", Format::Yandex, "x", false).unwrap();
+//! let dbn = DbnConfig { gamma: Gamma::Fixed(0.9), ..Default::default() }.fit(&mut &data.log).unwrap();
+//! let mut probs = Vec::new();
+//! dbn.click_probs(data.log.session(0).pairs, &mut probs);
+//! assert!(probs.iter().all(|p| (0.0..=1.0).contains(p)));
+//! ```
+
+mod em;
+pub mod eval;
+pub mod io;
+pub mod metrics;
+mod mle;
+
+pub use em::{Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
+pub use mle::{Cm, Ctr, CtrKind, Dcm, Sdbn};
+
+use crate::error::{Error, Result};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
+use crate::rng::Stream;
+
+/// Probability given to events a model deems impossible, and the EM clamp.
+pub const PROB_MIN: f64 = 1e-6;
+/// Value of a parameter never updated by training (unseen pairs, unused ranks).
+pub const PRIOR: f64 = 0.5;
+
+/// The click models, by their lower-case names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelKind {
+    /// Cascade model.
+    Cm,
+    /// Dependent click model.
+    Dcm,
+    /// Click chain model.
+    Ccm,
+    /// Dynamic Bayesian network.
+    Dbn,
+    /// Simplified DBN (continuation 1).
+    Sdbn,
+    /// User browsing model.
+    Ubm,
+    /// Position-based model.
+    Pbm,
+    /// Global click-through rate.
+    Gctr,
+    /// Rank click-through rate.
+    Rctr,
+    /// Document (query-document) click-through rate.
+    Dctr,
+}
+
+impl ModelKind {
+    /// Every model.
+    pub const ALL: [ModelKind; 10] = [
+        ModelKind::Cm,
+        ModelKind::Dcm,
+        ModelKind::Ccm,
+        ModelKind::Dbn,
+        ModelKind::Sdbn,
+        ModelKind::Ubm,
+        ModelKind::Pbm,
+        ModelKind::Gctr,
+        ModelKind::Rctr,
+        ModelKind::Dctr,
+    ];
+
+    /// Lower-case name (`cm`, `dbn`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Cm => "cm",
+            ModelKind::Dcm => "dcm",
+            ModelKind::Ccm => "ccm",
+            ModelKind::Dbn => "dbn",
+            ModelKind::Sdbn => "sdbn",
+            ModelKind::Ubm => "ubm",
+            ModelKind::Pbm => "pbm",
+            ModelKind::Gctr => "gctr",
+            ModelKind::Rctr => "rctr",
+            ModelKind::Dctr => "dctr",
+        }
+    }
+
+    /// True for models fitted by EM.
+    pub fn is_em(self) -> bool {
+        matches!(self, ModelKind::Ccm | ModelKind::Dbn | ModelKind::Ubm | ModelKind::Pbm)
+    }
+}
+
+impl std::str::FromStr for ModelKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        ModelKind::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
+            Error::Invalid(format!("unknown click model `{s}` (expected one of cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)"))
+        })
+    }
+}
+
+impl std::fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A fitted (or hand-set) click model. Results are identified by dense pair indices
+/// ([`crate::logs::Vocab`]); rank-dependent parameters use the position in the slice.
+pub trait ClickModel: Send + Sync + std::fmt::Debug {
+    /// Which model this is.
+    fn kind(&self) -> ModelKind;
+
+    /// Full (unconditional) click probabilities P(C_r = 1) for the results `pairs`.
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>);
+
+    /// Probability of the observed event at each rank (click or no click) given the
+    /// session's clicks above it, P(C_r = c_r | C_1..C_{r-1}), as PyClick's
+    /// `get_conditional_click_probs` computes it.
+    fn observed_probs(&self, session: SessionRef<'_>, out: &mut Vec<f64>);
+
+    /// Predicted relevance of a pair (PyClick's `predict_relevance`).
+    fn relevance(&self, pair: u32) -> f64;
+
+    /// Simulates one user's clicks on `pairs`.
+    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>);
+
+    /// Parameters as named tables (for JSON files).
+    fn to_table(&self) -> io::ParamTable;
+
+    /// Conditional click probabilities P(C_r = 1 | C_1..C_{r-1}) given the session's clicks.
+    fn conditional_click_probs(&self, session: SessionRef<'_>, out: &mut Vec<f64>) {
+        self.observed_probs(session, out);
+        for (p, &c) in out.iter_mut().zip(session.clicks) {
+            if !c {
+                *p = 1.0 - *p;
+            }
+        }
+    }
+}
+
+/// Which model to fit and how: one value per model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelConfig {
+    /// CM by counting.
+    Cm,
+    /// DCM by counting.
+    Dcm,
+    /// SDBN by counting.
+    Sdbn,
+    /// A CTR baseline by counting.
+    Ctr(CtrKind),
+    /// DBN by EM.
+    Dbn(DbnConfig),
+    /// CCM by EM.
+    Ccm(CcmConfig),
+    /// UBM by EM.
+    Ubm(EmConfig),
+    /// PBM by EM.
+    Pbm(EmConfig),
+}
+
+impl ModelConfig {
+    /// The default config of `kind` with the given EM settings.
+    pub fn new(kind: ModelKind, em: EmConfig) -> Self {
+        match kind {
+            ModelKind::Cm => ModelConfig::Cm,
+            ModelKind::Dcm => ModelConfig::Dcm,
+            ModelKind::Sdbn => ModelConfig::Sdbn,
+            ModelKind::Gctr => ModelConfig::Ctr(CtrKind::Global),
+            ModelKind::Rctr => ModelConfig::Ctr(CtrKind::Rank),
+            ModelKind::Dctr => ModelConfig::Ctr(CtrKind::Document),
+            ModelKind::Dbn => ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: em.iterations, tolerance: em.tolerance }),
+            ModelKind::Ccm => ModelConfig::Ccm(CcmConfig { iterations: em.iterations, tolerance: em.tolerance }),
+            ModelKind::Ubm => ModelConfig::Ubm(em),
+            ModelKind::Pbm => ModelConfig::Pbm(em),
+        }
+    }
+
+    /// Fits the model on every session of `src`.
+    pub fn fit(&self, src: &mut dyn SessionSource) -> Result<Box<dyn ClickModel>> {
+        Ok(match self {
+            ModelConfig::Cm => Box::new(Cm::fit(src)?),
+            ModelConfig::Dcm => Box::new(Dcm::fit(src)?),
+            ModelConfig::Sdbn => Box::new(Sdbn::fit(src)?),
+            ModelConfig::Ctr(k) => Box::new(Ctr::fit(*k, src)?),
+            ModelConfig::Dbn(c) => Box::new(c.fit(src)?),
+            ModelConfig::Ccm(c) => Box::new(c.fit(src)?),
+            ModelConfig::Ubm(c) => Box::new(Ubm::fit(c, src)?),
+            ModelConfig::Pbm(c) => Box::new(Pbm::fit(c, src)?),
+        })
+    }
+}
+
+/// A parameter by index, the prior when out of range (unseen pair or rank).
+#[inline]
+pub(crate) fn param(v: &[f64], i: usize) -> f64 {
+    match v.get(i) {
+        Some(&x) => x,
+        None => PRIOR,
+    }
+}
+
+/// Expected-count accumulators for probabilities indexed by pair or rank.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Counts {
+    pub num: Vec<f64>,
+    pub den: Vec<f64>,
+}
+
+impl Counts {
+    pub fn with_len(n: usize) -> Self {
+        Counts { num: vec![0.0; n], den: vec![0.0; n] }
+    }
+
+    #[inline]
+    pub fn add(&mut self, i: usize, num: f64, den: f64) {
+        if i >= self.num.len() {
+            let n = (i + 1).max(self.num.len() * 2);
+            self.num.resize(n, 0.0);
+            self.den.resize(n, 0.0);
+        }
+        self.num[i] += num;
+        self.den[i] += den;
+    }
+
+    /// (1 + num) / (2 + den) for the first `len` entries; clamped to [PROB_MIN, 1 - PROB_MIN]
+    /// when `clamp` (EM), as is (MLE) otherwise.
+    pub fn values(&self, len: usize, clamp: bool) -> Vec<f64> {
+        (0..len)
+            .map(|i| {
+                let (n, d) = (self.num.get(i).copied().unwrap_or(0.0), self.den.get(i).copied().unwrap_or(0.0));
+                let v = (1.0 + n) / (2.0 + d);
+                if clamp {
+                    v.clamp(PROB_MIN, 1.0 - PROB_MIN)
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// Highest index with a non-zero denominator, plus one.
+    pub fn used_len(&self) -> usize {
+        self.den.iter().rposition(|&d| d != 0.0).map_or(0, |i| i + 1)
+    }
+}
+
+/// A Bernoulli draw.
+#[inline]
+pub(crate) fn draw(p: f64, rng: &mut Stream) -> bool {
+    crate::simulate::bernoulli(p, rng)
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Simulates `replicates` sessions of `model` on every SERP of `serps` (in order; replicate
+/// `k` of SERP `i` uses the stream `(seed, i, k)`), in parallel. The output is the same
+/// whatever the thread count.
+pub fn simulate_log(model: &dyn ClickModel, serps: &ClickLog, replicates: usize, seed: u64) -> ClickLog {
+    use rayon::prelude::*;
+    let chunks: Vec<Vec<bool>> = (0..serps.len())
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|i| {
+            let s = serps.session(i);
+            let mut out = Vec::with_capacity(s.pairs.len() * replicates);
+            let mut clicks = Vec::with_capacity(s.pairs.len());
+            for k in 0..replicates {
+                let mut rng = crate::rng::stream(seed, &[i as u64, k as u64]);
+                model.simulate(s.pairs, &mut rng, &mut clicks);
+                out.extend_from_slice(&clicks);
+            }
+            out
+        })
+        .collect();
+    let mut log = ClickLog::new();
+    for (i, clicks) in chunks.iter().enumerate() {
+        let s = serps.session(i);
+        for k in 0..replicates {
+            let n = s.pairs.len();
+            log.push(s.query, s.pairs, &clicks[k * n..(k + 1) * n]);
+        }
+    }
+    log
+}

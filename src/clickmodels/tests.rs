@@ -1,0 +1,181 @@
+use super::eval::{evaluate, split_75_25};
+use super::*;
+use crate::logs::{ClickLog, Format, LogData, SessionRef};
+use std::path::PathBuf;
+
+fn yandex() -> LogData {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    LogData::read(&p, Format::Yandex, false).unwrap()
+}
+
+fn close(got: f64, want: f64, what: &str) {
+    assert!((got - want).abs() <= 1e-4, "{what}: got {got:.6}, PyClick {want:.6}");
+}
+
+/// Acceptance: numbers obtained with PyClick on the Yandex sample, 75/25 protocol.
+#[test]
+fn matches_pyclick_on_yandex_sample() {
+    let data = yandex();
+    assert_eq!(data.log.len(), 35_064);
+    let split = split_75_25(&data.log);
+    assert_eq!((split.train.len(), split.test.len()), (26_298, 7_167));
+    let expect = [(ModelKind::Cm, -6.070741, 1.350236), (ModelKind::Sdbn, -0.285353, 1.325411), (ModelKind::Dcm, -0.282570, 1.326685)];
+    for (kind, ll, perp) in expect {
+        let model = ModelConfig::new(kind, EmConfig::default()).fit(&mut &split.train).unwrap();
+        let s = evaluate(model.as_ref(), &split.test).unwrap();
+        close(s.log_likelihood, ll, &format!("{kind} log-likelihood"));
+        close(s.perplexity, perp, &format!("{kind} perplexity"));
+        if kind == ModelKind::Sdbn {
+            let at = [1.440778, 1.688340, 1.479836, 1.566154, 1.280601, 1.214684, 1.178651, 1.149303, 1.145555, 1.110206];
+            assert_eq!(s.perplexity_at_rank.len(), 10);
+            for (r, (&g, &w)) in s.perplexity_at_rank.iter().zip(&at).enumerate() {
+                close(g, w, &format!("SDBN perplexity at rank {}", r + 1));
+            }
+        }
+    }
+}
+
+/// Monte-Carlo check of `click_probs` against `simulate` for every model, on hand-set
+/// parameters over a 5-result SERP.
+#[test]
+fn simulated_click_rates_match_full_click_probs() {
+    let pairs: Vec<u32> = vec![0, 1, 2, 3, 4];
+    let a = vec![0.7, 0.3, 0.5, 0.2, 0.6];
+    let s = vec![0.4, 0.6, 0.3, 0.8, 0.5];
+    let models: Vec<Box<dyn ClickModel>> = vec![
+        Box::new(Cm { attractiveness: a.clone() }),
+        Box::new(Dcm { attractiveness: a.clone(), continuation: vec![0.6, 0.5, 0.7, 0.4, 0.3] }),
+        Box::new(Sdbn { attractiveness: a.clone(), satisfaction: s.clone() }),
+        Box::new(Dbn { attractiveness: a.clone(), satisfaction: s.clone(), gamma: 0.8 }),
+        Box::new(Ccm { attractiveness: a.clone(), tau1: 0.8, tau2: 0.6, tau3: 0.3 }),
+        Box::new(Ubm {
+            attractiveness: a.clone(),
+            examination: (0..5).map(|r| (0..=r).map(|j| 0.9 - 0.1 * r as f64 + 0.05 * j as f64).collect()).collect(),
+        }),
+        Box::new(Pbm { attractiveness: a.clone(), examination: vec![0.95, 0.7, 0.5, 0.4, 0.3] }),
+        Box::new(Ctr { kind: CtrKind::Rank, ctr: vec![0.5, 0.3, 0.2, 0.1, 0.05] }),
+    ];
+    let n = 200_000;
+    for m in &models {
+        let mut expected = Vec::new();
+        m.click_probs(&pairs, &mut expected);
+        let mut counts = [0usize; 5];
+        let mut clicks = Vec::new();
+        let mut rng = crate::rng::stream(3, &[m.kind() as u64]);
+        for _ in 0..n {
+            m.simulate(&pairs, &mut rng, &mut clicks);
+            for (c, &k) in counts.iter_mut().zip(&clicks) {
+                *c += usize::from(k);
+            }
+        }
+        for r in 0..5 {
+            let p = expected[r];
+            let got = counts[r] as f64 / n as f64;
+            let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-9);
+            assert!((got - p).abs() < 5.0 * se, "{}: rank {} simulated {got} vs P(C) {p}", m.kind(), r + 1);
+        }
+    }
+}
+
+/// Conditional probabilities against brute-force enumeration of all click patterns:
+/// P(c_r | c_<r) = P(c_<=r) / P(c_<r) with pattern probabilities from simulation counts
+/// replaced by products of observed-event probabilities, which must sum to 1 over patterns.
+#[test]
+fn observed_probs_define_a_distribution_over_click_patterns() {
+    let pairs: Vec<u32> = vec![0, 1, 2, 3];
+    let a = vec![0.7, 0.3, 0.5, 0.6];
+    let s = vec![0.4, 0.6, 0.3, 0.5];
+    let models: Vec<Box<dyn ClickModel>> = vec![
+        Box::new(Dcm { attractiveness: a.clone(), continuation: vec![0.6, 0.5, 0.7, 0.4] }),
+        Box::new(Sdbn { attractiveness: a.clone(), satisfaction: s.clone() }),
+        Box::new(Dbn { attractiveness: a.clone(), satisfaction: s.clone(), gamma: 0.8 }),
+        Box::new(Ccm { attractiveness: a.clone(), tau1: 0.8, tau2: 0.6, tau3: 0.3 }),
+        Box::new(Ubm { attractiveness: a.clone(), examination: (0..4).map(|r| vec![0.9 - 0.2 * r as f64; r + 1]).collect() }),
+        Box::new(Pbm { attractiveness: a.clone(), examination: vec![0.95, 0.7, 0.5, 0.4] }),
+    ];
+    for m in &models {
+        let mut total = 0.0;
+        let mut marg = [0.0; 4];
+        let mut probs = Vec::new();
+        for mask in 0..16u32 {
+            let clicks: Vec<bool> = (0..4).map(|r| mask >> r & 1 == 1).collect();
+            m.observed_probs(SessionRef { query: 0, pairs: &pairs, clicks: &clicks }, &mut probs);
+            let p: f64 = probs.iter().product();
+            total += p;
+            for r in 0..4 {
+                if clicks[r] {
+                    marg[r] += p;
+                }
+            }
+        }
+        assert!((total - 1.0).abs() < 1e-12, "{}: patterns sum to {total}", m.kind());
+        m.click_probs(&pairs, &mut probs);
+        for r in 0..4 {
+            assert!((marg[r] - probs[r]).abs() < 1e-12, "{}: rank {} marginal {} vs full {}", m.kind(), r + 1, marg[r], probs[r]);
+        }
+    }
+}
+
+#[test]
+fn unseen_pairs_get_the_prior_and_cm_second_click_is_impossible() {
+    let data = LogData::parse("q\ta,b : a\n", Format::Yandex, "x", false).unwrap();
+    let cm = Cm::fit(&mut &data.log).unwrap();
+    // a: 1 click in 1 trial -> 2/3; b: never examined -> prior 0.5.
+    assert!((cm.relevance(0) - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(cm.relevance(1), PRIOR);
+    assert_eq!(cm.relevance(99), PRIOR);
+    let mut p = Vec::new();
+    cm.observed_probs(SessionRef { query: 0, pairs: &[0, 1], clicks: &[true, true] }, &mut p);
+    assert_eq!(p[1], PROB_MIN);
+}
+
+#[test]
+fn json_round_trip_keeps_predictions() {
+    let data = yandex();
+    let log = data.log.subset(0..3000);
+    for kind in ModelKind::ALL {
+        let model = ModelConfig::new(kind, EmConfig { iterations: 3, tolerance: 0.0 }).fit(&mut &log).unwrap();
+        let text = io::to_json(model.as_ref(), &data.vocab).to_string();
+        let (back, vocab) = io::from_json_str(&text, "m.json").unwrap();
+        assert_eq!(back.kind(), kind);
+        let (mut p1, mut p2) = (Vec::new(), Vec::new());
+        for s in log.iter().take(200) {
+            // Re-map pair indices through the ids.
+            let mapped: Vec<u32> = s
+                .pairs
+                .iter()
+                .map(|&p| {
+                    let (q, d) = data.vocab.pairs[p as usize];
+                    vocab.pair(&data.vocab.queries[q as usize], &data.vocab.docs[d as usize]).unwrap_or(u32::MAX)
+                })
+                .collect();
+            model.click_probs(s.pairs, &mut p1);
+            back.click_probs(&mapped, &mut p2);
+            // serde_json parses floats to within one ulp.
+            assert!(p1.iter().zip(&p2).all(|(x, y)| (x - y).abs() <= 1e-12), "{kind}: {p1:?} {p2:?}");
+        }
+    }
+    let err = io::from_json_str(r#"{"model":"dbn","scalars":{"gamma":1.5},"pair_params":["attractiveness","satisfaction"],"pairs":[]}"#, "h.json")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("scalars.gamma") && err.contains("outside"), "{err}");
+    let err = io::from_json_str(r#"{"model":"dbn","scalars":{"gamma":0.9},"pair_params":["attractiveness"],"pairs":[]}"#, "h.json")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("satisfaction"), "{err}");
+}
+
+/// EM never lowers the training log-likelihood much and improves on its start.
+#[test]
+fn em_improves_training_likelihood() {
+    let data = yandex();
+    let train = data.log.subset(0..8000);
+    for kind in [ModelKind::Dbn, ModelKind::Ubm, ModelKind::Pbm, ModelKind::Ccm] {
+        let ll = |it| {
+            let m = ModelConfig::new(kind, EmConfig { iterations: it, tolerance: 0.0 }).fit(&mut &train).unwrap();
+            evaluate(m.as_ref(), &train).unwrap().log_likelihood
+        };
+        let (l1, l5, l20) = (ll(1), ll(5), ll(20));
+        assert!(l5 > l1 && l20 >= l5 - 1e-4, "{kind}: {l1} {l5} {l20}");
+    }
+}
