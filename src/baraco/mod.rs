@@ -7,6 +7,7 @@
 //! [`harness`] runs the LETOR evaluation of §6.1. File formats: `docs/baraco.md`.
 
 pub mod decide;
+pub mod harness;
 pub mod log;
 pub mod metrics;
 pub mod posterior;
