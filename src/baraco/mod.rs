@@ -10,6 +10,7 @@ pub mod decide;
 pub mod harness;
 pub mod log;
 pub mod metrics;
+pub mod plot;
 pub mod posterior;
 pub mod sampling;
 
