@@ -18,6 +18,8 @@ enum Command {
     Simulate(cli::simulate::SimulateArgs),
     /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
     Clicks(cli::clicks::ClicksArgs),
+    /// BARACO: is it safe to switch from the production ranker to each candidate? (clicks of production only)
+    CompareRankers(cli::compare_rankers::CompareRankersArgs),
 }
 
 fn main() -> ExitCode {
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
         Command::Clicks(args) => cli::clicks::run(args),
+        Command::CompareRankers(args) => cli::compare_rankers::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,4 +2,5 @@
 
 pub mod clicks;
 pub mod common;
+pub mod compare_rankers;
 pub mod simulate;
