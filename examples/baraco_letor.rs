@@ -21,6 +21,7 @@ fn main() -> anyhow::Result<()> {
     let mut out = PathBuf::from("analysis/baraco");
     let mut gens = GenModel::ALL.to_vec();
     let mut users = UserModel::ALL.to_vec();
+    let mut from_csv: Option<PathBuf> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -32,6 +33,7 @@ fn main() -> anyhow::Result<()> {
             "--sessions" => cfg.sessions = v.parse()?,
             "--seed" => cfg.seed = v.parse()?,
             "--data" => data = v.into(),
+            "--from-csv" => from_csv = Some(PathBuf::from(v)),
             "--out" => out = v.into(),
             "--gen" => {
                 gens = v
@@ -50,6 +52,15 @@ fn main() -> anyhow::Result<()> {
         i += 2;
     }
     std::fs::create_dir_all(&out)?;
+    if let Some(csv) = from_csv {
+        // Rebuild the tables from a finished runs.csv (same settings as the run that wrote it).
+        let results = read_runs(&csv, cfg.mt_margins.len())?;
+        let cmd = std::fs::read_to_string(out.join("command.txt")).unwrap_or_default();
+        let tables = tables(&cfg, &results, &gens, &users, cmd.trim());
+        write_atomic(&out.join("tables.md"), tables.as_bytes())?;
+        println!("{tables}");
+        return Ok(());
+    }
     let letor = LetorData::from_file(&data)?;
     let study = Study::new(letor, cfg.depth);
     eprintln!("trained ranker: mean nDCG@10 = {:.4}", study.ndcg(study.trained(), 10));
@@ -87,10 +98,41 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     })?;
     let cmd = format!("cargo run --release --example baraco_letor -- {}", args.join(" "));
+    write_atomic(&out.join("command.txt"), cmd.as_bytes())?;
     let tables = tables(&cfg, &results, &gens, &users, &cmd);
     write_atomic(&out.join("tables.md"), tables.as_bytes())?;
     println!("{tables}");
     Ok(())
+}
+
+fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunResult>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut out = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| -> f64 { f[i].parse().unwrap_or(f64::NAN) };
+        let gen = match f[0] { "DBN" => GenModel::Dbn, "sDBN" => GenModel::Sdbn, _ => GenModel::Ubm };
+        let user = UserModel::parse(f[1]).ok_or_else(|| anyhow::anyhow!("bad user `{}`", f[1]))?;
+        let k = 4 + margins;
+        out.push(RunResult {
+            gen, user, run: f[2].parse()?, auc_baraco: num(3), auc_mt: (4..k).map(num).collect(),
+            auc_mt_sweep: num(k), rmse_baraco: num(k + 1), rmse_em: num(k + 2), pearson_baraco: num(k + 3),
+            pearson_em: num(k + 4), truly_safe: num(k + 5), unseen_share: num(k + 6),
+        });
+    }
+    Ok(out)
+}
+
+/// Mean over the finite values (runs where the measure is defined).
+fn fmean(xs: &[f64]) -> f64 {
+    let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() { f64::NAN } else { mean(&v) }
+}
+
+/// Wilcoxon p over the runs where both are finite.
+fn wp(a: &[f64], b: &[f64]) -> (f64, usize) {
+    let (x, y): (Vec<f64>, Vec<f64>) = a.iter().zip(b).filter(|(x, y)| x.is_finite() && y.is_finite()).map(|(x, y)| (*x, *y)).unzip();
+    if x.len() < 2 { (f64::NAN, x.len()) } else { (wilcoxon_signed_rank(&x, &y).p_value, x.len()) }
 }
 
 fn fmt(x: f64) -> String {
@@ -131,21 +173,20 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
                 let b: Vec<f64> = cell(g, u).map(|r| val(r, pick_b)).collect();
                 let e: Vec<f64> = cell(g, u).map(|r| val(r, pick_e)).collect();
                 let f = |x: f64| if x.is_nan() { "n/a".to_string() } else if sci { format!("{x:.2e}") } else { format!("{x:.3}") };
-                let ok = b.iter().chain(&e).all(|x| x.is_finite());
-                let p = if ok && b.len() > 1 { wilcoxon_signed_rank(&b, &e).p_value } else { f64::NAN };
-                s.push_str(&format!(" {} | {} | {}{} |", f(mean(&b)), f(mean(&e)), fmt(p), sig(p)));
+                let (p, _) = wp(&b, &e);
+                s.push_str(&format!(" {} | {} | {}{} |", f(fmean(&b)), f(fmean(&e)), fmt(p), sig(p)));
             }
             s.push('\n');
         }
         s.push('\n');
     }
     s.push_str("## AUC of the switching decision (BARACO: P(safe) swept over delta in [0, 1]; MT at fixed m: one operating point, AUC = (1 + TPR - FPR) / 2)\n\n");
-    s.push_str("| gen | UM | BARACO |");
+    s.push_str("| gen | UM | runs with AUC defined | BARACO |");
     for m in &cfg.mt_margins {
         s.push_str(&format!(" MT m={m} |"));
     }
-    s.push_str(" best MT | BARACO >= best MT? | p (BARACO vs best MT) | MT swept over all m | truly safe | unseen share |\n|");
-    for _ in 0..(cfg.mt_margins.len() + 9) {
+    s.push_str(" best MT | BARACO >= best MT? | p (BARACO vs best MT) | MT swept over all m | p (BARACO vs swept) | truly safe | unseen share |\n|");
+    for _ in 0..(cfg.mt_margins.len() + 11) {
         s.push_str("---|");
     }
     s.push('\n');
@@ -153,26 +194,28 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
         for &u in users {
             let rows: Vec<&RunResult> = cell(g, u).collect();
             let b: Vec<f64> = rows.iter().map(|r| r.auc_baraco).collect();
-            let mt: Vec<f64> = (0..cfg.mt_margins.len()).map(|k| mean(&rows.iter().map(|r| r.auc_mt[k]).collect::<Vec<_>>())).collect();
+            let mt: Vec<f64> = (0..cfg.mt_margins.len()).map(|k| fmean(&rows.iter().map(|r| r.auc_mt[k]).collect::<Vec<_>>())).collect();
+            let defined = b.iter().filter(|x| x.is_finite()).count();
             let best = (0..mt.len()).filter(|&k| mt[k].is_finite()).max_by(|&a, &c| mt[a].total_cmp(&mt[c]));
-            s.push_str(&format!("| {} | {} | {} |", g.name(), u.code(), fmt(mean(&b))));
+            s.push_str(&format!("| {} | {} | {} | {} |", g.name(), u.code(), defined, fmt(fmean(&b))));
             for v in &mt {
                 s.push_str(&format!(" {} |", fmt(*v)));
             }
             match best {
                 Some(k) => {
                     let e: Vec<f64> = rows.iter().map(|r| r.auc_mt[k]).collect();
-                    let p = if b.len() > 1 && b.iter().chain(&e).all(|x| x.is_finite()) { wilcoxon_signed_rank(&b, &e).p_value } else { f64::NAN };
-                    s.push_str(&format!(" {} (m={}) | {} | {}{} |", fmt(mt[k]), cfg.mt_margins[k], if mean(&b) >= mt[k] { "yes" } else { "**no**" }, fmt(p), sig(p)));
+                    let (p, _) = wp(&b, &e);
+                    s.push_str(&format!(" {} (m={}) | {} | {}{} |", fmt(mt[k]), cfg.mt_margins[k], if fmean(&b) >= mt[k] { "yes" } else { "**no**" }, fmt(p), sig(p)));
                 }
                 None => s.push_str(" n/a | n/a | n/a |"),
             }
             let sweep: Vec<f64> = rows.iter().map(|r| r.auc_mt_sweep).collect();
             let safe: Vec<f64> = rows.iter().map(|r| r.truly_safe).collect();
             let un: Vec<f64> = rows.iter().map(|r| r.unseen_share).collect();
-            s.push_str(&format!(" {} | {:.3} | {:.3} |\n", fmt(mean(&sweep)), mean(&safe), mean(&un)));
+            let (ps, _) = wp(&b, &sweep);
+            s.push_str(&format!(" {} | {}{} | {:.3} | {:.3} |\n", fmt(fmean(&sweep)), fmt(ps), sig(ps), mean(&safe), mean(&un)));
         }
     }
-    s.push_str("\nn/a: undefined. Under the Perfect user model P(s|R) = P(s|NR) = 0, so rrMetric is 0 for every ranker: every candidate is truly safe (AUC undefined) and the true difference is constant (Pearson undefined); RMSE is still reported.\n");
+    s.push_str("\nAUC means are over the runs where it is defined (both safe and unsafe candidates present); Wilcoxon tests pair those runs. n/a: undefined. Under the Perfect user model P(s|R) = P(s|NR) = 0, so rrMetric is 0 for every ranker: every candidate is truly safe (AUC undefined). In some Informational runs too, every candidate is within epsilon of production and the true difference is constant (Pearson undefined); RMSE is still reported.\n");
     s
 }

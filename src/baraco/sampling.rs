@@ -114,16 +114,22 @@ mod tests {
     }
 
     #[test]
-    fn paper_mh_on_wide_posteriors_passes_ks_at_10k_draws() {
-        // Wide posteriors (sd >= 0.1): the proposal mixes well enough.
+    fn paper_mh_is_close_but_autocorrelated() {
+        // The paper's MH states are autocorrelated, so a strict KS test at 10^4 draws fails
+        // for some seeds even on wide posteriors (see analysis/baraco/samplers.md). What holds:
+        // D stays below 0.05 on wide posteriors, and well above the inverse-CDF D on a
+        // concentrated one, where the 0.32-sd proposal is almost always rejected.
         for (i, p) in cases().iter().take(4).enumerate() {
             let d = Density::new(p);
             let mut xs = vec![0.0; 10_000];
             Sampler::paper_mh().draw(&d, &mut crate::rng::stream(12, &[i as u64]), &mut xs);
             let ks = ks_statistic(&xs, |x| d.cdf(x));
-            let pv = ks_p_value(ks, xs.len());
-            assert!(pv > 0.001, "case {i}: D = {ks}, p = {pv}");
+            assert!(ks < 0.05, "case {i}: D = {ks}");
         }
+        let d = Density::new(&FactoredBeta { alpha: 400.0, beta: 1600.0, factors: vec![(1.0, -0.6, 300)] });
+        let mut xs = vec![0.0; 10_000];
+        Sampler::paper_mh().draw(&d, &mut crate::rng::stream(13, &[]), &mut xs);
+        assert!(ks_p_value(ks_statistic(&xs, |x| d.cdf(x)), xs.len()) < 0.01);
     }
 
     #[test]
