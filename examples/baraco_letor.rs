@@ -216,6 +216,6 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
             s.push_str(&format!(" {} | {}{} | {:.3} | {:.3} |\n", fmt(fmean(&sweep)), fmt(ps), sig(ps), mean(&safe), mean(&un)));
         }
     }
-    s.push_str("\nAUC means are over the runs where it is defined (both safe and unsafe candidates present); Wilcoxon tests pair those runs. n/a: undefined. Under the Perfect user model P(s|R) = P(s|NR) = 0, so rrMetric is 0 for every ranker: every candidate is truly safe (AUC undefined). In some Informational runs too, every candidate is within epsilon of production and the true difference is constant (Pearson undefined); RMSE is still reported.\n");
+    s.push_str("\nAUC means are over the runs where it is defined (both safe and unsafe candidates present); Wilcoxon tests pair those runs. n/a: undefined. Under the Perfect user model P(s|R) = P(s|NR) = 0, so rrMetric is 0 for every ranker: every candidate is truly safe (AUC undefined) and the true difference is constant (Pearson undefined); RMSE is still reported. In some Informational runs every candidate is within epsilon of production (AUC undefined for that run).\n");
     s
 }
