@@ -168,25 +168,56 @@ pub fn compute_posteriors(log: &ClickLog, gamma: f64) -> Result<Posteriors> {
     let n = log.pairs.len();
     let mut ta = vec![Tracked::PRIOR; n];
     let mut ts = vec![Tracked::PRIOR; n];
-    // (pair, b, m) factors, grouped per pair at the end.
-    let mut fa: Vec<(u32, f64, f64)> = Vec::new();
-    let mut fs: Vec<(u32, f64, f64)> = Vec::new();
+    // (pair, q) factors `1 - q a` and (pair, u) factors `u + (1 - u) s`, grouped at the end.
+    let mut fa: Vec<(u32, f64)> = Vec::new();
+    let mut fs: Vec<(u32, f64)> = Vec::new();
     let mut chain = Chain::default();
     for j in 0..log.len() {
         let (_, docs, clicks) = log.session(j);
         update_session(docs, clicks, gamma, &mut ta, &mut ts, &mut fa, &mut fs, &mut chain);
     }
-    let finish = |t: &[Tracked], f: Vec<(u32, f64, f64)>| -> Vec<FactoredBeta> {
-        let mut out: Vec<FactoredBeta> = t.iter().map(|t| FactoredBeta::beta(t.alpha, t.beta)).collect();
-        for (p, b, m) in f {
-            out[p as usize].factors.push((b, m, 1));
-        }
-        for x in &mut out {
-            x.merge();
-        }
-        out
-    };
-    Ok(Posteriors { a: finish(&ta, fa), s: finish(&ts, fs) })
+    // Orders match FactoredBeta::merge: ascending (b, m), i.e. q descending and u ascending.
+    Ok(Posteriors { a: finish(&ta, &fa, true, |q| (1.0, -q)), s: finish(&ts, &fs, false, |u| (u, 1.0 - u)) })
+}
+
+/// Groups factors by pair (counting sort), sorts each group and merges equal values.
+fn finish(t: &[Tracked], f: &[(u32, f64)], descending: bool, factor: impl Fn(f64) -> (f64, f64)) -> Vec<FactoredBeta> {
+    let mut start = vec![0usize; t.len() + 1];
+    for &(p, _) in f {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..t.len() {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut values = vec![0.0f64; f.len()];
+    for &(p, v) in f {
+        values[fill[p as usize]] = v;
+        fill[p as usize] += 1;
+    }
+    t.iter()
+        .enumerate()
+        .map(|(p, tr)| {
+            let group = &mut values[start[p]..start[p + 1]];
+            if descending {
+                group.sort_unstable_by(|x, y| y.total_cmp(x));
+            } else {
+                group.sort_unstable_by(f64::total_cmp);
+            }
+            let mut factors: Vec<(f64, f64, u32)> = Vec::new();
+            let mut last = f64::NAN;
+            for &v in group.iter() {
+                if v == last {
+                    factors.last_mut().expect("non-empty").2 += 1;
+                } else {
+                    let (b, m) = factor(v);
+                    factors.push((b, m, 1));
+                    last = v;
+                }
+            }
+            FactoredBeta { alpha: tr.alpha, beta: tr.beta, factors }
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -197,8 +228,8 @@ fn update_session(
     gamma: f64,
     ta: &mut [Tracked],
     ts: &mut [Tracked],
-    fa: &mut Vec<(u32, f64, f64)>,
-    fs: &mut Vec<(u32, f64, f64)>,
+    fa: &mut Vec<(u32, f64)>,
+    fs: &mut Vec<(u32, f64)>,
     chain: &mut Chain,
 ) {
     let n = docs.len();
@@ -244,7 +275,7 @@ fn update_session(
                 ts[p as usize].success();
             } else if u < 1.0 {
                 ts[p as usize].factor(u, 1.0 - u);
-                fs.push((p, u, 1.0 - u));
+                fs.push((p, u));
             }
         }
     }
@@ -258,7 +289,7 @@ fn update_session(
             ta[p as usize].failure();
         } else if q > 0.0 {
             ta[p as usize].factor(1.0, -q);
-            fa.push((p, 1.0, -q));
+            fa.push((p, q));
         }
         f *= (1.0 - chain.abar[k]) * gamma;
     }
@@ -603,6 +634,17 @@ mod tests {
         assert_eq!(post.s[0], FactoredBeta::beta(1.0, 2.0));
         assert_eq!(post.s[1], FactoredBeta::beta(1.0, 1.0));
         assert!(compute_posteriors(&log, 1.5).is_err());
+    }
+
+    #[test]
+    fn grouped_factors_are_in_merge_order() {
+        let log = ClickLog::parse("q\tx y z\t1 0 0\nq\tx z y\t0 1 0\nq\ty x z\t1 0 0\nq\tx y z\t1 0 0\n", "t").unwrap();
+        let post = compute_posteriors(&log, 0.9).unwrap();
+        for p in post.a.iter().chain(&post.s) {
+            let mut m = p.clone();
+            m.merge();
+            assert_eq!(&m, p);
+        }
     }
 
     #[test]
