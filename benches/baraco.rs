@@ -37,9 +37,29 @@ fn synthetic_log(n: usize) -> ClickLog {
     log
 }
 
+/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/schedstat`), if available.
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
+}
+
 fn posterior_throughput(c: &mut Criterion) {
     const N: usize = 1_000_000;
     let log = synthetic_log(N);
+    // On a shared machine wall time overstates the cost: also report sessions per CPU-second
+    // of the (single) thread that runs Algorithm 1.
+    if let Some(t0) = thread_cpu_seconds() {
+        let wall = std::time::Instant::now();
+        for _ in 0..5 {
+            criterion::black_box(compute_posteriors(&log, 0.9).unwrap());
+        }
+        let cpu = thread_cpu_seconds().unwrap_or(t0) - t0;
+        eprintln!(
+            "compute_posteriors: {:.0} sessions per CPU-second of one thread ({:.0} per wall second) over 5 x {N}",
+            5.0 * N as f64 / cpu,
+            5.0 * N as f64 / wall.elapsed().as_secs_f64()
+        );
+    }
     let mut g = c.benchmark_group("baraco_posteriors");
     g.sample_size(10);
     g.throughput(Throughput::Elements(N as u64));

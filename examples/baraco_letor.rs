@@ -12,7 +12,6 @@ use serpsim::baraco::harness::{GenModel, RunResult, Study, StudyConfig, UserMode
 use serpsim::collection::letor::LetorData;
 use serpsim::report::{write_atomic, write_atomic_with};
 use serpsim::stats::{mean, wilcoxon_signed_rank};
-use std::io::Write;
 use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {
