@@ -80,3 +80,33 @@ fn malformed_files_give_located_errors() {
     let e = String::from_utf8_lossy(&serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>()).stderr).to_string();
     assert!(e.contains("delta"), "{e}");
 }
+
+#[test]
+fn weights_with_letor_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    // Feature 1 ranks A first, feature 2 ranks B first.
+    std::fs::write(p("f.txt"), "1 qid:7 1:0.9 2:0.1 #docid = A\n0 qid:7 1:0.1 2:0.9 #docid = B\n0 qid:7 1:0.5 2:0.5 #docid = C\n").unwrap();
+    let mut log = String::new();
+    for _ in 0..50 {
+        log.push_str("7\tA C B\t1 0 0\n");
+    }
+    std::fs::write(p("log.tsv"), log).unwrap();
+    std::fs::write(p("prod.w"), "prod 1 0\n").unwrap();
+    std::fs::write(p("cand.w"), "same 2 0\nflip 0 1\n").unwrap();
+    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("prod.w"), "--candidates", &p("cand.w"),
+        "--features", &p("f.txt"), "--samples", "300", "--out", &p("o.csv")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(p("o.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][0], "same");
+    assert_eq!(rows[0][1], "1");
+    assert_eq!(rows[1][0], "flip");
+    assert!(rows[1][2].parse::<f64>().unwrap() < -0.1 && rows[1][3] == "false", "{:?}", rows[1]);
+    // A weights file with a bad number is located.
+    std::fs::write(p("bad.w"), "prod 1 zero\n").unwrap();
+    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("bad.w"), "--candidates", &p("cand.w"),
+        "--features", &p("f.txt")]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("bad.w:1:") && e.contains("`zero`"), "{e}");
+}

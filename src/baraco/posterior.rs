@@ -648,6 +648,26 @@ mod tests {
     }
 
     #[test]
+    fn moment_matched_mean_tracks_the_exact_mean() {
+        // The chain's inputs come from the moment-matched Beta; check it against the exact mean.
+        // Measured: error < 1e-3 for mild factors, 0.0047 after a strong one (1 - 0.9a) at step 7.
+        let mut t = Tracked::PRIOR;
+        let mut exact = FactoredBeta::beta(1.0, 1.0);
+        let steps: [(f64, f64); 8] = [(1.0, -0.3), (1.0, -0.5), (0.4, 0.6), (1.0, -0.8), (1.0, -0.45), (0.7, 0.3), (1.0, -0.2), (1.0, -0.9)];
+        for (i, &(b, m)) in steps.iter().enumerate() {
+            if i % 3 == 0 {
+                t.success();
+                exact.alpha += 1.0;
+            }
+            t.factor(b, m);
+            exact.factors.push((b, m, 1));
+            let d = Density::new(&exact);
+            let tol = if i < 7 { 1e-3 } else { 6e-3 };
+            assert!((t.mean() - d.mean).abs() < tol, "step {i}: {} vs {}", t.mean(), d.mean);
+        }
+    }
+
+    #[test]
     fn equal_factors_merge() {
         let mut p = FactoredBeta { alpha: 1.0, beta: 1.0, factors: vec![(1.0, -0.2, 1), (1.0, -0.1, 2), (1.0, -0.2, 3)] };
         p.merge();
