@@ -650,7 +650,9 @@ mod tests {
     #[test]
     fn moment_matched_mean_tracks_the_exact_mean() {
         // The chain's inputs come from the moment-matched Beta; check it against the exact mean.
-        // Measured: error < 1e-3 for mild factors, 0.0047 after a strong one (1 - 0.9a) at step 7.
+        // Exact for the first two (moment matching of a Beta times one factor is exact in the
+        // first two moments); measured errors then 1.5e-4 .. 1.0e-3, and 0.0047 after a strong
+        // factor (1 - 0.9a) at step 7.
         let mut t = Tracked::PRIOR;
         let mut exact = FactoredBeta::beta(1.0, 1.0);
         let steps: [(f64, f64); 8] = [(1.0, -0.3), (1.0, -0.5), (0.4, 0.6), (1.0, -0.8), (1.0, -0.45), (0.7, 0.3), (1.0, -0.2), (1.0, -0.9)];
@@ -662,7 +664,7 @@ mod tests {
             t.factor(b, m);
             exact.factors.push((b, m, 1));
             let d = Density::new(&exact);
-            let tol = if i < 7 { 1e-3 } else { 6e-3 };
+            let tol = if i < 2 { 1e-12 } else if i < 7 { 3e-3 } else { 6e-3 };
             assert!((t.mean() - d.mean).abs() < tol, "step {i}: {} vs {}", t.mean(), d.mean);
         }
     }
