@@ -21,22 +21,17 @@ use rand_distr::{Distribution, Normal};
 pub const MH_PROPOSAL_VARIANCE: f64 = 0.1;
 
 /// How to draw from a posterior.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Sampler {
     /// Inverse CDF on the tabulated posterior (default).
+    #[default]
     InverseCdf,
     /// Metropolis–Hastings with a Gaussian proposal of this variance, started at the mean.
     MetropolisHastings {
         /// Proposal variance (paper: 0.1).
         proposal_variance: f64,
     },
-}
-
-impl Default for Sampler {
-    fn default() -> Self {
-        Sampler::InverseCdf
-    }
 }
 
 impl Sampler {
