@@ -19,6 +19,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod baraco;
 pub mod clickmodels;
 pub mod collection;
 pub mod error;

@@ -31,6 +31,9 @@ enum Command {
 
     /// Evaluate TREC runs against qrels (trec_eval names accepted; see docs/metrics.md).
     Eval(cli::eval::EvalArgs),
+
+    /// BARACO: is it safe to switch from the production ranker to each candidate? (clicks of production only)
+    CompareRankers(cli::compare_rankers::CompareRankersArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,8 @@ fn main() -> ExitCode {
         Command::Clicks(args) => cli::clicks::run(args),
 
         Command::Eval(args) => cli::eval::run(args),
+
+        Command::CompareRankers(args) => cli::compare_rankers::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

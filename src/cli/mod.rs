@@ -2,6 +2,7 @@
 
 pub mod clicks;
 pub mod common;
+pub mod compare_rankers;
 pub mod eval;
 pub mod sessions;
 pub mod simulate;

@@ -1,0 +1,220 @@
+//! The BARACO LETOR study (Grotov et al. §6.1) on the MQ2008 subset.
+//!
+//! ```text
+//! cargo run --release --example baraco_letor -- [--runs 30] [--candidates 1000] [--samples 1000]
+//!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
+//!     [--gen dbn,sdbn,ubm] [--users P,N,I]
+//! ```
+//! Writes `runs.csv` (one row per cell and run), `tables.md` (Tables 2/3 style plus AUC) and
+//! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
+
+use serpsim::baraco::harness::{GenModel, RunResult, Study, StudyConfig, UserModel};
+use serpsim::collection::letor::LetorData;
+use serpsim::report::{write_atomic, write_atomic_with};
+use serpsim::stats::{mean, wilcoxon_signed_rank};
+use std::path::PathBuf;
+
+fn main() -> anyhow::Result<()> {
+    let mut cfg = StudyConfig::default();
+    let mut data = PathBuf::from("study_logs/letor/mq2008_subset_a.txt");
+    let mut out = PathBuf::from("analysis/baraco");
+    let mut gens = GenModel::ALL.to_vec();
+    let mut users = UserModel::ALL.to_vec();
+    let mut from_csv: Option<PathBuf> = None;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--runs" => cfg.runs = v.parse()?,
+            "--candidates" => cfg.candidates = v.parse()?,
+            "--samples" => cfg.samples = v.parse()?,
+            "--sessions" => cfg.sessions = v.parse()?,
+            "--seed" => cfg.seed = v.parse()?,
+            "--data" => data = v.into(),
+            "--from-csv" => from_csv = Some(PathBuf::from(v)),
+            "--out" => out = v.into(),
+            "--gen" => {
+                gens = v
+                    .split(',')
+                    .map(|g| match g {
+                        "dbn" => Ok(GenModel::Dbn),
+                        "sdbn" => Ok(GenModel::Sdbn),
+                        "ubm" => Ok(GenModel::Ubm),
+                        _ => Err(anyhow::anyhow!("--gen: unknown model `{g}`")),
+                    })
+                    .collect::<anyhow::Result<_>>()?
+            }
+            "--users" => users = v.split(',').map(|u| UserModel::parse(u).ok_or_else(|| anyhow::anyhow!("--users: unknown `{u}`"))).collect::<anyhow::Result<_>>()?,
+            other => anyhow::bail!("unknown argument `{other}`"),
+        }
+        i += 2;
+    }
+    std::fs::create_dir_all(&out)?;
+    if let Some(csv) = from_csv {
+        // Rebuild the tables from a finished runs.csv (same settings as the run that wrote it).
+        let results = read_runs(&csv, cfg.mt_margins.len())?;
+        let cmd = std::fs::read_to_string(out.join("command.txt")).unwrap_or_default();
+        let tables = tables(&cfg, &results, &gens, &users, cmd.trim());
+        write_atomic(&out.join("tables.md"), tables.as_bytes())?;
+        println!("{tables}");
+        return Ok(());
+    }
+    let letor = LetorData::from_file(&data)?;
+    let study = Study::new(letor, cfg.depth);
+    eprintln!("trained ranker: mean nDCG@10 = {:.4}", study.ndcg(study.trained(), 10));
+    let mut results: Vec<RunResult> = Vec::new();
+    let started = std::time::Instant::now();
+    for &gen in &gens {
+        for &user in &users {
+            for run in 0..cfg.runs {
+                let (r, detail) = study.run(&cfg, gen, user, run)?;
+                if run == 0 {
+                    let svg = serpsim::baraco::plot::roc_svg(
+                        &format!("{} / {}: ROC, run 0", gen.name(), user.code()),
+                        &detail.p_safe,
+                        &detail.diff_em,
+                        &detail.diff_true.iter().map(|d| d + cfg.epsilon >= 0.0).collect::<Vec<_>>(),
+                    )?;
+                    write_atomic(&out.join(format!("roc_{}_{}_run0.svg", gen.name(), user.code())), svg.as_bytes())?;
+                }
+                eprintln!(
+                    "{} {} run {run}: AUC baraco {:.3} mt {:?} | RMSE {:.2e} vs {:.2e} | r {:.3} vs {:.3} ({:.0}s)",
+                    gen.name(), user.code(), r.auc_baraco, r.auc_mt.iter().map(|x| (x * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
+                    r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, started.elapsed().as_secs_f64()
+                );
+                results.push(r);
+            }
+        }
+    }
+    write_atomic_with(&out.join("runs.csv"), |w| {
+        let m: Vec<String> = cfg.mt_margins.iter().map(|m| format!("auc_mt_{m}")).collect();
+        writeln!(w, "gen,user,run,auc_baraco,{},auc_mt_sweep,rmse_baraco,rmse_em,pearson_baraco,pearson_em,truly_safe,unseen_share", m.join(","))?;
+        for r in &results {
+            let m: Vec<String> = r.auc_mt.iter().map(|x| x.to_string()).collect();
+            writeln!(w, "{},{},{},{},{},{},{},{},{},{},{},{}", r.gen.name(), r.user.code(), r.run, r.auc_baraco, m.join(","), r.auc_mt_sweep, r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, r.truly_safe, r.unseen_share)?;
+        }
+        Ok(())
+    })?;
+    let cmd = format!("cargo run --release --example baraco_letor -- {}", args.join(" "));
+    write_atomic(&out.join("command.txt"), cmd.as_bytes())?;
+    let tables = tables(&cfg, &results, &gens, &users, &cmd);
+    write_atomic(&out.join("tables.md"), tables.as_bytes())?;
+    println!("{tables}");
+    Ok(())
+}
+
+fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunResult>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut out = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| -> f64 { f[i].parse().unwrap_or(f64::NAN) };
+        let gen = match f[0] { "DBN" => GenModel::Dbn, "sDBN" => GenModel::Sdbn, _ => GenModel::Ubm };
+        let user = UserModel::parse(f[1]).ok_or_else(|| anyhow::anyhow!("bad user `{}`", f[1]))?;
+        let k = 4 + margins;
+        out.push(RunResult {
+            gen, user, run: f[2].parse()?, auc_baraco: num(3), auc_mt: (4..k).map(num).collect(),
+            auc_mt_sweep: num(k), rmse_baraco: num(k + 1), rmse_em: num(k + 2), pearson_baraco: num(k + 3),
+            pearson_em: num(k + 4), truly_safe: num(k + 5), unseen_share: num(k + 6),
+        });
+    }
+    Ok(out)
+}
+
+/// Mean over the finite values (runs where the measure is defined).
+fn fmean(xs: &[f64]) -> f64 {
+    let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() { f64::NAN } else { mean(&v) }
+}
+
+/// Wilcoxon p over the runs where both are finite.
+fn wp(a: &[f64], b: &[f64]) -> (f64, usize) {
+    let (x, y): (Vec<f64>, Vec<f64>) = a.iter().zip(b).filter(|(x, y)| x.is_finite() && y.is_finite()).map(|(x, y)| (*x, *y)).unzip();
+    if x.len() < 2 { (f64::NAN, x.len()) } else { (wilcoxon_signed_rank(&x, &y).p_value, x.len()) }
+}
+
+fn fmt(x: f64) -> String {
+    if x.is_nan() { "n/a".into() } else { format!("{x:.3}") }
+}
+
+fn sig(p: f64) -> &'static str {
+    if p.is_nan() { "" } else if p < 0.01 { " ▲▼" } else if p < 0.05 { " △▽" } else { "" }
+}
+
+fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel], cmd: &str) -> String {
+    let cell = |g: GenModel, u: UserModel| rs.iter().filter(move |r| r.gen == g && r.user == u);
+    let mut s = String::new();
+    s.push_str(&format!(
+        "# BARACO on MQ2008 (subset a): LETOR protocol of Grotov et al. §6.1\n\nCommand: `{cmd}`\n\n\
+         Settings: {} runs, {} candidates, {} sessions, K = {}, epsilon = {}, gamma = {}, depth {}, weight noise N(0, {}), seed {}.\n\
+         Values are means over runs; p-values are two-sided Wilcoxon signed-rank tests over the paired runs\n\
+         (BARACO vs EM, or BARACO vs the best MT margin); ▲▼ p < 0.01, △▽ p < 0.05 (exact when n < 50 without ties).\n\n",
+        cfg.runs, cfg.candidates, cfg.sessions, cfg.samples, cfg.epsilon, cfg.gamma, cfg.depth, cfg.noise_sd, cfg.seed
+    ));
+    for (title, pick_b, pick_e, sci) in [
+        ("Table 2 style: RMSE of the estimated E[M_c - M_p] (lower is better)", 0usize, 1usize, true),
+        ("Table 3 style: Pearson correlation of the estimate with the true M_c - M_p (higher is better)", 2, 3, false),
+    ] {
+        s.push_str(&format!("## {title}\n\n| UM |"));
+        for g in gens {
+            s.push_str(&format!(" {} BARACO | {} EM | p |", g.name(), g.name()));
+        }
+        s.push_str("\n|---|");
+        for _ in gens {
+            s.push_str("---|---|---|");
+        }
+        s.push('\n');
+        for &u in users {
+            s.push_str(&format!("| {} |", u.code()));
+            for &g in gens {
+                let val = |r: &RunResult, k: usize| [r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em][k];
+                let b: Vec<f64> = cell(g, u).map(|r| val(r, pick_b)).collect();
+                let e: Vec<f64> = cell(g, u).map(|r| val(r, pick_e)).collect();
+                let f = |x: f64| if x.is_nan() { "n/a".to_string() } else if sci { format!("{x:.2e}") } else { format!("{x:.3}") };
+                let (p, _) = wp(&b, &e);
+                s.push_str(&format!(" {} | {} | {}{} |", f(fmean(&b)), f(fmean(&e)), fmt(p), sig(p)));
+            }
+            s.push('\n');
+        }
+        s.push('\n');
+    }
+    s.push_str("## AUC of the switching decision (BARACO: P(safe) swept over delta in [0, 1]; MT at fixed m: one operating point, AUC = (1 + TPR - FPR) / 2)\n\n");
+    s.push_str("| gen | UM | runs with AUC defined | BARACO |");
+    for m in &cfg.mt_margins {
+        s.push_str(&format!(" MT m={m} |"));
+    }
+    s.push_str(" best MT | BARACO >= best MT? | p (BARACO vs best MT) | MT swept over all m | p (BARACO vs swept) | truly safe | unseen share |\n|");
+    for _ in 0..(cfg.mt_margins.len() + 11) {
+        s.push_str("---|");
+    }
+    s.push('\n');
+    for &g in gens {
+        for &u in users {
+            let rows: Vec<&RunResult> = cell(g, u).collect();
+            let b: Vec<f64> = rows.iter().map(|r| r.auc_baraco).collect();
+            let mt: Vec<f64> = (0..cfg.mt_margins.len()).map(|k| fmean(&rows.iter().map(|r| r.auc_mt[k]).collect::<Vec<_>>())).collect();
+            let defined = b.iter().filter(|x| x.is_finite()).count();
+            let best = (0..mt.len()).filter(|&k| mt[k].is_finite()).max_by(|&a, &c| mt[a].total_cmp(&mt[c]));
+            s.push_str(&format!("| {} | {} | {} | {} |", g.name(), u.code(), defined, fmt(fmean(&b))));
+            for v in &mt {
+                s.push_str(&format!(" {} |", fmt(*v)));
+            }
+            match best {
+                Some(k) => {
+                    let e: Vec<f64> = rows.iter().map(|r| r.auc_mt[k]).collect();
+                    let (p, _) = wp(&b, &e);
+                    s.push_str(&format!(" {} (m={}) | {} | {}{} |", fmt(mt[k]), cfg.mt_margins[k], if fmean(&b) >= mt[k] { "yes" } else { "**no**" }, fmt(p), sig(p)));
+                }
+                None => s.push_str(" n/a | n/a | n/a |"),
+            }
+            let sweep: Vec<f64> = rows.iter().map(|r| r.auc_mt_sweep).collect();
+            let safe: Vec<f64> = rows.iter().map(|r| r.truly_safe).collect();
+            let un: Vec<f64> = rows.iter().map(|r| r.unseen_share).collect();
+            let (ps, _) = wp(&b, &sweep);
+            s.push_str(&format!(" {} | {}{} | {:.3} | {:.3} |\n", fmt(fmean(&sweep)), fmt(ps), sig(ps), mean(&safe), mean(&un)));
+        }
+    }
+    s.push_str("\nAUC means are over the runs where it is defined (both safe and unsafe candidates present); Wilcoxon tests pair those runs. n/a: undefined. Under the Perfect user model P(s|R) = P(s|NR) = 0, so rrMetric is 0 for every ranker: every candidate is truly safe (AUC undefined) and the true difference is constant (Pearson undefined); RMSE is still reported. In some Informational runs every candidate is within epsilon of production (AUC undefined for that run).\n");
+    s
+}

@@ -1,0 +1,21 @@
+//! BARACO: Bayesian ranker comparison from clicks logged under the production ranker
+//! (Grotov, Whiteson and de Rijke, SIGIR 2015).
+//!
+//! [`posterior`] infers DBN attractiveness/satisfaction posteriors (Algorithm 1),
+//! [`sampling`] draws from them, [`metrics`] evaluates rankings, [`decide`] answers the
+//! switching problem (Algorithm 2) and the difference estimation problem (Algorithm 3), and
+//! [`harness`] runs the LETOR evaluation of §6.1. File formats: `docs/baraco.md`.
+
+pub mod decide;
+pub mod harness;
+pub mod log;
+pub mod metrics;
+pub mod plot;
+pub mod posterior;
+pub mod sampling;
+
+pub use log::{parse_rankings, parse_weights, ClickLog, Ranking};
+pub use posterior::{compute_posteriors, Density, FactoredBeta, Posteriors, DEFAULT_GAMMA};
+pub use sampling::Sampler;
+pub use decide::{compare, point_metric, Answer, Config};
+pub use metrics::{Metric, Unseen};

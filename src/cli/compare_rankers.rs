@@ -1,0 +1,197 @@
+//! `serpsim compare-rankers`: BARACO switching decisions from a production click log.
+
+use super::common::with_threads;
+use anyhow::Context;
+use serpsim::baraco::harness::UserModel;
+use serpsim::baraco::{compare, compute_posteriors, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
+use serpsim::collection::letor::{linear_score, LetorData};
+use serpsim::collection::trec::Qrels;
+use serpsim::report::{csv_field, write_atomic, write_atomic_with};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `serpsim compare-rankers`.
+#[derive(clap::Args)]
+pub struct CompareRankersArgs {
+    /// Click log of the production ranker (`query<TAB>docs<TAB>clicks`, see docs/baraco.md).
+    #[arg(long)]
+    log: PathBuf,
+    /// Production ranker: ranking file (`ranker<TAB>query<TAB>docs`), or weights with --features.
+    #[arg(long)]
+    production: PathBuf,
+    /// Candidate rankers, same format as --production.
+    #[arg(long)]
+    candidates: PathBuf,
+    /// LETOR feature file: --production/--candidates are then weights files (`name w1 .. wF`).
+    #[arg(long)]
+    features: Option<PathBuf>,
+    /// How much worse than production a candidate may be.
+    #[arg(long, default_value_t = 0.01)]
+    epsilon: f64,
+    /// Switch when P(M_c + epsilon >= M_p | log) >= 1 - delta.
+    #[arg(long, default_value_t = 0.05)]
+    delta: f64,
+    /// Joint posterior samples K.
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    /// DBN continuation probability gamma.
+    #[arg(long, default_value_t = 0.9)]
+    gamma: f64,
+    /// Results per SERP the metric looks at.
+    #[arg(long, default_value_t = 10)]
+    depth: usize,
+    /// Metric: rrmetric (Eq. 3) or dcg.
+    #[arg(long, default_value = "rrmetric")]
+    metric: String,
+    /// Sampler: inverse-cdf (default) or mh (the paper's Metropolis-Hastings, variance 0.1).
+    #[arg(long, default_value = "inverse-cdf")]
+    sampler: String,
+    /// Seed of the posterior samples.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output format: csv or json.
+    #[arg(long, default_value = "csv")]
+    format: String,
+    /// Output file (default: stdout).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Ground truth: TREC qrels (unjudged = not relevant), mapped through --user-model.
+    #[arg(long)]
+    truth: Option<PathBuf>,
+    /// User model of Table 1 mapping labels to attractiveness/satisfaction (perfect, navigational, informational).
+    #[arg(long, default_value = "navigational")]
+    user_model: String,
+    /// ROC plot written when --truth is given.
+    #[arg(long, default_value = "roc.svg")]
+    roc: PathBuf,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ClickLog) -> anyhow::Result<Vec<Ranking>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let source = path.display().to_string();
+    match features {
+        None => {
+            let (r, skipped) = parse_rankings(&text, &source, log)?;
+            if skipped > 0 {
+                eprintln!("{source}: {skipped} line(s) rank queries absent from the log (weight 0, ignored)");
+            }
+            Ok(r)
+        }
+        Some(data) => {
+            let weights = parse_weights(&text, &source)?;
+            let mut out = Vec::new();
+            for (name, w) in weights {
+                anyhow::ensure!(w.len() <= data.n_features, "{source}: ranker `{name}` has {} weights but the features have {}", w.len(), data.n_features);
+                let mut lists = vec![Vec::new(); log.queries.len()];
+                for q in &data.queries {
+                    let Some(qi) = log.find_query(&q.qid) else { continue };
+                    let scores: Vec<f64> = q.docs.iter().map(|d| linear_score(&w, &d.features)).collect();
+                    let mut order: Vec<usize> = (0..q.docs.len()).collect();
+                    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+                    lists[qi as usize] = order.into_iter().map(|i| log.pair_id(qi, &q.docs[i].id)).collect();
+                }
+                out.push(Ranking { name, lists });
+            }
+            Ok(out)
+        }
+    }
+}
+
+pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
+    let metric = Metric::parse(&args.metric).ok_or_else(|| anyhow::anyhow!("--metric: `{}` is not rrmetric or dcg", args.metric))?;
+    let sampler = match args.sampler.as_str() {
+        "inverse-cdf" => Sampler::InverseCdf,
+        "mh" => Sampler::paper_mh(),
+        s => anyhow::bail!("--sampler: `{s}` is not inverse-cdf or mh"),
+    };
+    anyhow::ensure!(args.format == "csv" || args.format == "json", "--format: `{}` is not csv or json", args.format);
+    let user = UserModel::parse(&args.user_model).ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
+    let cfg = Config { epsilon: args.epsilon, delta: args.delta, samples: args.samples, depth: args.depth, metric, sampler, seed: args.seed };
+    cfg.validate()?;
+    let mut log = ClickLog::from_file(&args.log)?;
+    let features = args.features.as_deref().map(LetorData::from_file).transpose()?;
+    let production = load_rankers(&args.production, features.as_ref(), &mut log)?;
+    anyhow::ensure!(production.len() == 1, "{}: expected one production ranker, found {}", args.production.display(), production.len());
+    let production = production.into_iter().next().expect("one ranker");
+    let candidates = load_rankers(&args.candidates, features.as_ref(), &mut log)?;
+    let answers = with_threads(args.threads, || -> anyhow::Result<_> {
+        let post = compute_posteriors(&log, args.gamma)?;
+        Ok(compare(&log, &post, &production, &candidates, &cfg)?)
+    })??;
+    // Ground truth from qrels.
+    let truth: Option<Vec<f64>> = match &args.truth {
+        None => None,
+        Some(path) => {
+            let qrels = Qrels::from_file(path)?;
+            let mut a = vec![0.0; log.pairs.len()];
+            let mut s = vec![0.0; log.pairs.len()];
+            let (na, ns) = user.params(0);
+            a.fill(na);
+            s.fill(ns);
+            let index: std::collections::HashMap<(u32, &str), usize> =
+                log.pairs.iter().enumerate().map(|(p, (q, d))| ((*q, d.as_str()), p)).collect();
+            for (qid, docs) in &qrels.topics {
+                let Some(q) = log.find_query(qid) else { continue };
+                for (doc, grade) in docs {
+                    if let Some(&p) = index.get(&(q, doc.as_str())) {
+                        (a[p], s[p]) = user.params(*grade);
+                    }
+                }
+            }
+            let m_p = point_metric(&log, &production, &a, &s, metric, args.depth, Unseen::Prior);
+            Some(candidates.iter().map(|c| point_metric(&log, c, &a, &s, metric, args.depth, Unseen::Prior) - m_p).collect())
+        }
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if args.format == "csv" {
+            write!(w, "candidate,p_safe,expected_diff,switch,unseen_share")?;
+            if truth.is_some() {
+                write!(w, ",true_diff,truly_safe")?;
+            }
+            writeln!(w)?;
+            for (i, a) in answers.iter().enumerate() {
+                write!(w, "{},{},{},{},{}", csv_field(&a.candidate), a.p_safe, a.expected_diff, a.switch, a.unseen_share)?;
+                if let Some(t) = &truth {
+                    write!(w, ",{},{}", t[i], t[i] + args.epsilon >= 0.0)?;
+                }
+                writeln!(w)?;
+            }
+        } else {
+            let rows: Vec<serde_json::Value> = answers
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let mut v = serde_json::to_value(a).expect("serialisable");
+                    if let Some(t) = &truth {
+                        v["true_diff"] = t[i].into();
+                        v["truly_safe"] = (t[i] + args.epsilon >= 0.0).into();
+                    }
+                    v
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "production": production.name, "epsilon": args.epsilon, "delta": args.delta,
+                "samples": args.samples, "gamma": args.gamma, "depth": args.depth, "metric": args.metric,
+                "sampler": args.sampler, "seed": args.seed, "sessions": log.len(), "candidates": rows,
+            });
+            serde_json::to_writer_pretty(&mut *w, &doc)?;
+            writeln!(w)?;
+        }
+        Ok(())
+    };
+    match &args.out {
+        Some(path) => write_atomic_with(path, |w| write(w))?,
+        None => write(&mut std::io::stdout().lock())?,
+    }
+    if let Some(t) = &truth {
+        let safe: Vec<bool> = t.iter().map(|d| d + args.epsilon >= 0.0).collect();
+        let p: Vec<f64> = answers.iter().map(|a| a.p_safe).collect();
+        let svg = serpsim::baraco::plot::roc_svg("BARACO switching decision: ROC over delta", &p, &[], &safe)?;
+        write_atomic(&args.roc, svg.as_bytes())?;
+        eprintln!("ROC plot: {}", args.roc.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! End-to-end tests of `serpsim compare-rankers`.
+
+use std::process::Command;
+
+const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/baraco/");
+
+fn serpsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_serpsim")).args(args).output().expect("runs")
+}
+
+fn base(out: &str) -> Vec<String> {
+    ["compare-rankers", "--log", &format!("{FIX}log.tsv"), "--production", &format!("{FIX}production.tsv"),
+     "--candidates", &format!("{FIX}candidates.tsv"), "--samples", "400", "--out", out]
+        .iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn csv_answers_every_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let args = base(out.to_str().unwrap());
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(text.lines().next().unwrap(), "candidate,p_safe,expected_diff,switch,unseen_share");
+    assert_eq!(rows.len(), 5);
+    let row = |name: &str| rows.iter().find(|r| r[0] == name).unwrap().clone();
+    let (better, worse, same, unseen) = (row("better"), row("worse"), row("same"), row("unseen"));
+    assert!(better[2].parse::<f64>().unwrap() > 0.0 && better[3] == "true", "{better:?}");
+    assert!(worse[2].parse::<f64>().unwrap() < 0.0 && worse[3] == "false", "{worse:?}");
+    assert_eq!(same[1], "1");
+    // A candidate ranking a document absent from the log still gets an answer.
+    assert!((unseen[4].parse::<f64>().unwrap() - 1.0 / 7.0).abs() < 1e-12, "{unseen:?}");
+    let p: f64 = unseen[1].parse().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("absent from the log"));
+}
+
+#[test]
+fn json_and_roc_with_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let roc = dir.path().join("roc.svg");
+    let mut args = base(out.to_str().unwrap());
+    args.extend(["--format", "json", "--truth", &format!("{FIX}qrels.txt"), "--roc", roc.to_str().unwrap(), "--threads", "1"].map(String::from));
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 5);
+    let worse = c.iter().find(|x| x["candidate"] == "worse").unwrap();
+    assert_eq!(worse["truly_safe"], false);
+    assert!(worse["true_diff"].as_f64().unwrap() < -0.1);
+    assert!(std::fs::read_to_string(&roc).unwrap().contains("<svg"));
+    // Same seed, other thread count: byte-identical output.
+    let out2 = dir.path().join("out2.json");
+    let args2: Vec<String> = args.iter().map(|a| if a == out.to_str().unwrap() { out2.to_str().unwrap().to_string() } else if a == "1" { "2".into() } else { a.clone() }).collect();
+    assert!(serpsim(&args2.iter().map(|s| s.as_str()).collect::<Vec<_>>()).status.success());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out2).unwrap());
+}
+
+#[test]
+fn malformed_files_give_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.csv");
+    let mut args = base(out.to_str().unwrap());
+    args[2] = format!("{FIX}bad_log.tsv");
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad_log.tsv:2:") && e.contains("`yes`"), "{e}");
+    let mut args = base(out.to_str().unwrap());
+    args[6] = format!("{FIX}bad_candidates.tsv");
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("bad_candidates.tsv:2:") && e.contains("tab-separated"), "{e}");
+    let mut args = base(out.to_str().unwrap());
+    args.extend(["--delta", "2"].map(String::from));
+    let e = String::from_utf8_lossy(&serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>()).stderr).to_string();
+    assert!(e.contains("delta"), "{e}");
+}
+
+#[test]
+fn weights_with_letor_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    // Feature 1 ranks A first, feature 2 ranks B first.
+    std::fs::write(p("f.txt"), "1 qid:7 1:0.9 2:0.1 #docid = A\n0 qid:7 1:0.1 2:0.9 #docid = B\n0 qid:7 1:0.5 2:0.5 #docid = C\n").unwrap();
+    let mut log = String::new();
+    for _ in 0..50 {
+        log.push_str("7\tA C B\t1 0 0\n");
+    }
+    std::fs::write(p("log.tsv"), log).unwrap();
+    std::fs::write(p("prod.w"), "prod 1 0\n").unwrap();
+    std::fs::write(p("cand.w"), "same 2 0\nflip 0 1\n").unwrap();
+    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("prod.w"), "--candidates", &p("cand.w"),
+        "--features", &p("f.txt"), "--samples", "300", "--out", &p("o.csv")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(p("o.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][0], "same");
+    assert_eq!(rows[0][1], "1");
+    assert_eq!(rows[1][0], "flip");
+    assert!(rows[1][2].parse::<f64>().unwrap() < -0.1 && rows[1][3] == "false", "{:?}", rows[1]);
+    // A weights file with a bad number is located.
+    std::fs::write(p("bad.w"), "prod 1 zero\n").unwrap();
+    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("bad.w"), "--candidates", &p("cand.w"),
+        "--features", &p("f.txt")]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("bad.w:1:") && e.contains("`zero`"), "{e}");
+}
