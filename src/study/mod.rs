@@ -17,6 +17,7 @@ pub mod fit;
 pub mod fixreport;
 pub mod gaze_csv;
 pub mod log;
+pub mod pipeline;
 pub mod synthetic;
 
 use serde::{Deserialize, Serialize};
