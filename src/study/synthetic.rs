@@ -198,6 +198,8 @@ pub struct SyntheticSession {
     pub cursor: Vec<CursorEvent>,
     /// Ground-truth fixations `(page, x, y, start, duration)`.
     pub true_fixations: Vec<(String, f64, f64, f64, f64)>,
+    /// AOIs of this session's SERP pages.
+    pub aois: AoiSet,
 }
 
 /// A generated study.
@@ -276,8 +278,16 @@ impl<R: Rng> Gen<'_, R> {
     }
 }
 
-/// Generates a study.
+/// Generates a study, keeping every session in memory.
 pub fn generate(c: &StudyConfig) -> Result<SyntheticStudy> {
+    let mut sessions = Vec::new();
+    let (aois, qrels) = generate_with(c, &mut |s| sessions.push(s))?;
+    Ok(SyntheticStudy { config: c.clone(), sessions, aois, qrels })
+}
+
+/// Generates a study session by session, handing each to `sink` (samples are not kept);
+/// returns the AOIs and the qrels.
+pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) -> Result<(AoiSet, Vec<(String, String, i32)>)> {
     c.validate()?;
     let mut aoi_rows: Vec<(String, Aoi, bool)> = Vec::new();
     let mut qrels = Vec::new();
@@ -301,7 +311,6 @@ pub fn generate(c: &StudyConfig) -> Result<SyntheticStudy> {
         }
         tasks.push(Task { id, topic, words, docs });
     }
-    let mut sessions = Vec::new();
     let exp = Exp::new(1.0 / c.mean_extra_ms.max(1e-9)).map_err(|e| Error::Invalid(e.to_string()))?;
     for p in 0..c.participants {
         for task in &tasks {
@@ -313,6 +322,7 @@ pub fn generate(c: &StudyConfig) -> Result<SyntheticStudy> {
             let mut events = Vec::new();
             let mut cursor = Vec::new();
             let mut truth = Vec::new();
+            let rows_before = aoi_rows.len();
             let ev = |t: f64, kind: EventKind| LogEvent { t, participant: participant.clone(), task: task.id.clone(), condition: Some("synthetic".into()), kind };
             events.push(ev(0.0, EventKind::SessionStart {}));
             let queries: Vec<String> = (0..c.queries).map(|q| task.topic[..q + 2].join(" ")).collect();
@@ -417,10 +427,11 @@ pub fn generate(c: &StudyConfig) -> Result<SyntheticStudy> {
             g.skip(1000.0);
             events.push(ev(g.t, EventKind::SessionEnd {}));
             cursor.sort_by(|a, b| a.t.total_cmp(&b.t));
-            sessions.push(SyntheticSession { participant: participant.clone(), task: task.id.clone(), events, samples: std::mem::take(&mut g.samples), cursor, true_fixations: truth });
+            let aois = AoiSet::from_rows(aoi_rows[rows_before..].to_vec());
+            sink(SyntheticSession { participant: participant.clone(), task: task.id.clone(), events, samples: std::mem::take(&mut g.samples), cursor, true_fixations: truth, aois });
         }
     }
-    Ok(SyntheticStudy { config: c.clone(), sessions, aois: AoiSet::from_rows(aoi_rows), qrels })
+    Ok((AoiSet::from_rows(aoi_rows), qrels))
 }
 
 impl SyntheticSession {
@@ -455,5 +466,58 @@ impl SyntheticSession {
         let t1 = self.samples.last().map(|x| x.time).unwrap_or(0.0);
         let _ = writeln!(s, "END\t{t1} \tSAMPLES\tEVENTS\tRES\t  37.00\t  37.00");
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collection::trec::Qrels;
+    use crate::study::attention::query_term_table;
+    use crate::study::detect::{idt, IdtParams};
+    use crate::study::fit::{fit, FitOptions};
+    use crate::study::log::StudyLog;
+    use crate::study::pipeline::{annotate, session_input, AttentionSource};
+    use crate::study::Eye;
+
+    /// The whole pipeline against the generator's truth: raw samples → I-DT → AOI mapping →
+    /// JSONL log → fitted rank visits, P(click | grade), and the query-term attention ratio.
+    #[test]
+    fn end_to_end_recovers_planted_parameters() {
+        let c = StudyConfig { participants: 100, tasks: 5, queries: 6, seed: 11, ..Default::default() };
+        let dt = 1000.0 / c.sample_rate_hz;
+        let mut jsonl = String::new();
+        let (mut detected, mut planted) = (0usize, 0usize);
+        let (aois, qrels) = generate_with(&c, &mut |s| {
+            let fix = idt(&s.samples, &c.screen, &IdtParams::default(), Eye::Left, dt);
+            detected += fix.len();
+            planted += s.true_fixations.len() + s.events.iter().filter(|e| matches!(e.kind, EventKind::SerpView { .. })).count();
+            jsonl.push_str(&StudyLog::to_jsonl(&annotate(&s.events, &fix, &s.cursor, &s.aois, 100.0)));
+        })
+        .unwrap();
+        // Every planted fixation (plus one SERP look per view) is found, give or take merges.
+        let recall = detected as f64 / planted as f64;
+        assert!((0.97..=1.01).contains(&recall), "detected {detected} of {planted}");
+        let log = StudyLog::parse(&jsonl, "synthetic.jsonl").unwrap();
+        let qtext: String = qrels.iter().map(|(t, d, g)| format!("{t} 0 {d} {g}\n")).collect();
+        let q = Qrels::parse(&qtext, "qrels").unwrap();
+        let f = fit(&log, Some(&q), &FitOptions::default()).unwrap();
+        assert_eq!(f.searches, 100 * 5 * 6);
+        let truth = c.rank_visits();
+        assert_eq!(f.rank_visits.len(), truth.len());
+        let worst = f.rank_visits.iter().zip(&truth).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(worst <= 0.03, "rank visits {:?} vs {:?}", f.rank_visits, truth);
+        // P(click | grade) over visited results: planted 0.2 and 0.7.
+        let click: Vec<f64> = f.by_grade.iter().map(|g| g.1 as f64 / g.0 as f64).collect();
+        assert!((click[0] - 0.2).abs() < 0.03 && (click[1] - 0.7).abs() < 0.03, "{click:?}");
+        // Query-term attention: fixations per query token over fixations per non-query token.
+        let inputs: Vec<_> = log.sessions.iter().map(|s| session_input(s, &aois, AttentionSource::Fixations)).collect();
+        let t = query_term_table(&inputs, &|_| true);
+        let ratio = t.attention_ratio();
+        assert!((ratio / c.query_attention_ratio - 1.0).abs() <= 0.10, "ratio {ratio}");
+        eprintln!("e2e: recall {recall:.4}, worst rank-visit error {worst:.4}, click {click:?}, attention ratio {ratio:.4} (planted {})", c.query_attention_ratio);
+        // The fitted scenario parses.
+        let sc = f.scenario("fitted", None, c.page_size);
+        crate::scenario::Scenario::parse(&f.scenario_toml(&sc).unwrap(), "fitted.toml").unwrap();
     }
 }
