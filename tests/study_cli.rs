@@ -38,3 +38,68 @@ fn summary_of_a_truncated_file_fails_with_the_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("cut.asc:{lines}:")) && err.contains("truncated"), "{err}");
 }
+
+/// Synthetic study → annotate (ASC files through the parser, I-DT, AOIs) → fit → the fitted
+/// scenario runs in `serpsim simulate`.
+#[test]
+fn synthetic_study_fits_a_scenario_that_simulates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |args: &[&str]| {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    run(&["study", "synth", "--participants", "4", "--seed", "3", "--out", &s(d)]);
+    let annotated = d.join("annotated.jsonl");
+    run(&["study", "annotate", &s(&d.join("log.jsonl")), "--gaze-dir", &s(&d.join("gaze")), "--cursor-dir", &s(&d.join("cursor")), "--out", &s(&annotated)]);
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    assert!(text.contains("\"event\":\"fixation\"") && text.contains("\"event\":\"hover\""));
+    let fit = d.join("fit");
+    run(&["study", "fit", &s(&annotated), "--qrels", &s(&d.join("qrels.txt")), "--out", &s(&fit)]);
+    let out = run(&["simulate", &s(&fit.join("fitted.toml")), "--replicates", "50", "--out", &s(&d.join("sim"))]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("summary.csv"));
+    let summary = std::fs::read_to_string(d.join("sim/summary.csv")).unwrap();
+    assert!(summary.lines().count() > 1);
+    let out = run(&["study", "attention", &s(&annotated), "--out", &s(&d.join("att"))]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("row,non_query,query\n"));
+}
+
+/// Per-word D(w) on the real Data Viewer report equals the sum of Data Viewer's own dwell
+/// times (CURRENT_FIX_INTEREST_AREA_DWELL_TIME) over the word's interest areas.
+#[test]
+fn words_on_the_real_fixation_report_match_data_viewer_dwell_times() {
+    let out = bin().args(["study", "words"]).arg(gaze("18sat_fixfinal.csv")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut got = std::collections::BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        got.insert(c[1].to_string(), (c[2].parse::<u32>().unwrap(), c[3].parse::<f64>().unwrap()));
+    }
+    // Independent reading of the raw CSV.
+    let mut rdr = csv::Reader::from_path(gaze("18sat_fixfinal.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (id, label, dwell) = (col("CURRENT_FIX_INTEREST_AREA_ID"), col("CURRENT_FIX_INTEREST_AREA_LABEL"), col("CURRENT_FIX_INTEREST_AREA_DWELL_TIME"));
+    let mut per_ia = std::collections::BTreeMap::new();
+    let mut count = std::collections::BTreeMap::<String, u32>::new();
+    for r in rdr.records() {
+        let r = r.unwrap();
+        if r[id].trim().is_empty() || r[id].trim() == "." {
+            continue;
+        }
+        let w = r[label].trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        per_ia.insert(r[id].to_string(), (w.clone(), r[dwell].parse::<f64>().unwrap()));
+        *count.entry(w).or_default() += 1;
+    }
+    let mut expected = std::collections::BTreeMap::<String, f64>::new();
+    for (w, d) in per_ia.values() {
+        *expected.entry(w.clone()).or_default() += d;
+    }
+    assert_eq!(got.len(), expected.len());
+    for (w, d) in &expected {
+        assert_eq!(got[w], (count[w], *d), "{w}");
+    }
+}

@@ -370,7 +370,7 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
                         layout.push(toks);
                     }
                     g.skip(300.0);
-                    let view = || EventKind::SerpView { page: page.clone(), serp_page: (sp + 1) as u32, results: results.clone(), first_rank: Some((first + 1) as u32), aoi: Some(format!("aoi/{page}.csv").into()), sublist: None };
+                    let view = || EventKind::SerpView { page: page.clone(), serp_page: (sp + 1) as u32, results: results.clone(), first_rank: Some((first + 1) as u32), aoi: Some(format!("aoi/{participant}-{}.csv", task.id).into()), sublist: None };
                     events.push(ev(g.t, view()));
                     // Look at the page (search box area, no AOI) before reading results.
                     g.fixate(640.0, 40.0, c.serp_look_ms.max(c.min_fixation_ms));
