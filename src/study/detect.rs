@@ -12,7 +12,6 @@
 use super::{Eye, Fixation, Sample};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Screen size and viewing distance, for pixel-to-degree conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -106,13 +105,14 @@ impl Default for IvtParams {
 /// Valid samples in degrees, with the runs (index ranges) between long gaps.
 struct Prepared {
     idx: Vec<u32>,
+    ts: Vec<f64>,
     xd: Vec<f64>,
     yd: Vec<f64>,
     runs: Vec<(usize, usize)>,
 }
 
 fn prepare(samples: &[Sample], geom: &ScreenGeometry, max_gap: f64) -> Prepared {
-    let mut p = Prepared { idx: Vec::with_capacity(samples.len()), xd: Vec::with_capacity(samples.len()), yd: Vec::with_capacity(samples.len()), runs: Vec::new() };
+    let mut p = Prepared { idx: Vec::with_capacity(samples.len()), ts: Vec::with_capacity(samples.len()), xd: Vec::with_capacity(samples.len()), yd: Vec::with_capacity(samples.len()), runs: Vec::new() };
     let mut run_start = 0;
     let mut last_t = f64::NEG_INFINITY;
     for (i, s) in samples.iter().enumerate() {
@@ -126,6 +126,7 @@ fn prepare(samples: &[Sample], geom: &ScreenGeometry, max_gap: f64) -> Prepared 
         }
         let (x, y) = geom.to_degrees(f64::from(s.x), f64::from(s.y));
         p.idx.push(i as u32);
+        p.ts.push(s.time);
         p.xd.push(x);
         p.yd.push(y);
         last_t = s.time;
@@ -161,41 +162,41 @@ fn fixation_of(samples: &[Sample], idx: &[u32], eye: Eye, dt: f64) -> Fixation {
     }
 }
 
-/// Monotone deque tracking the minimum (or maximum, with `sign = -1`) of a sliding window.
+/// Monotone deque tracking the minimum (or maximum, with `sign = -1`) of a sliding window:
+/// a Vec with a moving head, cleared when the window restarts.
 struct Extreme {
-    q: VecDeque<usize>,
+    q: Vec<u32>,
+    head: usize,
     sign: f64,
 }
 
 impl Extreme {
     fn new(sign: f64) -> Self {
-        Extreme { q: VecDeque::with_capacity(256), sign }
+        Extreme { q: Vec::with_capacity(1024), head: 0, sign }
+    }
+    #[inline]
+    fn clear(&mut self) {
+        self.q.clear();
+        self.head = 0;
     }
     #[inline]
     fn push(&mut self, k: usize, v: &[f64]) {
         let s = self.sign;
-        while let Some(&b) = self.q.back() {
-            if s * v[b] >= s * v[k] {
-                self.q.pop_back();
-            } else {
-                break;
-            }
+        let vk = s * v[k];
+        while self.q.len() > self.head && s * v[self.q[self.q.len() - 1] as usize] >= vk {
+            self.q.pop();
         }
-        self.q.push_back(k);
+        self.q.push(k as u32);
     }
     #[inline]
     fn drop_before(&mut self, i: usize) {
-        while let Some(&f) = self.q.front() {
-            if f < i {
-                self.q.pop_front();
-            } else {
-                break;
-            }
+        while self.head < self.q.len() && (self.q[self.head] as usize) < i {
+            self.head += 1;
         }
     }
     #[inline]
     fn value(&self, v: &[f64]) -> f64 {
-        v[*self.q.front().expect("window is not empty")]
+        v[self.q[self.head] as usize]
     }
 }
 
@@ -204,15 +205,15 @@ impl Extreme {
 /// `dt` is the sample interval in ms (duration = last - first + dt).
 pub fn idt(samples: &[Sample], geom: &ScreenGeometry, p: &IdtParams, eye: Eye, dt: f64) -> Vec<Fixation> {
     let prep = prepare(samples, geom, p.max_gap_ms);
-    let (xd, yd, idx) = (&prep.xd, &prep.yd, &prep.idx);
-    let time = |k: usize| samples[idx[k] as usize].time;
+    let (xd, yd, idx, ts) = (&prep.xd, &prep.yd, &prep.idx, &prep.ts);
+    let time = |k: usize| ts[k];
     let mut out = Vec::new();
     let (mut minx, mut maxx, mut miny, mut maxy) = (Extreme::new(1.0), Extreme::new(-1.0), Extreme::new(1.0), Extreme::new(-1.0));
     for &(a, b) in &prep.runs {
         let mut i = a;
         let mut j = a; // next index to push
         for e in [&mut minx, &mut maxx, &mut miny, &mut maxy] {
-            e.q.clear();
+            e.clear();
         }
         let disp = |minx: &Extreme, maxx: &Extreme, miny: &Extreme, maxy: &Extreme| {
             (maxx.value(xd) - minx.value(xd)) + (maxy.value(yd) - miny.value(yd))
@@ -244,7 +245,7 @@ pub fn idt(samples: &[Sample], geom: &ScreenGeometry, p: &IdtParams, eye: Eye, d
                 out.push(fixation_of(samples, &idx[i..j], eye, dt));
                 i = j;
                 for e in [&mut minx, &mut maxx, &mut miny, &mut maxy] {
-                    e.q.clear();
+                    e.clear();
                 }
             } else {
                 i += 1;
@@ -264,8 +265,8 @@ pub fn idt(samples: &[Sample], geom: &ScreenGeometry, p: &IdtParams, eye: Eye, d
 /// samples; consecutive ones form a fixation if it lasts at least `min_duration_ms`.
 pub fn ivt(samples: &[Sample], geom: &ScreenGeometry, p: &IvtParams, eye: Eye, dt: f64) -> Vec<Fixation> {
     let prep = prepare(samples, geom, p.max_gap_ms);
-    let (xd, yd, idx) = (&prep.xd, &prep.yd, &prep.idx);
-    let time = |k: usize| samples[idx[k] as usize].time;
+    let (xd, yd, idx, ts) = (&prep.xd, &prep.yd, &prep.idx, &prep.ts);
+    let time = |k: usize| ts[k];
     let mut out = Vec::new();
     let velocity = |k: usize, l: usize| {
         let d = ((xd[l] - xd[k]).powi(2) + (yd[l] - yd[k]).powi(2)).sqrt();
