@@ -308,4 +308,23 @@ mod tests {
         let bad = LOG.replace(",\"task\":\"t42\",\"event\":\"query\"", ",\"event\":\"query\"");
         assert!(StudyLog::parse(&bad, "l.jsonl").unwrap_err().to_string().contains("`task`"));
     }
+
+    #[test]
+    fn bundled_example_parses_and_analyses() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/examples");
+        let log = StudyLog::from_file(&dir.join("log.jsonl")).unwrap();
+        assert_eq!(log.sessions.len(), 1);
+        let aois = crate::study::pipeline::load_log_aois(&log).unwrap();
+        assert_eq!(aois.pages.len(), 2);
+        let input = crate::study::pipeline::session_input(&log.sessions[0], &aois, crate::study::pipeline::AttentionSource::Fixations);
+        // Displayed: 7 tokens on q1-s1, 3 on q2-s1; query terms aspirin heart disease prostaglandin.
+        assert_eq!(input.displayed.len(), 10);
+        let a = crate::study::attention::literal_acquisition(&[input]);
+        // "prostaglandin" was displayed (9900) and fixated (11000) before the second query.
+        assert_eq!((a.added_terms, a.displayed_before, a.attended_before), (1, 1, 1));
+        let cursor = crate::study::cursor::read_cursor(&dir.join("cursor/p01-t42.txt")).unwrap();
+        let page = aois.page("p01-t42-q1-s1").unwrap();
+        let h = crate::study::cursor::hovers(&cursor, &page.tokens, 100.0, None);
+        assert_eq!((page.tokens.boxes[h[0].box_index].text.as_str(), h[0].duration()), ("prostaglandin", 400.0));
+    }
 }
