@@ -487,8 +487,15 @@ mod tests {
         let c = StudyConfig { participants: 100, tasks: 5, queries: 6, seed: 11, ..Default::default() };
         let dt = 1000.0 / c.sample_rate_hz;
         let mut jsonl = String::new();
+        let mut truth_jsonl = String::new();
         let (mut detected, mut planted) = (0usize, 0usize);
         let (aois, qrels) = generate_with(&c, &mut |s| {
+            let truth: Vec<crate::study::Fixation> = s
+                .true_fixations
+                .iter()
+                .map(|&(_, x, y, start, d)| crate::study::Fixation { eye: Eye::Left, start, end: start + d, duration: d, x, y, pupil: f64::NAN })
+                .collect();
+            truth_jsonl.push_str(&StudyLog::to_jsonl(&annotate(&s.events, &truth, &[], &s.aois, 100.0)));
             let fix = idt(&s.samples, &c.screen, &IdtParams::default(), Eye::Left, dt);
             detected += fix.len();
             planted += s.true_fixations.len() + s.events.iter().filter(|e| matches!(e.kind, EventKind::SerpView { .. })).count();
@@ -514,8 +521,12 @@ mod tests {
         let inputs: Vec<_> = log.sessions.iter().map(|s| session_input(s, &aois, AttentionSource::Fixations)).collect();
         let t = query_term_table(&inputs, &|_| true);
         let ratio = t.attention_ratio();
+        // The same from the planted fixations (no detection): separates sampling from detection.
+        let tlog = StudyLog::parse(&truth_jsonl, "truth.jsonl").unwrap();
+        let tin: Vec<_> = tlog.sessions.iter().map(|s| session_input(s, &aois, AttentionSource::Fixations)).collect();
+        let true_ratio = query_term_table(&tin, &|_| true).attention_ratio();
         assert!((ratio / c.query_attention_ratio - 1.0).abs() <= 0.10, "ratio {ratio}");
-        eprintln!("e2e: recall {recall:.4}, worst rank-visit error {worst:.4}, click {click:?}, attention ratio {ratio:.4} (planted {})", c.query_attention_ratio);
+        eprintln!("e2e: recall {recall:.4}, worst rank-visit error {worst:.4}, click {click:?}, attention ratio {ratio:.4} (from planted fixations {true_ratio:.4}; planted {})", c.query_attention_ratio);
         // The fitted scenario parses.
         let sc = f.scenario("fitted", None, c.page_size);
         crate::scenario::Scenario::parse(&f.scenario_toml(&sc).unwrap(), "fitted.toml").unwrap();
