@@ -258,7 +258,7 @@ impl<R: BufRead> AscReader<R> {
                     return Err(self.err(truncated("EFIX", nf, 8)));
                 }
                 let eye = self.eye(f(1))?;
-                let n = self.numbers::<6>(&line[..], &fields[2..8])?;
+                let n = self.numbers::<6>(line, &fields[2..8])?;
                 self.check_span("EFIX", n[0], n[1])?;
                 Record::Fixation(Fixation { eye, start: n[0], end: n[1], duration: n[2], x: n[3], y: n[4], pupil: n[5] })
             }
@@ -267,7 +267,7 @@ impl<R: BufRead> AscReader<R> {
                     return Err(self.err(truncated("ESACC", nf, 11)));
                 }
                 let eye = self.eye(f(1))?;
-                let n = self.numbers::<9>(&line[..], &fields[2..11])?;
+                let n = self.numbers::<9>(line, &fields[2..11])?;
                 self.check_span("ESACC", n[0], n[1])?;
                 Record::Saccade(Saccade {
                     eye,
@@ -287,7 +287,7 @@ impl<R: BufRead> AscReader<R> {
                     return Err(self.err(truncated("EBLINK", nf, 5)));
                 }
                 let eye = self.eye(f(1))?;
-                let n = self.numbers::<3>(&line[..], &fields[2..5])?;
+                let n = self.numbers::<3>(line, &fields[2..5])?;
                 self.check_span("EBLINK", n[0], n[1])?;
                 Record::Blink(Blink { eye, start: n[0], end: n[1], duration: n[2] })
             }
@@ -869,5 +869,24 @@ MSG\t102 -3 TRIALID 7\nEND\t102 \tSAMPLES\tEVENTS\tRES\t  37.17\t  37.75\n";
         let r = Recording::from_file(&dir.join("eyelink_binocular_example.asc")).unwrap();
         assert_eq!(r.blocks, vec![(1408660.0, 1408901.0)]);
         assert!(r.left.iter().filter(|s| !s.is_valid()).count() > 50);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any truncation or byte corruption of a real file gives a result or an error with a
+        /// line number, never a panic.
+        #[test]
+        fn corrupted_files_never_panic(cut in 0usize..30000, pos in 0usize..30000, byte in proptest::prelude::any::<u8>()) {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/eyelink_binocular_example.asc");
+            let mut bytes = std::fs::read(path).unwrap();
+            let n = bytes.len();
+            bytes[pos % n] = byte;
+            bytes.truncate(cut % (n + 1));
+            match read_recording(&bytes[..], "x.asc") {
+                Ok(r) => proptest::prop_assert!(r.summary.samples <= 368),
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("x.asc:"), "{}", e),
+            }
+            let _ = summarize(&bytes[..], "x.asc");
+        }
     }
 }

@@ -148,20 +148,16 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
                             deepest = deepest.max(*rank);
                         }
                     }
-                    EventKind::Fixation { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Fixations => {
-                        if pages.contains_key(page.as_str()) {
-                            *per_rank_attention.entry(*r).or_insert(0.0) += duration;
-                            if on_last(*r) {
-                                deepest = deepest.max(*r);
-                            }
+                    EventKind::Fixation { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Fixations && pages.contains_key(page.as_str()) => {
+                        *per_rank_attention.entry(*r).or_insert(0.0) += duration;
+                        if on_last(*r) {
+                            deepest = deepest.max(*r);
                         }
                     }
-                    EventKind::Hover { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Hovers => {
-                        if pages.contains_key(page.as_str()) {
-                            *per_rank_attention.entry(*r).or_insert(0.0) += duration;
-                            if on_last(*r) {
-                                deepest = deepest.max(*r);
-                            }
+                    EventKind::Hover { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Hovers && pages.contains_key(page.as_str()) => {
+                        *per_rank_attention.entry(*r).or_insert(0.0) += duration;
+                        if on_last(*r) {
+                            deepest = deepest.max(*r);
                         }
                     }
                     _ => {}

@@ -327,4 +327,20 @@ mod tests {
         let h = crate::study::cursor::hovers(&cursor, &page.tokens, 100.0, None);
         assert_eq!((page.tokens.boxes[h[0].box_index].text.as_str(), h[0].duration()), ("prostaglandin", 400.0));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Corrupted logs give errors with the file name, never a panic.
+        #[test]
+        fn corrupted_logs_never_panic(pos in 0usize..2000, byte in 32u8..127) {
+            let mut bytes = LOG.as_bytes().to_vec();
+            let n = bytes.len();
+            bytes[pos % n] = byte;
+            if let Ok(text) = String::from_utf8(bytes) {
+                if let Err(e) = StudyLog::parse(&text, "l.jsonl") {
+                    proptest::prop_assert!(e.to_string().starts_with("l.jsonl:"), "{}", e);
+                }
+            }
+        }
+    }
 }

@@ -41,7 +41,7 @@ pub fn screen_intervals(events: &[LogEvent]) -> Vec<(f64, f64, String)> {
     out
 }
 
-fn page_at<'a>(intervals: &'a [(f64, f64, String)], t: f64) -> Option<&'a str> {
+fn page_at(intervals: &[(f64, f64, String)], t: f64) -> Option<&str> {
     let i = intervals.partition_point(|iv| iv.0 <= t);
     if i == 0 {
         return None;
@@ -58,17 +58,31 @@ fn map_point(page: &Page, x: f64, y: f64) -> Option<(Option<String>, Option<u32>
     page.results.locate(x, y).map(|i| (None, page.results.boxes[i].rank))
 }
 
+/// Vertical scroll offset of `page` at time `t`: the `offset` of the last `scroll` event on
+/// that page at or before `t` (0 without one).
+fn scroll_offset(scrolls: &[(f64, &str, f64)], page: &str, t: f64) -> f64 {
+    let i = scrolls.partition_point(|s| s.0 <= t);
+    scrolls[..i].iter().rev().find(|s| s.1 == page).map_or(0.0, |s| s.2)
+}
+
 /// Log events for detected fixations and cursor hovers of one session, merged into the
 /// session's events in time order. Hovers shorter than `min_hover_ms` are dropped.
+/// Fixation and cursor positions are screen coordinates; AOI boxes are page coordinates:
+/// the page's scroll offset (last `scroll` event) is added to y before mapping.
 pub fn annotate(events: &[LogEvent], fixations: &[Fixation], cursor: &[CursorEvent], aois: &AoiSet, min_hover_ms: f64) -> Vec<LogEvent> {
     let Some(first) = events.first() else { return Vec::new() };
     let intervals = screen_intervals(events);
+    let scrolls: Vec<(f64, &str, f64)> = events
+        .iter()
+        .filter_map(|e| if let EventKind::Scroll { page, offset } = &e.kind { Some((e.t, page.as_str(), *offset)) } else { None })
+        .collect();
     let mk = |t: f64, kind: EventKind| LogEvent { t, participant: first.participant.clone(), task: first.task.clone(), condition: first.condition.clone(), kind };
     let mut derived = Vec::new();
     for f in fixations {
         let Some(pid) = page_at(&intervals, f.start) else { continue };
         let Some(page) = aois.page(pid) else { continue };
-        if let Some((token, rank)) = map_point(page, f.x, f.y) {
+        let dy = scroll_offset(&scrolls, pid, f.start);
+        if let Some((token, rank)) = map_point(page, f.x, f.y + dy) {
             derived.push(mk(f.start, EventKind::Fixation { page: pid.to_string(), x: f.x, y: f.y, duration: f.duration, token, rank }));
         }
     }
@@ -76,7 +90,14 @@ pub fn annotate(events: &[LogEvent], fixations: &[Fixation], cursor: &[CursorEve
         let Some(page) = aois.page(pid) else { continue };
         let lo = cursor.partition_point(|c| c.t < s);
         let hi = cursor.partition_point(|c| c.t < e);
-        for h in hovers(&cursor[lo..hi], &page.tokens, min_hover_ms, Some(e.min(cursor.get(hi).map_or(e, |c| c.t)))) {
+        let shifted: Vec<CursorEvent>;
+        let trace = if scrolls.iter().any(|x| x.1 == pid.as_str()) {
+            shifted = cursor[lo..hi].iter().map(|c| CursorEvent { y: c.y + scroll_offset(&scrolls, pid, c.t), ..c.clone() }).collect();
+            &shifted[..]
+        } else {
+            &cursor[lo..hi]
+        };
+        for h in hovers(trace, &page.tokens, min_hover_ms, Some(e.min(cursor.get(hi).map_or(e, |c| c.t)))) {
             let b = &page.tokens.boxes[h.box_index];
             derived.push(mk(h.start, EventKind::Hover { page: pid.clone(), duration: h.duration(), token: Some(b.text.clone()), rank: b.rank }));
         }
@@ -104,11 +125,9 @@ pub fn session_input(s: &Session, aois: &AoiSet, source: AttentionSource) -> Ses
     for e in &s.events {
         match &e.kind {
             EventKind::Query { query } => input.queries.push((e.t, query_terms(query))),
-            EventKind::SerpView { page, .. } | EventKind::PageVisit { page, .. } => {
-                if shown.insert(page.clone()) {
-                    if let Some(p) = aois.page(page) {
-                        input.displayed.extend(p.tokens.boxes.iter().map(|b| (e.t, normalize_term(&b.text))));
-                    }
+            EventKind::SerpView { page, .. } | EventKind::PageVisit { page, .. } if shown.insert(page.clone()) => {
+                if let Some(p) = aois.page(page) {
+                    input.displayed.extend(p.tokens.boxes.iter().map(|b| (e.t, normalize_term(&b.text))));
                 }
             }
             EventKind::Fixation { token: Some(tok), duration, .. } if source == AttentionSource::Fixations => {
@@ -139,4 +158,31 @@ pub fn load_log_aois(log: &StudyLog) -> Result<AoiSet> {
         }
     }
     Ok(AoiSet { pages })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scroll_offsets_shift_positions_onto_page_coordinates() {
+        let log = StudyLog::parse(
+            concat!(
+                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1"]}"#, "\n",
+                r#"{"t":100,"participant":"p","task":"t","event":"scroll","page":"s","offset":200}"#, "\n",
+                r#"{"t":900,"participant":"p","task":"t","event":"session_end"}"#, "\n",
+            ),
+            "l",
+        )
+        .unwrap();
+        let aois = AoiSet::parse("page,token,x,y,w,h,rank\ns,below,100,400,50,20,3\n", "a").unwrap();
+        let f = |start: f64| Fixation { eye: crate::study::Eye::Left, start, end: start + 199.0, duration: 200.0, x: 120.0, y: 210.0, pupil: f64::NAN };
+        // At t = 50 the page is not scrolled: screen y 210 is page y 210, no token. At t = 300
+        // it is scrolled by 200: page y 410, the token `below` (rank 3).
+        let out = annotate(&log.sessions[0].events, &[f(50.0), f(300.0)], &[], &aois, 100.0);
+        let fx: Vec<_> = out.iter().filter_map(|e| if let EventKind::Fixation { token, rank, .. } = &e.kind { Some((e.t, token.clone(), *rank)) } else { None }).collect();
+        assert_eq!(fx, vec![(300.0, Some("below".to_string()), Some(3))]);
+        let iv = screen_intervals(&log.sessions[0].events);
+        assert_eq!(iv, vec![(0.0, 900.0, "s".to_string())]);
+    }
 }

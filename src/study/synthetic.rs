@@ -285,9 +285,12 @@ pub fn generate(c: &StudyConfig) -> Result<SyntheticStudy> {
     Ok(SyntheticStudy { config: c.clone(), sessions, aois, qrels })
 }
 
+/// Qrels rows `(task, document, grade)`.
+pub type QrelRows = Vec<(String, String, i32)>;
+
 /// Generates a study session by session, handing each to `sink` (samples are not kept);
 /// returns the AOIs and the qrels.
-pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) -> Result<(AoiSet, Vec<(String, String, i32)>)> {
+pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) -> Result<(AoiSet, QrelRows)> {
     c.validate()?;
     let mut aoi_rows: Vec<(String, Aoi, bool)> = Vec::new();
     let mut qrels = Vec::new();
