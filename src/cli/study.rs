@@ -296,7 +296,10 @@ fn synth(config: Option<PathBuf>, participants: Option<usize>, seed: Option<u64>
     c.validate()?;
     let mut log = String::new();
     let mut err: Option<serpsim::Error> = None;
+    let bar = super::common::progress_bar("generating sessions");
+    bar.set_length((c.participants * c.tasks) as u64);
     let (_, qrels) = generate_with(&c, &mut |s| {
+        bar.inc(1);
         let name = format!("{}-{}", s.participant, s.task);
         log.push_str(&StudyLog::to_jsonl(&s.events));
         let mut cursor = String::from("t,x,y,event\n");
@@ -318,6 +321,7 @@ fn synth(config: Option<PathBuf>, participants: Option<usize>, seed: Option<u64>
             }
         }
     })?;
+    bar.finish_and_clear();
     if let Some(e) = err {
         return Err(e.into());
     }
@@ -334,7 +338,10 @@ fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathB
     let log = StudyLog::from_file(log_path)?;
     let aois = pipeline::load_log_aois(&log)?;
     let mut text = String::new();
+    let bar = super::common::progress_bar("annotating sessions");
+    bar.set_length(log.sessions.len() as u64);
     for s in &log.sessions {
+        bar.inc(1);
         let name = format!("{}-{}", s.participant, s.task);
         let mut fixations = Vec::new();
         if let Some(dir) = &gaze_dir {
@@ -357,6 +364,7 @@ fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathB
         }
         text.push_str(&StudyLog::to_jsonl(&pipeline::annotate(&s.events, &fixations, &cursor, &aois, min_hover)));
     }
+    bar.finish_and_clear();
     // AOI paths in the log are relative to its folder: write next to it or keep them valid.
     write_atomic(out, text.as_bytes())?;
     println!("{}", out.display());
@@ -420,6 +428,11 @@ fn attention(log_path: &Path, source: &str, out: &Path) -> anyhow::Result<()> {
         }
     }
     write_atomic(&out.join(format!("words_{source}.csv")), wt.as_bytes())?;
+    let mut rt = String::from("rank,searches,events,duration_ms\n");
+    for r in pipeline::rank_attention(&log, src) {
+        rt.push_str(&format!("{},{},{},{}\n", r.rank, r.searches, r.events, r.duration_ms));
+    }
+    write_atomic(&out.join(format!("ranks_{source}.csv")), rt.as_bytes())?;
     print!("{}", t.to_csv(noun));
     Ok(())
 }

@@ -326,6 +326,9 @@ mod tests {
         let page = aois.page("p01-t42-q1-s1").unwrap();
         let h = crate::study::cursor::hovers(&cursor, &page.tokens, 100.0, None);
         assert_eq!((page.tokens.boxes[h[0].box_index].text.as_str(), h[0].duration()), ("prostaglandin", 400.0));
+        // Rank-level attention: query 1 has fixations on ranks 1 (x2) and 2, query 2 on rank 1.
+        let ranks = crate::study::pipeline::rank_attention(&log, crate::study::pipeline::AttentionSource::Fixations);
+        assert_eq!(ranks.iter().map(|r| (r.rank, r.searches, r.events, r.duration_ms)).collect::<Vec<_>>(), vec![(1, 2, 3, 670.0), (2, 1, 1, 320.0)]);
     }
 
     proptest::proptest! {

@@ -142,6 +142,50 @@ pub fn session_input(s: &Session, aois: &AoiSet, source: AttentionSource) -> Ses
     input
 }
 
+/// Rank-level attention from result AOIs: per rank, the searches (queries) in which the
+/// result got at least one event, the events, and their total duration (ms).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RankAttention {
+    /// 1-based rank.
+    pub rank: u32,
+    /// Searches with at least one event on this rank.
+    pub searches: u64,
+    /// Fixations (hovers) with this rank.
+    pub events: u64,
+    /// Their total duration (ms).
+    pub duration_ms: f64,
+}
+
+/// Rank-level attention over a log, from `fixation` or `hover` events that carry a rank.
+pub fn rank_attention(log: &StudyLog, source: AttentionSource) -> Vec<RankAttention> {
+    let mut out: Vec<RankAttention> = Vec::new();
+    for s in &log.sessions {
+        let mut seen: HashSet<u32> = HashSet::new();
+        for e in &s.events {
+            let (r, d) = match (&e.kind, source) {
+                (EventKind::Query { .. }, _) => {
+                    seen.clear();
+                    continue;
+                }
+                (EventKind::Fixation { rank: Some(r), duration, .. }, AttentionSource::Fixations) => (*r, *duration),
+                (EventKind::Hover { rank: Some(r), duration, .. }, AttentionSource::Hovers) => (*r, *duration),
+                _ => continue,
+            };
+            if out.len() < r as usize {
+                let n = out.len();
+                out.extend((n + 1..=r as usize).map(|k| RankAttention { rank: k as u32, ..Default::default() }));
+            }
+            let a = &mut out[r as usize - 1];
+            a.events += 1;
+            a.duration_ms += d;
+            if seen.insert(r) {
+                a.searches += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Loads the AOI files referenced by a log's `serp_view` and `page_visit` events (paths
 /// relative to the log's folder), each file once.
 pub fn load_log_aois(log: &StudyLog) -> Result<AoiSet> {
