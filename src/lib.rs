@@ -32,8 +32,8 @@ pub mod sessions;
 pub mod simulate;
 pub mod stats;
 pub mod suggest;
-
 pub mod streams;
+pub mod study;
 pub mod user;
 pub mod wordnet;
 

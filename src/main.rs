@@ -34,6 +34,9 @@ enum Command {
 
     /// BARACO: is it safe to switch from the production ranker to each candidate? (clicks of production only)
     CompareRankers(cli::compare_rankers::CompareRankersArgs),
+
+    /// User-study logs: gaze and cursor ingestion, events, attention, fitting (docs/study.md).
+    Study(cli::study::StudyArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,8 @@ fn main() -> ExitCode {
         Command::Eval(args) => cli::eval::run(args),
 
         Command::CompareRankers(args) => cli::compare_rankers::run(args),
+
+        Command::Study(args) => cli::study::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

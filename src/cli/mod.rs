@@ -7,5 +7,6 @@ pub mod eval;
 pub mod sessions;
 pub mod simulate;
 pub mod streams;
+pub mod study;
 pub mod suggest;
 pub mod wordnet;

@@ -1,0 +1,892 @@
+//! EyeLink ASC files (the text form `edf2asc` writes from an EDF recording).
+//!
+//! A streaming parser over any [`BufRead`]: one reused line buffer, byte-level splitting on
+//! blanks and tabs, no regular expressions, no allocation per sample line. Three ways in:
+//!
+//! - [`AscReader::next_record`]: one [`Record`] at a time (samples, events, messages);
+//! - [`summarize`]: the counts `serpsim study summary` prints, without keeping samples;
+//! - [`read_recording`] / [`Recording::from_file`]: everything in memory, samples per eye.
+//!
+//! What is read (see `docs/study.md` for the full format):
+//!
+//! | line | meaning |
+//! |---|---|
+//! | `2154556  138.1  132.8  778.0  ...` | a sample: time, then x, y, pupil per recorded eye (`.` = missing) |
+//! | `SFIX L 2154563` / `EFIX L s e dur x y pupil` | fixation start / end (EFIX carries the whole event) |
+//! | `SSACC` / `ESACC L s e dur sx sy ex ey ampl pv` | saccade |
+//! | `SBLINK` / `EBLINK L s e dur` | blink |
+//! | `MSG time text` | message (trial and page markers, `DISPLAY_COORDS`, ...) |
+//! | `START`, `END`, `SAMPLES`, `EVENTS` | recording blocks and the sample layout (eyes, `VEL`, `RES`, rate) |
+//!
+//! Header lines (`**`), calibration blocks, `INPUT`, `BUTTON`, `PRESCALER` and the like are
+//! skipped. Errors carry `file:line`: sample or event lines with missing columns, a file that
+//! ends in the middle of a line, non-numeric values, and sample time stamps that go
+//! backwards or repeat. Message time stamps are not checked for order: edf2asc writes
+//! messages as they were logged, and real files (the pymovements examples) contain messages
+//! stamped earlier than the sample before them.
+
+use super::{Blink, Eye, Fixation, Message, Saccade, Sample};
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::io::BufRead;
+use std::path::Path;
+
+/// One gaze position of one eye in a sample line (NaN = missing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gaze {
+    /// Horizontal position (px).
+    pub x: f32,
+    /// Vertical position (px).
+    pub y: f32,
+    /// Pupil size.
+    pub pupil: f32,
+}
+
+/// One parsed line of an ASC file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record<'a> {
+    /// A sample line. For a monocular recording only the recorded eye is `Some`.
+    Sample {
+        /// Time (ms).
+        time: f64,
+        /// Left eye.
+        left: Option<Gaze>,
+        /// Right eye.
+        right: Option<Gaze>,
+    },
+    /// `EFIX`.
+    Fixation(Fixation),
+    /// `ESACC`.
+    Saccade(Saccade),
+    /// `EBLINK`.
+    Blink(Blink),
+    /// `SFIX`, `SSACC` or `SBLINK`: the start of an event (kind, eye, time).
+    EventStart(EventKind, Eye, f64),
+    /// `MSG`.
+    Message {
+        /// Time stamp (ms).
+        time: f64,
+        /// Text after the time stamp.
+        text: &'a str,
+    },
+    /// `START`: a recording block begins.
+    Start {
+        /// Time (ms).
+        time: f64,
+    },
+    /// `END`: a recording block ends.
+    End {
+        /// Time (ms).
+        time: f64,
+    },
+    /// Anything else (header, calibration, `INPUT`, layout lines, blank lines).
+    Other,
+}
+
+/// Event kinds with start lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// Fixation.
+    Fixation,
+    /// Saccade.
+    Saccade,
+    /// Blink.
+    Blink,
+}
+
+/// Column layout of sample lines, from the `SAMPLES` (or `START`) line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SampleLayout {
+    /// Left eye recorded.
+    pub left: bool,
+    /// Right eye recorded.
+    pub right: bool,
+    /// Velocity columns (`VEL`): two per eye.
+    pub velocity: bool,
+    /// Resolution columns (`RES`): two.
+    pub resolution: bool,
+}
+
+impl SampleLayout {
+    fn eyes(&self) -> usize {
+        usize::from(self.left) + usize::from(self.right)
+    }
+
+    /// Numeric columns a sample line must have, time included.
+    pub fn required_columns(&self) -> usize {
+        let e = self.eyes().max(1);
+        1 + 3 * e + if self.velocity { 2 * e } else { 0 } + if self.resolution { 2 } else { 0 }
+    }
+}
+
+/// Streaming ASC reader.
+pub struct AscReader<R> {
+    reader: R,
+    buf: Vec<u8>,
+    file: String,
+    line: usize,
+    layout: Option<SampleLayout>,
+    last_sample: f64,
+    rate: Option<f64>,
+}
+
+/// Upper bound on whitespace-separated fields looked at in one line.
+const MAX_FIELDS: usize = 24;
+
+impl<R: BufRead> AscReader<R> {
+    /// A reader over `reader`; `file` names the input in errors.
+    pub fn new(reader: R, file: impl Into<String>) -> Self {
+        AscReader {
+            reader,
+            buf: Vec::with_capacity(256),
+            file: file.into(),
+            line: 0,
+            layout: None,
+            last_sample: f64::NEG_INFINITY,
+            rate: None,
+        }
+    }
+
+    /// 1-based number of the line last returned.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The sample layout declared so far (`None` before the first `SAMPLES`/`START` line).
+    pub fn layout(&self) -> Option<SampleLayout> {
+        self.layout
+    }
+
+    /// Sampling rate from the `SAMPLES` line, when seen.
+    pub fn rate(&self) -> Option<f64> {
+        self.rate
+    }
+
+    fn err(&self, reason: impl Into<String>) -> Error {
+        Error::parse(&self.file, self.line, reason)
+    }
+
+    /// Reads the next line; `Ok(None)` at the end of the file.
+    pub fn next_record(&mut self) -> Result<Option<Record<'_>>> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::parse(&self.file, self.line + 1, format!("read error: {e}")))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let complete = self.buf.last() == Some(&b'\n');
+        let mut end = self.buf.len();
+        while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        let mut fields: [(u32, u32); MAX_FIELDS] = [(0, 0); MAX_FIELDS];
+        let nf = split_fields(&self.buf[..end], &mut fields);
+        if !complete {
+            // edf2asc ends every line, the last one included, with a newline.
+            let more = if nf > 0 { format!(" (last line `{}`)", String::from_utf8_lossy(&self.buf[..end.min(60)])) } else { String::new() };
+            return Err(self.err(format!("the file ends in the middle of a line: truncated?{more}")));
+        }
+        if nf == 0 {
+            return Ok(Some(Record::Other));
+        }
+        let line = &self.buf[..end];
+        let f = |i: usize| &line[fields[i].0 as usize..fields[i].1 as usize];
+        let first = f(0);
+        let truncated = |what: &str, have: usize, need: usize| -> String {
+            format!("{what} line has {have} columns, expected at least {need} (missing columns)")
+        };
+        if line[0].is_ascii_digit() {
+            // Sample line (starts with a digit in column 1; calibration lines are indented).
+            let layout = match self.layout {
+                Some(l) => l,
+                None => {
+                    // No SAMPLES line yet: infer binocular from the column count.
+                    let l = if nf >= 8 {
+                        SampleLayout { left: true, right: true, ..Default::default() }
+                    } else {
+                        SampleLayout { left: true, ..Default::default() }
+                    };
+                    self.layout = Some(l);
+                    l
+                }
+            };
+            let need = layout.required_columns();
+            if nf < need {
+                return Err(self.err(truncated("sample", nf, need)));
+            }
+            let time = parse_f64(first).ok_or_else(|| self.err(format!("sample time `{}` is not a number", lossy(first))))?;
+            if time < self.last_sample {
+                return Err(self.err(format!(
+                    "sample time {time} goes backwards (previous sample at {})",
+                    self.last_sample
+                )));
+            }
+            if time == self.last_sample {
+                return Err(self.err(format!("sample time {time} repeats the previous sample's")));
+            }
+            self.last_sample = time;
+            let gaze = |k: usize| -> Result<Gaze> {
+                let v = |i: usize| -> Result<f32> {
+                    parse_value(f(i)).map(|v| v as f32).ok_or_else(|| {
+                        Error::parse(&self.file, self.line, format!("sample column {} `{}` is not a number", i + 1, lossy(f(i))))
+                    })
+                };
+                Ok(Gaze { x: v(k)?, y: v(k + 1)?, pupil: v(k + 2)? })
+            };
+            let (left, right) = match (layout.left, layout.right) {
+                (true, true) => (Some(gaze(1)?), Some(gaze(4)?)),
+                (false, true) => (None, Some(gaze(1)?)),
+                _ => (Some(gaze(1)?), None),
+            };
+            return Ok(Some(Record::Sample { time, left, right }));
+        }
+        let rec = match first {
+            b"MSG" => {
+                if nf < 2 {
+                    return Err(self.err(truncated("MSG", nf, 2)));
+                }
+                let time = parse_f64(f(1)).ok_or_else(|| self.err(format!("message time `{}` is not a number", lossy(f(1)))))?;
+                let text_start = if nf > 2 { fields[2].0 as usize } else { end };
+                let text = std::str::from_utf8(&line[text_start..end]).unwrap_or("");
+                Record::Message { time, text }
+            }
+            b"EFIX" => {
+                if nf < 8 {
+                    return Err(self.err(truncated("EFIX", nf, 8)));
+                }
+                let eye = self.eye(f(1))?;
+                let n = self.numbers::<6>(line, &fields[2..8])?;
+                self.check_span("EFIX", n[0], n[1])?;
+                Record::Fixation(Fixation { eye, start: n[0], end: n[1], duration: n[2], x: n[3], y: n[4], pupil: n[5] })
+            }
+            b"ESACC" => {
+                if nf < 11 {
+                    return Err(self.err(truncated("ESACC", nf, 11)));
+                }
+                let eye = self.eye(f(1))?;
+                let n = self.numbers::<9>(line, &fields[2..11])?;
+                self.check_span("ESACC", n[0], n[1])?;
+                Record::Saccade(Saccade {
+                    eye,
+                    start: n[0],
+                    end: n[1],
+                    duration: n[2],
+                    start_x: n[3],
+                    start_y: n[4],
+                    end_x: n[5],
+                    end_y: n[6],
+                    amplitude: n[7],
+                    peak_velocity: n[8],
+                })
+            }
+            b"EBLINK" => {
+                if nf < 5 {
+                    return Err(self.err(truncated("EBLINK", nf, 5)));
+                }
+                let eye = self.eye(f(1))?;
+                let n = self.numbers::<3>(line, &fields[2..5])?;
+                self.check_span("EBLINK", n[0], n[1])?;
+                Record::Blink(Blink { eye, start: n[0], end: n[1], duration: n[2] })
+            }
+            b"SFIX" | b"SSACC" | b"SBLINK" => {
+                if nf < 3 {
+                    return Err(self.err(truncated(&lossy(first), nf, 3)));
+                }
+                let kind = match first {
+                    b"SFIX" => EventKind::Fixation,
+                    b"SSACC" => EventKind::Saccade,
+                    _ => EventKind::Blink,
+                };
+                let eye = self.eye(f(1))?;
+                let t = parse_f64(f(2)).ok_or_else(|| self.err(format!("event time `{}` is not a number", lossy(f(2)))))?;
+                Record::EventStart(kind, eye, t)
+            }
+            b"START" | b"SAMPLES" => {
+                let mut layout = SampleLayout::default();
+                for i in 1..nf {
+                    match f(i) {
+                        b"LEFT" => layout.left = true,
+                        b"RIGHT" => layout.right = true,
+                        b"VEL" => layout.velocity = true,
+                        b"RES" => layout.resolution = true,
+                        b"RATE" if i + 1 < nf => self.rate = parse_f64(f(i + 1)),
+                        _ => {}
+                    }
+                }
+                if first == b"START" {
+                    if nf < 2 {
+                        return Err(self.err(truncated("START", nf, 2)));
+                    }
+                    let time = parse_f64(f(1)).ok_or_else(|| self.err(format!("START time `{}` is not a number", lossy(f(1)))))?;
+                    if layout.eyes() > 0 {
+                        self.layout = Some(SampleLayout { velocity: false, resolution: false, ..layout });
+                    }
+                    Record::Start { time }
+                } else {
+                    if layout.eyes() > 0 {
+                        self.layout = Some(layout);
+                    }
+                    Record::Other
+                }
+            }
+            b"END" => {
+                if nf < 2 {
+                    return Err(self.err(truncated("END", nf, 2)));
+                }
+                let time = parse_f64(f(1)).ok_or_else(|| self.err(format!("END time `{}` is not a number", lossy(f(1)))))?;
+                Record::End { time }
+            }
+            _ => Record::Other,
+        };
+        Ok(Some(rec))
+    }
+
+    fn eye(&self, b: &[u8]) -> Result<Eye> {
+        match b {
+            b"L" => Ok(Eye::Left),
+            b"R" => Ok(Eye::Right),
+            _ => Err(self.err(format!("eye `{}` is neither L nor R", lossy(b)))),
+        }
+    }
+
+    fn numbers<const N: usize>(&self, line: &[u8], fields: &[(u32, u32)]) -> Result<[f64; N]> {
+        let mut out = [f64::NAN; N];
+        for (k, &(a, b)) in fields.iter().enumerate().take(N) {
+            let s = &line[a as usize..b as usize];
+            out[k] = parse_value(s).ok_or_else(|| self.err(format!("event column `{}` is not a number", lossy(s))))?;
+        }
+        Ok(out)
+    }
+
+    fn check_span(&self, what: &str, start: f64, end: f64) -> Result<()> {
+        if !(start.is_finite() && end.is_finite()) {
+            return Err(self.err(format!("{what} start and end times must be present")));
+        }
+        if end < start {
+            return Err(self.err(format!("{what} ends at {end}, before it starts at {start} (time goes backwards)")));
+        }
+        Ok(())
+    }
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Splits on runs of blanks and tabs; returns the number of fields (at most `MAX_FIELDS`,
+/// the last one running to the end of the line when there are more).
+#[inline]
+fn split_fields(line: &[u8], out: &mut [(u32, u32); MAX_FIELDS]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    while i < len && n < MAX_FIELDS {
+        while i < len && (line[i] == b' ' || line[i] == b'\t') {
+            i += 1;
+        }
+        if i >= len {
+            break;
+        }
+        let start = i;
+        while i < len && line[i] != b' ' && line[i] != b'\t' {
+            i += 1;
+        }
+        out[n] = (start as u32, i as u32);
+        n += 1;
+    }
+    n
+}
+
+/// A numeric column: a number, or `.` (missing) as NaN. `None` when malformed.
+#[inline]
+pub fn parse_value(s: &[u8]) -> Option<f64> {
+    if s == b"." {
+        return Some(f64::NAN);
+    }
+    parse_f64(s)
+}
+
+/// Fast decimal parser for `-?digits(.digits)?`; falls back to the standard library for
+/// anything else (exponents). `None` when not a number.
+#[inline]
+pub fn parse_f64(s: &[u8]) -> Option<f64> {
+    let (neg, digits) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > 17 {
+        return slow_parse(s);
+    }
+    let mut int: u64 = 0;
+    let mut frac_digits = 0u32;
+    let mut seen_dot = false;
+    let mut any = false;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' => {
+                int = int * 10 + u64::from(c - b'0');
+                any = true;
+                if seen_dot {
+                    frac_digits += 1;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => return slow_parse(s),
+        }
+    }
+    if !any {
+        return None;
+    }
+    const POW10: [f64; 18] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17];
+    let v = int as f64 / POW10[frac_digits as usize];
+    Some(if neg { -v } else { v })
+}
+
+#[cold]
+fn slow_parse(s: &[u8]) -> Option<f64> {
+    let v: f64 = std::str::from_utf8(s).ok()?.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// Counts of one eye's events.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EyeCounts {
+    /// Sample lines that carry this eye.
+    pub samples: u64,
+    /// `EFIX` lines.
+    pub fixations: u64,
+    /// `ESACC` lines.
+    pub saccades: u64,
+    /// `EBLINK` lines.
+    pub blinks: u64,
+}
+
+/// What `serpsim study summary` prints: counts as recorded in the file.
+/// Events count their end lines (`EFIX`, `ESACC`, `EBLINK`), which carry the whole event;
+/// a start line without an end (recording stopped mid-event) is not counted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AscSummary {
+    /// Sample lines.
+    pub samples: u64,
+    /// `EFIX` lines, both eyes.
+    pub fixations: u64,
+    /// `ESACC` lines, both eyes.
+    pub saccades: u64,
+    /// `EBLINK` lines, both eyes.
+    pub blinks: u64,
+    /// `MSG` lines.
+    pub messages: u64,
+    /// Per-eye counts, for a binocular file only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left: Option<EyeCounts>,
+    /// Per-eye counts, for a binocular file only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<EyeCounts>,
+}
+
+/// Counts samples, events and messages in one pass without keeping them.
+pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
+    let mut r = AscReader::new(reader, file);
+    let mut s = AscSummary::default();
+    let (mut left, mut right) = (EyeCounts::default(), EyeCounts::default());
+    let mut binocular = false;
+    fn pick<'a>(eye: Eye, l: &'a mut EyeCounts, r: &'a mut EyeCounts) -> &'a mut EyeCounts {
+        match eye {
+            Eye::Left => l,
+            Eye::Right => r,
+        }
+    }
+    while let Some(rec) = r.next_record()? {
+        match rec {
+            Record::Sample { left: l, right: rr, .. } => {
+                s.samples += 1;
+                left.samples += u64::from(l.is_some());
+                right.samples += u64::from(rr.is_some());
+                binocular |= l.is_some() && rr.is_some();
+            }
+            Record::Fixation(f) => pick(f.eye, &mut left, &mut right).fixations += 1,
+            Record::Saccade(x) => pick(x.eye, &mut left, &mut right).saccades += 1,
+            Record::Blink(b) => pick(b.eye, &mut left, &mut right).blinks += 1,
+            Record::Message { .. } => s.messages += 1,
+            _ => {}
+        }
+    }
+    if let Some(l) = r.layout() {
+        binocular |= l.left && l.right;
+    }
+    s.fixations = left.fixations + right.fixations;
+    s.saccades = left.saccades + right.saccades;
+    s.blinks = left.blinks + right.blinks;
+    if binocular {
+        s.left = Some(left);
+        s.right = Some(right);
+    }
+    Ok(s)
+}
+
+/// Display coordinates from `DISPLAY_COORDS left top right bottom` (pixels, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DisplayCoords {
+    /// Left edge.
+    pub left: f64,
+    /// Top edge.
+    pub top: f64,
+    /// Right edge (inclusive).
+    pub right: f64,
+    /// Bottom edge (inclusive).
+    pub bottom: f64,
+}
+
+impl DisplayCoords {
+    /// Width in pixels.
+    pub fn width(&self) -> f64 {
+        self.right - self.left + 1.0
+    }
+    /// Height in pixels.
+    pub fn height(&self) -> f64 {
+        self.bottom - self.top + 1.0
+    }
+}
+
+/// A whole ASC file in memory.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    /// Left-eye samples in time order (empty when the left eye was not recorded).
+    pub left: Vec<Sample>,
+    /// Right-eye samples in time order.
+    pub right: Vec<Sample>,
+    /// Tracker fixations (EFIX), in file order.
+    pub fixations: Vec<Fixation>,
+    /// Tracker saccades (ESACC).
+    pub saccades: Vec<Saccade>,
+    /// Tracker blinks (EBLINK).
+    pub blinks: Vec<Blink>,
+    /// Messages in file order.
+    pub messages: Vec<Message>,
+    /// Recording blocks `(START time, END time)`; END is NaN when the file has none.
+    pub blocks: Vec<(f64, f64)>,
+    /// Sampling rate (Hz) from the `SAMPLES` line.
+    pub rate: Option<f64>,
+    /// `DISPLAY_COORDS` (or `GAZE_COORDS`) message, when present.
+    pub display: Option<DisplayCoords>,
+    /// The counts of [`summarize`].
+    pub summary: AscSummary,
+    /// Non-fatal oddities (a block without END, messages out of time order), with lines.
+    pub warnings: Vec<String>,
+}
+
+impl Recording {
+    /// Reads an ASC file.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        read_recording(std::io::BufReader::with_capacity(1 << 16, f), &path.display().to_string())
+    }
+
+    /// Samples of `eye`, or of the recorded eye when `eye` is `None` (left first).
+    pub fn samples(&self, eye: Option<Eye>) -> &[Sample] {
+        match eye {
+            Some(Eye::Left) => &self.left,
+            Some(Eye::Right) => &self.right,
+            None if !self.left.is_empty() => &self.left,
+            None => &self.right,
+        }
+    }
+
+    /// The eye of [`Recording::samples`]`(None)`.
+    pub fn default_eye(&self) -> Eye {
+        if !self.left.is_empty() {
+            Eye::Left
+        } else {
+            Eye::Right
+        }
+    }
+
+    /// Sample interval in ms: from the rate, else the median time step.
+    pub fn sample_interval(&self) -> f64 {
+        if let Some(r) = self.rate.filter(|r| *r > 0.0) {
+            return 1000.0 / r;
+        }
+        let s = self.samples(None);
+        let mut d: Vec<f64> = s.windows(2).map(|w| w[1].time - w[0].time).collect();
+        if d.is_empty() {
+            return 1.0;
+        }
+        d.sort_by(f64::total_cmp);
+        d[d.len() / 2]
+    }
+
+    /// Messages whose (offset-corrected) text starts with `prefix`, as `(time, rest of text)`.
+    pub fn markers<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (f64, &'a str)> + 'a {
+        self.messages.iter().filter_map(move |m| {
+            let (t, text) = m.corrected();
+            text.strip_prefix(prefix).map(|rest| (t, rest.trim()))
+        })
+    }
+}
+
+/// Reads a whole ASC stream into a [`Recording`].
+pub fn read_recording<R: BufRead>(reader: R, file: &str) -> Result<Recording> {
+    let mut r = AscReader::new(reader, file);
+    let mut rec = Recording::default();
+    let (mut left, mut right) = (EyeCounts::default(), EyeCounts::default());
+    let mut binocular = false;
+    let mut last_msg = f64::NEG_INFINITY;
+    let mut late_messages = 0usize;
+    let mut lineno = 0usize;
+    while let Some(x) = r.next_record()? {
+        lineno += 1;
+        match x {
+            Record::Sample { time, left: l, right: rr } => {
+                rec.summary.samples += 1;
+                if let Some(g) = l {
+                    left.samples += 1;
+                    rec.left.push(Sample { time, x: g.x, y: g.y, pupil: g.pupil });
+                }
+                if let Some(g) = rr {
+                    right.samples += 1;
+                    rec.right.push(Sample { time, x: g.x, y: g.y, pupil: g.pupil });
+                }
+                binocular |= l.is_some() && rr.is_some();
+            }
+            Record::Fixation(f) => {
+                match f.eye {
+                    Eye::Left => left.fixations += 1,
+                    Eye::Right => right.fixations += 1,
+                }
+                rec.fixations.push(f);
+            }
+            Record::Saccade(s) => {
+                match s.eye {
+                    Eye::Left => left.saccades += 1,
+                    Eye::Right => right.saccades += 1,
+                }
+                rec.saccades.push(s);
+            }
+            Record::Blink(b) => {
+                match b.eye {
+                    Eye::Left => left.blinks += 1,
+                    Eye::Right => right.blinks += 1,
+                }
+                rec.blinks.push(b);
+            }
+            Record::Message { time, text } => {
+                rec.summary.messages += 1;
+                if time < last_msg {
+                    late_messages += 1;
+                }
+                last_msg = last_msg.max(time);
+                let words: Vec<&str> = text.split_ascii_whitespace().collect();
+                if let [kind, l, t, rr, b, ..] = words.as_slice() {
+                    if (*kind == "DISPLAY_COORDS" || (*kind == "GAZE_COORDS" && rec.display.is_none()))
+                        && [l, t, rr, b].iter().all(|v| v.parse::<f64>().is_ok())
+                    {
+                        rec.display = Some(DisplayCoords {
+                            left: l.parse().unwrap_or(0.0),
+                            top: t.parse().unwrap_or(0.0),
+                            right: rr.parse().unwrap_or(0.0),
+                            bottom: b.parse().unwrap_or(0.0),
+                        });
+                    }
+                }
+                rec.messages.push(Message { time, text: text.to_string(), line: lineno });
+            }
+            Record::Start { time } => {
+                if let Some((_, end)) = rec.blocks.last() {
+                    if end.is_nan() {
+                        rec.warnings.push(format!("{file}:{lineno}: START before the previous block's END"));
+                    }
+                }
+                rec.blocks.push((time, f64::NAN));
+            }
+            Record::End { time } => match rec.blocks.last_mut() {
+                Some(b) if b.1.is_nan() => b.1 = time,
+                _ => rec.warnings.push(format!("{file}:{lineno}: END without START")),
+            },
+            Record::EventStart(..) | Record::Other => {}
+        }
+    }
+    if let Some((_, end)) = rec.blocks.last() {
+        if end.is_nan() {
+            rec.warnings.push(format!("{file}: the last recording block has no END line"));
+        }
+    }
+    if late_messages > 0 {
+        rec.warnings.push(format!("{file}: {late_messages} messages are stamped earlier than a message before them"));
+    }
+    if let Some(l) = r.layout() {
+        binocular |= l.left && l.right;
+    }
+    rec.rate = r.rate();
+    let s = &mut rec.summary;
+    s.fixations = left.fixations + right.fixations;
+    s.saccades = left.saccades + right.saccades;
+    s.blinks = left.blinks + right.blinks;
+    if binocular {
+        s.left = Some(left);
+        s.right = Some(right);
+    }
+    Ok(rec)
+}
+
+/// Opens `path` and runs [`summarize`].
+pub fn summarize_file(path: &Path) -> Result<AscSummary> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    summarize(std::io::BufReader::with_capacity(1 << 16, f), &path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(text: &str) -> Result<Recording> {
+        read_recording(text.as_bytes(), "t.asc")
+    }
+
+    #[test]
+    fn numbers_parse_like_std() {
+        for s in ["0", "964.3", "-7631", "1408660", "2339291.5", "0.0", "12.345678"] {
+            assert_eq!(parse_f64(s.as_bytes()), Some(s.parse::<f64>().unwrap()), "{s}");
+        }
+        assert_eq!(parse_f64(b"2.3e+06"), Some(2.3e6));
+        assert!(parse_value(b".").unwrap().is_nan());
+        assert_eq!(parse_f64(b"abc"), None);
+        assert_eq!(parse_f64(b"."), None);
+        assert_eq!(parse_f64(b"1.2.3"), None);
+    }
+
+    const MONO: &str = "** header\nMSG\t10 DISPLAY_COORDS 0 0 1279 1023\nSTART\t100 \tLEFT\tSAMPLES\tEVENTS\n\
+SAMPLES\tGAZE\tLEFT\tRATE\t1000.00\tTRACKING\tCR\tFILTER\t2\n100\t  1.0\t  2.0\t 700.0\t...\n\
+SFIX L   101\n101\t   .\t   .\t    0.0\t...\nEFIX L   101\t101\t1\t  1.0\t  2.0\t    700\n\
+MSG\t102 -3 TRIALID 7\nEND\t102 \tSAMPLES\tEVENTS\tRES\t  37.17\t  37.75\n";
+
+    #[test]
+    fn reads_a_monocular_block() {
+        let r = rec(MONO).unwrap();
+        assert_eq!(r.left.len(), 2);
+        assert!(r.right.is_empty());
+        assert!(r.left[1].x.is_nan() && !r.left[1].is_valid());
+        assert_eq!(r.fixations.len(), 1);
+        assert_eq!(r.rate, Some(1000.0));
+        assert_eq!(r.display.unwrap().width(), 1280.0);
+        assert_eq!(r.blocks, vec![(100.0, 102.0)]);
+        assert_eq!(r.markers("TRIALID").collect::<Vec<_>>(), vec![(105.0, "7")]);
+        assert_eq!(r.summary.left, None);
+    }
+
+    #[test]
+    fn backwards_time_is_an_error_with_line() {
+        let text = MONO.replace("101\t   .", "99\t   .");
+        let err = rec(&text).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:7:") && err.contains("backwards"), "{err}");
+        let text = MONO.replace("EFIX L   101\t101", "EFIX L   101\t90");
+        let err = rec(&text).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:8:") && err.contains("before it starts"), "{err}");
+    }
+
+    #[test]
+    fn missing_columns_and_truncation_are_errors() {
+        let text = MONO.replace("100\t  1.0\t  2.0\t 700.0\t...", "100\t  1.0\t  2.0");
+        let err = rec(&text).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:5:") && err.contains("missing columns"), "{err}");
+        // Cut the file in the middle of the sample on line 7.
+        let cut = MONO.find("101\t   .").unwrap() + 9;
+        let err = rec(&MONO[..cut]).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:7:") && err.contains("truncated"), "{err}");
+        // Cut inside the EFIX line.
+        let cut = MONO.find("EFIX").unwrap() + 14;
+        let err = rec(&MONO[..cut]).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:8:") && err.contains("truncated"), "{err}");
+        let err = rec(&MONO.replace("  2.0\t 700.0", "  2.x\t 700.0")).unwrap_err().to_string();
+        assert!(err.contains("t.asc:5:") && err.contains("2.x"), "{err}");
+        let err = rec(&MONO.replace("EFIX L", "EFIX Q")).unwrap_err().to_string();
+        assert!(err.contains("t.asc:8:") && err.contains("neither L nor R"), "{err}");
+    }
+
+    #[test]
+    fn binocular_layout_and_counts() {
+        let text = "START\t1 \tLEFT\tRIGHT\tSAMPLES\tEVENTS\nSAMPLES\tGAZE\tLEFT\tRIGHT\tVEL\tRATE\t500.00\n\
+1\t 1.0\t 2.0\t 3.0\t 4.0\t 5.0\t 6.0\t 0.1\t 0.2\t 0.3\t 0.4\t.....\nEBLINK R 1\t3\t3\nEND\t3\n";
+        let r = rec(text).unwrap();
+        assert_eq!((r.left[0].x, r.right[0].x, r.right[0].pupil), (1.0, 4.0, 6.0));
+        assert_eq!(r.rate, Some(500.0));
+        let s = r.summary;
+        assert_eq!(s.right.unwrap().blinks, 1);
+        assert_eq!(s.left.unwrap().samples, 1);
+        // VEL declared: 11 numeric columns needed.
+        let bad = text.replace("\t 0.3\t 0.4\t.....", "");
+        assert!(rec(&bad).unwrap_err().to_string().contains("missing columns"));
+    }
+
+    /// Every bundled real ASC file parses and its counts equal the grep counts of
+    /// `analysis/study/asc_counts.sh` (study_logs/gaze/expected_counts.csv).
+    #[test]
+    fn real_files_match_independent_counts() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze");
+        let expected = std::fs::read_to_string(dir.join("expected_counts.csv")).unwrap();
+        let mut n = 0;
+        for line in expected.lines().skip(1) {
+            let c: Vec<&str> = line.split(',').collect();
+            let v = |i: usize| c[i].parse::<u64>().unwrap();
+            let path = dir.join(c[0]);
+            let s = summarize_file(&path).unwrap();
+            let r = Recording::from_file(&path).unwrap();
+            assert_eq!(r.summary, s, "{}", c[0]);
+            assert_eq!((s.samples, s.messages), (v(1), v(2)), "{}", c[0]);
+            assert_eq!(s.fixations, v(3) + v(4), "{}", c[0]);
+            assert_eq!(s.saccades, v(5) + v(6), "{}", c[0]);
+            assert_eq!(s.blinks, v(7) + v(8), "{}", c[0]);
+            if v(4) > 0 {
+                let (l, rr) = (s.left.unwrap(), s.right.unwrap());
+                assert_eq!((l.fixations, rr.fixations, l.saccades, rr.saccades, l.blinks, rr.blinks), (v(3), v(4), v(5), v(6), v(7), v(8)));
+                assert_eq!((l.samples, rr.samples), (v(1), v(1)));
+                assert_eq!((r.left.len(), r.right.len()), (v(1) as usize, v(1) as usize));
+            } else {
+                assert!(s.left.is_none() && s.right.is_none(), "{}", c[0]);
+                assert_eq!(r.left.len(), v(1) as usize);
+            }
+            n += 1;
+        }
+        assert_eq!(n, 4);
+    }
+
+    #[test]
+    fn real_file_details() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze");
+        let r = Recording::from_file(&dir.join("eyelink_monocular_no_dummy_example.asc")).unwrap();
+        assert_eq!(r.rate, Some(500.0));
+        assert_eq!(r.display.unwrap().width(), 1920.0);
+        // The file stops without an END line: a warning, not an error.
+        assert!(r.warnings.iter().any(|w| w.contains("no END")), "{:?}", r.warnings);
+        // ESACC with missing start position `.` and amplitude 2.3e+06.
+        assert!(r.saccades[0].start_x.is_nan() && r.saccades[0].amplitude == 2.3e6);
+        assert_eq!(r.fixations[1], Fixation { eye: Eye::Left, start: 647927.0, end: 648251.0, duration: 326.0, x: 708.1, y: 581.3, pupil: 1194.0 });
+        let r = Recording::from_file(&dir.join("eyelink_monocular_2khz_example.asc")).unwrap();
+        assert_eq!(r.messages[3].time, 2091681.5);
+        let r = Recording::from_file(&dir.join("eyelink_binocular_example.asc")).unwrap();
+        assert_eq!(r.blocks, vec![(1408660.0, 1408901.0)]);
+        assert!(r.left.iter().filter(|s| !s.is_valid()).count() > 50);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any truncation or byte corruption of a real file gives a result or an error with a
+        /// line number, never a panic.
+        #[test]
+        fn corrupted_files_never_panic(cut in 0usize..30000, pos in 0usize..30000, byte in proptest::prelude::any::<u8>()) {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/eyelink_binocular_example.asc");
+            let mut bytes = std::fs::read(path).unwrap();
+            let n = bytes.len();
+            bytes[pos % n] = byte;
+            bytes.truncate(cut % (n + 1));
+            match read_recording(&bytes[..], "x.asc") {
+                Ok(r) => proptest::prop_assert!(r.summary.samples <= 368),
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("x.asc:"), "{}", e),
+            }
+            let _ = summarize(&bytes[..], "x.asc");
+        }
+    }
+}

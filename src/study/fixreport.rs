@@ -1,0 +1,133 @@
+//! EyeLink Data Viewer fixation reports (CSV export, e.g. pymovements' `18sat_fixfinal.csv`).
+//!
+//! Required columns: `RECORDING_SESSION_LABEL`, `TRIAL_INDEX`, `CURRENT_FIX_X`,
+//! `CURRENT_FIX_Y`, `CURRENT_FIX_DURATION`. Optional: `CURRENT_FIX_INTEREST_AREA_ID`,
+//! `CURRENT_FIX_INTEREST_AREA_LABEL`, `CURRENT_FIX_INTEREST_AREA_DWELL_TIME`,
+//! `CURRENT_FIX_START`, `CURRENT_FIX_PUPIL`, `page`. Data Viewer writes `.` or an empty
+//! cell for "no value" (a fixation outside every interest area).
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// One row of a fixation report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportFixation {
+    /// `RECORDING_SESSION_LABEL`.
+    pub session: String,
+    /// `TRIAL_INDEX`.
+    pub trial: String,
+    /// `page` column, when present.
+    pub page: Option<String>,
+    /// `CURRENT_FIX_START` (ms), when present.
+    pub start: Option<f64>,
+    /// `CURRENT_FIX_X` (px).
+    pub x: f64,
+    /// `CURRENT_FIX_Y` (px).
+    pub y: f64,
+    /// `CURRENT_FIX_DURATION` (ms).
+    pub duration: f64,
+    /// `CURRENT_FIX_PUPIL`.
+    pub pupil: Option<f64>,
+    /// Interest area id (none when the fixation is outside every area).
+    pub ia_id: Option<u32>,
+    /// Interest area label (the word).
+    pub ia_label: Option<String>,
+    /// Data Viewer's dwell time of that interest area in the trial (ms).
+    pub ia_dwell: Option<f64>,
+}
+
+fn missing(s: &str) -> bool {
+    let s = s.trim();
+    s.is_empty() || s == "."
+}
+
+/// Reads a fixation report.
+pub fn read_fixation_report(path: &Path) -> Result<Vec<ReportFixation>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    parse_fixation_report(&text, &path.display().to_string())
+}
+
+/// Parses a fixation report from text; `file` names it in errors.
+pub fn parse_fixation_report(text: &str, file: &str) -> Result<Vec<ReportFixation>> {
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    let headers = rdr.headers().map_err(|e| Error::parse(file, 1, e.to_string()))?.clone();
+    let col = |n: &str| headers.iter().position(|h| h.trim() == n);
+    let need = |n: &str| col(n).ok_or_else(|| Error::parse(file, 1, format!("missing column `{n}`")));
+    let (si, ti, xi, yi, di) = (need("RECORDING_SESSION_LABEL")?, need("TRIAL_INDEX")?, need("CURRENT_FIX_X")?, need("CURRENT_FIX_Y")?, need("CURRENT_FIX_DURATION")?);
+    let (idi, lai, dwi, sti, pui, pgi) = (
+        col("CURRENT_FIX_INTEREST_AREA_ID"),
+        col("CURRENT_FIX_INTEREST_AREA_LABEL"),
+        col("CURRENT_FIX_INTEREST_AREA_DWELL_TIME"),
+        col("CURRENT_FIX_START"),
+        col("CURRENT_FIX_PUPIL"),
+        col("page"),
+    );
+    let mut out = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let line = k + 2;
+        let rec = rec.map_err(|e| Error::parse(file, line, e.to_string()))?;
+        if rec.len() != headers.len() {
+            return Err(Error::parse(file, line, format!("{} columns, the header has {} (missing columns?)", rec.len(), headers.len())));
+        }
+        let num = |i: usize, name: &str| -> Result<f64> {
+            let s = rec[i].trim();
+            s.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| Error::parse(file, line, format!("`{name}` = `{s}` is not a number")))
+        };
+        let opt_num = |i: Option<usize>, name: &str| -> Result<Option<f64>> {
+            match i {
+                Some(i) if !missing(&rec[i]) => num(i, name).map(Some),
+                _ => Ok(None),
+            }
+        };
+        let duration = num(di, "CURRENT_FIX_DURATION")?;
+        if duration < 0.0 {
+            return Err(Error::parse(file, line, "CURRENT_FIX_DURATION must be >= 0"));
+        }
+        let ia_id = match idi {
+            Some(i) if !missing(&rec[i]) => Some(
+                rec[i].trim().parse::<u32>().map_err(|_| Error::parse(file, line, format!("interest area id `{}` is not a whole number", rec[i].trim())))?,
+            ),
+            _ => None,
+        };
+        out.push(ReportFixation {
+            session: rec[si].trim().to_string(),
+            trial: rec[ti].trim().to_string(),
+            page: pgi.map(|i| rec[i].trim().to_string()),
+            start: opt_num(sti, "CURRENT_FIX_START")?,
+            x: num(xi, "CURRENT_FIX_X")?,
+            y: num(yi, "CURRENT_FIX_Y")?,
+            duration,
+            pupil: opt_num(pui, "CURRENT_FIX_PUPIL")?,
+            ia_id,
+            ia_label: lai.filter(|&i| !missing(&rec[i])).map(|i| rec[i].trim().to_string()),
+            ia_dwell: opt_num(dwi, "CURRENT_FIX_INTEREST_AREA_DWELL_TIME")?,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_real_report() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/18sat_fixfinal.csv");
+        let rows = read_fixation_report(&path).unwrap();
+        assert_eq!(rows.len(), 112);
+        assert_eq!(rows[0].ia_id, None);
+        assert_eq!((rows[1].x, rows[1].duration, rows[1].ia_id, rows[1].ia_label.as_deref()), (348.7, 26.0, Some(24), Some("long")));
+        assert_eq!(rows[1].ia_dwell, Some(364.0));
+    }
+
+    #[test]
+    fn errors_carry_lines() {
+        let h = "RECORDING_SESSION_LABEL,TRIAL_INDEX,CURRENT_FIX_X,CURRENT_FIX_Y,CURRENT_FIX_DURATION\n";
+        let err = parse_fixation_report(&format!("{h}s,1,1,2,abc\n"), "r.csv").unwrap_err().to_string();
+        assert!(err.contains("r.csv:2") && err.contains("abc"), "{err}");
+        let err = parse_fixation_report(&format!("{h}s,1,1,2\n"), "r.csv").unwrap_err().to_string();
+        assert!(err.contains("r.csv:2") && err.contains("columns"), "{err}");
+        let err = parse_fixation_report("TRIAL_INDEX\n1\n", "r.csv").unwrap_err().to_string();
+        assert!(err.contains("RECORDING_SESSION_LABEL"), "{err}");
+    }
+}
