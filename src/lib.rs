@@ -27,6 +27,7 @@ pub mod rng;
 pub mod scenario;
 pub mod simulate;
 pub mod stats;
+pub mod sublists;
 pub mod user;
 
 pub use error::{Error, Result};
