@@ -1,5 +1,6 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod glm;
 pub mod summary;
 pub mod wilcoxon;
 
