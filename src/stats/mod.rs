@@ -1,6 +1,7 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
 pub mod glm;
+pub mod pearson;
 pub mod summary;
 pub mod wilcoxon;
 

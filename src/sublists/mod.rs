@@ -19,7 +19,9 @@
 //! assert_eq!(out.gain, 2);
 //! ```
 
+pub mod analysis;
 pub mod collection;
+pub mod log;
 pub mod measures;
 pub mod model;
 pub mod sweep;
