@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Sublist switching (result-list refinement): sweep, when, gen-log, fit, glm.
+    Sublists(cli::sublists::SublistsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Sublists(args) => cli::sublists::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

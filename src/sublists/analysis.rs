@@ -28,6 +28,18 @@ pub struct HelpSettings {
     pub weights: ActionWeights,
     /// Hosmer–Lemeshow groups.
     pub hl_groups: usize,
+    /// Response of the GLM rows.
+    pub response: HelpResponse,
+}
+
+/// What one GLM row's outcome is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelpResponse {
+    /// Binomial: simulated users helped out of users simulated (every user is an observation).
+    Users,
+    /// Bernoulli: 1 if the median RLR effort is below Dq (one observation per topic and level).
+    Median,
 }
 
 impl Default for HelpSettings {
@@ -41,6 +53,7 @@ impl Default for HelpSettings {
             page_size: 10,
             weights: ActionWeights::default(),
             hl_groups: 10,
+            response: HelpResponse::Users,
         }
     }
 }
@@ -77,10 +90,12 @@ pub struct TaskModel {
     pub selected: Selection,
     /// The other search's result.
     pub other: Selection,
-    /// Joint Wald test of every column involving Ulevel, if any.
+    /// Joint Wald test of Ulevel's main-effect columns (the paper's "overall effect"), if in.
     pub ulevel_wald: Option<Wald>,
     /// Hosmer–Lemeshow test of the selected model.
     pub hosmer_lemeshow: Wald,
+    /// Share of positive outcomes (0 or 1: no variation, the MLE does not exist).
+    pub outcome_share: f64,
 }
 
 /// Simulates the rows: per topic, task and accuracy level, `replicates` users at `lambda`.
@@ -131,14 +146,17 @@ pub fn fit_models(rows: &[HelpRow], s: &HelpSettings) -> Result<Vec<TaskModel>> 
             ("Hq".into(), Column::Numeric(r.iter().map(|x| x.hq).collect())),
             ("Ulevel".into(), Column::factor(&labels, Some(levels))?),
         ])?;
-        let y: Vec<f64> = r.iter().map(|x| x.helped as f64).collect();
-        let n: Vec<f64> = r.iter().map(|x| x.users as f64).collect();
+        let (y, n): (Vec<f64>, Vec<f64>) = match s.response {
+            HelpResponse::Users => (r.iter().map(|x| x.helped as f64).collect(), r.iter().map(|x| x.users as f64).collect()),
+            HelpResponse::Median => (r.iter().map(|x| (x.median_rlr < x.dq) as u8 as f64).collect(), vec![1.0; r.len()]),
+        };
         let scope = full_factorial(&[0, 1, 2, 3]);
         let (selected, other) = select_bic(&frame, &y, &n, &scope)?;
-        let cols: Vec<usize> = (0..selected.fit.names.len()).filter(|&j| selected.fit.names[j].contains("Ulevel")).collect();
+        let cols: Vec<usize> = (0..selected.fit.names.len()).filter(|&j| selected.fit.names[j].starts_with("Ulevel[")).collect();
         let ulevel_wald = if cols.is_empty() { None } else { Some(selected.fit.wald_joint(&cols)) };
         let hosmer_lemeshow = hosmer_lemeshow(&selected.fit.fitted, &y, &n, s.hl_groups);
-        out.push(TaskModel { task: name, selected, other, ulevel_wald, hosmer_lemeshow });
+        let outcome_share = y.iter().sum::<f64>() / n.iter().sum::<f64>();
+        out.push(TaskModel { task: name, selected, other, ulevel_wald, hosmer_lemeshow, outcome_share });
     }
     Ok(out)
 }
@@ -181,6 +199,11 @@ pub fn models_markdown(models: &[TaskModel]) -> String {
     for m in models {
         let f: &GlmFit = &m.selected.fit;
         s += &format!("### Task {}\n\n", m.task);
+        s += &format!("Share of outcomes where RLR helps: {:.4}.", m.outcome_share);
+        if m.outcome_share == 0.0 || m.outcome_share == 1.0 {
+            s += " The outcome does not vary: the estimates below are meaningless (no MLE exists).";
+        }
+        s += "\n\n";
         s += &format!("Selected by BIC = {:.3} (other search: BIC = {:.3}); rows = {}, converged = {}.\n\n", f.bic, m.other.fit.bic, f.rows, f.converged);
         s += "| term | estimate | std. error | z | p |\n|---|---:|---:|---:|---:|\n";
         for j in 0..f.coef.len() {

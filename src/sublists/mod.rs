@@ -24,4 +24,5 @@ pub mod collection;
 pub mod log;
 pub mod measures;
 pub mod model;
+pub mod scenario;
 pub mod sweep;
