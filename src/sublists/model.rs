@@ -35,6 +35,11 @@ pub struct TopicSublists {
     pub names: Vec<String>,
     /// Per sublist, 0-based ranks into "All", strictly increasing. `lists[0]` is every rank.
     pub lists: Vec<Vec<u32>>,
+    /// Per rank of "All", the (sublist, position) pairs holding it, flattened:
+    /// `members[member_start[r]..member_start[r + 1]]`.
+    member_start: Vec<u32>,
+    members: Vec<(u32, u32)>,
+    relevant: u32,
 }
 
 impl TopicSublists {
@@ -60,12 +65,42 @@ impl TopicSublists {
                 lists.push(ranks);
             }
         }
-        Ok(TopicSublists { id, grades, names, lists })
+        Ok(Self::with_lists(id, grades, names, lists))
+    }
+
+    fn with_lists(id: String, grades: Vec<i32>, names: Vec<String>, lists: Vec<Vec<u32>>) -> Self {
+        let n = grades.len();
+        let mut count = vec![0u32; n + 1];
+        for l in &lists {
+            for &r in l {
+                count[r as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let member_start = count.clone();
+        let mut members = vec![(0u32, 0u32); count[n] as usize];
+        let mut fill = count;
+        for (k, l) in lists.iter().enumerate() {
+            for (p, &r) in l.iter().enumerate() {
+                members[fill[r as usize] as usize] = (k as u32, p as u32);
+                fill[r as usize] += 1;
+            }
+        }
+        let relevant = grades.iter().filter(|&&g| g > 0).count() as u32;
+        TopicSublists { id, grades, names, lists, member_start, members, relevant }
+    }
+
+    /// The (sublist, position) pairs that hold rank `r` (0-based) of "All".
+    #[inline]
+    pub fn members(&self, r: u32) -> &[(u32, u32)] {
+        &self.members[self.member_start[r as usize] as usize..self.member_start[r as usize + 1] as usize]
     }
 
     /// The same topic with only "All": the basic interface.
     pub fn basic(&self) -> TopicSublists {
-        TopicSublists { id: self.id.clone(), grades: self.grades.clone(), names: vec!["All".into()], lists: vec![self.lists[0].clone()] }
+        Self::with_lists(self.id.clone(), self.grades.clone(), vec!["All".into()], vec![self.lists[0].clone()])
     }
 
     /// Number of sublists K, "All" included.
@@ -75,7 +110,7 @@ impl TopicSublists {
 
     /// Number of relevant results (grade > 0) in "All".
     pub fn relevant(&self) -> usize {
-        self.grades.iter().filter(|&&g| g > 0).count()
+        self.relevant as usize
     }
 
     /// Grades of sublist `k` in its order.
@@ -233,11 +268,13 @@ pub struct Scratch {
     seen: Vec<u64>,
     pos: Vec<u32>,
     page: Vec<u32>,
-    cand: Vec<u32>,
+    /// Number of sublists not exhausted.
+    live: u32,
 }
 
 impl Scratch {
     fn reset(&mut self, n: usize, k: usize) {
+        self.live = k as u32;
         self.seen.clear();
         self.seen.resize(n.div_ceil(64), 0);
         self.pos.clear();
@@ -251,16 +288,29 @@ impl Scratch {
         self.seen[(r >> 6) as usize] >> (r & 63) & 1 == 1
     }
 
-    /// Moves sublist `k`'s pointer past seen results; true if it is exhausted.
+    /// Marks rank `r` of "All" seen and moves every pointer resting on it to the next unseen
+    /// result of its sublist (invariant: a pointer rests on an unseen result or the end).
     #[inline]
-    fn advance(&mut self, topic: &TopicSublists, k: usize) -> bool {
-        let list = &topic.lists[k];
-        let mut p = self.pos[k] as usize;
-        while p < list.len() && self.is_seen(list[p]) {
-            p += 1;
+    fn see(&mut self, topic: &TopicSublists, r: u32) {
+        self.seen[(r >> 6) as usize] |= 1u64 << (r & 63);
+        for &(k, p) in topic.members(r) {
+            if self.pos[k as usize] == p {
+                let list = &topic.lists[k as usize];
+                let mut q = p as usize + 1;
+                while q < list.len() && self.is_seen(list[q]) {
+                    q += 1;
+                }
+                self.pos[k as usize] = q as u32;
+                if q == list.len() {
+                    self.live -= 1;
+                }
+            }
         }
-        self.pos[k] = p as u32;
-        p == list.len()
+    }
+
+    #[inline]
+    fn exhausted(&self, topic: &TopicSublists, k: usize) -> bool {
+        self.pos[k] as usize == topic.lists[k].len()
     }
 }
 
@@ -331,7 +381,7 @@ pub fn simulate_path<R: Rng + ?Sized>(
     scratch.page[0] = 1;
     let mut forced = true;
     while out.gain < target {
-        let cur_exhausted = scratch.advance(topic, cur);
+        let cur_exhausted = scratch.exhausted(topic, cur);
         let mut switch = cur_exhausted;
         if !switch && !forced {
             let r = scratch.pos[cur] as usize + 1;
@@ -340,20 +390,21 @@ pub fn simulate_path<R: Rng + ?Sized>(
         }
         let mut next = cur;
         if switch {
-            scratch.cand.clear();
-            let mut total = 0.0;
-            for k in 0..k_lists {
-                if k != cur && !scratch.advance(topic, k) {
-                    scratch.cand.push(k as u32);
-                    total += choice[k];
-                }
-            }
-            if scratch.cand.is_empty() {
+            let count = scratch.live - (!cur_exhausted) as u32;
+            if count == 0 {
                 if cur_exhausted {
                     break;
                 }
             } else {
-                next = pick(&scratch.cand, choice, total, rng);
+                // Summed afresh: a sparse Dirichlet draw puts almost all mass on one sublist, and
+                // subtracting it from a running sum would cancel the others' tiny weights.
+                let mut total = 0.0;
+                for k in 0..k_lists {
+                    if k != cur && !scratch.exhausted(topic, k) {
+                        total += choice[k];
+                    }
+                }
+                next = pick(topic, scratch, cur, count, choice, total, rng);
             }
         }
         // Cost of this step: selection, page turns, examination.
@@ -382,8 +433,7 @@ pub fn simulate_path<R: Rng + ?Sized>(
         out.effort += cost;
         cur = next;
         let all_rank = topic.lists[cur][idx as usize];
-        scratch.seen[(all_rank >> 6) as usize] |= 1u64 << (all_rank & 63);
-        scratch.pos[cur] += 1;
+        scratch.see(topic, all_rank);
         let relevant = topic.grades[all_rank as usize] > 0;
         out.examined += 1;
         out.gain += relevant as u32;
@@ -395,24 +445,42 @@ pub fn simulate_path<R: Rng + ?Sized>(
     out
 }
 
+/// Draws the next sublist among the `count` selectable ones (not `cur`, not exhausted) with
+/// probability proportional to `choice` (total weight `total`), uniformly if all weigh 0.
 #[inline]
-fn pick<R: Rng + ?Sized>(cand: &[u32], choice: &[f64], total: f64, rng: &mut R) -> usize {
-    if cand.len() == 1 {
-        return cand[0] as usize;
+fn pick<R: Rng + ?Sized>(topic: &TopicSublists, s: &Scratch, cur: usize, count: u32, choice: &[f64], total: f64, rng: &mut R) -> usize {
+    let selectable = |k: usize| k != cur && !s.exhausted(topic, k);
+    let k_lists = topic.lists.len();
+    if count == 1 {
+        return (0..k_lists).find(|&k| selectable(k)).unwrap_or(cur);
     }
     if total > 0.0 {
         let mut u = rng.random::<f64>() * total;
-        for &k in cand {
-            let w = choice[k as usize];
-            if u < w {
-                return k as usize;
+        let mut last_positive = None;
+        for k in 0..k_lists {
+            if selectable(k) && choice[k] > 0.0 {
+                if u < choice[k] {
+                    return k;
+                }
+                u -= choice[k];
+                last_positive = Some(k);
             }
-            u -= w;
         }
-        // Rounding: the last candidate with positive weight.
-        return *cand.iter().rev().find(|&&k| choice[k as usize] > 0.0).unwrap_or(&cand[cand.len() - 1]) as usize;
+        // Rounding: the last selectable sublist with positive weight.
+        if let Some(k) = last_positive {
+            return k;
+        }
     }
-    cand[rng.random_range(0..cand.len())] as usize
+    let mut j = rng.random_range(0..count);
+    for k in 0..k_lists {
+        if selectable(k) {
+            if j == 0 {
+                return k;
+            }
+            j -= 1;
+        }
+    }
+    cur
 }
 
 #[cfg(test)]

@@ -290,4 +290,30 @@ mod tests {
         assert_eq!(basic_effort(&t, CutOff::FindAll, 10, &w), 27.0);
         assert_eq!(basic_effort(&t, CutOff::Find(1), 10, &w), 3.0);
     }
+
+    /// Fig. 6 sanity facts on the 50-topic synthetic collection of simulations/sublists.toml
+    /// (200 replicates per cell here; analysis/sublists/ has the 1,000-replicate run).
+    #[test]
+    fn fig6_sanity_facts_hold_on_50_synthetic_topics() {
+        let s = crate::sublists::scenario::SublistScenario::from_str(include_str!("../../simulations/sublists.toml"), "sublists.toml").unwrap();
+        let mut grid = s.grid("x").unwrap();
+        grid.replicates = 200;
+        let topics = s.topics(std::path::Path::new("."), "x").unwrap();
+        assert_eq!(topics.len(), 50);
+        let cells = run_sweep(&topics, &grid, &|_, _| {}).unwrap();
+        let (ndcg, random) = (0, 1);
+        assert_eq!((grid.priors[ndcg], grid.priors[random]), (Prior::Ndcg, Prior::Random));
+        for k in 0..grid.tasks.len() {
+            for l in 0..grid.lambdas.len() {
+                let (a, b) = (pooled(&cells, k, ndcg, l).median, pooled(&cells, k, random, l).median);
+                assert!(a <= b, "{} lambda {}: nDCG prior {a} > random {b}", grid.tasks[k].name(), grid.lambdas[l]);
+            }
+        }
+        let all = grid.tasks.iter().position(|t| *t == CutOff::FindAll).unwrap();
+        let (l1, l001) = (grid.lambdas.iter().position(|&l| l == 1.0).unwrap(), grid.lambdas.iter().position(|&l| l == 0.01).unwrap());
+        for p in [ndcg, random] {
+            let (slow, fast) = (pooled(&cells, all, p, l001).median, pooled(&cells, all, p, l1).median);
+            assert!(slow < fast, "find-all: lambda 0.01 {slow} vs lambda 1 {fast}");
+        }
+    }
 }

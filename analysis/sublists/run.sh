@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Reproduces every number in analysis/sublists/README.md (2 threads; results do not depend on it).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build --release --quiet
+B=target/release/serpsim
+OUT=analysis/sublists/results
+mkdir -p "$OUT"
+/usr/bin/time -f "sweep wall %e s, cpu %U s" $B sublists sweep simulations/sublists.toml --out $OUT/sweep --threads 2
+python3 analysis/sublists/fig6_facts.py $OUT/sweep/fig6.csv | tee $OUT/fig6_facts.txt
+$B sublists when simulations/sublists.toml --out $OUT/when --threads 2
+$B sublists when analysis/sublists/when_median.toml --out $OUT/when_median --threads 2
+# Synthetic usage log (true lambda 0.05, lognormal spread 0.3, 10% random switches,
+# 10% hover dropout, 5% false clicks, 5 RLR + 3 basic instances per topic, find-10).
+$B sublists gen-log simulations/sublists.toml --log $OUT/usage_log.csv
+$B sublists fit simulations/sublists.toml --log $OUT/usage_log.csv --out $OUT/fit --threads 2
+# GLM reference fits (statsmodels); rewrites the test fixtures.
+# python3 analysis/sublists/glm_reference.py
