@@ -399,9 +399,9 @@ pub fn simulate_path<R: Rng + ?Sized>(
                 // Summed afresh: a sparse Dirichlet draw puts almost all mass on one sublist, and
                 // subtracting it from a running sum would cancel the others' tiny weights.
                 let mut total = 0.0;
-                for k in 0..k_lists {
+                for (k, &c) in choice.iter().enumerate().take(k_lists) {
                     if k != cur && !scratch.exhausted(topic, k) {
-                        total += choice[k];
+                        total += c;
                     }
                 }
                 next = pick(topic, scratch, cur, count, choice, total, rng);
@@ -457,12 +457,12 @@ fn pick<R: Rng + ?Sized>(topic: &TopicSublists, s: &Scratch, cur: usize, count: 
     if total > 0.0 {
         let mut u = rng.random::<f64>() * total;
         let mut last_positive = None;
-        for k in 0..k_lists {
-            if selectable(k) && choice[k] > 0.0 {
-                if u < choice[k] {
+        for (k, &c) in choice.iter().enumerate().take(k_lists) {
+            if selectable(k) && c > 0.0 {
+                if u < c {
                     return k;
                 }
-                u -= choice[k];
+                u -= c;
                 last_positive = Some(k);
             }
         }
@@ -488,21 +488,21 @@ mod tests {
     use super::*;
     use crate::rng::stream;
 
-    /// Hand-computed toy. "All" has 6 results with grades 0 1 0 1 0 1; sublist "c1" holds
-    /// All ranks 2, 4, 5, 6 (0-based 1, 3, 4, 5). Page size 2. Continuation table
-    /// p = (1, 1, 0, 0, ...): a user continues to ranks 1 and 2 and never to rank >= 3.
-    /// With one other sublist, every switch is forced in its target. Path, by hand:
-    /// 1. examine All#1 (forced start; grade 0)
-    /// 2. p_2 = 1: examine All#2 (rel, gain 1)
-    /// 3. next unseen All#3: p_3 = 0 -> switch to c1 (select); c1's first unseen is its
-    ///    rank 2 (All#4; its rank 1 = All#2 is seen); page 1 holds ranks 1-2: examine (rel, gain 2)
-    /// 4. next in c1: rank 3 (All#5), p_3 = 0 -> switch to All (select); All's next unseen is
-    ///    All#3 on page 2: paginate once, examine (grade 0)
-    /// 5. next unseen in All: All#5 (All#4 seen), rank 5, p_5 = 0 -> switch to c1 (select);
-    ///    c1's next unseen is rank 3 (All#5) on page 2: paginate, examine (grade 0)
-    /// 6. next in c1: rank 4 (All#6), p_4 = 0 -> switch to All (select); All's next unseen is
-    ///    All#6 on page 3: paginate twice (from page 1), examine (rel, gain 3) -> find-all met.
-    /// Effort = 6 examines + 4 selects + 4 paginations = 14.
+    // Hand-computed toy. "All" has 6 results with grades 0 1 0 1 0 1; sublist "c1" holds
+    // All ranks 2, 4, 5, 6 (0-based 1, 3, 4, 5). Page size 2. Continuation table
+    // p = (1, 1, 0, 0, ...): a user continues to ranks 1 and 2 and never to rank >= 3.
+    // With one other sublist, every switch is forced in its target. Path, by hand:
+    // 1. examine All#1 (forced start; grade 0)
+    // 2. p_2 = 1: examine All#2 (rel, gain 1)
+    // 3. next unseen All#3: p_3 = 0 -> switch to c1 (select); c1's first unseen is its
+    //    rank 2 (All#4; its rank 1 = All#2 is seen); page 1 holds ranks 1-2: examine (rel, gain 2)
+    // 4. next in c1: rank 3 (All#5), p_3 = 0 -> switch to All (select); All's next unseen is
+    //    All#3 on page 2: paginate once, examine (grade 0)
+    // 5. next unseen in All: All#5 (All#4 seen), rank 5, p_5 = 0 -> switch to c1 (select);
+    //    c1's next unseen is rank 3 (All#5) on page 2: paginate, examine (grade 0)
+    // 6. next in c1: rank 4 (All#6), p_4 = 0 -> switch to All (select); All's next unseen is
+    //    All#6 on page 3: paginate twice (from page 1), examine (rel, gain 3) -> find-all met.
+    // Effort = 6 examines + 4 selects + 4 paginations = 14.
     #[test]
     fn toy_path_matches_hand_computation() {
         let topic = TopicSublists::new("toy", vec![0, 1, 0, 1, 0, 1], vec![("c1".into(), vec![1, 3, 4, 5])]).unwrap();
@@ -579,7 +579,7 @@ mod tests {
         assert_eq!(o.examined, 0);
         let o = simulate_path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &ActionWeights::default(), CutOff::Find(1), &mut stream(3, &[]), &mut Scratch::default(), Some(&mut trace));
         assert_eq!(o.examined, 5);
-        assert!(!trace.iter().any(|s| *s == Step::Select { sublist: 1 }));
+        assert!(!trace.contains(&Step::Select { sublist: 1 }));
     }
 
     #[test]
