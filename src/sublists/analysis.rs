@@ -65,7 +65,7 @@ pub struct HelpRow {
     pub topic: String,
     /// Task name.
     pub task: String,
-    /// Query difficulty Dq: effort on the basic interface.
+    /// Query difficulty Dq: effort on the basic interface (gain, for an effort budget).
     pub dq: f64,
     /// Sublist relevance Rq.
     pub rq: f64,
@@ -77,7 +77,7 @@ pub struct HelpRow {
     pub helped: usize,
     /// Simulated users.
     pub users: usize,
-    /// Median RLR effort.
+    /// Median RLR effort (gain, for an effort budget).
     pub median_rlr: f64,
 }
 
@@ -114,7 +114,9 @@ pub fn help_rows(topics: &[TopicSublists], s: &HelpSettings) -> Result<Vec<HelpR
             let alpha = Prior::Smoothed(s.smoothing[level]).alpha(topic);
             let ids = [tag, t as u64, task as u64, level as u64];
             let mut eff = simulate_users(topic, &cont, &alpha, cutoff, s.page_size, &s.weights, s.replicates, s.seed, &ids)?;
-            let helped = eff.iter().filter(|&&e| dq - e > 0.0).count();
+            // RLR helps when it needs less effort (gain targets) or finds more (effort budgets).
+            let gain = matches!(cutoff, CutOff::Effort(_));
+            let helped = eff.iter().filter(|&&e| if gain { e > dq } else { e < dq }).count();
             let median_rlr = super::sweep::Quartiles::of(&mut eff).median;
             Ok(HelpRow {
                 topic: topic.id.clone(),
@@ -148,7 +150,10 @@ pub fn fit_models(rows: &[HelpRow], s: &HelpSettings) -> Result<Vec<TaskModel>> 
         ])?;
         let (y, n): (Vec<f64>, Vec<f64>) = match s.response {
             HelpResponse::Users => (r.iter().map(|x| x.helped as f64).collect(), r.iter().map(|x| x.users as f64).collect()),
-            HelpResponse::Median => (r.iter().map(|x| (x.median_rlr < x.dq) as u8 as f64).collect(), vec![1.0; r.len()]),
+            HelpResponse::Median => {
+                let gain = matches!(task, CutOff::Effort(_));
+                (r.iter().map(|x| if gain { x.median_rlr > x.dq } else { x.median_rlr < x.dq } as u8 as f64).collect(), vec![1.0; r.len()])
+            }
         };
         let scope = full_factorial(&[0, 1, 2, 3]);
         let (selected, other) = select_bic(&frame, &y, &n, &scope)?;

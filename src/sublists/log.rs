@@ -509,6 +509,9 @@ pub fn predict(
     seed: u64,
 ) -> Result<Vec<TopicPrediction>> {
     use rayon::prelude::*;
+    if let CutOff::Effort(_) = cutoff {
+        return Err(Error::Invalid("prediction from usage logs compares effort: use a gain target (find-N, find-all)".into()));
+    }
     let cont = ContinuationKind::Empirical { probs: fitted.rlr_rank_visits.clone() }.table(topics.iter().map(|t| t.grades.len()).max().unwrap_or(0));
     let tag = hash_str("sublists-predict");
     topics

@@ -207,6 +207,22 @@ impl CutOff {
         }
     }
 
+    /// The measure a cut-off calls for: effort for gain targets, gain for effort budgets.
+    pub fn measure(&self, o: &PathOutcome) -> f64 {
+        match self {
+            CutOff::Effort(_) => o.gain as f64,
+            _ => o.effort,
+        }
+    }
+
+    /// `effort` or `gain`, as [`CutOff::measure`].
+    pub fn measure_name(&self) -> &'static str {
+        match self {
+            CutOff::Effort(_) => "gain",
+            _ => "effort",
+        }
+    }
+
     /// Parses the names of [`CutOff::name`].
     pub fn parse(s: &str) -> Option<CutOff> {
         if s == "find-all" {

@@ -85,7 +85,8 @@ pub struct SweepCell {
     pub samples: Vec<f64>,
 }
 
-/// Simulates `replicates` RLR users on `topic` and returns their efforts in replicate order.
+/// Simulates `replicates` RLR users on `topic` and returns, in replicate order, their effort
+/// (gain targets) or gain (effort budgets): see [`CutOff::measure`].
 ///
 /// Replicate `i` draws from `stream(seed, [tag, topic, cell..., i])`: results do not depend
 /// on thread count or scheduling.
@@ -112,17 +113,18 @@ pub fn simulate_users(
             key[last] = i as u64;
             let mut rng = stream(seed, &key);
             draw_dirichlet(&gammas, &mut rng, &mut c);
-            simulate_path(topic, cont, &c, page_size, weights, cutoff, &mut rng, &mut scratch, None).effort
+            cutoff.measure(&simulate_path(topic, cont, &c, page_size, weights, cutoff, &mut rng, &mut scratch, None))
         })
         .collect())
 }
 
-/// Effort of the basic interface ("All" only, deterministic).
+/// Effort (gain targets) or gain (effort budgets) of the basic interface ("All" only,
+/// deterministic).
 pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weights: &ActionWeights) -> f64 {
     let basic = topic.basic();
     let cont = vec![1.0; basic.grades.len()];
     let mut rng = stream(0, &[]);
-    simulate_path(&basic, &cont, &[1.0], page_size, weights, cutoff, &mut rng, &mut Scratch::default(), None).effort
+    cutoff.measure(&simulate_path(&basic, &cont, &[1.0], page_size, weights, cutoff, &mut rng, &mut Scratch::default(), None))
 }
 
 /// Runs the sweep in parallel; `progress(done, total)` is called as cells finish.
@@ -167,24 +169,25 @@ pub fn pooled(cells: &[SweepCell], task: usize, prior: usize, lambda: usize) -> 
 
 /// CSV of the sweep: one row per (topic, task, prior, lambda, interface).
 pub fn sweep_csv(topics: &[TopicSublists], grid: &SweepGrid, cells: &[SweepCell]) -> String {
-    let mut s = String::from("topic,task,prior,lambda,interface,replicates,median,q25,q75\n");
+    let mut s = String::from("topic,task,measure,prior,lambda,interface,replicates,median,q25,q75\n");
     for c in cells {
         let t = crate::report::csv_field(&topics[c.topic].id);
         let (task, prior, lambda) = (grid.tasks[c.task].name(), grid.priors[c.prior].name(), grid.lambdas[c.lambda]);
-        s += &format!("{t},{task},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.len(), c.rlr.median, c.rlr.q25, c.rlr.q75);
-        s += &format!("{t},{task},{prior},{lambda},basic,1,{b},{b},{b}\n", b = c.basic);
+        let m = grid.tasks[c.task].measure_name();
+        s += &format!("{t},{task},{m},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.len(), c.rlr.median, c.rlr.q25, c.rlr.q75);
+        s += &format!("{t},{task},{m},{prior},{lambda},basic,1,{b},{b},{b}\n", b = c.basic);
     }
     s
 }
 
 /// CSV of the pooled quartiles (the numbers behind the Fig. 6 plot).
 pub fn pooled_csv(grid: &SweepGrid, cells: &[SweepCell]) -> String {
-    let mut s = String::from("task,prior,lambda,median,q25,q75\n");
+    let mut s = String::from("task,measure,prior,lambda,median,q25,q75\n");
     for (k, task) in grid.tasks.iter().enumerate() {
         for (p, prior) in grid.priors.iter().enumerate() {
             for (l, lambda) in grid.lambdas.iter().enumerate() {
                 let q = pooled(cells, k, p, l);
-                s += &format!("{},{},{},{},{},{}\n", task.name(), prior.name(), lambda, q.median, q.q25, q.q75);
+                s += &format!("{},{},{},{},{},{},{}\n", task.name(), task.measure_name(), prior.name(), lambda, q.median, q.q25, q.q75);
             }
         }
     }
@@ -218,7 +221,7 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
                 .x_labels(nl)
                 .x_label_formatter(&|x| labels.get(x.round() as usize).cloned().unwrap_or_default())
                 .x_desc("lambda")
-                .y_desc("Effort")
+                .y_desc(if matches!(task, CutOff::Effort(_)) { "Gain" } else { "Effort" })
                 .draw()
                 .map_err(|e| err(&e))?;
             for (p, prior) in grid.priors.iter().enumerate() {
@@ -289,6 +292,11 @@ mod tests {
         let w = ActionWeights::default();
         assert_eq!(basic_effort(&t, CutOff::FindAll, 10, &w), 27.0);
         assert_eq!(basic_effort(&t, CutOff::Find(1), 10, &w), 3.0);
+        // An effort budget measures gain: 10 examines + 1 turn + 10 examines + 1 turn = 22
+        // actions reach rank 20; 3 more reach rank 23 (25 actions): gain 1 (rank 3). Budget 27
+        // reaches rank 25: gain 2.
+        assert_eq!(basic_effort(&t, CutOff::Effort(25.0), 10, &w), 1.0);
+        assert_eq!(basic_effort(&t, CutOff::Effort(27.0), 10, &w), 2.0);
     }
 
     /// Fig. 6 sanity facts on the 50-topic synthetic collection of simulations/sublists.toml
