@@ -31,9 +31,10 @@ pub mod scenario;
 pub mod sessions;
 pub mod simulate;
 pub mod stats;
-pub mod suggest;
 pub mod streams;
 pub mod study;
+pub mod sublists;
+pub mod suggest;
 pub mod user;
 pub mod wordnet;
 

@@ -37,6 +37,9 @@ enum Command {
 
     /// User-study logs: gaze and cursor ingestion, events, attention, fitting (docs/study.md).
     Study(cli::study::StudyArgs),
+
+    /// Sublist switching (result-list refinement): sweep, when, gen-log, fit, glm.
+    Sublists(cli::sublists::SublistsArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +59,8 @@ fn main() -> ExitCode {
         Command::CompareRankers(args) => cli::compare_rankers::run(args),
 
         Command::Study(args) => cli::study::run(args),
+
+        Command::Sublists(args) => cli::sublists::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

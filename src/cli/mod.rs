@@ -8,5 +8,6 @@ pub mod sessions;
 pub mod simulate;
 pub mod streams;
 pub mod study;
+pub mod sublists;
 pub mod suggest;
 pub mod wordnet;

@@ -4,13 +4,14 @@ pub mod correlation;
 pub mod counts;
 pub mod discriminative;
 pub mod extreme;
+pub mod glm;
 pub mod ks;
 pub mod paired;
 pub mod roc;
 pub mod summary;
 pub mod wilcoxon;
 
-pub use correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman, tau_ap, tau_gap};
+pub use correlation::{kendall_tau_a, kendall_tau_b, pearson, pearson_test, spearman, tau_ap, tau_gap, PearsonTest};
 pub use counts::quantile_of_counts;
 pub use ks::{ks_p_value, ks_statistic};
 pub use paired::{bootstrap_ci, paired_t_test, BootstrapCi, PairedT};

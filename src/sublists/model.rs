@@ -1,0 +1,609 @@
+//! The sublist-switching interaction model of He et al. (2015) §3.
+//!
+//! A user starts on "All" (sublist 0). Before examining the next unseen result, at displayed
+//! rank r of the current sublist, the user continues with probability p_r (a Bernoulli draw);
+//! otherwise the user switches to another sublist drawn from Categorical(c_u) restricted to the
+//! sublists that are neither current nor exhausted, and examines its next unseen result
+//! (constraint A2: no decision is drawn for it). Seen results are skipped everywhere (A2);
+//! every list is scanned top to bottom (A1); the walk stops at a deterministic cut-off (A3):
+//! a gain target (effort measures) or an effort budget (gain measures), or when every result
+//! has been seen.
+//!
+//! Choices that the paper leaves open, fixed here and documented in `docs/sublists.md`:
+//! - the very first result of "All" is examined without a decision (as after a switch);
+//! - a failed continuation with no other selectable sublist continues in the current list
+//!   at no extra cost (so the basic interface, "All" only, is deterministic);
+//! - selecting a sublist shows its first page; reaching a result on page p from the page
+//!   shown costs one `paginate` per page turned;
+//! - gain is binary: each examined result with grade > 0 adds 1.
+
+use crate::simulate::bernoulli;
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+use serde::{Deserialize, Serialize};
+
+/// One topic as an RLR interface shows it: the ranked "All" list and its sublists.
+///
+/// Flat on purpose: sublists hold 0-based ranks into the "All" list, in the original order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicSublists {
+    /// Topic identifier.
+    pub id: String,
+    /// Grade of the result at each rank of "All" (index 0 = rank 1).
+    pub grades: Vec<i32>,
+    /// Sublist names; index 0 is "All".
+    pub names: Vec<String>,
+    /// Per sublist, 0-based ranks into "All", strictly increasing. `lists[0]` is every rank.
+    pub lists: Vec<Vec<u32>>,
+    /// Per rank of "All", the (sublist, position) pairs holding it, flattened:
+    /// `members[member_start[r]..member_start[r + 1]]`.
+    member_start: Vec<u32>,
+    members: Vec<(u32, u32)>,
+    relevant: u32,
+}
+
+impl TopicSublists {
+    /// A topic from "All" grades and named category sublists (ranks into "All", 0-based).
+    /// Empty sublists are dropped (an interface shows no filter without results); ranks are
+    /// sorted and deduplicated so each sublist keeps the original order.
+    pub fn new(id: impl Into<String>, grades: Vec<i32>, sublists: Vec<(String, Vec<u32>)>) -> crate::Result<Self> {
+        let id = id.into();
+        let n = grades.len() as u32;
+        if n == 0 {
+            return Err(crate::Error::Invalid(format!("topic `{id}`: the ranked list is empty")));
+        }
+        let mut names = vec!["All".to_string()];
+        let mut lists = vec![(0..n).collect::<Vec<u32>>()];
+        for (name, mut ranks) in sublists {
+            ranks.sort_unstable();
+            ranks.dedup();
+            if let Some(&r) = ranks.iter().find(|&&r| r >= n) {
+                return Err(crate::Error::Invalid(format!("topic `{id}`: sublist `{name}` has rank {} beyond the list of {n}", r + 1)));
+            }
+            if !ranks.is_empty() {
+                names.push(name);
+                lists.push(ranks);
+            }
+        }
+        Ok(Self::with_lists(id, grades, names, lists))
+    }
+
+    fn with_lists(id: String, grades: Vec<i32>, names: Vec<String>, lists: Vec<Vec<u32>>) -> Self {
+        let n = grades.len();
+        let mut count = vec![0u32; n + 1];
+        for l in &lists {
+            for &r in l {
+                count[r as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let member_start = count.clone();
+        let mut members = vec![(0u32, 0u32); count[n] as usize];
+        let mut fill = count;
+        for (k, l) in lists.iter().enumerate() {
+            for (p, &r) in l.iter().enumerate() {
+                members[fill[r as usize] as usize] = (k as u32, p as u32);
+                fill[r as usize] += 1;
+            }
+        }
+        let relevant = grades.iter().filter(|&&g| g > 0).count() as u32;
+        TopicSublists { id, grades, names, lists, member_start, members, relevant }
+    }
+
+    /// The (sublist, position) pairs that hold rank `r` (0-based) of "All".
+    #[inline]
+    pub fn members(&self, r: u32) -> &[(u32, u32)] {
+        &self.members[self.member_start[r as usize] as usize..self.member_start[r as usize + 1] as usize]
+    }
+
+    /// The same topic with only "All": the basic interface.
+    pub fn basic(&self) -> TopicSublists {
+        Self::with_lists(self.id.clone(), self.grades.clone(), vec!["All".into()], vec![self.lists[0].clone()])
+    }
+
+    /// Number of sublists K, "All" included.
+    pub fn k(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// Number of relevant results (grade > 0) in "All".
+    pub fn relevant(&self) -> usize {
+        self.relevant as usize
+    }
+
+    /// Grades of sublist `k` in its order.
+    pub fn sublist_grades(&self, k: usize) -> Vec<i32> {
+        self.lists[k].iter().map(|&r| self.grades[r as usize]).collect()
+    }
+}
+
+/// Continuation probabilities p_r.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ContinuationKind {
+    /// p_r = exp(-lambda r) (Eq. 3), for what-if runs.
+    Exponential {
+        /// Decay rate, >= 0.
+        lambda: f64,
+    },
+    /// An empirical rank-visit table: `probs[r - 1]` = p_r; ranks beyond the table get 0.
+    Empirical {
+        /// p_1, p_2, ...
+        probs: Vec<f64>,
+    },
+}
+
+impl ContinuationKind {
+    /// p_r for r = 1..=n.
+    pub fn table(&self, n: usize) -> Vec<f64> {
+        match self {
+            ContinuationKind::Exponential { lambda } => (1..=n).map(|r| (-lambda * r as f64).exp()).collect(),
+            ContinuationKind::Empirical { probs } => (0..n).map(|i| probs.get(i).copied().unwrap_or(0.0)).collect(),
+        }
+    }
+
+    /// Rejects negative or NaN lambda and probabilities outside [0, 1].
+    pub fn validate(&self, context: &str, key: &str) -> crate::Result<()> {
+        match self {
+            ContinuationKind::Exponential { lambda } => crate::error::check_non_negative(context, &format!("{key}.lambda"), *lambda),
+            ContinuationKind::Empirical { probs } => {
+                if probs.is_empty() {
+                    return Err(crate::Error::config(context, format!("{key}.probs"), "must not be empty"));
+                }
+                for (i, &p) in probs.iter().enumerate() {
+                    crate::error::check_probability(context, &format!("{key}.probs[{i}]"), p)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Effort weight of each action (default 1 each, as in the paper).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ActionWeights {
+    /// Examine a result.
+    pub examine: f64,
+    /// Go to the next page of the current sublist.
+    pub paginate: f64,
+    /// Select a sublist (filter value).
+    pub select: f64,
+}
+
+impl Default for ActionWeights {
+    fn default() -> Self {
+        ActionWeights { examine: 1.0, paginate: 1.0, select: 1.0 }
+    }
+}
+
+impl From<&crate::user::ActionTable> for ActionWeights {
+    fn from(t: &crate::user::ActionTable) -> Self {
+        ActionWeights { examine: t.examine_snippet, paginate: t.paginate, select: t.select_sublist }
+    }
+}
+
+/// The deterministic cut-off of A3.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutOff {
+    /// Stop once `n` relevant results are found (find-1, find-10, ...): an effort measure.
+    Find(u32),
+    /// Stop once every relevant result of "All" is found: an effort measure.
+    FindAll,
+    /// Stop before the action that would exceed this effort: a gain measure.
+    Effort(f64),
+}
+
+impl CutOff {
+    /// Short name: `find-1`, `find-all`, `effort-50`.
+    pub fn name(&self) -> String {
+        match self {
+            CutOff::Find(n) => format!("find-{n}"),
+            CutOff::FindAll => "find-all".into(),
+            CutOff::Effort(b) => format!("effort-{b}"),
+        }
+    }
+
+    /// The measure a cut-off calls for: effort for gain targets, gain for effort budgets.
+    pub fn measure(&self, o: &PathOutcome) -> f64 {
+        match self {
+            CutOff::Effort(_) => o.gain as f64,
+            _ => o.effort,
+        }
+    }
+
+    /// `effort` or `gain`, as [`CutOff::measure`].
+    pub fn measure_name(&self) -> &'static str {
+        match self {
+            CutOff::Effort(_) => "gain",
+            _ => "effort",
+        }
+    }
+
+    /// Parses the names of [`CutOff::name`].
+    pub fn parse(s: &str) -> Option<CutOff> {
+        if s == "find-all" {
+            return Some(CutOff::FindAll);
+        }
+        if let Some(n) = s.strip_prefix("find-") {
+            return n.parse().ok().filter(|&n| n > 0).map(CutOff::Find);
+        }
+        s.strip_prefix("effort-").and_then(|b| b.parse().ok()).filter(|b: &f64| b.is_finite() && *b >= 0.0).map(CutOff::Effort)
+    }
+}
+
+/// One action on the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Select sublist `sublist`.
+    Select {
+        /// Index of the sublist.
+        sublist: u32,
+    },
+    /// Turn to page `page` (1-based) of `sublist`.
+    Paginate {
+        /// Index of the sublist.
+        sublist: u32,
+        /// Page now shown.
+        page: u32,
+    },
+    /// Examine the result at displayed `rank` (1-based) of `sublist`, which is `all_rank` in "All".
+    Examine {
+        /// Index of the sublist.
+        sublist: u32,
+        /// Displayed rank in the sublist, 1-based.
+        rank: u32,
+        /// Rank in "All", 1-based.
+        all_rank: u32,
+        /// Whether the result is relevant.
+        relevant: bool,
+    },
+}
+
+/// Effort and gain of one simulated action path.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PathOutcome {
+    /// Weighted effort (Eq. 1).
+    pub effort: f64,
+    /// Relevant results found (Eq. 2 with binary relevance).
+    pub gain: u32,
+    /// Results examined.
+    pub examined: u32,
+    /// Page turns.
+    pub paginations: u32,
+    /// Sublist selections.
+    pub selections: u32,
+}
+
+/// Reusable per-thread state of the walk (no allocation per replicate).
+#[derive(Debug, Default, Clone)]
+pub struct Scratch {
+    seen: Vec<u64>,
+    pos: Vec<u32>,
+    page: Vec<u32>,
+    /// Number of sublists not exhausted.
+    live: u32,
+}
+
+impl Scratch {
+    fn reset(&mut self, n: usize, k: usize) {
+        self.live = k as u32;
+        self.seen.clear();
+        self.seen.resize(n.div_ceil(64), 0);
+        self.pos.clear();
+        self.pos.resize(k, 0);
+        self.page.clear();
+        self.page.resize(k, 0);
+    }
+
+    #[inline]
+    fn is_seen(&self, r: u32) -> bool {
+        self.seen[(r >> 6) as usize] >> (r & 63) & 1 == 1
+    }
+
+    /// Marks rank `r` of "All" seen and moves every pointer resting on it to the next unseen
+    /// result of its sublist (invariant: a pointer rests on an unseen result or the end).
+    #[inline]
+    fn see(&mut self, topic: &TopicSublists, r: u32) {
+        self.seen[(r >> 6) as usize] |= 1u64 << (r & 63);
+        for &(k, p) in topic.members(r) {
+            if self.pos[k as usize] == p {
+                let list = &topic.lists[k as usize];
+                let mut q = p as usize + 1;
+                while q < list.len() && self.is_seen(list[q]) {
+                    q += 1;
+                }
+                self.pos[k as usize] = q as u32;
+                if q == list.len() {
+                    self.live -= 1;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn exhausted(&self, topic: &TopicSublists, k: usize) -> bool {
+        self.pos[k] as usize == topic.lists[k].len()
+    }
+}
+
+/// Draws c_u ~ Dirichlet(alpha) into `out` using pre-built Gamma(alpha_k, 1) samplers
+/// (`None` for alpha_k = 0, which gives c_k = 0). All-zero draws give the uniform vector.
+pub fn draw_dirichlet<R: Rng + ?Sized>(gammas: &[Option<Gamma<f64>>], rng: &mut R, out: &mut Vec<f64>) {
+    out.clear();
+    let mut total = 0.0;
+    for g in gammas {
+        let x = g.as_ref().map_or(0.0, |g| g.sample(rng));
+        total += x;
+        out.push(x);
+    }
+    if total > 0.0 && total.is_finite() {
+        out.iter_mut().for_each(|x| *x /= total);
+    } else {
+        let u = 1.0 / out.len() as f64;
+        out.iter_mut().for_each(|x| *x = u);
+    }
+}
+
+/// Gamma(alpha_k, 1) samplers for [`draw_dirichlet`]; alpha must be finite and >= 0.
+pub fn dirichlet_samplers(alpha: &[f64]) -> crate::Result<Vec<Option<Gamma<f64>>>> {
+    alpha
+        .iter()
+        .enumerate()
+        .map(|(k, &a)| {
+            if !a.is_finite() || a < 0.0 {
+                return Err(crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a} must be finite and >= 0")));
+            }
+            if a == 0.0 {
+                Ok(None)
+            } else {
+                Gamma::new(a, 1.0).map(Some).map_err(|e| crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a}: {e}")))
+            }
+        })
+        .collect()
+}
+
+/// Simulates one action path.
+///
+/// `cont[r - 1]` is p_r (ranks beyond the table continue with probability 0); `choice` is
+/// c_u over the topic's sublists (any non-negative weights; renormalised over the selectable
+/// sublists, uniform if they all have weight 0). Steps are pushed to `trace` when given.
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_path<R: Rng + ?Sized>(
+    topic: &TopicSublists,
+    cont: &[f64],
+    choice: &[f64],
+    page_size: u32,
+    weights: &ActionWeights,
+    cutoff: CutOff,
+    rng: &mut R,
+    scratch: &mut Scratch,
+    mut trace: Option<&mut Vec<Step>>,
+) -> PathOutcome {
+    let n = topic.grades.len();
+    let k_lists = topic.lists.len();
+    scratch.reset(n, k_lists);
+    let page_size = page_size.max(1);
+    let (target, budget) = match cutoff {
+        CutOff::Find(t) => (t, f64::INFINITY),
+        CutOff::FindAll => (topic.relevant() as u32, f64::INFINITY),
+        CutOff::Effort(b) => (u32::MAX, b),
+    };
+    let mut out = PathOutcome::default();
+    let mut cur = 0usize;
+    scratch.page[0] = 1;
+    let mut forced = true;
+    while out.gain < target {
+        let cur_exhausted = scratch.exhausted(topic, cur);
+        let mut switch = cur_exhausted;
+        if !switch && !forced {
+            let r = scratch.pos[cur] as usize + 1;
+            let p = if r <= cont.len() { cont[r - 1] } else { 0.0 };
+            switch = !bernoulli(p, rng);
+        }
+        let mut next = cur;
+        if switch {
+            let count = scratch.live - (!cur_exhausted) as u32;
+            if count == 0 {
+                if cur_exhausted {
+                    break;
+                }
+            } else {
+                // Summed afresh: a sparse Dirichlet draw puts almost all mass on one sublist, and
+                // subtracting it from a running sum would cancel the others' tiny weights.
+                let mut total = 0.0;
+                for (k, &c) in choice.iter().enumerate().take(k_lists) {
+                    if k != cur && !scratch.exhausted(topic, k) {
+                        total += c;
+                    }
+                }
+                next = pick(topic, scratch, cur, count, choice, total, rng);
+            }
+        }
+        // Cost of this step: selection, page turns, examination.
+        let selecting = next != cur;
+        let idx = scratch.pos[next];
+        let needed_page = idx / page_size + 1;
+        let shown = if selecting { 1 } else { scratch.page[next] };
+        let turns = needed_page.saturating_sub(shown);
+        let cost = if selecting { weights.select } else { 0.0 } + turns as f64 * weights.paginate + weights.examine;
+        if out.effort + cost > budget {
+            break;
+        }
+        if selecting {
+            out.selections += 1;
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(Step::Select { sublist: next as u32 });
+            }
+        }
+        for p in shown + 1..=needed_page {
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(Step::Paginate { sublist: next as u32, page: p });
+            }
+        }
+        scratch.page[next] = shown.max(needed_page);
+        out.paginations += turns;
+        out.effort += cost;
+        cur = next;
+        let all_rank = topic.lists[cur][idx as usize];
+        scratch.see(topic, all_rank);
+        let relevant = topic.grades[all_rank as usize] > 0;
+        out.examined += 1;
+        out.gain += relevant as u32;
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(Step::Examine { sublist: cur as u32, rank: idx + 1, all_rank: all_rank + 1, relevant });
+        }
+        forced = false;
+    }
+    out
+}
+
+/// Draws the next sublist among the `count` selectable ones (not `cur`, not exhausted) with
+/// probability proportional to `choice` (total weight `total`), uniformly if all weigh 0.
+#[inline]
+fn pick<R: Rng + ?Sized>(topic: &TopicSublists, s: &Scratch, cur: usize, count: u32, choice: &[f64], total: f64, rng: &mut R) -> usize {
+    let selectable = |k: usize| k != cur && !s.exhausted(topic, k);
+    let k_lists = topic.lists.len();
+    if count == 1 {
+        return (0..k_lists).find(|&k| selectable(k)).unwrap_or(cur);
+    }
+    if total > 0.0 {
+        let mut u = rng.random::<f64>() * total;
+        let mut last_positive = None;
+        for (k, &c) in choice.iter().enumerate().take(k_lists) {
+            if selectable(k) && c > 0.0 {
+                if u < c {
+                    return k;
+                }
+                u -= c;
+                last_positive = Some(k);
+            }
+        }
+        // Rounding: the last selectable sublist with positive weight.
+        if let Some(k) = last_positive {
+            return k;
+        }
+    }
+    let mut j = rng.random_range(0..count);
+    for k in 0..k_lists {
+        if selectable(k) {
+            if j == 0 {
+                return k;
+            }
+            j -= 1;
+        }
+    }
+    cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    // Hand-computed toy. "All" has 6 results with grades 0 1 0 1 0 1; sublist "c1" holds
+    // All ranks 2, 4, 5, 6 (0-based 1, 3, 4, 5). Page size 2. Continuation table
+    // p = (1, 1, 0, 0, ...): a user continues to ranks 1 and 2 and never to rank >= 3.
+    // With one other sublist, every switch is forced in its target. Path, by hand:
+    // 1. examine All#1 (forced start; grade 0)
+    // 2. p_2 = 1: examine All#2 (rel, gain 1)
+    // 3. next unseen All#3: p_3 = 0 -> switch to c1 (select); c1's first unseen is its
+    //    rank 2 (All#4; its rank 1 = All#2 is seen); page 1 holds ranks 1-2: examine (rel, gain 2)
+    // 4. next in c1: rank 3 (All#5), p_3 = 0 -> switch to All (select); All's next unseen is
+    //    All#3 on page 2: paginate once, examine (grade 0)
+    // 5. next unseen in All: All#5 (All#4 seen), rank 5, p_5 = 0 -> switch to c1 (select);
+    //    c1's next unseen is rank 3 (All#5) on page 2: paginate, examine (grade 0)
+    // 6. next in c1: rank 4 (All#6), p_4 = 0 -> switch to All (select); All's next unseen is
+    //    All#6 on page 3: paginate twice (from page 1), examine (rel, gain 3) -> find-all met.
+    // Effort = 6 examines + 4 selects + 4 paginations = 14.
+    #[test]
+    fn toy_path_matches_hand_computation() {
+        let topic = TopicSublists::new("toy", vec![0, 1, 0, 1, 0, 1], vec![("c1".into(), vec![1, 3, 4, 5])]).unwrap();
+        let cont = ContinuationKind::Empirical { probs: vec![1.0, 1.0, 0.0] }.table(6);
+        let mut trace = Vec::new();
+        let mut rng = stream(1, &[1]);
+        let out = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::FindAll, &mut rng, &mut Scratch::default(), Some(&mut trace));
+        use Step::*;
+        let expect = vec![
+            Examine { sublist: 0, rank: 1, all_rank: 1, relevant: false },
+            Examine { sublist: 0, rank: 2, all_rank: 2, relevant: true },
+            Select { sublist: 1 },
+            Examine { sublist: 1, rank: 2, all_rank: 4, relevant: true },
+            Select { sublist: 0 },
+            Paginate { sublist: 0, page: 2 },
+            Examine { sublist: 0, rank: 3, all_rank: 3, relevant: false },
+            Select { sublist: 1 },
+            Paginate { sublist: 1, page: 2 },
+            Examine { sublist: 1, rank: 3, all_rank: 5, relevant: false },
+            Select { sublist: 0 },
+            Paginate { sublist: 0, page: 2 },
+            Paginate { sublist: 0, page: 3 },
+            Examine { sublist: 0, rank: 6, all_rank: 6, relevant: true },
+        ];
+        assert_eq!(trace, expect);
+        assert_eq!(out, PathOutcome { effort: 14.0, gain: 3, examined: 6, paginations: 4, selections: 4 });
+        // Weights scale each action kind: 6 * 2 + 4 * 0.5 + 4 * 3 = 26.
+        let w = ActionWeights { examine: 2.0, paginate: 0.5, select: 3.0 };
+        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &w, CutOff::FindAll, &mut rng, &mut Scratch::default(), None);
+        assert_eq!(o.effort, 26.0);
+        // Steps cost 1, 1, 2, 3 (cumulative 1, 2, 4, 7): budget 5 stops at effort 4 with gain 2.
+        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Effort(5.0), &mut rng, &mut Scratch::default(), None);
+        assert_eq!((o.effort, o.gain, o.examined), (4.0, 2, 3));
+        // find-1 stops after All#2.
+        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Find(1), &mut rng, &mut Scratch::default(), None);
+        assert_eq!((o.effort, o.gain), (2.0, 1));
+    }
+
+    #[test]
+    fn basic_interface_is_deterministic_and_walks_down_all() {
+        let topic = TopicSublists::new("t", vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1], vec![("c".into(), vec![2, 11])]).unwrap();
+        let basic = topic.basic();
+        let cont = ContinuationKind::Exponential { lambda: 1.0 }.table(12);
+        let mut s = Scratch::default();
+        for seed in 0..20 {
+            let o = simulate_path(&basic, &cont, &[1.0], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(seed, &[]), &mut s, None);
+            // 12 examines + 1 page turn.
+            assert_eq!((o.effort, o.examined, o.paginations), (13.0, 12, 1));
+        }
+        // The RLR user may save effort through the sublist, never examines a result twice and
+        // never exceeds the results available.
+        for seed in 0..200 {
+            let mut trace = Vec::new();
+            let o = simulate_path(&topic, &cont, &[0.5, 0.5], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(seed, &[]), &mut s, Some(&mut trace));
+            let mut seen: Vec<u32> = trace.iter().filter_map(|s| if let Step::Examine { all_rank, .. } = s { Some(*all_rank) } else { None }).collect();
+            let n = seen.len();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), n);
+            assert_eq!(o.gain, 2);
+            assert!(o.examined <= 12);
+        }
+    }
+
+    #[test]
+    fn exhausted_sublists_are_not_chosen_and_walk_ends_when_all_seen() {
+        // Zero continuation: switch at every step. Sublist c (All#1 only) is exhausted after
+        // the first result, so switches from All can only go to d, and back.
+        let topic = TopicSublists::new("t", vec![0; 5], vec![("c".into(), vec![0]), ("d".into(), vec![3, 4])]).unwrap();
+        let cont = vec![0.0; 5];
+        let mut trace = Vec::new();
+        let o = simulate_path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(3, &[]), &mut Scratch::default(), Some(&mut trace));
+        // Find-all with no relevant result: target 0 met at once.
+        assert_eq!(o.examined, 0);
+        let o = simulate_path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &ActionWeights::default(), CutOff::Find(1), &mut stream(3, &[]), &mut Scratch::default(), Some(&mut trace));
+        assert_eq!(o.examined, 5);
+        assert!(!trace.contains(&Step::Select { sublist: 1 }));
+    }
+
+    #[test]
+    fn cutoff_names_round_trip() {
+        for c in [CutOff::Find(1), CutOff::Find(10), CutOff::FindAll, CutOff::Effort(50.0)] {
+            assert_eq!(CutOff::parse(&c.name()), Some(c));
+        }
+        assert_eq!(CutOff::parse("find-0"), None);
+        assert_eq!(CutOff::parse("find-x"), None);
+    }
+}
