@@ -28,14 +28,14 @@ pub enum Error {
         /// Why the value is rejected.
         reason: String,
     },
-    /// An I/O failure on a named path.
-    #[error("{path}: {source}")]
+    /// An I/O failure on a named path. The message carries the OS reason itself, so the
+    /// underlying error is not chained again as a source (it would print twice).
+    #[error("{path}: {error}")]
     Io {
         /// The file or directory involved.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Input that is well-formed but unusable (empty collection, unknown system, ...).
     #[error("{0}")]
@@ -55,7 +55,7 @@ impl Error {
 
     /// An I/O error on `path`.
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
-        Error::Io { path: path.as_ref().to_path_buf(), source }
+        Error::Io { path: path.as_ref().to_path_buf(), error: source }
     }
 }
 

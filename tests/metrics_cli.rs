@@ -112,3 +112,29 @@ fn cube_test_and_novelty_end_to_end() {
     assert!((all(0, 2) - 2f64.ln()).abs() < 1e-12);
     assert!((all(1, 2) + 2f64.ln()).abs() < 1e-12);
 }
+
+#[test]
+fn click_model_metrics_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let qrels = dir.path().join("q.txt");
+    let run = dir.path().join("r.txt");
+    std::fs::write(&qrels, "1 0 a 0\n1 0 b 1\n").unwrap();
+    std::fs::write(&run, "1 Q0 a 1 2.0 R\n1 Q0 b 2 1.0 R\n").unwrap();
+    let (ok, out, err) = serpsim(&[
+        "eval", qrels.to_str().unwrap(), run.to_str().unwrap(), "-m", "rrmetric", "ebu:user=navigational,gamma=0.9",
+        "rrmetric:user=perfect", "--format", "trec",
+    ]);
+    assert!(ok, "{err}");
+    let value = |name: &str| -> f64 {
+        out.lines().map(|l| l.split('\t').collect::<Vec<_>>()).find(|l| l[0].trim() == name && l[1] == "all").unwrap()[2].parse().unwrap()
+    };
+    // Navigational (Grotov Table 1): a = (0.05, 0.95), s = (0.2, 0.9).
+    // rrMetric = 0.05 * 0.2 + (1 - 0.01) * 0.95 * 0.9 / 2 = 0.433225.
+    assert!((value("rrmetric") - 0.4332).abs() < 1e-4, "{out}");
+    // EBU = 0 + 0.9 * (1 - 0.05 * 0.2) * 0.95 * 1 = 0.84645.
+    assert!((value("ebu:user=navigational,gamma=0.9") - 0.8465).abs() < 1e-4, "{out}");
+    // The perfect user is never satisfied (P(s) = 0), so rrMetric is 0.
+    assert_eq!(value("rrmetric:user=perfect"), 0.0);
+    let (ok, _, err) = serpsim(&["eval", qrels.to_str().unwrap(), run.to_str().unwrap(), "-m", "rrmetric:user=lazy"]);
+    assert!(!ok && err.contains("user"), "{err}");
+}

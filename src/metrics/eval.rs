@@ -397,7 +397,7 @@ impl MappedRun {
                 let mut found: Option<(u32, u32, &str)> = None;
                 for &(_, d, line) in docs.iter() {
                     if let Some(first) = seen.insert(d, line) {
-                        if found.map_or(true, |(_, l, _)| line < l) {
+                        if found.is_none_or(|(_, l, _)| line < l) {
                             found = Some((first, line, d));
                         }
                     }
@@ -568,6 +568,19 @@ pub fn topic_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, max_gr
             cube_test(&docs, &theta, &costs, params)
         }
         Metric::Novelty(_) => f64::NAN,
+        Metric::ClickModel { kind, click, satisfaction, gamma, k } => {
+            let depth = k.unwrap_or(usize::MAX).min(g.len());
+            let pick = |pair: &[f64; 2], grade: i32| if grade >= RELEVANCE_LEVEL { pair[0] } else { pair[1] };
+            let a: Vec<f64> = g[..depth].iter().map(|&x| pick(click, x)).collect();
+            let s: Vec<f64> = g[..depth].iter().map(|&x| pick(satisfaction, x)).collect();
+            match kind {
+                super::names::ClickMetricKind::RrMetric => crate::clickmodels::metrics::rr_metric(&a, &s),
+                super::names::ClickMetricKind::Ebu => {
+                    let u: Vec<f64> = g[..depth].iter().map(|&x| f64::from(u8::from(x >= RELEVANCE_LEVEL))).collect();
+                    crate::clickmodels::metrics::ebu(&a, &s, &u, *gamma)
+                }
+            }
+        }
     }
 }
 

@@ -6,8 +6,10 @@
 //! `recip_rank`, `Rprec`, `ndcg`, `ndcg_cut_K`, `num_ret`, `num_rel`, `num_rel_ret`.
 //! Unknown names and unknown or invalid parameters are errors naming the key.
 //!
-//! Not parsed here: the click-model metrics (rrMetric, EBU, ERR from click-model parameters)
-//! live in `clickmodels::metrics`; their names are to be wired in when that module is merged.
+//! Click-model metrics: `rrmetric[@k][:user=navigational]` and
+//! `ebu[@k][:user=informational,gamma=0.9]`, with `user` one of Grotov et al.'s Table 1 models
+//! (perfect, navigational, informational) or explicit `click_rel`, `click_nonrel`, `sat_rel`,
+//! `sat_nonrel`; they call `clickmodels::metrics`. ERR from graded relevance is `err`.
 
 use super::cube::{CapMode, CubeEquation, CubeParams, SubtopicWeights, TimeOrigin};
 use super::novelty::{InfinitePolicy, NoveltyParams};
@@ -141,6 +143,30 @@ pub enum Metric {
     },
     /// Fujii and Ishikawa's novelty-based utility (compares each run with the others).
     Novelty(NoveltyParams),
+    /// A metric from click-model parameters (`clickmodels::metrics`): each result's
+    /// attractiveness and satisfaction come from its relevance through a Table 1 user model of
+    /// Grotov et al. (relevant: grade >= 1).
+    ClickModel {
+        /// rrMetric or EBU.
+        kind: ClickMetricKind,
+        /// P(click | relevant), P(click | non-relevant).
+        click: [f64; 2],
+        /// P(satisfied | click, relevant), P(satisfied | click, non-relevant).
+        satisfaction: [f64; 2],
+        /// DBN continuation (EBU only).
+        gamma: f64,
+        /// Cut-off.
+        k: Option<usize>,
+    },
+}
+
+/// Which click-model metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClickMetricKind {
+    /// rrMetric (Grotov et al. Eq. 3).
+    RrMetric,
+    /// Expected browsing utility (Yilmaz et al.), utility 1 per relevant clicked result.
+    Ebu,
 }
 
 /// A parsed metric with the label it was asked for.
@@ -331,10 +357,23 @@ pub fn parse_metric(text: &str) -> Result<MetricSpec> {
         "inst" | "inst_depth" => Some(InsVariant::Inst),
         _ => None,
     };
-    // Click-model metrics (rrMetric, EBU, ERR from click-model parameters) are computed in
-    // `clickmodels::metrics`; to expose them here, add a `Metric` variant holding the parsed
-    // parameters, an arm below (e.g. `"rrmetric" | "ebu"`), and its case in `eval::topic_value`.
     let metric = match base.as_str() {
+        "rrmetric" | "ebu" => {
+            let user = match p.raw("user") {
+                None => crate::baraco::harness::UserModel::Navigational,
+                Some(u) => crate::baraco::harness::UserModel::parse(&u)
+                    .ok_or_else(|| p.err("user", format!("`{u}` is not perfect, navigational or informational")))?,
+            };
+            let ((cr, sr), (cn, sn)) = (user.params(1), user.params(0));
+            let click = [p.probability("click_rel", false)?.unwrap_or(cr), p.probability("click_nonrel", false)?.unwrap_or(cn)];
+            let satisfaction = [p.probability("sat_rel", false)?.unwrap_or(sr), p.probability("sat_nonrel", false)?.unwrap_or(sn)];
+            let (kind, gamma) = if base == "ebu" {
+                (ClickMetricKind::Ebu, p.probability("gamma", false)?.unwrap_or(0.9))
+            } else {
+                (ClickMetricKind::RrMetric, 1.0)
+            };
+            Metric::ClickModel { kind, click, satisfaction, gamma, k }
+        }
         "p" | "precision" => Metric::Precision { k: need_k("p")? },
         "r" | "recall" => Metric::Recall { k: need_k("recall")? },
         "ap" | "map" => Metric::Ap { k },

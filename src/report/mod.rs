@@ -102,7 +102,7 @@ pub fn compare_systems(
             .collect()
     };
     let mut out = Vec::new();
-    for p in 0..profiles.len() {
+    for (p, profile) in profiles.iter().enumerate() {
         for &(a, b) in &pairs {
             let mut topics = Vec::new();
             for t in 0..c.topics.len() {
@@ -123,7 +123,7 @@ pub fn compare_systems(
             let ma: Vec<f64> = topics.iter().map(|t| t.median_a).collect();
             let mb: Vec<f64> = topics.iter().map(|t| t.median_b).collect();
             out.push(PairComparison {
-                profile: profiles[p].name.clone(),
+                profile: profile.name.clone(),
                 system_a: c.systems[a].name.clone(),
                 system_b: c.systems[b].name.clone(),
                 wilcoxon: wilcoxon_signed_rank(&ma, &mb),

@@ -498,7 +498,7 @@ pub fn stepwise_bic(frame: &Frame, successes: &[f64], trials: &[f64], scope: &[T
                 Ok(f) => f,
                 Err(_) => return Ok(()), // rank-deficient candidates are not eligible
             };
-            if best.as_ref().map_or(true, |b| f.bic < b.0) {
+            if best.as_ref().is_none_or(|b| f.bic < b.0) {
                 best = Some((f.bic, cand, f, label));
             }
             Ok(())

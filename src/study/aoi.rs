@@ -81,7 +81,7 @@ impl BoxSet {
         let mut best: Option<(f64, u32)> = None;
         for &i in self.grid.get(&cell)? {
             let d = self.boxes[i as usize].distance(px, py);
-            if d <= TOLERANCE_PX && best.map_or(true, |(bd, bi)| d < bd || (d == bd && i < bi)) {
+            if d <= TOLERANCE_PX && best.is_none_or(|(bd, bi)| d < bd || (d == bd && i < bi)) {
                 best = Some((d, i));
             }
         }

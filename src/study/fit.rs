@@ -130,7 +130,7 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
                 if let EventKind::SerpView { page, serp_page, results, first_rank, .. } = &e.kind {
                     let fr = first_rank.unwrap_or((serp_page - 1) * opts.page_size as u32 + 1);
                     pages.insert(page.as_str(), (*serp_page, fr, results));
-                    if last_page.map_or(true, |(sp, ..)| *serp_page >= sp) {
+                    if last_page.is_none_or(|(sp, ..)| *serp_page >= sp) {
                         last_page = Some((*serp_page, fr, results.len()));
                     }
                 }
