@@ -14,53 +14,41 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// User-study logs: gaze and cursor ingestion, events, attention, fitting (docs/study.md).
+    Study(cli::study::StudyArgs),
+    /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
+    Clicks(cli::clicks::ClicksArgs),
     /// Run a what-if scenario (TOML); without FILE, the embedded default scenario.
     Simulate(cli::simulate::SimulateArgs),
+    /// Time-budgeted multi-query search sessions: run a scenario or sweep stopping thresholds.
+    Sessions(cli::sessions::SessionsArgs),
+    /// Sublist switching (result-list refinement): sweep, when, gen-log, fit, glm.
+    Sublists(cli::sublists::SublistsArgs),
+    /// Stream users: modeled stream utility (MSU).
+    Streams(cli::streams::StreamsArgs),
+    /// Evaluate TREC runs against qrels (trec_eval names accepted; see docs/metrics.md).
+    Eval(cli::eval::EvalArgs),
+    /// BARACO: is it safe to switch from the production ranker to each candidate? (clicks of production only)
+    CompareRankers(cli::compare_rankers::CompareRankersArgs),
     /// Rerank query suggestions by term-level attention (GLF, TAM, TAM-R) and evaluate; `generate` writes a synthetic study.
     Suggest(Box<cli::suggest::SuggestArgs>),
     /// WordNet tools: `lch WORD1 WORD2 [--pos n|v]`.
     Wordnet(cli::wordnet::WordnetArgs),
-
-    /// Time-budgeted multi-query search sessions: run a scenario or sweep stopping thresholds.
-    Sessions(cli::sessions::SessionsArgs),
-    /// Stream users: modeled stream utility (MSU).
-    Streams(cli::streams::StreamsArgs),
-
-    /// Click models: fit, evaluate, simulate (see docs/clickmodels.md).
-    Clicks(cli::clicks::ClicksArgs),
-
-    /// Evaluate TREC runs against qrels (trec_eval names accepted; see docs/metrics.md).
-    Eval(cli::eval::EvalArgs),
-
-    /// BARACO: is it safe to switch from the production ranker to each candidate? (clicks of production only)
-    CompareRankers(cli::compare_rankers::CompareRankersArgs),
-
-    /// User-study logs: gaze and cursor ingestion, events, attention, fitting (docs/study.md).
-    Study(cli::study::StudyArgs),
-
-    /// Sublist switching (result-list refinement): sweep, when, gen-log, fit, glm.
-    Sublists(cli::sublists::SublistsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Study(args) => cli::study::run(args),
+        Command::Clicks(args) => cli::clicks::run(args),
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Sessions(args) => cli::sessions::run(args),
+        Command::Sublists(args) => cli::sublists::run(args),
+        Command::Streams(args) => cli::streams::run(args),
+        Command::Eval(args) => cli::eval::run(args),
+        Command::CompareRankers(args) => cli::compare_rankers::run(args),
         Command::Suggest(args) => cli::suggest::run(*args),
         Command::Wordnet(args) => cli::wordnet::run(args),
-
-        Command::Sessions(args) => cli::sessions::run(args),
-        Command::Streams(args) => cli::streams::run(args),
-
-        Command::Clicks(args) => cli::clicks::run(args),
-
-        Command::Eval(args) => cli::eval::run(args),
-
-        Command::CompareRankers(args) => cli::compare_rankers::run(args),
-
-        Command::Study(args) => cli::study::run(args),
-
-        Command::Sublists(args) => cli::sublists::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

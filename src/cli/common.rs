@@ -23,3 +23,20 @@ pub fn progress_bar(label: &str) -> ProgressBar {
     bar
 }
 
+
+/// Overrides shared by the scenario-driven subcommands (`simulate`, `sessions`, `sublists`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RunOverrides {
+    /// Replicates per cell, overriding the scenario.
+    #[arg(long)]
+    pub replicates: Option<usize>,
+    /// Master seed, overriding the scenario.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output directory, overriding the scenario.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+}

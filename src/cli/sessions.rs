@@ -1,6 +1,6 @@
 //! `serpsim sessions run|sweep SCENARIO.toml`.
 
-use super::common::{progress_bar, with_threads};
+use super::common::{progress_bar, with_threads, RunOverrides};
 use serpsim::sessions::scenario::{run_sessions, run_sweep, SessionScenario};
 use std::path::PathBuf;
 
@@ -23,18 +23,8 @@ enum SessionsCommand {
 struct Common {
     /// Session scenario (TOML, see docs/sessions.md).
     file: PathBuf,
-    /// Sessions per topic and configuration, overriding the scenario.
-    #[arg(long)]
-    replicates: Option<usize>,
-    /// Master seed, overriding the scenario.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Output folder, overriding the scenario.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunOverrides,
 }
 
 pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
@@ -43,11 +33,11 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
         SessionsCommand::Sweep(c) => (true, c),
     };
     let (mut scenario, base) = SessionScenario::from_file(&c.file)?;
-    if let Some(r) = c.replicates {
+    if let Some(r) = c.run.replicates {
         anyhow::ensure!(r >= 1, "--replicates must be at least 1");
         scenario.replicates = r;
     }
-    if let Some(s) = c.seed {
+    if let Some(s) = c.run.seed {
         scenario.seed = s;
     }
     let bar = progress_bar(if sweep { "sweeping topics" } else { "simulating topics" });
@@ -55,11 +45,11 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
         bar.set_length(total);
         bar.set_position(done);
     };
-    let written = with_threads(c.threads, || {
+    let written = with_threads(c.run.threads, || {
         if sweep {
-            run_sweep(&scenario, &base, c.out.as_deref(), &progress)
+            run_sweep(&scenario, &base, c.run.out.as_deref(), &progress)
         } else {
-            run_sessions(&scenario, &base, c.out.as_deref(), &progress)
+            run_sessions(&scenario, &base, c.run.out.as_deref(), &progress)
         }
     })??;
     bar.finish_and_clear();

@@ -1,6 +1,6 @@
 //! `serpsim simulate`.
 
-use super::common::{progress_bar, with_threads};
+use super::common::{progress_bar, with_threads, RunOverrides};
 use serpsim::scenario::{run_scenario, Overrides, Scenario};
 use std::path::PathBuf;
 
@@ -9,18 +9,8 @@ use std::path::PathBuf;
 pub struct SimulateArgs {
     /// Scenario file (see docs/scenarios.md).
     file: Option<PathBuf>,
-    /// Replicates per (topic, system, profile), overriding the scenario.
-    #[arg(long)]
-    replicates: Option<usize>,
-    /// Master seed, overriding the scenario.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Output directory, overriding the scenario.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunOverrides,
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
@@ -28,9 +18,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         Some(path) => Scenario::from_file(path)?,
         None => (Scenario::embedded_default(), PathBuf::from(".")),
     };
-    let overrides = Overrides { replicates: args.replicates, seed: args.seed, out: args.out.clone() };
+    let overrides = Overrides { replicates: args.run.replicates, seed: args.run.seed, out: args.run.out.clone() };
     let bar = progress_bar("simulating cells");
-    let run = with_threads(args.threads, || {
+    let run = with_threads(args.run.threads, || {
         run_scenario(scenario, &base, &overrides, &|done, total| {
             bar.set_length(total);
             bar.set_position(done);

@@ -1,6 +1,6 @@
 //! `serpsim sublists`: sweep, when, gen-log, fit, glm.
 
-use super::common::{progress_bar, with_threads};
+use super::common::{progress_bar, with_threads, RunOverrides};
 use anyhow::Context;
 use serpsim::report::write_atomic;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
@@ -24,18 +24,8 @@ pub struct SublistsArgs {
 struct Common {
     /// Sublist scenario (TOML); without it, the embedded simulations/sublists/default.toml.
     scenario: Option<PathBuf>,
-    /// Output directory, overriding the scenario's `out`.
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Replicates per cell, overriding the scenario.
-    #[arg(long)]
-    replicates: Option<usize>,
-    /// Master seed, overriding the scenario.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    run: RunOverrides,
 }
 
 #[derive(clap::Subcommand)]
@@ -117,15 +107,15 @@ fn load(common: &Common) -> anyhow::Result<(SublistScenario, PathBuf, String)> {
         }
         None => (SublistScenario::from_str(include_str!("../../simulations/sublists/default.toml"), "sublists.toml")?, PathBuf::from("."), "sublists.toml".into()),
     };
-    if let Some(r) = common.replicates {
+    if let Some(r) = common.run.replicates {
         anyhow::ensure!(r >= 1, "--replicates must be at least 1");
         s.replicates = r;
         s.help.replicates = Some(r);
     }
-    if let Some(seed) = common.seed {
+    if let Some(seed) = common.run.seed {
         s.seed = seed;
     }
-    if let Some(o) = &common.out {
+    if let Some(o) = &common.run.out {
         s.out = o.clone();
     }
     Ok((s, base, ctx))
@@ -170,7 +160,7 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     let grid = s.grid(&ctx)?;
     let topics = s.topics(&base, &ctx)?;
     let bar = progress_bar("sublist sweep");
-    let cells = with_threads(c.threads, || {
+    let cells = with_threads(c.run.threads, || {
         run_sweep(&topics, &grid, &|d, t| {
             bar.set_length(t);
             bar.set_position(d);
@@ -210,7 +200,7 @@ fn when(c: Common) -> anyhow::Result<()> {
     let topics = s.topics(&base, &ctx)?;
     let bar = progress_bar("simulating levels");
     bar.set_length(1);
-    let rows = with_threads(c.threads, || help_rows(&topics, &settings))??;
+    let rows = with_threads(c.run.threads, || help_rows(&topics, &settings))??;
     bar.finish_and_clear();
     write(&s.out, "when_rows.csv", &rows_csv(&rows))?;
     let models = fit_models(&rows, &settings)?;
@@ -233,7 +223,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&log).map_err(|e| serpsim::Error::io(&log, e))?;
     let instances = parse_log(&text, &log.display().to_string(), &topics)?;
     let fitted = fit_log(&instances, &topics, s.page_size, &s.weights);
-    let preds = with_threads(c.threads, || predict(&instances, &topics, &fitted, cutoff, s.page_size, &s.weights, s.replicates, s.seed))??;
+    let preds = with_threads(c.run.threads, || predict(&instances, &topics, &fitted, cutoff, s.page_size, &s.weights, s.replicates, s.seed))??;
     let v = validate(&preds)?;
     let fitted_json = serde_json::json!({
         "instances": instances.len(),
