@@ -195,22 +195,30 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
     .map(|i| i + 1)
 }
 
+/// Deserialises TOML into `T`, turning errors into [`Error::Config`] that name the offending
+/// key (unknown, missing or invalid) and its line; syntax errors name `(syntax)` and the line.
+pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let reason = e.message().to_string();
+        let names_key = ["unknown field", "missing field", "unknown variant", "duplicate"]
+            .iter()
+            .any(|p| reason.starts_with(p));
+        let key = if names_key { reason.split('`').nth(1).map(str::to_string) } else { None };
+        let from_span = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let line = if reason.starts_with("duplicate") {
+            from_span
+        } else {
+            key.as_deref().and_then(|k| line_of_key(text, k)).or(from_span)
+        };
+        let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        Error::config(context, key.unwrap_or_else(|| "(syntax)".into()), format!("{reason}{at}"))
+    })
+}
+
 impl Scenario {
     /// Parses scenario TOML; `context` names the file in errors.
     pub fn parse(text: &str, context: &str) -> Result<Self> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| {
-            let reason = e.message().to_string();
-            let key = reason
-                .split('`')
-                .nth(1)
-                .map(str::to_string)
-                .unwrap_or_else(|| "(document)".into());
-            let at = line_of_key(text, &key)
-                .or_else(|| e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1))
-                .map(|l| format!(" (line {l})"))
-                .unwrap_or_default();
-            Error::config(context, key, format!("{reason}{at}"))
-        })?;
+        let scenario: Scenario = from_toml(text, context)?;
         scenario.validate(context)?;
         Ok(scenario)
     }

@@ -140,12 +140,7 @@ impl Default for OutputSpec {
 impl SessionScenario {
     /// Parses TOML; `context` names the file in errors.
     pub fn parse(text: &str, context: &str) -> Result<Self> {
-        let s: SessionScenario = toml::from_str(text).map_err(|e| {
-            let reason = e.message().to_string();
-            let key = reason.split('`').nth(1).map(str::to_string).unwrap_or_else(|| "(document)".into());
-            let at = e.span().map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1))).unwrap_or_default();
-            Error::config(context, key, format!("{reason}{at}"))
-        })?;
+        let s: SessionScenario = crate::scenario::from_toml(text, context)?;
         s.validate(context)?;
         Ok(s)
     }

@@ -500,7 +500,9 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
             Eye::Right => r,
         }
     }
+    let mut recognised = false;
     while let Some(rec) = r.next_record()? {
+        recognised |= !matches!(rec, Record::Other);
         match rec {
             Record::Sample { left: l, right: rr, .. } => {
                 s.samples += 1;
@@ -514,6 +516,9 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
             Record::Message { .. } => s.messages += 1,
             _ => {}
         }
+    }
+    if !recognised {
+        return Err(Error::parse(file, 1, "no EyeLink ASC records (samples, events, messages, START/END) found; is this an edf2asc file?"));
     }
     if let Some(l) = r.layout() {
         binocular |= l.left && l.right;
@@ -744,6 +749,13 @@ mod tests {
 
     fn rec(text: &str) -> Result<Recording> {
         read_recording(text.as_bytes(), "t.asc")
+    }
+
+    #[test]
+    fn a_file_without_asc_records_is_an_error() {
+        let err = summarize("garbage\nmore garbage\n".as_bytes(), "g.txt").unwrap_err().to_string();
+        assert!(err.starts_with("g.txt:1:") && err.contains("no EyeLink"), "{err}");
+        assert!(summarize("".as_bytes(), "e.asc").is_err());
     }
 
     #[test]

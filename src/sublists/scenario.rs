@@ -124,7 +124,7 @@ impl SublistScenario {
 
     /// Parses and validates scenario text; errors name `context` and the key.
     pub fn from_str(text: &str, context: &str) -> Result<Self> {
-        let s: SublistScenario = toml::from_str(text).map_err(|e| Error::config(context, "(file)", e.to_string()))?;
+        let s: SublistScenario = crate::scenario::from_toml(text, context)?;
         s.grid(context)?;
         s.help_settings(context)?;
         Ok(s)
