@@ -491,7 +491,7 @@ pub fn parse_metric(text: &str) -> Result<MetricSpec> {
             return Err(Error::Invalid(format!(
                 "unknown metric `{text}`; known: p@k, recall@k, ap[@k], rr, rprec, ndcg[@k], err[@k], rbp, \
                  rbp_res, inst, insq, insq', inst_depth, insq_depth, insq'_depth, rrt, errt, tbg, pres@N, \
-                 pres_est@N, ct[@k], novelty[@N], and trec_eval's map, map_cut_K, P_K, recall_K, recip_rank, \
+                 pres_est@N, ct[@k], novelty[@N], rrmetric[@k], ebu[@k], and trec_eval's map, map_cut_K, P_K, recall_K, recip_rank, \
                  Rprec, ndcg, ndcg_cut_K, num_ret, num_rel, num_rel_ret"
             )))
         }
