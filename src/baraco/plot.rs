@@ -1,12 +1,9 @@
 //! ROC plot (SVG, plotters) of BARACO's P(safe) against the MT estimated difference.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::report::plot_err;
 use crate::stats::{roc_auc, roc_points};
 use plotters::prelude::*;
-
-fn plot_err<E: std::fmt::Display>(e: E) -> Error {
-    Error::Invalid(format!("plotting failed: {e}"))
-}
 
 /// ROC curves for BARACO (score P(safe), i.e. delta swept over [0, 1]) and, when `mt_diff` is
 /// not empty, for MT (score M^_c - M^_p, i.e. m swept), against the truth labels `safe`.

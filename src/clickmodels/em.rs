@@ -266,21 +266,6 @@ impl ClickModel for Dbn {
     }
 }
 
-/// How to fit a [`Ccm`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CcmConfig {
-    /// Maximum EM iterations (default 50).
-    pub iterations: usize,
-    /// Early-stop tolerance on the largest parameter change (default 0).
-    pub tolerance: f64,
-}
-
-impl Default for CcmConfig {
-    fn default() -> Self {
-        CcmConfig { iterations: 50, tolerance: 0.0 }
-    }
-}
-
 /// Click chain model (Guo et al. 2009) in PyClick's parameterisation: attractiveness
 /// doubles as relevance; after no click the user goes on with `tau1`, after a click on a
 /// non-relevant result with `tau2`, after a relevant one with `tau3`.
@@ -302,27 +287,27 @@ impl Default for Ccm {
     }
 }
 
-impl CcmConfig {
-    /// Fits from parameters at 0.5.
-    pub fn fit(&self, src: &mut dyn SessionSource) -> Result<Ccm> {
-        EmConfig { iterations: self.iterations, tolerance: self.tolerance }.validate()?;
+impl Ccm {
+    /// Fits by EM from parameters at 0.5.
+    pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Ccm> {
+        cfg.validate()?;
         let mut model = Ccm::default();
-        for _ in 0..self.iterations {
-            let next = self.em_step(src, &model)?;
+        for _ in 0..cfg.iterations {
+            let next = Ccm::em_step(src, &model)?;
             let change = max_change(&model.attractiveness, &next.attractiveness)
                 .max((model.tau1 - next.tau1).abs())
                 .max((model.tau2 - next.tau2).abs())
                 .max((model.tau3 - next.tau3).abs());
             model = next;
-            if change <= self.tolerance {
+            if change <= cfg.tolerance {
                 break;
             }
         }
         Ok(model)
     }
 
-    /// One EM iteration.
-    pub fn em_step(&self, src: &mut dyn SessionSource, m: &Ccm) -> Result<Ccm> {
+    /// One EM iteration from `m`.
+    pub fn em_step(src: &mut dyn SessionSource, m: &Ccm) -> Result<Ccm> {
         let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
         let mut tau = Counts::with_len(3);
         let mut buf = Scratch::default();

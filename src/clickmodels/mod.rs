@@ -26,7 +26,7 @@ pub mod synthetic;
 pub mod user;
 mod mle;
 
-pub use em::{Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
+pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
 pub use mle::{Cm, Ctr, CtrKind, Dcm, Sdbn};
 
 use crate::error::{Error, Result};
@@ -163,7 +163,7 @@ pub enum ModelConfig {
     /// DBN by EM.
     Dbn(DbnConfig),
     /// CCM by EM.
-    Ccm(CcmConfig),
+    Ccm(EmConfig),
     /// UBM by EM.
     Ubm(EmConfig),
     /// PBM by EM.
@@ -181,7 +181,7 @@ impl ModelConfig {
             ModelKind::Rctr => ModelConfig::Ctr(CtrKind::Rank),
             ModelKind::Dctr => ModelConfig::Ctr(CtrKind::Document),
             ModelKind::Dbn => ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: em.iterations, tolerance: em.tolerance }),
-            ModelKind::Ccm => ModelConfig::Ccm(CcmConfig { iterations: em.iterations, tolerance: em.tolerance }),
+            ModelKind::Ccm => ModelConfig::Ccm(em),
             ModelKind::Ubm => ModelConfig::Ubm(em),
             ModelKind::Pbm => ModelConfig::Pbm(em),
         }
@@ -195,7 +195,7 @@ impl ModelConfig {
             ModelConfig::Sdbn => Box::new(Sdbn::fit(src)?),
             ModelConfig::Ctr(k) => Box::new(Ctr::fit(*k, src)?),
             ModelConfig::Dbn(c) => Box::new(c.fit(src)?),
-            ModelConfig::Ccm(c) => Box::new(c.fit(src)?),
+            ModelConfig::Ccm(c) => Box::new(Ccm::fit(c, src)?),
             ModelConfig::Ubm(c) => Box::new(Ubm::fit(c, src)?),
             ModelConfig::Pbm(c) => Box::new(Pbm::fit(c, src)?),
         })

@@ -2,7 +2,7 @@
 //! by EM, and measure the parameter error on pairs seen at least [`MIN_IMPRESSIONS`] times.
 
 use super::synthetic::{impressions, SyntheticSerps};
-use super::{param, Ccm, CcmConfig, Dbn, DbnConfig, EmConfig, Gamma, Ubm};
+use super::{param, Ccm, Dbn, DbnConfig, EmConfig, Gamma, Ubm};
 use rand::Rng;
 
 /// Pairs shown fewer times than this are left out of the error.
@@ -168,7 +168,7 @@ pub fn ccm_recovery(sessions: usize, iterations: usize) -> (Recovery, [f64; 3]) 
     let log = shape.simulate(&truth);
     let keep: Vec<bool> = impressions(&log, n).iter().map(|&k| k >= MIN_IMPRESSIONS).collect();
     let t = std::time::Instant::now();
-    let fit = CcmConfig { iterations, tolerance: 0.0 }.fit(&mut &log).expect("fit");
+    let fit = Ccm::fit(&EmConfig { iterations, tolerance: 0.0 }, &mut &log).expect("fit");
     let rec = Recovery {
         model: "CCM",
         sessions,

@@ -274,7 +274,7 @@ fn em_posteriors_match_brute_force_enumeration() {
             }
         }
         let current = Ccm { attractiveness: a.to_vec(), tau1: t1, tau2: t2, tau3: t3 };
-        let next = CcmConfig { iterations: 1, tolerance: 0.0 }.em_step(&mut &log, &current).unwrap();
+        let next = Ccm::em_step(&mut &log, &current).unwrap();
         for r in 0..3 {
             let v = next.attractiveness[r];
             if clicks[r] {

@@ -4,7 +4,7 @@ mod atomic;
 mod plot;
 
 pub use atomic::{write_atomic, write_atomic_with};
-pub use plot::ecdf_svg;
+pub use plot::{ecdf_svg, plot_err};
 
 use crate::collection::Collection;
 use crate::error::Result;

@@ -6,7 +6,8 @@ use crate::simulate::CellSamples;
 use crate::user::UserProfile;
 use plotters::prelude::*;
 
-fn plot_err<E: std::fmt::Display>(e: E) -> Error {
+/// Wraps a plotters failure as an [`Error`].
+pub fn plot_err<E: std::fmt::Display>(e: E) -> Error {
     Error::Invalid(format!("plotting failed: {e}"))
 }
 

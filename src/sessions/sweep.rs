@@ -441,7 +441,7 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
 /// (Maxwell et al. Figure 1).
 pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
     use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| Error::Invalid(format!("plotting failed: {e}"));
+    let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for r in results {
         let name = format!("{} w/ {}", r.rule, r.set);

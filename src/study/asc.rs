@@ -523,6 +523,12 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
     if let Some(l) = r.layout() {
         binocular |= l.left && l.right;
     }
+    add_event_counts(&mut s, left, right, binocular);
+    Ok(s)
+}
+
+/// Totals the per-eye event counts into `s`; a binocular file keeps them per eye too.
+fn add_event_counts(s: &mut AscSummary, left: EyeCounts, right: EyeCounts, binocular: bool) {
     s.fixations = left.fixations + right.fixations;
     s.saccades = left.saccades + right.saccades;
     s.blinks = left.blinks + right.blinks;
@@ -530,7 +536,6 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
         s.left = Some(left);
         s.right = Some(right);
     }
-    Ok(s)
 }
 
 /// Display coordinates from `DISPLAY_COORDS left top right bottom` (pixels, inclusive).
@@ -726,14 +731,7 @@ pub fn read_recording<R: BufRead>(reader: R, file: &str) -> Result<Recording> {
         binocular |= l.left && l.right;
     }
     rec.rate = r.rate();
-    let s = &mut rec.summary;
-    s.fixations = left.fixations + right.fixations;
-    s.saccades = left.saccades + right.saccades;
-    s.blinks = left.blinks + right.blinks;
-    if binocular {
-        s.left = Some(left);
-        s.right = Some(right);
-    }
+    add_event_counts(&mut rec.summary, left, right, binocular);
     Ok(rec)
 }
 

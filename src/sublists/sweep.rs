@@ -197,7 +197,7 @@ pub fn pooled_csv(grid: &SweepGrid, cells: &[SweepCell]) -> String {
 /// Fig. 6: pooled median effort against lambda per task, one line per prior, IQR shaded.
 pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
     use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| Error::Invalid(format!("plotting failed: {e}"));
+    let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
     let mut svg = String::new();
     {
         let panels = grid.tasks.len();
