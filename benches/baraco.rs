@@ -2,13 +2,13 @@
 //! for 1,000 candidates with K = 1,000 on the 36 MQ2008 queries (all cores).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, UserModel};
+use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer, UserModel};
 use serpsim::baraco::{compare, compute_posteriors, ClickLog, Config};
 use serpsim::collection::letor::LetorData;
 
 fn study() -> Study {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/study_logs/letor/mq2008_subset_a.txt");
-    Study::new(LetorData::from_file(std::path::Path::new(path)).expect("MQ2008 subset"), 10)
+    Study::new(LetorData::from_file(std::path::Path::new(path)).expect("MQ2008 subset"), 10, Trainer::AdaRank)
 }
 
 /// `n` DBN sessions (navigational users) over 36 queries x 10 results.

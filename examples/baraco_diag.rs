@@ -1,13 +1,21 @@
 //! Diagnostic: where do BARACO's and EM's difference errors come from? (one run, DBN, N and I users)
-//! `cargo run --release --example baraco_diag > analysis/baraco/diagnostic.txt` (300 candidates, runs 0-2)
-use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, UserModel};
+//! `cargo run --release --example baraco_diag [-- coordinate-ascent] > analysis/baraco/diagnostic.txt`
+//! (300 candidates, runs 0-2; AdaRank unless a trainer is named)
+use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer, UserModel};
 use serpsim::baraco::{compare, compute_posteriors, point_metric, Config, Density, Metric, Unseen};
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;
 
 fn main() -> anyhow::Result<()> {
-    let st = Study::new(LetorData::from_file("study_logs/letor/mq2008_subset_a.txt".as_ref())?, 10);
-    let cfg = StudyConfig { candidates: 300, ..Default::default() };
+    let trainer = match std::env::args().nth(1) {
+        Some(t) => Trainer::parse(&t).ok_or_else(|| anyhow::anyhow!("unknown trainer `{t}`"))?,
+        None => Trainer::AdaRank,
+    };
+    let st = Study::new(LetorData::from_file("study_logs/letor/mq2008_subset_a.txt".as_ref())?, 10, trainer);
+    let cfg = StudyConfig { candidates: 300, trainer, ..Default::default() };
+    println!("# trainer {trainer:?}: trained mean nDCG@10 {:.4}", st.ndcg(st.trained(), 10));
+    let nonzero: Vec<String> = st.trained().iter().enumerate().filter(|(_, w)| **w != 0.0).map(|(j, w)| format!("{}:{w:.3}", j + 1)).collect();
+    println!("# trained weights (feature:weight, non-zero only): {}", nonzero.join(" "));
     for user in [UserModel::Navigational, UserModel::Informational] {
         for run in 0..3 {
             let (prod, cands) = st.rankers(&cfg, run);
@@ -32,6 +40,32 @@ fn main() -> anyhow::Result<()> {
             let b: Vec<f64> = ans.iter().map(|a| a.expected_diff).collect();
             let mpe = point_metric(&log, &prod, &ea, &es, m, 10, Unseen::Condense);
             let e: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ea, &es, m, 10, Unseen::Condense) - mpe).collect();
+            // Decomposition: plug-in values (for rrMetric, BARACO's E[M] is the plug-in of the
+            // posterior means, as a and s are independent and a document appears once), with
+            // unseen pairs given (i) their treatment (prior 0.5 / condensing) or (ii) their true
+            // values, so only the error on seen pairs remains.
+            let mean_a: Vec<f64> = (0..log.pairs.len()).map(|p| Density::new(&post.a[p]).mean).collect();
+            let mean_s: Vec<f64> = (0..log.pairs.len()).map(|p| Density::new(&post.s[p]).mean).collect();
+            let with_truth_unseen = |xa: &[f64], xs: &[f64]| {
+                let fa: Vec<f64> = (0..xa.len()).map(|p| if log.seen[p] { xa[p] } else { ta[p] }).collect();
+                let fs: Vec<f64> = (0..xs.len()).map(|p| if log.seen[p] { xs[p] } else { ts[p] }).collect();
+                let mp = point_metric(&log, &prod, &fa, &fs, m, 10, Unseen::Prior);
+                cands.iter().map(|c| point_metric(&log, c, &fa, &fs, m, 10, Unseen::Prior) - mp).collect::<Vec<f64>>()
+            };
+            let plug_b = {
+                let mp = point_metric(&log, &prod, &mean_a, &mean_s, m, 10, Unseen::Prior);
+                cands.iter().map(|c| point_metric(&log, c, &mean_a, &mean_s, m, 10, Unseen::Prior) - mp).collect::<Vec<f64>>()
+            };
+            let unseen_truth_share: f64 = {
+                let (mut rel, mut n) = (0.0, 0.0);
+                for p in 0..log.pairs.len() {
+                    if !log.seen[p] {
+                        n += 1.0;
+                        rel += f64::from(u8::from(ta[p] * ts[p] > 0.2));
+                    }
+                }
+                rel / n
+            };
             // Split by unseen share.
             let zero: Vec<usize> = (0..cands.len()).filter(|&i| ans[i].unseen_share == 0.0).collect();
             let pick = |v: &[f64], idx: &[usize]| idx.iter().map(|&i| v[i]).collect::<Vec<_>>();
@@ -41,6 +75,13 @@ fn main() -> anyhow::Result<()> {
                 rmse(&pick(&b, &zero), &pick(&truth, &zero)), rmse(&pick(&e, &zero), &pick(&truth, &zero)),
                 ans.iter().map(|a| a.unseen_share).sum::<f64>() / ans.len() as f64,
                 truth.iter().sum::<f64>() / truth.len() as f64, b.iter().sum::<f64>() / b.len() as f64, e.iter().sum::<f64>() / e.len() as f64,
+            );
+            println!(
+                "  decomposition: BARACO plug-in {:.2e} (sampled {:.2e}); unseen at true values: BARACO means {:.2e}, EM {:.2e}; unseen pairs relevant {:.3}, mean true a*s of unseen pairs {:.3} (prior mean 0.25)",
+                rmse(&plug_b, &truth), rmse(&b, &truth),
+                rmse(&with_truth_unseen(&mean_a, &mean_s), &truth), rmse(&with_truth_unseen(&ea, &es), &truth),
+                unseen_truth_share,
+                (0..log.pairs.len()).filter(|&p| !log.seen[p]).map(|p| ta[p] * ts[p]).sum::<f64>() / (0..log.pairs.len()).filter(|&p| !log.seen[p]).count() as f64,
             );
         }
     }

@@ -46,7 +46,7 @@ impl Config {
         if self.depth == 0 {
             return Err(Error::config("baraco", "depth", "must be at least 1"));
         }
-        if let Sampler::MetropolisHastings { proposal_variance } = self.sampler {
+        if let Sampler::MetropolisHastings { proposal_variance, .. } = self.sampler {
             if !(proposal_variance > 0.0 && proposal_variance.is_finite()) {
                 return Err(Error::config("baraco", "sampler.proposal_variance", "must be > 0"));
             }

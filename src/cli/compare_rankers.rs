@@ -43,7 +43,8 @@ pub struct CompareRankersArgs {
     /// Metric: rrmetric (Eq. 3) or dcg.
     #[arg(long, default_value = "rrmetric")]
     metric: String,
-    /// Sampler: inverse-cdf (default) or mh (the paper's Metropolis-Hastings, variance 0.1).
+    /// Sampler: inverse-cdf (default), mh (the paper's Metropolis-Hastings, variance 0.1, every
+    /// state a draw) or mh-thinned (same proposal, 1,000 burn-in states, every 100th state kept).
     #[arg(long, default_value = "inverse-cdf")]
     sampler: String,
     /// Seed of the posterior samples.
@@ -105,7 +106,8 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     let sampler = match args.sampler.as_str() {
         "inverse-cdf" => Sampler::InverseCdf,
         "mh" => Sampler::paper_mh(),
-        s => anyhow::bail!("--sampler: `{s}` is not inverse-cdf or mh"),
+        "mh-thinned" => Sampler::thinned_mh(),
+        s => anyhow::bail!("--sampler: `{s}` is not inverse-cdf, mh or mh-thinned"),
     };
     anyhow::ensure!(args.format == "csv" || args.format == "json", "--format: `{}` is not csv or json", args.format);
     let user = UserModel::parse(&args.user_model).ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
