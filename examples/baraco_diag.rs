@@ -56,6 +56,10 @@ fn main() -> anyhow::Result<()> {
                 let mp = point_metric(&log, &prod, &mean_a, &mean_s, m, 10, Unseen::Prior);
                 cands.iter().map(|c| point_metric(&log, c, &mean_a, &mean_s, m, 10, Unseen::Prior) - mp).collect::<Vec<f64>>()
             };
+            let em_excl = {
+                let mp = point_metric(&log, &prod, &ea, &es, m, 10, Unseen::Exclude);
+                cands.iter().map(|c| point_metric(&log, c, &ea, &es, m, 10, Unseen::Exclude) - mp).collect::<Vec<f64>>()
+            };
             let unseen_truth_share: f64 = {
                 let (mut rel, mut n) = (0.0, 0.0);
                 for p in 0..log.pairs.len() {
@@ -77,7 +81,8 @@ fn main() -> anyhow::Result<()> {
                 truth.iter().sum::<f64>() / truth.len() as f64, b.iter().sum::<f64>() / b.len() as f64, e.iter().sum::<f64>() / e.len() as f64,
             );
             println!(
-                "  decomposition: BARACO plug-in {:.2e} (sampled {:.2e}); unseen at true values: BARACO means {:.2e}, EM {:.2e}; unseen pairs relevant {:.3}, mean true a*s of unseen pairs {:.3} (prior mean 0.25)",
+                "  decomposition: EM with unseen excluded after the cut (no refill) {:.2e} (mean {:.2e}); BARACO plug-in {:.2e} (sampled {:.2e}); unseen at true values: BARACO means {:.2e}, EM {:.2e}; unseen pairs relevant {:.3}, mean true a*s of unseen pairs {:.3} (prior mean 0.25)",
+                rmse(&em_excl, &truth), em_excl.iter().sum::<f64>() / em_excl.len() as f64,
                 rmse(&plug_b, &truth), rmse(&b, &truth),
                 rmse(&with_truth_unseen(&mean_a, &mean_s), &truth), rmse(&with_truth_unseen(&ea, &es), &truth),
                 unseen_truth_share,

@@ -45,20 +45,22 @@ impl Metric {
 pub enum Unseen {
     /// Keep them, with parameters drawn from the Beta(1, 1) prior (BARACO).
     Prior,
-    /// Remove them from the ranking before cutting at the depth ("condensing", the MT baseline).
+    /// Remove them from the ranking before cutting at the depth, so lower seen documents move
+    /// up ("condensing" as in Sakai's condensed lists).
     Condense,
+    /// Cut at the depth first, then remove them: the SERP gets shorter and unseen documents
+    /// contribute nothing ("do not contribute to the metric", Grotov et al. §7.1).
+    Exclude,
 }
 
 /// The evaluated list: the first `depth` pairs of `ranking`, after condensing if asked.
 pub fn evaluated_list(ranking: &[u32], seen: &[bool], unseen: Unseen, depth: usize, out: &mut Vec<u32>) {
     out.clear();
-    out.extend(
-        ranking
-            .iter()
-            .copied()
-            .filter(|&p| unseen == Unseen::Prior || seen[p as usize])
-            .take(depth),
-    );
+    match unseen {
+        Unseen::Prior => out.extend(ranking.iter().copied().take(depth)),
+        Unseen::Condense => out.extend(ranking.iter().copied().filter(|&p| seen[p as usize]).take(depth)),
+        Unseen::Exclude => out.extend(ranking.iter().copied().take(depth).filter(|&p| seen[p as usize])),
+    }
 }
 
 /// `M_x = sum_q p(q) metric(q)` from point values per pair (used by the MT baseline and the
