@@ -95,5 +95,8 @@ mod tests {
         assert_eq!(out, [0, 2]);
         evaluated_list(&[1, 0, 2, 3], &seen, Unseen::Prior, 2, &mut out);
         assert_eq!(out, [1, 0]);
+        // Excluding cuts first: the unseen document leaves a shorter list.
+        evaluated_list(&[1, 0, 2, 3], &seen, Unseen::Exclude, 2, &mut out);
+        assert_eq!(out, [0]);
     }
 }
