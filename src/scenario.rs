@@ -195,6 +195,51 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
     .map(|i| i + 1)
 }
 
+/// The identifier just before the last `=` in `prefix` (`a = 1, b = ` gives `b`).
+fn key_before_equals(prefix: &str) -> Option<&str> {
+    let before = prefix.trim_end().strip_suffix('=')?.trim_end();
+    let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')).map_or(0, |i| i + 1);
+    (start < before.len()).then(|| &before[start..])
+}
+
+/// Key and line of the value an "invalid type/value" error is about. When the error points
+/// at the value, the key is the one before it. Inside an internally tagged table the error
+/// points at the table header, so the table's lines are searched for the printed value.
+fn locate_invalid_value<'t>(text: &'t str, offset: usize, reason: &str) -> Option<(&'t str, usize)> {
+    let what = reason.strip_prefix("invalid type: ").or_else(|| reason.strip_prefix("invalid value: "))?;
+    let literal = match what.strip_prefix("string \"") {
+        Some(rest) => rest.find('"').map(|end| format!("\"{}\"", &rest[..end])),
+        None => what.split('`').nth(1).map(str::to_string),
+    };
+    // `key = literal` in `line`, at or after byte `from`.
+    let find = |line: &'t str, from: usize| {
+        let literal = literal.as_deref()?;
+        line.match_indices(literal).filter(|(j, _)| *j >= from).find_map(|(j, _)| key_before_equals(&line[..j]))
+    };
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let first = text[..line_start].matches('\n').count();
+    let lines: Vec<&str> = text.lines().collect();
+    let line = *lines.get(first)?;
+    if !line.trim_start().starts_with('[') {
+        // At the value, or at an inline table holding it.
+        let key = find(line, offset - line_start).or_else(|| key_before_equals(&line[..offset - line_start]))?;
+        return Some((key, first + 1));
+    }
+    // The table and its sub-tables (`[queries]`, `[queries.generator]`, ...).
+    let table = line.trim().trim_start_matches('[').split(']').next()?.trim().to_string();
+    for (i, line) in lines.iter().enumerate().skip(first + 1) {
+        let header = line.trim_start();
+        if header.starts_with('[') && !header.trim_start_matches('[').trim_start().starts_with(&format!("{table}.")) {
+            break;
+        }
+        if let Some(key) = find(line, 0) {
+            return Some((key, i + 1));
+        }
+    }
+    None
+}
+
 /// Deserialises TOML into `T`, turning errors into [`Error::Config`] that name the offending
 /// key (unknown, missing or invalid) and its line; syntax errors name `(syntax)` and the line.
 pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> Result<T> {
@@ -203,9 +248,15 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> R
         let names_key = ["unknown field", "missing field", "unknown variant", "duplicate"]
             .iter()
             .any(|p| reason.starts_with(p));
-        let key = if names_key { reason.split('`').nth(1).map(str::to_string) } else { None };
-        let from_span = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        let line = if reason.starts_with("duplicate") {
+        let mut key = if names_key { reason.split('`').nth(1).map(str::to_string) } else { None };
+        let mut from_span = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        if key.is_none() {
+            if let Some((k, l)) = e.span().and_then(|s| locate_invalid_value(text, s.start, &reason)) {
+                key = Some(k.to_string());
+                from_span = Some(l);
+            }
+        }
+        let line = if reason.starts_with("duplicate") || !names_key {
             from_span
         } else {
             key.as_deref().and_then(|k| line_of_key(text, k)).or(from_span)
@@ -359,6 +410,40 @@ mod tests {
         let c = s.load(Path::new(".")).unwrap();
         assert_eq!(c.topics.len(), 3);
         assert!(c.systems.len() >= 2);
+    }
+
+    #[test]
+    fn wrong_values_name_their_key_and_line() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(tag = "source", rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum Source {
+            Synthetic { generator: Generator },
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Generator {
+            decay: f64,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Doc {
+            replicates: usize,
+            stop: Option<Source>,
+            queries: Option<Source>,
+        }
+        let err = |text: &str| from_toml::<Doc>(text, "t.toml").unwrap_err().to_string();
+        // At the value.
+        let e = err("replicates = \"many\"\n");
+        assert!(e.contains("key `replicates`") && e.contains("(line 1)"), "{e}");
+        // Inside an inline internally tagged table: the error points at the table.
+        let e = err("replicates = 1\nstop = { source = \"synthetic\", generator = { decay = \"x\" } }\n");
+        assert!(e.contains("key `decay`") && e.contains("(line 2)"), "{e}");
+        // Inside a sub-table of an internally tagged table: the error points at `[queries]`.
+        let e = err("replicates = 1\n[queries]\nsource = \"synthetic\"\n\n[queries.generator]\ndecay = \"high\"\n");
+        assert!(e.contains("key `decay`") && e.contains("(line 6)"), "{e}");
+        // A syntax error still says so.
+        assert!(err("replicates = = 1\n").contains("(syntax)"));
     }
 
     #[test]
