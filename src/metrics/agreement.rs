@@ -312,6 +312,7 @@ mod tests {
         let (metrics, printed) = table2();
         let table = disagreement_table(&metrics, 10, Arithmetic::JONES2015);
         assert_eq!(misses(&table, &printed), vec![(7, 6)]);
+        // 8.2461 is the numpy cross-check's value (analysis/metrics/jones_float.py).
         assert!((table[7][6] - 8.2461).abs() < 5e-5, "{}", table[7][6]);
     }
 
