@@ -23,43 +23,36 @@ fn main() -> anyhow::Result<()> {
             let (ta, ts) = st.truth(user);
             let post = compute_posteriors(&log, 0.9)?;
             let (ea, es) = dbn_em(&log, 0.9, 50)?;
+            let mean_a: Vec<f64> = post.a.iter().map(|d| Density::new(d).mean).collect();
+            let mean_s: Vec<f64> = post.s.iter().map(|d| Density::new(d).mean).collect();
             // Parameter error on seen pairs.
             let (mut eb, mut ee, mut n) = (0.0, 0.0, 0);
             for p in 0..log.pairs.len() {
                 if !log.seen[p] { continue; }
-                let ma = Density::new(&post.a[p]).mean;
-                let ms = Density::new(&post.s[p]).mean;
-                eb += (ma * ms - ta[p] * ts[p]).powi(2);
+                eb += (mean_a[p] * mean_s[p] - ta[p] * ts[p]).powi(2);
                 ee += (ea[p] * es[p] - ta[p] * ts[p]).powi(2);
                 n += 1;
             }
-            let m = Metric::RrMetric;
-            let mp = point_metric(&log, &prod, &ta, &ts, m, 10, Unseen::Prior);
-            let truth: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ta, &ts, m, 10, Unseen::Prior) - mp).collect();
+            // M_c - M_p per candidate from point values per pair.
+            let diffs = |a: &[f64], s: &[f64], unseen: Unseen| {
+                let mp = point_metric(&log, &prod, a, s, Metric::RrMetric, 10, unseen);
+                cands.iter().map(|c| point_metric(&log, c, a, s, Metric::RrMetric, 10, unseen) - mp).collect::<Vec<f64>>()
+            };
+            let truth = diffs(&ta, &ts, Unseen::Prior);
             let ans = compare(&log, &post, &prod, &cands, &Config { samples: 1000, ..Default::default() })?;
             let b: Vec<f64> = ans.iter().map(|a| a.expected_diff).collect();
-            let mpe = point_metric(&log, &prod, &ea, &es, m, 10, Unseen::Condense);
-            let e: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ea, &es, m, 10, Unseen::Condense) - mpe).collect();
+            let e = diffs(&ea, &es, Unseen::Condense);
             // Decomposition: plug-in values (for rrMetric, BARACO's E[M] is the plug-in of the
             // posterior means, as a and s are independent and a document appears once), with
             // unseen pairs given (i) their treatment (prior 0.5 / condensing) or (ii) their true
             // values, so only the error on seen pairs remains.
-            let mean_a: Vec<f64> = (0..log.pairs.len()).map(|p| Density::new(&post.a[p]).mean).collect();
-            let mean_s: Vec<f64> = (0..log.pairs.len()).map(|p| Density::new(&post.s[p]).mean).collect();
             let with_truth_unseen = |xa: &[f64], xs: &[f64]| {
                 let fa: Vec<f64> = (0..xa.len()).map(|p| if log.seen[p] { xa[p] } else { ta[p] }).collect();
                 let fs: Vec<f64> = (0..xs.len()).map(|p| if log.seen[p] { xs[p] } else { ts[p] }).collect();
-                let mp = point_metric(&log, &prod, &fa, &fs, m, 10, Unseen::Prior);
-                cands.iter().map(|c| point_metric(&log, c, &fa, &fs, m, 10, Unseen::Prior) - mp).collect::<Vec<f64>>()
+                diffs(&fa, &fs, Unseen::Prior)
             };
-            let plug_b = {
-                let mp = point_metric(&log, &prod, &mean_a, &mean_s, m, 10, Unseen::Prior);
-                cands.iter().map(|c| point_metric(&log, c, &mean_a, &mean_s, m, 10, Unseen::Prior) - mp).collect::<Vec<f64>>()
-            };
-            let em_excl = {
-                let mp = point_metric(&log, &prod, &ea, &es, m, 10, Unseen::Exclude);
-                cands.iter().map(|c| point_metric(&log, c, &ea, &es, m, 10, Unseen::Exclude) - mp).collect::<Vec<f64>>()
-            };
+            let plug_b = diffs(&mean_a, &mean_s, Unseen::Prior);
+            let em_excl = diffs(&ea, &es, Unseen::Exclude);
             let unseen_truth_share: f64 = {
                 let (mut rel, mut n) = (0.0, 0.0);
                 for p in 0..log.pairs.len() {
