@@ -150,7 +150,21 @@ fn check_run_paths(runs: &[PathBuf]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Reading a large run allocates tens of megabytes in small steps, and glibc grows its heaps
+/// 128 KiB at a time, one system call each. Growing them 64 MiB at a time (address space only:
+/// pages cost nothing until written) cuts the evaluator's system time by about 40 %
+/// (docs/performance.md). Peak memory is unchanged.
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a tuning parameter of glibc's allocator (it takes the
+    // allocator's own lock); it is called before the evaluator's threads start.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
+}
+
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    tune_allocator();
     let plan = Plan::parse(&args.measures)?;
     anyhow::ensure!(args.resamples >= 1, "--resamples must be at least 1");
     anyhow::ensure!(args.ci_level > 0.0 && args.ci_level < 1.0, "--ci-level must be in (0, 1)");

@@ -51,6 +51,20 @@ impl IdTable {
         self.hashes.is_empty()
     }
 
+    /// Makes room for `n` more ids without regrowing.
+    pub fn reserve(&mut self, n: usize) {
+        self.hashes.reserve(n);
+        let need = ((self.hashes.len() + n) * 2).next_power_of_two().max(16);
+        if need > self.slots.len() {
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY; need]);
+            drop(old);
+            for id in 0..self.hashes.len() as u32 {
+                let h = self.hashes[id as usize] as u64;
+                self.place(h, id);
+            }
+        }
+    }
+
     /// Removes every id, keeping the allocation.
     pub fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = EMPTY);
@@ -138,6 +152,18 @@ impl Interner {
     /// Whether no id has been interned.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
+    }
+
+    /// Makes room for `n` more ids of `bytes` bytes in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.arena.reserve(bytes);
+        self.ends.reserve(n);
+        self.table.reserve(n);
+    }
+
+    /// Total bytes of the ids.
+    pub fn bytes(&self) -> usize {
+        self.arena.len()
     }
 
     /// The bytes of id `i`.

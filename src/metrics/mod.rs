@@ -19,6 +19,7 @@ pub mod ci;
 pub mod cube;
 pub mod eval;
 pub mod intern;
+pub mod lines;
 pub mod names;
 pub mod novelty;
 pub mod output;

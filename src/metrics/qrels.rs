@@ -16,7 +16,8 @@ use super::intern::{hash_bytes, Interner};
 use super::trec::RELEVANCE_LEVEL;
 use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
-use crate::input::{Input, LineReader};
+use super::lines::for_each_line;
+use crate::input::Input;
 use std::path::Path;
 
 /// Grade of a document known only from an auxiliary file (subtopics, lengths, times), not
@@ -85,6 +86,13 @@ impl JudgedTopic {
     #[inline]
     pub fn docno(&self, d: u32) -> &[u8] {
         self.docs.get(d)
+    }
+
+    /// Makes room for `n` more documents with `bytes` bytes of ids.
+    fn reserve(&mut self, n: usize, bytes: usize) {
+        self.docs.reserve(n, bytes);
+        self.grades.reserve(n);
+        self.lines.reserve(n);
     }
 
     /// Local index of `docno`, adding it with [`NOT_IN_QRELS`] if new.
@@ -165,23 +173,48 @@ pub(crate) fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut n = 0;
     let mut i = 0;
     let len = line.len();
-    while i < len {
+    loop {
         while i < len && is_space(line[i]) {
             i += 1;
         }
         if i == len {
             break;
         }
-        let start = i;
-        while i < len && !is_space(line[i]) {
-            i += 1;
-        }
+        let end = field_end(line, i);
         if n < N {
-            out[n] = &line[start..i];
+            out[n] = &line[i..end];
         }
         n += 1;
+        i = end;
     }
     (out, n)
+}
+
+/// The first whitespace byte at or after `i` (or the end), 8 bytes per step: every
+/// whitespace byte is below 0x21, and the lowest byte the "has a byte below n" test flags is
+/// always a true one.
+#[inline]
+fn field_end(line: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let len = line.len();
+    while i + 8 <= len {
+        let w = u64::from_le_bytes(line[i..i + 8].try_into().expect("8 bytes"));
+        let m = w.wrapping_sub(0x21 * LO) & !w & HI;
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        let k = i + (m.trailing_zeros() / 8) as usize;
+        if is_space(line[k]) {
+            return k;
+        }
+        i = k + 1;
+    }
+    while i < len && !is_space(line[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// C's `isspace` in the "C" locale.
@@ -199,6 +232,21 @@ pub(crate) fn is_skipped(line: &[u8]) -> bool {
     }
 }
 
+/// An integer field (`[+-]digits`), as trec_eval's `atol` reads whole-integer fields.
+#[inline]
+pub(crate) fn parse_int(field: &[u8]) -> Option<i32> {
+    let (neg, digits) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+        return std::str::from_utf8(field).ok()?.parse().ok();
+    }
+    let v = digits.iter().fold(0i32, |a, &b| a * 10 + (b - b'0') as i32);
+    Some(if neg { -v } else { v })
+}
+
 /// A field as text for a message.
 pub(crate) fn show(field: &[u8]) -> String {
     crate::input::snippet(&String::from_utf8_lossy(field), 60)
@@ -207,32 +255,32 @@ pub(crate) fn show(field: &[u8]) -> String {
 impl Judgements {
     /// Reads qrels from a file (`-` for standard input; gzip and zstd detected).
     pub fn read(path: &Path) -> Result<Self> {
-        Self::from_lines(crate::input::open(path)?.lines())
+        Self::from_input(crate::input::open(path)?)
     }
 
     /// Parses qrels text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
-        Self::from_lines(Input::from_bytes(source, text.as_bytes().to_vec())?.lines())
+        Self::from_input(Input::from_bytes(source, text.as_bytes().to_vec())?)
     }
 
-    /// Reads qrels line by line.
-    pub fn from_lines(mut lines: LineReader) -> Result<Self> {
-        let source = lines.name().to_string();
+    /// Reads qrels from an opened input, line by line.
+    pub fn from_input(input: Input) -> Result<Self> {
+        let source = input.name().to_string();
         let mut topics: Vec<JudgedTopic> = Vec::new();
         let mut topic_ids = Interner::default();
         let mut last: Option<usize> = None;
         let mut max_grade = 1;
-        let mut lineno = 0usize;
-        while let Some(line) = lines.next_bytes()? {
-            lineno += 1;
+        let mut lines = 0usize;
+        for_each_line(input, |lineno, line| {
+            lines = lineno;
             if is_skipped(line) {
-                continue;
+                return Ok(());
             }
             let (f, n) = split_fields::<4>(line);
             if n != 4 {
                 return Err(Error::parse(&source, lineno, format!("expected 4 fields `topic iteration docno relevance`, found {n}")));
             }
-            let grade: i32 = std::str::from_utf8(f[3]).ok().and_then(|s| s.parse().ok()).ok_or_else(|| {
+            let grade = parse_int(f[3]).ok_or_else(|| {
                 Error::parse(&source, lineno, format!("relevance `{}` is not an integer", show(f[3])))
             })?;
             if grade > MAX_GRADE {
@@ -246,7 +294,12 @@ impl Judgements {
                         let id = std::str::from_utf8(f[0]).map_err(|_| {
                             Error::parse(&source, lineno, format!("topic id `{}` is not valid UTF-8", show(f[0])))
                         })?;
-                        topics.push(JudgedTopic::new(id.to_string()));
+                        // Size a new topic like the one before it (qrels list topics together,
+                        // with similar numbers of judgements): no regrowth for typical files.
+                        let (n, bytes) = last.map_or((16, 256), |p| (topics[p].len(), topics[p].docs.bytes()));
+                        let mut topic = JudgedTopic::new(id.to_string());
+                        topic.reserve(n, bytes);
+                        topics.push(topic);
                     }
                     last = Some(t as usize);
                     t as usize
@@ -264,9 +317,10 @@ impl Judgements {
             topic.grades[d] = grade;
             topic.lines[d] = lineno as u32;
             max_grade = max_grade.max(grade);
-        }
+            Ok(())
+        })?;
         if topics.is_empty() {
-            return Err(Error::parse(&source, lineno.max(1), "no judgements found (empty qrels)"));
+            return Err(Error::parse(&source, lines.max(1), "no judgements found (empty qrels)"));
         }
         let mut j = Judgements { topics, max_grade, source, ..Default::default() };
         j.finish();
@@ -448,8 +502,20 @@ mod tests {
             let e = Judgements::parse(text, "q").unwrap_err().to_string();
             assert!(e.starts_with(expect), "{text:?}: {e}");
         }
-        let e = Judgements::from_lines(Input::from_bytes("q", b"\xff1 0 a 1\n".to_vec()).unwrap().lines()).unwrap_err();
+        let e = Judgements::from_input(Input::from_bytes("q", b"\xff1 0 a 1\n".to_vec()).unwrap()).unwrap_err();
         assert!(e.to_string().starts_with("q:1: topic id"), "{e}");
+    }
+
+    #[test]
+    fn fields_split_on_c_whitespace_only() {
+        // Control bytes that C's isspace does not count (0x01, 0x1f) stay inside fields.
+        let line = b"  301\tQ0  DOC\x01-1\x0b7 \x1f8.5\r tag more";
+        let (f, n) = split_fields::<6>(line);
+        assert_eq!(n, 7);
+        assert_eq!(f, [&b"301"[..], b"Q0", b"DOC\x01-1", b"7", b"\x1f8.5", b"tag"]);
+        let long = b"averyveryverylongdocumentidentifier\x02x other";
+        assert_eq!(split_fields::<2>(long), ([&long[..37], &b"other"[..]], 2));
+        assert_eq!(split_fields::<2>(b" \t "), ([&b""[..], &b""[..]], 0));
     }
 
     #[test]

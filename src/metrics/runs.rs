@@ -11,19 +11,22 @@
 //! keeps the first documents, then `-J` drops those without a judgement.
 //!
 //! **Streaming.** The run is read line by line (plain, gzip or zstd; `-` is standard input) and
-//! only `(score, document, line)` is kept per line: 16 bytes, plus the id of documents the qrels
-//! do not know (judged ones are interned in the qrels already). Nothing else of the text stays
-//! in memory. Topics the qrels do not know are counted and dropped.
+//! only `(score key, document, line)` is kept per line: 16 bytes, plus the id of documents the
+//! qrels do not know (judged ones are interned in the qrels already). Nothing else of the text
+//! stays in memory. Topics the qrels do not
+//! know are counted and dropped.
 //!
-//! **Policies.** A document retrieved twice for a topic is an error naming both lines
-//! (trec_eval refuses it too, but only within the first `-M` documents).
+//! **Policies.** A document retrieved twice for a topic is an error naming both lines (the
+//! repeat that comes first in the file; trec_eval refuses it too, but only within the first
+//! `-M` documents).
 
 use super::intern::{hash_bytes, IdTable, Interner};
 use super::qrels::{is_space, show, split_fields, Judgements, NOT_IN_QRELS};
 use super::trec_eval::{NONPOOL, UNJUDGED_IN_POOL};
 use crate::collection::trec::Run;
 use crate::error::{Error, Result};
-use crate::input::{Input, LineReader};
+use super::lines::for_each_line;
+use crate::input::Input;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -83,24 +86,23 @@ pub struct RankedRun {
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    score: f64,
+    /// The score as an integer that sorts ascending in trec_eval's (descending) score order.
+    key: u64,
     /// Local judged index, or `UNJ | index` into the run's arena of unknown documents.
-    key: u32,
+    doc: u32,
     line: u32,
 }
 
 const UNJ: u32 = 1 << 31;
 
-/// Accumulates a run's lines, then orders each topic.
-struct Builder<'j> {
-    j: &'j Judgements,
-    source: String,
-    entries: Vec<Vec<Entry>>,
-    unknown_docs: Arena,
-    unknown_topics: Interner,
-    current: Vec<u8>,
-    current_slot: Option<usize>,
-    results: usize,
+/// Maps a score to a `u64` whose ascending order is the scores' descending order; -0 and 0
+/// get the same key (C compares them equal).
+#[inline]
+fn score_key(score: f64) -> u64 {
+    let x = if score == 0.0 { 0.0 } else { score };
+    let b = x.to_bits();
+    let ascending = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    !ascending
 }
 
 /// Document ids the qrels do not know, back to back.
@@ -108,20 +110,11 @@ struct Builder<'j> {
 struct Arena {
     bytes: Vec<u8>,
     ends: Vec<u32>,
+    /// Low 32 bits of each id's hash (computed once, for the judged lookup).
+    hashes: Vec<u32>,
 }
 
 impl Arena {
-    #[inline]
-    fn push(&mut self, s: &[u8]) -> Option<u32> {
-        let i = self.ends.len();
-        self.bytes.extend_from_slice(s);
-        if i as u32 >= UNJ || self.bytes.len() > u32::MAX as usize {
-            return None;
-        }
-        self.ends.push(self.bytes.len() as u32);
-        Some(i as u32)
-    }
-
     #[inline]
     fn get(&self, i: u32) -> &[u8] {
         let i = i as usize;
@@ -130,13 +123,78 @@ impl Arena {
     }
 }
 
+/// Per-thread scratch of the duplicate check, reused from topic to topic.
+#[derive(Default)]
+struct Scratch {
+    /// Per judged document: the line that retrieved it (0: not yet); reset after each topic.
+    judged_line: Vec<u32>,
+    /// Unknown documents seen in the topic: table ids index `unknown`.
+    table: IdTable,
+    /// Per table id: the entry.
+    unknown: Vec<usize>,
+}
+
+impl Scratch {
+    /// The first duplicate of `entries` in file order: `(first line, repeat line, doc)`.
+    fn first_duplicate(&mut self, entries: &[Entry], judged: usize, arena: &Arena) -> Option<(u32, u32, u32)> {
+        if self.judged_line.len() < judged {
+            self.judged_line.resize(judged, 0);
+        }
+        self.table.clear();
+        self.unknown.clear();
+        let mut found = None;
+        for (i, e) in entries.iter().enumerate() {
+            if e.doc & UNJ == 0 {
+                let s = &mut self.judged_line[e.doc as usize];
+                if *s != 0 {
+                    found = Some((*s, e.line, e.doc));
+                    break;
+                }
+                *s = e.line;
+            } else {
+                let a = e.doc & !UNJ;
+                let h = arena.hashes[a as usize] as u64;
+                let unknown = &self.unknown;
+                let same = |id: u32| arena.get(entries[unknown[id as usize]].doc & !UNJ) == arena.get(a);
+                if let Some(id) = self.table.find(h, same) {
+                    found = Some((entries[self.unknown[id as usize]].line, e.line, e.doc));
+                    break;
+                }
+                self.table.insert_new(h);
+                self.unknown.push(i);
+            }
+        }
+        for e in entries {
+            if e.doc & UNJ == 0 {
+                self.judged_line[e.doc as usize] = 0;
+            }
+        }
+        found
+    }
+}
+
+/// Accumulates a run's lines, then orders each topic.
+struct Builder<'j> {
+    j: &'j Judgements,
+    source: String,
+    topics: Vec<Vec<Entry>>,
+    /// Length of the topic read last, to size the next one.
+    last_len: usize,
+    arena: Arena,
+    unknown_topics: Interner,
+    current: Vec<u8>,
+    current_slot: Option<usize>,
+    results: usize,
+}
+
 impl<'j> Builder<'j> {
     fn new(j: &'j Judgements, source: &str) -> Self {
         Builder {
             j,
             source: source.to_string(),
-            entries: vec![Vec::new(); j.topics.len()],
-            unknown_docs: Arena::default(),
+            topics: (0..j.topics.len()).map(|_| Vec::new()).collect(),
+            last_len: 0,
+            arena: Arena::default(),
             unknown_topics: Interner::default(),
             current: Vec::new(),
             current_slot: None,
@@ -148,59 +206,81 @@ impl<'j> Builder<'j> {
     fn push(&mut self, topic: &[u8], docno: &[u8], score: f64, line: usize) -> Result<()> {
         self.results += 1;
         if topic != self.current.as_slice() || self.current.is_empty() {
+            if let Some(t) = self.current_slot {
+                self.last_len = self.topics[t].len();
+            }
             self.current.clear();
             self.current.extend_from_slice(topic);
             self.current_slot = self.j.topic_index_bytes(topic);
-            if self.current_slot.is_none() {
-                self.unknown_topics.intern(topic);
+            match self.current_slot {
+                // Size a new topic like the one before it: no regrowth for typical runs.
+                Some(t) if self.topics[t].is_empty() => self.topics[t].reserve_exact(self.last_len.max(16)),
+                Some(_) => {}
+                None => {
+                    self.unknown_topics.intern(topic);
+                }
             }
         }
         let Some(t) = self.current_slot else { return Ok(()) };
-        let key = match self.j.topics[t].find_hashed(docno, hash_bytes(docno)) {
-            Some(d) => d,
-            None => match self.unknown_docs.push(docno) {
-                Some(i) => UNJ | i,
-                None => return Err(Error::parse(&self.source, line, "run too large (more than 2^31 unjudged documents or 4 GiB of ids)")),
-            },
-        };
         let line = u32::try_from(line).map_err(|_| Error::parse(&self.source, line, "more than 2^32 lines"))?;
-        self.entries[t].push(Entry { score, key, line });
+        let h = hash_bytes(docno);
+        let doc = match self.j.topics[t].find_hashed(docno, h) {
+            Some(d) => d,
+            None => {
+                let arena = &mut self.arena;
+                let i = arena.ends.len();
+                arena.bytes.extend_from_slice(docno);
+                if i as u32 >= UNJ || arena.bytes.len() > u32::MAX as usize {
+                    return Err(Error::parse(&self.source, line as usize, "run too large (more than 2^31 unjudged documents or 4 GiB of ids)"));
+                }
+                arena.ends.push(arena.bytes.len() as u32);
+                arena.hashes.push(h as u32);
+                UNJ | i as u32
+            }
+        };
+        self.topics[t].push(Entry { key: score_key(score), doc, line });
         Ok(())
     }
 
     fn finish(self, name: String, opts: &RunOptions) -> Result<RankedRun> {
-        let Builder { j, source, mut entries, unknown_docs, unknown_topics, results, .. } = self;
+        let Builder { j, source, topics, arena, unknown_topics, results, .. } = self;
         if results == 0 {
             return Err(Error::parse(&source, 1, "no results found (empty run)"));
         }
-        let arena = &unknown_docs;
-        // Per topic in parallel: duplicates, then trec_eval's order.
-        let done: Vec<std::result::Result<Option<RankedTopic>, (u32, u32, Vec<u8>, usize)>> = entries
-            .par_iter_mut()
+        let arena = &arena;
+        let done: Vec<std::result::Result<Option<RankedTopic>, (u32, u32, Vec<u8>, usize)>> = topics
+            .into_par_iter()
             .enumerate()
-            .map(|(t, es)| {
-                if es.is_empty() {
+            .map_init(Scratch::default, |scratch, (t, mut entries)| {
+                if entries.is_empty() {
                     return Ok(None);
                 }
                 let topic = &j.topics[t];
                 let docno = |k: u32| if k & UNJ != 0 { arena.get(k & !UNJ) } else { topic.docno(k) };
-                if let Some((first, second, key)) = first_duplicate(es, topic.len(), &docno) {
-                    return Err((second, first, docno(key).to_vec(), t));
+                if let Some((first, second, doc)) = scratch.first_duplicate(&entries, topic.len(), arena) {
+                    return Err((second, first, docno(doc).to_vec(), t));
                 }
-                es.sort_unstable_by(|a, b| {
-                    b.score
-                        .partial_cmp(&a.score)
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                        .then_with(|| docno(b.key).cmp(docno(a.key)))
-                });
-                let take = es.len().min(opts.max_per_topic);
+                entries.sort_unstable_by_key(|e| e.key);
+                // Equal scores: document ids in descending byte order.
+                let mut i = 0;
+                while i < entries.len() {
+                    let mut k = i + 1;
+                    while k < entries.len() && entries[k].key == entries[i].key {
+                        k += 1;
+                    }
+                    if k - i > 1 {
+                        entries[i..k].sort_unstable_by(|a, b| docno(b.doc).cmp(docno(a.doc)));
+                    }
+                    i = k;
+                }
+                let take = entries.len().min(opts.max_per_topic);
                 let mut rels = Vec::with_capacity(take);
                 let mut docs = Vec::with_capacity(if opts.keep_docs { take } else { 0 });
-                for e in &es[..take] {
-                    let (rel, doc) = if e.key & UNJ != 0 {
+                for e in &entries[..take] {
+                    let (rel, doc) = if e.doc & UNJ != 0 {
                         (NONPOOL, UNKNOWN_DOC)
                     } else {
-                        let g = topic.grades[e.key as usize];
+                        let g = topic.grades[e.doc as usize];
                         let rel = if g == NOT_IN_QRELS {
                             NONPOOL
                         } else if g < 0 {
@@ -208,7 +288,7 @@ impl<'j> Builder<'j> {
                         } else {
                             g
                         };
-                        (rel, e.key)
+                        (rel, e.doc)
                     };
                     if opts.judged_only && rel < 0 {
                         continue;
@@ -218,10 +298,10 @@ impl<'j> Builder<'j> {
                         docs.push(doc);
                     }
                 }
-                *es = Vec::new();
                 Ok(Some(RankedTopic { rels, docs }))
             })
             .collect();
+        // Report the duplicate whose repeat comes first in the file.
         let mut topics = Vec::with_capacity(done.len());
         let mut dup: Option<(u32, u32, Vec<u8>, usize)> = None;
         for d in done {
@@ -236,72 +316,83 @@ impl<'j> Builder<'j> {
             }
         }
         if let Some((second, first, doc, t)) = dup {
-            return Err(Error::parse(&source, second as usize, format!(
-                "document `{}` retrieved twice for topic `{}` (first at line {first})",
-                show(&doc), j.topics[t].id
-            )));
+            return Err(duplicate(&source, second as usize, &doc, &j.topics[t].id, first));
         }
         Ok(RankedRun { name, source, topics, dropped_topics: unknown_topics.len(), results })
     }
 }
 
-/// The duplicate whose repeat comes first in the file: `(first line, repeat line, key)`.
-fn first_duplicate<'a>(es: &[Entry], judged: usize, docno: &impl Fn(u32) -> &'a [u8]) -> Option<(u32, u32, u32)> {
-    let mut seen = vec![0u32; judged];
-    let mut table = IdTable::new();
-    let mut unj_entries: Vec<usize> = Vec::new();
-    for (i, e) in es.iter().enumerate() {
-        if e.key & UNJ == 0 {
-            let s = &mut seen[e.key as usize];
-            if *s != 0 {
-                return Some((*s, e.line, e.key));
-            }
-            *s = e.line;
-        } else {
-            let bytes = docno(e.key);
-            let h = hash_bytes(bytes);
-            if let Some(id) = table.find(h, |id| docno(es[unj_entries[id as usize]].key) == bytes) {
-                return Some((es[unj_entries[id as usize]].line, e.line, e.key));
-            }
-            table.insert_new(h);
-            unj_entries.push(i);
-        }
-    }
-    None
+fn duplicate(source: &str, line: usize, docno: &[u8], topic: &str, first: u32) -> Error {
+    Error::parse(source, line, format!("document `{}` retrieved twice for topic `{topic}` (first at line {first})", show(docno)))
 }
 
-/// Parses a score field: a decimal number as Rust reads it (`1.5`, `-2e-3`, `inf`); NaN and
-/// text are refused.
+/// Parses a score field: a decimal number (`1.5`, `-2e-3`, `inf`); NaN and text are refused.
+/// Plain decimals with at most 19 digits take the exact fast path (an integer below 2^53
+/// divided by a power of ten up to 10^22, both exact, one correctly rounded division: the
+/// same double as a correctly rounded parser such as C's `strtod`).
 #[inline]
 fn parse_score(field: &[u8]) -> Option<f64> {
-    let s = std::str::from_utf8(field).ok()?;
-    let v: f64 = s.parse().ok()?;
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    let (neg, body) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    let mut mant: u64 = 0;
+    let mut digits = 0;
+    let mut frac = 0usize;
+    let mut dot = false;
+    let mut fast = !body.is_empty() && body.len() <= 20;
+    if fast {
+        for &b in body {
+            match b {
+                b'0'..=b'9' => {
+                    mant = mant * 10 + (b - b'0') as u64;
+                    digits += 1;
+                    if dot {
+                        frac += 1;
+                    }
+                }
+                b'.' if !dot => dot = true,
+                _ => {
+                    fast = false;
+                    break;
+                }
+            }
+        }
+    }
+    if fast && digits > 0 && digits <= 19 && mant < (1u64 << 53) && frac <= 22 {
+        let v = mant as f64 / POW10[frac];
+        return Some(if neg { -v } else { v });
+    }
+    let v: f64 = std::str::from_utf8(field).ok()?.parse().ok()?;
     (!v.is_nan()).then_some(v)
 }
 
 impl RankedRun {
     /// Reads a run file (`-` for standard input; gzip and zstd detected) onto `j`.
     pub fn read(j: &Judgements, path: &Path, opts: &RunOptions) -> Result<Self> {
-        Self::from_lines(j, crate::input::open(path)?.lines(), opts)
+        Self::from_input(j, crate::input::open(path)?, opts)
     }
 
     /// Parses run text onto `j`; `source` names it in errors.
     pub fn parse(j: &Judgements, text: &str, source: &str, opts: &RunOptions) -> Result<Self> {
-        Self::from_lines(j, Input::from_bytes(source, text.as_bytes().to_vec())?.lines(), opts)
+        Self::from_input(j, Input::from_bytes(source, text.as_bytes().to_vec())?, opts)
     }
 
-    /// Reads a run line by line onto `j`.
-    pub fn from_lines(j: &Judgements, mut lines: LineReader, opts: &RunOptions) -> Result<Self> {
-        let source = lines.name().to_string();
+    /// Reads a run from an opened input, line by line, onto `j`.
+    pub fn from_input(j: &Judgements, input: Input, opts: &RunOptions) -> Result<Self> {
+        let source = input.name().to_string();
         let mut b = Builder::new(j, &source);
         let mut tag: Vec<u8> = Vec::new();
         let mut tag_line = 0usize;
-        let mut lineno = 0usize;
-        while let Some(line) = lines.next_bytes()? {
-            lineno += 1;
+        for_each_line(input, |lineno, line| {
             let (f, n) = split_fields::<6>(line);
             if n == 0 || f[0][0] == b'#' {
-                continue;
+                return Ok(());
             }
             if n < 6 {
                 return Err(Error::parse(&source, lineno, format!("expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
@@ -313,8 +404,8 @@ impl RankedRun {
                 tag.extend_from_slice(f[5]);
                 tag_line = lineno;
             }
-            b.push(f[0], f[2], score, lineno)?;
-        }
+            b.push(f[0], f[2], score, lineno)
+        })?;
         let name = String::from_utf8(tag).map_err(|_| Error::parse(&source, tag_line, "run tag is not valid UTF-8"))?;
         b.finish(name, opts)
     }
