@@ -1,8 +1,11 @@
 //! End-to-end tests of `serpsim eval`.
 //!
-//! The trec_eval fixtures (`tests/fixtures/trec_eval/`) are trec_eval 10.0's own test files and
-//! its outputs on them, made by `analysis/metrics/trec_eval_fixtures.sh` with the binaries
-//! described in `tests/fixtures/trec_eval/README.md`.
+//! The trec_eval fixtures (`tests/fixtures/trec_eval/`) are the project's own files in the layouts
+//! of trec_eval's test suite (derived from `study_logs/trec/` by
+//! `analysis/metrics/make_trec_fixtures.py`) and trec_eval 10.0's outputs on them, made by
+//! `analysis/metrics/trec_eval_fixtures.sh` with the binaries described in
+//! `tests/fixtures/trec_eval/README.md`. The comparison on trec_eval's own test suite is
+//! `analysis/metrics/trec_eval_suite.md`.
 
 use std::io::Write;
 use std::path::Path;
@@ -77,7 +80,7 @@ fn trec_eval_test_suite_reproduced_byte_for_byte() {
     // commands in cases.tsv). Every measure of `-m all_trec` and every topic is compared, as
     // text, so values agree to the 4 printed decimals and names, order and layout agree too.
     let cases = cases();
-    assert!(cases.len() >= 16, "cases.tsv lost cases");
+    assert!(cases.len() >= 20, "cases.tsv lost cases");
     let mut failures = Vec::new();
     for (name, args) in &cases {
         let mut full = vec!["eval".to_string(), "--format".into(), "trec".into()];
@@ -96,15 +99,15 @@ fn trec_eval_test_suite_reproduced_byte_for_byte() {
 
 #[test]
 fn missing_topics_are_left_out_by_default_as_trec_eval_9_does() {
-    // results.trunc has no line for topic 302. trec_eval 10.0 exits with status 4 there
-    // (v9/trec_eval10_trunc_default.stderr); trec_eval 9.0.8 averages over the 2 topics it has,
+    // results.extra has no line for topic 302. trec_eval 10.0 exits with status 4 there
+    // (v9/trec_eval10_extra_default.stderr); trec_eval 9.0.8 averages over the 2 topics it has,
     // which is the rule trec_eval's help documents. Expected values: trec_eval 9.0.8,
-    // `-m all_trec -q qrels.test results.trunc` (v9/all_trec_q_trunc.txt), except the measures
+    // `-m all_trec -q qrels.test results.extra` (v9/all_trec_q_extra.txt), except the measures
     // trec_eval 10 redefined (iprec_at_recall and 11pt_avg round instead of truncating).
-    let stderr = std::fs::read_to_string(fixture("v9/trec_eval10_trunc_default.stderr")).unwrap();
+    let stderr = std::fs::read_to_string(fixture("v9/trec_eval10_extra_default.stderr")).unwrap();
     assert!(stderr.contains("exit status 4"), "{stderr}");
-    let v9 = std::fs::read_to_string(fixture("v9/all_trec_q_trunc.txt")).unwrap();
-    let out = serpsim_in(Path::new(FIXTURES), &["eval", "--format", "trec", "-m", "all_trec", "-q", "qrels.test", "results.trunc"], None);
+    let v9 = std::fs::read_to_string(fixture("v9/all_trec_q_extra.txt")).unwrap();
+    let out = serpsim_in(Path::new(FIXTURES), &["eval", "--format", "trec", "-m", "all_trec", "-q", "qrels.test", "results.extra"], None);
     assert!(out.ok, "{}", out.stderr);
     let ours: std::collections::HashSet<&str> = out.stdout.lines().collect();
     let mut compared = 0;
@@ -364,4 +367,67 @@ fn click_model_metrics_by_hand() {
     assert!((value("ebu:user=navigational,gamma=0.9") - 0.8465).abs() < 1e-4, "{}", out.stdout);
     // The perfect user is never satisfied (P(s) = 0), so rrMetric is 0.
     assert_eq!(value("rrmetric:user=perfect"), 0.0);
+}
+
+/// The `all` value trec_eval 10 printed for a measure (4 decimals).
+fn trec_eval_all(out_file: &str, measure: &str) -> f64 {
+    let text = std::fs::read_to_string(fixture(out_file)).unwrap();
+    let prefix = format!("{measure:<22}\tall\t");
+    text.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap().parse().unwrap()
+}
+
+#[test]
+fn ci_states_its_method_and_is_deterministic() {
+    // The bundled pair of runs over 50 graded topics (gzip run, zstd qrels). Expected means:
+    // trec_eval 10's `all` lines (out/all_trec_q_synth_a.txt, out/all_trec_q_synth_b.txt),
+    // printed with 4 decimals, so estimates agree to 5e-5 (differences to 1e-4).
+    let args = |threads: &'static str| {
+        vec![
+            "eval", "--ci", "-m", "map", "-m", "P_10", "-m", "gm_map", "-m", "num_rel_ret", "--seed", "7", "--resamples",
+            "2000", "--threads", threads, "qrels.synth.zst", "run.synth_a.gz", "run.synth_b",
+        ]
+    };
+    let one = serpsim_in(Path::new(FIXTURES), &args("1"), None);
+    assert!(one.ok, "{}", one.stderr);
+    let two = serpsim_in(Path::new(FIXTURES), &args("2"), None);
+    assert_eq!(one.stdout, two.stdout, "output depends on the thread count");
+    let mut lines = one.stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header,
+        [
+            "kind", "run", "run_b", "measure", "topics", "estimate", "ci_lower", "ci_upper", "level", "ci_method", "resamples",
+            "seed", "test", "p_value", "test_resamples"
+        ]
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // 2 runs x 3 mean-summarised measures, 1 pair x 3; num_rel_ret is a count: no interval.
+    assert_eq!(rows.len(), 9, "{}", one.stdout);
+    assert!(rows.iter().all(|r| r[3] != "num_rel_ret"));
+    let find = |kind: &str, run: &str, m: &str| rows.iter().find(|r| r[0] == kind && r[1] == run && r[3] == m).unwrap();
+    for (run, file) in [("synthA", "out/all_trec_q_synth_a.txt"), ("synthB", "out/all_trec_q_synth_b.txt")] {
+        for m in ["map", "P_10", "gm_map"] {
+            let r = find("mean", run, m);
+            let (est, lo, hi): (f64, f64, f64) = (r[5].parse().unwrap(), r[6].parse().unwrap(), r[7].parse().unwrap());
+            assert!((est - trec_eval_all(file, m)).abs() <= 5e-5 + 1e-12, "{run} {m}: {est}");
+            assert!(lo < est && est < hi, "{r:?}");
+            assert_eq!((r[4], r[8], r[9], r[10], r[11]), ("50", "0.95", "bca", "2000", "7"), "{r:?}");
+        }
+    }
+    let r = find("difference", "synthA", "map");
+    assert_eq!(r[2], "synthB");
+    let want = trec_eval_all("out/all_trec_q_synth_a.txt", "map") - trec_eval_all("out/all_trec_q_synth_b.txt", "map");
+    let (est, lo, hi): (f64, f64, f64) = (r[5].parse().unwrap(), r[6].parse().unwrap(), r[7].parse().unwrap());
+    assert!((est - want).abs() <= 1e-4 + 1e-12 && lo < est && est < hi && lo > 0.0, "{r:?}");
+    // Run A is much better on all 50 topics' average: no sign-flip vector of 2,000 reaches the
+    // observed difference, so p = (0 + 1) / (2000 + 1), printed with 4 significant digits.
+    assert_eq!((r[12], r[13], r[14]), ("randomisation", "4.998e-4", "2000"), "{r:?}");
+    // JSON: the same numbers, p-values as JSON numbers in scientific notation.
+    let json = serpsim_in(Path::new(FIXTURES), &[&args("2")[..], &["--format", "json"]].concat(), None);
+    assert!(json.ok, "{}", json.stderr);
+    assert!(json.stdout.contains("\"p_value\": 4.998e-4"), "{}", json.stdout);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["settings"]["resamples"], 2000);
+    assert!(v["interval"].as_str().unwrap().contains("BCa"));
+    assert_eq!(v["differences"].as_array().unwrap().len(), 3);
 }

@@ -5,13 +5,16 @@ LA010189-0123, FT911-1234, FR940104-0-00001); about a third of the retrieved doc
 judged and 5.6 % of the judgements are relevant (17,412 / 311,410 in Robust04); scores have 4
 decimals, so some tie (trec_eval then orders by document id).
 
-Usage: python3 analysis/metrics/make_robust_like.py OUTDIR   (writes OUTDIR/qrels.robust OUTDIR/run.robust)
+Usage: python3 analysis/metrics/make_robust_like.py OUTDIR [--topics N]
+(writes OUTDIR/qrels.robust OUTDIR/run.robust; N topics, default 249, each with 1,250
+judgements and 1,000 retrieved documents)
 """
 import os
 import random
 import sys
 
 out = sys.argv[1]
+topics = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--topics" else 249
 os.makedirs(out, exist_ok=True)
 rng = random.Random(2004)
 
@@ -30,7 +33,7 @@ def docno(i):
 
 judged_per_topic = 311410 // 249
 with open(os.path.join(out, "qrels.robust"), "w") as q, open(os.path.join(out, "run.robust"), "w") as r:
-    for t in range(301, 301 + 249):
+    for t in range(301, 301 + topics):
         pool = rng.sample(range(2_000_000), 6000)
         ids = [docno(i) for i in pool]
         judged = ids[:judged_per_topic]

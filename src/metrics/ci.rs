@@ -176,9 +176,10 @@ mod tests {
 
     /// scipy.stats.bootstrap (SciPy 1.17.1, `analysis/metrics/ci_scipy.py`,
     /// `tests/fixtures/metrics_ci/scipy_bootstrap.json`) against `stats::bootstrap::mean_ci`
-    /// on the same per-topic values: trec_eval 10's values for 8 measures on the 31 judged
-    /// topics of trec_eval's `results.comment.test`, and paired differences against the same
-    /// run cut at 20 documents (13 cases), percentile and BCa, 95 %, 10,000 resamples.
+    /// on the same per-topic values: trec_eval 10's values for 8 measures on the bundled pair of
+    /// runs over 50 graded topics (`tests/fixtures/trec_eval/run.synth_a.gz`, `run.synth_b`),
+    /// run A's mean and the paired differences A - B (16 cases), percentile and BCa, 95 %,
+    /// 10,000 resamples.
     ///
     /// Tolerance, from the Monte-Carlo error. Both tools estimate the same ideal bootstrap
     /// endpoint from B = 10,000 random resamples, so each estimate scatters around it with a
@@ -187,7 +188,7 @@ mod tests {
     /// standard deviation of those 40 values. scipy's endpoint is one draw with the same B and
     /// method, so scipy minus the mean of our 40 has standard deviation s * sqrt(1 + 1/R); the
     /// test allows 4 of those (a false alarm has probability about 6e-5 per endpoint, 3e-3 over
-    /// the 52 endpoints). A 4 % error in the BCa acceleration or a one-sided quantile shift
+    /// the 64 endpoints). A 4 % error in the BCa acceleration or a one-sided quantile shift
     /// of a tenth of the interval already fails it.
     #[test]
     fn intervals_agree_with_scipy_bootstrap_to_monte_carlo_error() {
@@ -223,13 +224,22 @@ mod tests {
         // The scipy fixture's inputs are trec_eval's printed per-topic values.
         let doc: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/metrics_ci/scipy_bootstrap.json")).unwrap();
-        let out = include_str!("../../tests/fixtures/trec_eval/out/all_trec_q_comment_files.txt");
-        for case in doc["cases"].as_array().unwrap().iter().filter(|c| c["kind"] == "mean") {
+        let a = include_str!("../../tests/fixtures/trec_eval/out/all_trec_q_synth_a.txt");
+        let b = include_str!("../../tests/fixtures/trec_eval/out/all_trec_q_synth_b.txt");
+        let value = |out: &str, m: &str, t: &str| -> f64 {
+            let prefix = format!("{m:<22}\t{t}\t");
+            out.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap_or_else(|| panic!("{m} {t}")).parse().unwrap()
+        };
+        let mut checked = 0;
+        for case in doc["cases"].as_array().unwrap() {
             let m = case["measure"].as_str().unwrap();
             for (t, v) in case["topics"].as_array().unwrap().iter().zip(case["values"].as_array().unwrap()) {
-                let line = format!("{m:<22}\t{}\t{:.4}", t.as_str().unwrap(), v.as_f64().unwrap());
-                assert!(out.contains(&line), "{line}");
+                let t = t.as_str().unwrap();
+                let want = if case["kind"] == "mean" { value(a, m, t) } else { value(a, m, t) - value(b, m, t) };
+                assert!((v.as_f64().unwrap() - want).abs() < 1e-12, "{m} {t}");
+                checked += 1;
             }
         }
+        assert_eq!(checked, 16 * 50);
     }
 }

@@ -463,7 +463,7 @@ mod tests {
         for (a, b) in [("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("ndcg_cut_10", "ndcg@10"), ("P_5", "P@5"), ("recip_rank", "RR")] {
             assert_eq!(e.values[0][col(a)], e.values[0][col(b)], "{a} vs {b}");
         }
-        // trec_eval 10 on these files (tests/fixtures/trec_eval/out.all_trec): map 0.1785.
+        // trec_eval 10 on these files (tests/fixtures/trec_eval/out/all_trec.txt): map 0.1785.
         assert_eq!(format!("{:.4}", e.summary(0, col("map"))), "0.1785");
     }
 

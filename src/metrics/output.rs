@@ -224,7 +224,7 @@ pub fn ci_csv(means: &[MeanInterval], diffs: &[Difference], s: &CiSettings) -> S
             d.ci.resamples,
             s.seed,
             test,
-            fmt_f64(d.test.p_value),
+            fmt_p(d.test.p_value),
             d.test.resamples
         );
     }
@@ -254,7 +254,30 @@ pub fn ci_json(means: &[MeanInterval], diffs: &[Difference], s: &CiSettings) -> 
         s.seed
     );
     let doc = CiJson { interval, test: s.test.describe(), settings: s, means, differences: diffs };
-    serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
+    let text = serde_json::to_string_pretty(&doc).expect("plain data serialises");
+    // p-values in scientific notation (JSON numbers may have an exponent).
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        match trimmed.strip_prefix("\"p_value\": ") {
+            Some(rest) => {
+                let (number, comma) = rest.strip_suffix(',').map_or((rest, ""), |n| (n, ","));
+                let p: f64 = number.parse().expect("serde_json wrote a number");
+                let _ = writeln!(out, "{}\"p_value\": {}{comma}", &line[..line.len() - trimmed.len()], fmt_p(p));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A p-value in scientific notation with 4 significant digits (`3.125e-2`), which pandas, numpy
+/// and JSON parsers read as a number.
+pub fn fmt_p(p: f64) -> String {
+    format!("{p:.3e}")
 }
 
 /// Agreement between the system rankings two metrics induce (run summaries).
@@ -390,6 +413,18 @@ pub fn comparisons_csv(rows: &[PairedComparison]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn p_values_in_scientific_notation_read_back_as_numbers() {
+        // Hand-checked: 4 significant digits, Rust's `e` exponent, which Python's float() and
+        // JSON accept.
+        for (p, text) in [(1.0, "1.000e0"), (0.03125, "3.125e-2"), (1.0 / 2001.0, "4.998e-4"), (0.0, "0.000e0")] {
+            assert_eq!(fmt_p(p), text);
+            let back: f64 = text.parse().unwrap();
+            assert!((back - p).abs() <= 5e-4 * p.abs() + 1e-300);
+            assert_eq!(serde_json::from_str::<f64>(text).unwrap(), back);
+        }
+    }
 
     #[test]
     fn c_formatting() {
