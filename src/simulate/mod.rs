@@ -208,4 +208,104 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.iter().any(|x| x.1.depth != a[0].1.depth), "sessions vary between users");
     }
+
+    fn cascade(grades: Vec<i32>, page_size: usize, prof: &UserProfile, users: u64) -> Vec<Outcome> {
+        let world = one_list_world(grades, page_size);
+        let prepared = Prepared::new(&world, prof, 11, None).unwrap();
+        outcomes(&world, &prepared, users, 11).unwrap()
+    }
+
+    /// With persistence p, clicks on every relevant and no non-relevant result, the expected
+    /// gain times (1 - p) is the list's RBP (Moffat and Zobel's closed form, `metrics::rbp`).
+    #[test]
+    fn mean_gain_matches_closed_form_rbp() {
+        let grades = vec![1, 0, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0];
+        let p = 0.8;
+        let mut prof = UserProfile::named("rbp");
+        prof.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(p) });
+        let out = cascade(grades.clone(), 10, &prof, 100_000);
+        let xs: Vec<f64> = out.iter().map(|o| o.gain * (1.0 - p)).collect();
+        let (m, v) = mean_var(&xs);
+        let se = (v / xs.len() as f64).sqrt();
+        let rel: Vec<f64> = grades.iter().map(|&g| f64::from(u8::from(g > 0))).collect();
+        let (expected, _) = crate::metrics::rbp(&rel, p);
+        assert!((m - expected).abs() < 4.0 * se, "simulated {m} +- {se}, RBP {expected}");
+    }
+
+    /// Geometric continuation: mean depth 1 / (1 - p) = 5 for p = 0.8 on a long list.
+    #[test]
+    fn geometric_continuation_mean_depth() {
+        let mut prof = UserProfile::named("geo");
+        prof.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(0.8) });
+        let xs: Vec<f64> = cascade(vec![0; 400], 10, &prof, 100_000).iter().map(|o| o.depth as f64).collect();
+        let (m, v) = mean_var(&xs);
+        assert!((m - 5.0).abs() < 4.0 * (v / xs.len() as f64).sqrt(), "mean depth {m}");
+    }
+
+    /// A deterministic walk, by hand: grades 1, 0, 0, 2, 0, page size 2, clicks on every
+    /// relevant result, SS3 at 2. Ranks 1-3 are examined (a page turn before rank 3), one click
+    /// on rank 1; SS3 fires at rank 3. Effort 3 snippets + 1 page turn; time (Maxwell et al.
+    /// Table 1) 15.1 + 1.1 + 3 x 1.3 + 1.1 + 21.45 + 2.57.
+    #[test]
+    fn deterministic_walk_costs_and_stopping() {
+        let mut prof = UserProfile::named("walk");
+        prof.continuation = Some(ContinuationModel::Fixed { depth: Param::Fixed(100.0) });
+        prof.stopping = vec![crate::user::StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(2.0), basis: crate::user::Basis::Grade }];
+        let o = cascade(vec![1, 0, 0, 2, 0], 2, &prof, 1)[0];
+        assert_eq!((o.depth, o.clicks, o.relevant_found, o.gain, o.page_turns), (3, 1, 1, 1.0, 1));
+        assert_eq!(o.effort, 3.0 + 1.0);
+        let t = 15.1 + 1.1 + 3.0 * 1.3 + 1.1 + 21.45 + 2.57;
+        assert!((o.time - t).abs() < 1e-9, "{} vs {t}", o.time);
+    }
+
+    /// INST as a stopping rule alone (continuation 1) on a list without relevant results stops
+    /// after 2.58 results on average for T = 1 (Bailey et al. Table 4; by hand,
+    /// sum_k 4 / (k + 1)^2 = 4 (pi^2 / 6 - 1) = 2.5797).
+    #[test]
+    fn inst_stopping_gives_the_expected_depth() {
+        let mut prof = UserProfile::named("inst");
+        prof.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(1.0) });
+        prof.stopping = vec![crate::user::StoppingRuleKind::Inst { t: Param::Fixed(1.0) }];
+        let xs: Vec<f64> = cascade(vec![0; 5000], 10, &prof, 100_000).iter().map(|o| o.depth as f64).collect();
+        let (m, v) = mean_var(&xs);
+        let expected = 4.0 * (std::f64::consts::PI.powi(2) / 6.0 - 1.0);
+        assert!((m - expected).abs() < 4.0 * (v / xs.len() as f64).sqrt(), "mean depth {m} vs {expected}");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::user::{Cascade, ContinuationModel, Param, UserProfile};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn outcome_invariants(
+            grades in proptest::collection::vec(0i32..3, 1..40),
+            page_size in 1usize..12,
+            p in 0.0f64..=1.0,
+            click in proptest::collection::vec(0.0f64..=1.0, 3),
+            stop in 0.0f64..=1.0,
+            seed in any::<u64>(),
+        ) {
+            let mut user = UserProfile::named("prop");
+            user.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(p) });
+            user.clicks = Cascade::fixed(&click, &[stop], &[0.0, 1.0]);
+            let world = one_list_world(grades.clone(), page_size);
+            let r = user.resolve(seed, 0);
+            let sys = &world.systems[0];
+            let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0 };
+            let o = walk(&stage, &r, &r.grades, &mut walk::FixedChoice(Vec::new()), seed, &mut Scratch::default(), &mut ());
+            let depth = o.depth as usize;
+            prop_assert!(depth >= 1 && depth <= grades.len());
+            prop_assert!(o.clicks <= o.depth && o.relevant_found <= o.clicks);
+            let relevant_examined = grades[..depth].iter().filter(|&&g| g > 0).count() as f64;
+            prop_assert!(o.gain <= relevant_examined);
+            // Default effort: one per examined snippet plus one per page turn.
+            prop_assert_eq!(o.effort, (depth + (depth - 1) / page_size) as f64);
+            let min_time = 15.1 + 1.1 + 1.3 * depth as f64;
+            prop_assert!(o.time >= min_time - 1e-9);
+        }
+    }
 }
