@@ -103,6 +103,45 @@ fn whole(scenario: &serpsim::scenario::Scenario, base: &std::path::Path, out: &s
     start.elapsed().as_secs_f64()
 }
 
+/// A 50-query LETOR file and its DBN file (see `main`), written under `dir`.
+fn combined50(root: &std::path::Path, dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    let text = std::fs::read_to_string(root.join("study_logs/letor/mq2008_subset_a.txt")).unwrap();
+    let mut qids: Vec<String> = Vec::new();
+    for l in text.lines() {
+        let q = l.split_whitespace().nth(1).unwrap().to_string();
+        if !qids.contains(&q) {
+            qids.push(q);
+        }
+    }
+    let extra: Vec<String> = qids[..14].to_vec();
+    let mut out = text.clone();
+    for l in text.lines() {
+        let q = l.split_whitespace().nth(1).unwrap();
+        if extra.iter().any(|e| e == q) {
+            out.push_str(&l.replacen(q, &format!("{q}b"), 1));
+            out.push('\n');
+        }
+    }
+    let letor = dir.join("mq2008_50.txt");
+    std::fs::write(&letor, out).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("simulations/combined/dbn.json")).unwrap()).unwrap();
+    let pairs = json["pairs"].as_array().unwrap().clone();
+    let more: Vec<serde_json::Value> = pairs
+        .iter()
+        .filter(|p| extra.iter().any(|e| format!("qid:{}", p[0].as_str().unwrap()) == *e))
+        .map(|p| {
+            let mut p = p.clone();
+            p[0] = serde_json::Value::String(format!("{}b", p[0].as_str().unwrap()));
+            p
+        })
+        .collect();
+    json["pairs"].as_array_mut().unwrap().extend(more);
+    let dbn = dir.join("dbn50.json");
+    std::fs::write(&dbn, serde_json::to_string(&json).unwrap()).unwrap();
+    (letor, dbn)
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
 }
@@ -123,10 +162,17 @@ fn main() {
     let t1 = whole(&s, root, &out.join("c1"), 1);
     let t2 = whole(&s, root, &out.join("c2"), 2);
     println!("whole scenario, 250,000 users x 20 topics x 2 systems (10 M sessions): 1 thread {t1:.2} s, 2 threads {t2:.2} s, speed-up {:.2}x (load average {})", t1 / t2, load_average());
-    // The combined scenario at 50 topics.
-    let (mut s, base) = serpsim::scenario::Scenario::from_file(&root.join("simulations/bench/combined50.toml")).unwrap();
+    // The combined scenario at 50 topics: the 36 LETOR queries plus the first 14 again under
+    // new ids (`<qid>b`, with their fitted DBN parameters copied), so every topic costs what a
+    // real one costs.
+    let (mut s, base) = serpsim::scenario::Scenario::from_file(&root.join("simulations/combined.toml")).unwrap();
+    let (letor, dbn) = combined50(root, &out);
+    if let serpsim::scenario::CollectionSource::Letor(l) = &mut s.collection {
+        l.file = letor;
+    }
+    s.profiles[0].click_model.as_mut().unwrap().file = dbn;
     s.replicates = 10_000;
     let t = whole(&s, &base, &out.join("combined"), 2);
-    println!("combined scenario, 10,000 users x 2 systems x 50 topics, 2 threads: {t:.2} s (load average {})", load_average());
+    println!("combined scenario, 10,000 users x 2 systems x 50 topics (1,000,000 sessions of 3 queries), 2 threads: {t:.2} s (load average {})", load_average());
     let _ = std::fs::remove_dir_all(&out);
 }
