@@ -111,7 +111,7 @@ fn malformed_inputs_name_file_and_line_or_key() {
     expect_error(dir.path(), &bad, &["repliactes"]);
 
     let bad = write(dir.path(), "bad_p.toml", &SCENARIO.replace("p = 0.7", "p = 1.7"));
-    expect_error(dir.path(), &bad, &["profiles[0].continuation.p", "outside [0, 1]"]);
+    expect_error(dir.path(), &bad, &["profiles[0].continuation.p", "outside the range of a probability in [0, 1]"]);
 
     let bad = write(dir.path(), "nan_p.toml", &SCENARIO.replace("click = [0.3, 0.9]", "click = [0.3, nan]"));
     expect_error(dir.path(), &bad, &["profiles[0].clicks.click[1]", "NaN"]);
@@ -178,7 +178,9 @@ fn trec_run_against_its_reversal_shows_gain_and_its_cost() {
     let gain = pooled("gain");
     assert_eq!((gain["system_a"].as_str(), gain["system_b"].as_str()), ("STANDARD", "REVERSED"));
     assert!(num(&gain, "diff_mean") > 0.0, "the run finds more than its reversal: {gain:?}");
-    assert!(num(&gain, "p_a_better") > 0.5 && num(&gain, "p_a_better") == num(&gain, "p_a_higher"), "{gain:?}");
+    // The reversal finds nothing here, so every session either favours the run or ties.
+    assert!(num(&gain, "p_a_better") == num(&gain, "p_a_higher") && num(&gain, "p_a_higher") > num(&gain, "p_a_lower"), "{gain:?}");
+    assert!(num(&gain, "diff_mean") - 1.96 * num(&gain, "diff_se") > 0.0, "{gain:?}");
     let effort = pooled("effort");
     assert_eq!(effort["better"], "lower");
     assert!(num(&effort, "p_a_better").is_finite() && num(&effort, "p_a_better") == num(&effort, "p_a_lower"), "{effort:?}");

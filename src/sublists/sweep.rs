@@ -219,23 +219,28 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
 }
 
 /// The sweep on a world whose system 0 has sublists and system 1 is its basic twin; `labels`
-/// give each profile's (task, prior, lambda) indices into `grid`.
+/// give each profile's (task, prior, lambda) indices into `grid`. The engine runs the users on
+/// the sublist interface; the basic interface is deterministic for He et al.'s user (a failed
+/// continuation stays in "All"), so it is walked once per (topic, task).
 pub fn run_sweep_world(world: &World, prepared: &[Prepared], labels: &[(usize, usize, usize)], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
     if world.systems.len() != 2 {
         return Err(Error::Invalid("the sublist sweep needs one system with sublists and its basic twin (interface.basic_twin = true)".into()));
     }
+    let mut rlr_world = world.clone();
+    rlr_world.systems.truncate(1);
     let cutoffs: Vec<CutOff> = labels.iter().map(|l| grid.tasks[l.0]).collect();
-    let cells = cell_sketches(world, prepared, &cutoffs, grid.replicates as u64, grid.seed, progress)?;
-    let (nt, ns) = (world.topics.len(), world.systems.len());
+    let cells = cell_sketches(&rlr_world, prepared, &cutoffs, grid.replicates as u64, grid.seed, progress)?;
+    let topics = super::scenario::topics_of(world)?;
+    let nt = world.topics.len();
+    let basics: Vec<Vec<f64>> = topics.iter().map(|t| grid.tasks.iter().map(|&c| basic_effort(t, c, grid.page_size, &grid.weights)).collect()).collect();
     let mut out = Vec::new();
     for t in 0..nt {
         for (p, &(task, prior, lambda)) in labels.iter().enumerate() {
-            let rlr = &cells[(p * nt + t) * ns];
-            let basic = &cells[(p * nt + t) * ns + 1];
+            let rlr = &cells[p * nt + t];
             if rlr.n() == 0 {
                 continue;
             }
-            out.push(SweepCell { topic: t, task, prior, lambda, rlr: quartiles(rlr), basic: basic.quantile(0.5), samples: rlr.clone() });
+            out.push(SweepCell { topic: t, task, prior, lambda, rlr: quartiles(rlr), basic: basics[t][task], samples: rlr.clone() });
         }
     }
     out.sort_by_key(|c| (c.topic, c.task, c.prior, c.lambda));
