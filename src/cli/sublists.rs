@@ -11,7 +11,7 @@ use serpsim::sublists::log::{fit_log, parse_log, predict, validate, write_log, L
 use serpsim::sublists::measures::{sublist_entropy, sublist_relevance};
 use serpsim::sublists::model::CutOff;
 use serpsim::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep_world, sweep_csv};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `serpsim sublists`.
 #[derive(clap::Args)]
@@ -122,8 +122,8 @@ fn load(common: &Common) -> anyhow::Result<(Scenario, SublistStudy)> {
 struct Out(Staged);
 
 impl Out {
-    fn new(dir: &Path) -> anyhow::Result<Self> {
-        Ok(Out(Staged::new(dir)?))
+    fn new(s: &Scenario, command: &str) -> anyhow::Result<Self> {
+        Ok(Out(serpsim::report::stage(s, command)?))
     }
     fn write(&mut self, name: &str, text: &str) -> anyhow::Result<()> {
         self.0.write(name, text.as_bytes())?;
@@ -174,7 +174,7 @@ fn sweep(c: Common) -> anyhow::Result<()> {
         })
     })??;
     bar.finish_and_clear();
-    let mut out = Out::new(&s.output.dir)?;
+    let mut out = Out::new(&s, "sublists sweep")?;
     out.write("sweep.csv", &sweep_csv(topics, grid, &cells))?;
     out.write("fig6.csv", &pooled_csv(grid, &cells))?;
     out.write("fig6.svg", &fig6_svg(grid, &cells)?)?;
@@ -210,7 +210,7 @@ fn when(c: Common) -> anyhow::Result<()> {
     bar.set_length(1);
     let rows = with_threads(c.run.threads, || help_rows(&topics, &settings))??;
     bar.finish_and_clear();
-    let mut out = Out::new(&s.output.dir)?;
+    let mut out = Out::new(&s, "sublists when")?;
     out.write("when_rows.csv", &rows_csv(&rows))?;
     let models = fit_models(&rows, &settings)?;
     let mut md = format!(
@@ -247,7 +247,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
             "choice_probs_mle": fitted.choice_probs[t],
         })).collect::<Vec<_>>(),
     });
-    let mut out = Out::new(&s.output.dir)?;
+    let mut out = Out::new(&s, "sublists fit")?;
     out.write("fitted.json", &serde_json::to_string_pretty(&fitted_json)?)?;
     let mut p = String::from("topic,user_basic,user_rlr,predicted_rlr,predicted_q25,predicted_q75,model_basic,effort_u,effort_p\n");
     for x in &preds {

@@ -1,70 +1,40 @@
-//! A run's output directory, staged: every file is written into a staging directory next to
-//! the target, and only when the run completed are the files moved into the target (replacing
-//! files of the same names and removing report files an earlier run left that this run did not
-//! write). A failed run leaves the target untouched. Every file the report writes goes through
-//! here, so it can move onto a shared output layer in one place.
+//! Where every file of a run goes: the shared all-or-nothing output layer
+//! ([`crate::output::RunDir`]). A run writes into a staging directory beside the output
+//! directory; committing adds `manifest.json` and puts the whole set in place at once, so the
+//! output directory holds one complete run or the previous one. Every file the report and the
+//! `sessions` and `sublists` front ends write goes through [`Staged`].
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::output::{RunDir, RunInfo};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Names of every file a run of `simulate`, `sessions` or `sublists` may write: on commit, those
-/// this run did not write are removed, so a directory never mixes two runs' outputs.
-pub const REPORT_FILES: [&str; 23] = [
-    "summary.csv",
-    "pooled.csv",
-    "comparison.csv",
-    "tests.csv",
-    "verdict.csv",
-    "gain_curves.csv",
-    "budgets.csv",
-    "summary.json",
-    "samples.csv",
-    "distributions.svg",
-    "gain_curves.svg",
-    "manifest.json",
-    "sessions.csv",
-    "query_quality.csv",
-    "sweep.csv",
-    "best.csv",
-    "depth_vs_rate.svg",
-    "fig6.csv",
-    "fig6.svg",
-    "accuracy.csv",
-    "topics.csv",
-    "when_rows.csv",
-    "when_glm.md",
-];
-
-/// A staged output directory.
+/// A staged output set.
 #[derive(Debug)]
-pub struct Staged {
-    target: PathBuf,
-    staging: PathBuf,
-    files: Vec<String>,
-    committed: bool,
-}
+pub struct Staged(RunDir);
 
 impl Staged {
-    /// Stages output for `target` (created on commit).
-    pub fn new(target: &Path) -> Result<Self> {
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-        let parent = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-        let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
-        if staging.exists() {
-            std::fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+    /// Stages the output of `command` (e.g. `simulate`) for `target`, recording the scenario's
+    /// text hash and seed in the manifest. Refuses a target that holds files serpsim did not
+    /// write.
+    pub fn begin(target: &Path, command: &str, scenario_text: Option<&str>, seed: Option<u64>) -> Result<Self> {
+        let mut info = RunInfo::new(command);
+        if let Some(t) = scenario_text {
+            info = info.scenario(t);
         }
-        std::fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
-        Ok(Staged { target: target.to_path_buf(), staging, files: Vec::new(), committed: false })
+        info.seed = seed;
+        Ok(Staged(RunDir::begin(target, info)?))
     }
 
-    /// Path of `name` inside the staging directory (for writers that stream into it).
+    /// Stages output for `target` without a scenario.
+    pub fn new(target: &Path) -> Result<Self> {
+        Self::begin(target, "serpsim", None, None)
+    }
+
+    /// Path of `name` inside the staging directory (for writers that stream into it; call
+    /// [`Staged::adopt`] afterwards for a file of the set).
     pub fn staging_path(&self, name: &str) -> PathBuf {
-        self.staging.join(name)
+        self.0.staged_path(name)
     }
 
     /// Writes `name` from `fill`.
@@ -72,79 +42,26 @@ impl Staged {
     where
         F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
     {
-        let path = self.staging.join(name);
-        let file = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
-        let mut w = std::io::BufWriter::new(file);
-        fill(&mut w).map_err(|e| Error::io(&path, e))?;
-        w.flush().map_err(|e| Error::io(&path, e))?;
-        self.files.push(name.to_string());
-        Ok(())
+        self.0.write_with(name, fill)
     }
 
     /// Writes `name` with `bytes`.
     pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
-        self.write_with(name, |w| w.write_all(bytes))
+        self.0.write(name, bytes)
     }
 
     /// Records a file already written into the staging directory.
-    pub fn adopt(&mut self, name: &str) {
-        self.files.push(name.to_string());
+    pub fn adopt(&mut self, name: &str) -> Result<()> {
+        self.0.add(name)
     }
 
-    /// Moves every staged file into the target; returns the final paths.
-    pub fn commit(mut self) -> Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(&self.target).map_err(|e| Error::io(&self.target, e))?;
-        for stale in REPORT_FILES {
-            if !self.files.iter().any(|f| f == stale) {
-                let p = self.target.join(stale);
-                if p.exists() {
-                    std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
-                }
-            }
-        }
-        let mut out = Vec::new();
-        for f in &self.files {
-            let (from, to) = (self.staging.join(f), self.target.join(f));
-            std::fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?;
-            out.push(to);
-        }
-        let _ = std::fs::remove_dir_all(&self.staging);
-        self.committed = true;
-        Ok(out)
+    /// Records a warning in the manifest.
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.0.warn(message)
     }
-}
 
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.staging);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nothing_reaches_the_target_before_commit_and_stale_files_go() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out");
-        std::fs::create_dir_all(&target).unwrap();
-        std::fs::write(target.join("samples.csv"), "old").unwrap();
-        std::fs::write(target.join("notes.txt"), "mine").unwrap();
-        {
-            let mut s = Staged::new(&target).unwrap();
-            s.write("summary.csv", b"new").unwrap();
-            // Dropped without commit: nothing changes.
-        }
-        assert!(!target.join("summary.csv").exists());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "staging removed");
-        let mut s = Staged::new(&target).unwrap();
-        s.write("summary.csv", b"new").unwrap();
-        let written = s.commit().unwrap();
-        assert_eq!(written, vec![target.join("summary.csv")]);
-        assert!(!target.join("samples.csv").exists(), "a stale report file of an earlier run is removed");
-        assert_eq!(std::fs::read_to_string(target.join("notes.txt")).unwrap(), "mine", "other files are kept");
+    /// Puts the set in place; returns the final paths (manifest included).
+    pub fn commit(self) -> Result<Vec<PathBuf>> {
+        self.0.commit()
     }
 }

@@ -20,7 +20,7 @@ mod files;
 mod plot;
 
 pub use crate::write::{csv_field, write_atomic, write_atomic_with};
-pub use files::{Staged, REPORT_FILES};
+pub use files::Staged;
 pub use plot::{plot_err, OKABE_ITO};
 
 use crate::error::{Error, Result};
@@ -108,10 +108,17 @@ pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f6
 
 /// Simulates a loaded scenario and writes its report into `[output] dir`.
 pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    let mut staged = Staged::new(&scenario.output.dir)?;
+    let mut staged = stage(scenario, "simulate")?;
     let summary = run_into(scenario, loaded, &mut staged, progress)?;
     let written = staged.commit()?;
     Ok(ScenarioRun { written, summary, warnings: loaded.warnings.clone() })
+}
+
+/// Stages the output directory of `scenario` for `command`; the manifest records the seed and
+/// the hash of the scenario as run (after command-line overrides).
+pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
+    let text = toml::to_string(scenario).unwrap_or_default();
+    Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
 }
 
 /// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
@@ -150,6 +157,9 @@ pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progr
     }
     let report = Report::new(scenario, &summary, &loaded.warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
+    for w in &loaded.warnings {
+        staged.warn(w.clone());
+    }
     Ok(summary)
 }
 

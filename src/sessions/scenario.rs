@@ -9,7 +9,7 @@
 
 use super::sweep::{best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, results_csv, sweep_world, PointLabel, PointResult};
 use crate::error::{Error, Result};
-use crate::report::{csv_field, Staged};
+use crate::report::csv_field;
 use crate::scenario::{Loaded, Overrides, Scenario};
 use crate::simulate::world::World;
 use std::path::{Path, PathBuf};
@@ -73,7 +73,7 @@ pub fn quality_csv(world: &World) -> String {
 pub fn run_sessions(mut s: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Written> {
     overrides.apply(&mut s)?;
     let loaded = s.load(base)?;
-    let mut staged = Staged::new(&s.output.dir)?;
+    let mut staged = crate::report::stage(&s, "sessions run")?;
     crate::report::run_into(&s, &loaded, &mut staged, progress)?;
     let results = sweep_world(&loaded.world, &loaded.prepared, &labels(&loaded), s.replicates, s.seed, &|_, _| {})?;
     staged.write("sessions.csv", results_csv(&results).as_bytes())?;
@@ -90,11 +90,11 @@ pub fn run_sweep(mut s: Scenario, base: &Path, overrides: &Overrides, progress: 
             s.name
         )));
     }
+    let mut staged = crate::report::stage(&s, "sessions sweep")?;
     let loaded = s.load(base)?;
     let results = sweep_world(&loaded.world, &loaded.prepared, &labels(&loaded), s.replicates, s.seed, progress)?;
     let best = best_points(&results);
     let tests = compare_best(&results, &best);
-    let mut staged = Staged::new(&s.output.dir)?;
     staged.write("sweep.csv", results_csv(&results).as_bytes())?;
     staged.write("best.csv", best_csv(&best).as_bytes())?;
     staged.write("tests.csv", comparisons_csv(&tests).as_bytes())?;
