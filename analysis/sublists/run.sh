@@ -5,6 +5,7 @@ cd "$(dirname "$0")/../.."
 [ -n "${SERPSIM:-}" ] || cargo build --release --quiet
 B=${SERPSIM:-target/release/serpsim}
 OUT=analysis/sublists/results
+rm -rf "$OUT"   # a run replaces its output directories as a whole
 mkdir -p "$OUT"
 /usr/bin/time -f "sweep wall %e s, cpu %U s" $B sublists sweep simulations/sublists/default.toml --out $OUT/sweep --threads 2
 python3 analysis/sublists/fig6_facts.py $OUT/sweep/fig6.csv | tee $OUT/fig6_facts.txt
