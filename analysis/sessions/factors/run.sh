@@ -34,6 +34,7 @@ budget = { seconds = $5 }
 stopping = [$4]
 time = { read_document = $6 }
 TOML
+  rm -rf "$dir/$1"   # a run replaces its output directory as a whole
   $bin sessions run "$dir/$1.toml" --out "$dir/$1" > /dev/null
 }
 ss3='{ rule = "contiguous_nonrelevant", n = 3, basis = "snippet" }'
