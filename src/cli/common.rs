@@ -86,9 +86,9 @@ pub fn progress_bar(label: &str) -> Bar {
 /// Overrides shared by the scenario-driven subcommands (`simulate`, `sessions`, `sublists`).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct RunOverrides {
-    /// Replicates per cell, overriding the scenario.
-    #[arg(long)]
-    pub replicates: Option<usize>,
+    /// Simulated users per profile (each meets every topic and system), overriding the scenario.
+    #[arg(long, alias = "users")]
+    pub replicates: Option<u64>,
     /// Master seed, overriding the scenario.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -98,4 +98,14 @@ pub struct RunOverrides {
     /// Output directory, overriding the scenario.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Also write every session's outcome (samples.csv, streamed to disk).
+    #[arg(long)]
+    pub samples: bool,
+}
+
+impl RunOverrides {
+    /// The scenario overrides (replicates, seed, output directory).
+    pub fn overrides(&self) -> serpsim::scenario::Overrides {
+        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true) }
+    }
 }

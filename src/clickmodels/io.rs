@@ -155,7 +155,7 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
 /// Writes the model file atomically.
 pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
     let text = serde_json::to_string(&to_json(model, vocab)).map_err(|e| Error::Invalid(e.to_string()))?;
-    crate::report::write_atomic(path, text.as_bytes())
+    crate::write::write_atomic(path, text.as_bytes())
 }
 
 /// Reads a model file: the model and the vocabulary naming its pair indices.

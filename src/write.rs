@@ -1,4 +1,6 @@
-//! Atomic file output: write to a temporary file in the target directory, then rename.
+//! File writing below every capability: atomic writes (temporary file in the target directory,
+//! then rename) and CSV field quoting. Nothing here knows about simulations, click models or
+//! reports, so every module can write files without importing the modules above it.
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -9,7 +11,7 @@ use std::path::Path;
 /// ```
 /// let dir = std::env::temp_dir().join("serpsim-doc-atomic");
 /// std::fs::create_dir_all(&dir).unwrap();
-/// serpsim::report::write_atomic(&dir.join("x.txt"), b"hello").unwrap();
+/// serpsim::write::write_atomic(&dir.join("x.txt"), b"hello").unwrap();
 /// assert_eq!(std::fs::read(dir.join("x.txt")).unwrap(), b"hello");
 /// ```
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -41,6 +43,21 @@ where
         return Err(Error::io(path, e));
     }
     Ok(())
+}
+
+/// Quotes a CSV field when needed (RFC 4180: fields with a comma, quote or line break are
+/// quoted, quotes doubled).
+///
+/// ```
+/// assert_eq!(serpsim::write::csv_field("a,b"), "\"a,b\"");
+/// assert_eq!(serpsim::write::csv_field("plain"), "plain");
+/// ```
+pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
+    } else {
+        s.into()
+    }
 }
 
 #[cfg(test)]
