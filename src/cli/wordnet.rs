@@ -1,6 +1,7 @@
 //! `serpsim wordnet lch|path WORD1 WORD2 [--pos n|v]` and the batch form
 //! `serpsim wordnet lch|path --pairs FILE [--out FILE]`.
 
+use super::common::display;
 use serpsim::progress::{Display, Progress, Reporter};
 use serpsim::wordnet::{batch, default_dir, Measure, Pos, Similarity, WordNet};
 use std::io::Write;
@@ -77,7 +78,7 @@ fn score(measure: Measure, a: PairArgs) -> anyhow::Result<()> {
     let mut sim = Similarity::new(&wn);
     let progress = Progress::new(&format!("wordnet {}", measure.name()));
     progress.phase(&format!("wordnet {}", measure.name()), "pairs", Some(pairs.len() as u64));
-    let reporter = Reporter::start(&progress, if pairs.len() > 1_000_000 { Display::auto() } else { Display::Off });
+    let reporter = Reporter::start(&progress, if pairs.len() > 1_000_000 { display() } else { Display::Off });
     let counts = if to_stdout {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
