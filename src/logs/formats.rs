@@ -152,7 +152,23 @@ fn quoted(s: &str) -> String {
     format!("`{}`", snippet(s, QUOTE))
 }
 
+/// All impressions of a line into `pool` (format detection and hints; the reader streams them
+/// with [`yandex_impressions`]).
 fn parse_yandex_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
+    yandex_impressions(line, &mut SessionBuf::default(), &mut |s| {
+        pool.next().clone_from(s);
+        Ok(())
+    })
+}
+
+/// Calls `emit` on each impression of a Yandex-sample line, one at a time in one reused
+/// buffer, so a line of many impressions costs its own size only. Stops at the first
+/// malformed impression (after emitting the ones before it) or the first error of `emit`.
+pub(crate) fn yandex_impressions(
+    line: &str,
+    s: &mut SessionBuf,
+    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
+) -> Result<(), Reason> {
     for (k, part) in line.split(';').enumerate() {
         let part = part.trim();
         if part.is_empty() {
@@ -165,7 +181,7 @@ fn parse_yandex_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
             return Err(at("empty query id"));
         }
         let (docs, clicked) = rest.split_once(':').ok_or_else(|| at("no `:` between the results and the clicks"))?;
-        let s = pool.next();
+        s.clear();
         s.set_query(query);
         for d in docs.split(',') {
             let d = d.trim();
@@ -190,6 +206,7 @@ fn parse_yandex_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
                 }
             }
         }
+        emit(s)?;
     }
     Ok(())
 }

@@ -44,6 +44,7 @@ struct Driver<'a> {
     opts: &'a ReadOptions,
     format: Format,
     pool: Pool,
+    one: SessionBuf,
     rpc: RpcState,
     report: ReadReport,
 }
@@ -102,6 +103,31 @@ impl Driver<'_> {
                 }
             }
             return Ok(());
+        }
+        if self.format == Format::Yandex {
+            // Impressions are handed out one at a time (a line of a million impressions costs
+            // its own size). With skipping, the line is checked whole first, so a bad line
+            // is skipped whole, as in every other format.
+            if self.opts.skip_bad_lines {
+                if let Err(reason) = formats::yandex_impressions(line, &mut self.one, &mut |_| Ok(())) {
+                    return self.bad(line_no, Some(line), reason);
+                }
+            }
+            let mut failed: Option<Error> = None;
+            let report = &mut self.report;
+            let result = formats::yandex_impressions(line, &mut self.one, &mut |s| {
+                Self::emit(report, s, f).map_err(|e| {
+                    failed = Some(e);
+                    String::new()
+                })
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            return match result {
+                Ok(()) => Ok(()),
+                Err(reason) => self.bad(line_no, Some(line), reason),
+            };
         }
         match formats::parse_line(line, &self.format, &mut self.pool) {
             Ok(()) => {
@@ -177,7 +203,7 @@ pub fn for_each_session(input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&Ses
     } else {
         opts.format
     };
-    let mut d = Driver { name, opts, format, pool: Pool::default(), rpc: RpcState::default(), report: ReadReport::default() };
+    let mut d = Driver { name, opts, format, pool: Pool::default(), one: SessionBuf::default(), rpc: RpcState::default(), report: ReadReport::default() };
     d.report.format = Some(format);
     for (n, b) in &sample {
         d.line(*n, b, f)?;
