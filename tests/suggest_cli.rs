@@ -204,7 +204,7 @@ fn suggest_refuses_options_it_would_ignore_and_reads_gzip_and_stdin() {
     let log = dir.path().join("log.jsonl.gz");
     let sug = dir.path().join("sug.jsonl");
     let log_text = concat!(
-        r#"{"id":"a","query":"plant","segments":[{"text":"the tree grows","fixations":2}],"attention":[{"word":"tree","count":2,"duration_ms":400}]}"#,
+        r#"{"id":"a","query":"plant","segments":[{"text":"the tree grows","fixations":2},{"text":"a cat sleeps","fixations":0}],"attention":[{"word":"tree","count":2,"duration_ms":400}]}"#,
         "\r\n"
     );
     std::fs::write(&log, gzip(log_text.as_bytes())).unwrap();
@@ -214,7 +214,8 @@ fn suggest_refuses_options_it_would_ignore_and_reads_gzip_and_stdin() {
         c.args(["suggest", "--log"]).arg(&log).arg("--suggestions").arg(&sug).args(extra);
         c.output().unwrap()
     };
-    // GLF on the gzip log (CRLF) and the BOM suggestions: "tree" attended, accepted at engine rank 2 -> RR 1.
+    // GLF on the gzip log (CRLF) and the BOM suggestions: session a of
+    // glf_and_tam_on_a_hand_made_log ("tree" attended, accepted at engine rank 2: GLF RR 1).
     let out = args(&["--model", "glf"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8(out.stdout).unwrap().contains("| Gaze-Length-Filter (GLF) |  | 1.0000 |"));
