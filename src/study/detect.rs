@@ -725,6 +725,22 @@ mod tests {
         assert!((f[1].x - 700.0).abs() < 1e-9 && (f[1].y - 500.1).abs() < 0.01, "{:?}", f[1]);
     }
 
+    /// The velocity window is 20 ms whatever the rate. A 2° jump at t = 100 ms (x = 400
+    /// before, 480 px after) seen at 1000, 2000 and 100 Hz; by hand, a sample is a saccade
+    /// sample while its window `[t - 10, t + 10]` (at least one neighbour each side) holds
+    /// samples from both sides of the jump: at 1000 Hz from t = 90 to 109, so the fixations
+    /// are [0, 89] and [110, 299]; at 2000 Hz [0, 89.5] and [110, 299.5]; at 100 Hz the
+    /// window holds just the neighbours, so [0, 80] and [110, 290]. (A window of ±2 samples
+    /// would give [0, 97] at 1000 Hz and [0, 70] at 100 Hz.)
+    #[test]
+    fn ivt_window_is_in_milliseconds() {
+        for (hz, want) in [(1000.0, vec![(0.0, 89.0), (110.0, 299.0)]), (2000.0, vec![(0.0, 89.5), (110.0, 299.5)]), (100.0, vec![(0.0, 80.0), (110.0, 290.0)])] {
+            let dt = 1000.0 / hz;
+            let v: Vec<Sample> = (0..(300.0 / dt) as usize).map(|k| k as f64 * dt).map(|t| s(t, if t < 100.0 { 400.0 } else { 480.0 }, 500.0)).collect();
+            assert_eq!(spans(&ivt(&v, &GEOM, &IvtParams::default(), Eye::Left, dt)), want, "{hz} Hz");
+        }
+    }
+
     #[test]
     fn ivt_merges_close_fixations_and_discards_short_ones() {
         // A 12 px (0.3°) jump in 2 ms inside one fixation: two fixations 0.3° apart that
