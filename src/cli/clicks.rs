@@ -75,7 +75,7 @@ fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
 /// Shows one progress step per pass over the log (one pass per EM iteration).
 struct Progress<'a> {
     inner: &'a mut dyn SessionSource,
-    bar: indicatif::ProgressBar,
+    bar: super::common::Bar,
 }
 
 impl<'a> Progress<'a> {
@@ -103,11 +103,6 @@ impl SessionSource for Progress<'_> {
     }
 }
 
-impl Drop for Progress<'_> {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
-    }
-}
 
 /// Fits on one thread (EM passes are sequential and deterministic).
 fn fit_with_progress(cfg: &ModelConfig, src: &mut dyn SessionSource) -> anyhow::Result<Box<dyn ClickModel>> {
