@@ -51,7 +51,7 @@ fn model(dir: &std::path::Path, name: &str) -> serde_json::Value {
 fn every_layout_reads_the_same_from_file_gzip_stdin_and_streamed_stdin() {
     let dir = tempfile::tempdir().unwrap();
     for (format, file) in [
-        ("ncm", "study_logs/clicks/ncm_graphcm_demo_train.txt"),
+        ("ncm", "study_logs/clicks/ncm_handmade_train.txt"),
         ("yandex-rpc", "tests/fixtures/clicklogs/rpc_handmade.txt"),
         ("auto", "tests/fixtures/clicklogs/rpc_handmade.txt"),
         ("yandex", "study_logs/clicks/yandex_sample_train.txt"),
@@ -104,7 +104,7 @@ fn empty_and_malformed_logs_fail_without_writing_a_model() {
         }
     }
     // The wrong explicit format says what the file looks like.
-    let ncm = root().join("study_logs/clicks/ncm_graphcm_demo_train.txt");
+    let ncm = root().join("study_logs/clicks/ncm_handmade_train.txt");
     let out = fit("yandex", ncm.to_str().unwrap(), false, dir.path(), "m.json").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("looks like the `ncm` format (--format ncm)"));
     let out = fit("bracketed:query=2", ncm.to_str().unwrap(), false, dir.path(), "m.json").output().unwrap();

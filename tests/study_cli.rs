@@ -148,14 +148,14 @@ fn events_read_asc_gzip_and_pymovements_csv_alike() {
     }
 }
 
-/// A real public gaze CSV in a layout serpsim does not know (pymovements' test file of the
-/// Potsdam Binge PVT data set, EyeLink at 1000 Hz), read with --columns; the time unit is
-/// inferred from the steps and said so. The 29 samples lie within 3.5 x 2.6 px, so with a
+/// A gaze CSV in a layout serpsim does not know (hand-made rows in the column layout of the
+/// Potsdam Binge PVT data set's EyeLink 1000 Hz export), read with --columns; the time unit is
+/// inferred from the steps and said so. The 29 samples lie within 3 x 2.4 px, so with a
 /// 20 ms minimum I-DT makes them one fixation; its start, end and mean position are
 /// computed here independently from the CSV.
 #[test]
 fn events_read_a_generic_csv_with_a_column_mapping() {
-    let file = gaze("csv/potsdam_binge_pvt_example.csv");
+    let file = gaze("csv/pvt_layout_handmade.csv");
     let (out, notes) = run_ok(&[
         "study", "events", &p(&file), "--columns", "time=eyelink_timestamp,x=x_pix_eyelink,y=y_pix_eyelink,pupil=pupil_size_eyelink",
         "--screen-px", "1920,1080", "--min-duration", "20",
@@ -178,7 +178,7 @@ fn events_read_a_generic_csv_with_a_column_mapping() {
     assert_eq!(rows[1], format!("left,{t0},{t1},{},{:.2},{:.2},{:.1}", t1 - t0 + 1.0, sx / n, sy / n, sp / n));
     // Without the mapping the layout is unknown: refused with the way out.
     let err = run_err(&["study", "events", &p(&file), "--screen-px", "1920,1080"]);
-    assert!(err.contains("potsdam_binge_pvt_example.csv:1: cannot tell the layout") && err.contains("--columns"), "{err}");
+    assert!(err.contains("pvt_layout_handmade.csv:1: cannot tell the layout") && err.contains("--columns"), "{err}");
 }
 
 /// Malformed gaze input: `file:line: reason`, exit 1, no panic and no output file.

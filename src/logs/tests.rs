@@ -159,14 +159,15 @@ fn yandex_rpc_malformed_lines_name_file_and_line() {
     assert_eq!(d.log.session(0).clicks, &[false, true]);
 }
 
-/// study_logs/clicks/ncm_graphcm_demo_train.txt: the first 30 lines of GraphCM's demo
-/// `train_per_query_quid.txt`. Read by hand: line 1 is session 460, query 798, documents
-/// [2270, 2271, 4088, ...], no click; line 16 is query 1908 with clicks on ranks 2 and 3.
+/// study_logs/clicks/ncm_handmade_train.txt: 30 hand-made lines in the layout of GraphCM's
+/// demo `train_per_query_quid.txt` (written by study_logs/tools/make_layout_samples.py).
+/// Read by hand: line 1 is session 460, query 798, documents [2270, 2271, 4088, ...], no
+/// click; line 16 (query 1000) has clicks on ranks 2 and 3.
 /// With awk: 30 lines, 27 distinct queries (`cut -f2 | sort -u | wc -l`), 10 clicks
 /// (`cut -f5 | grep -o 1 | wc -l`).
 #[test]
-fn ncm_layout_on_the_graphcm_demo_file() {
-    let path = root().join("study_logs/clicks/ncm_graphcm_demo_train.txt");
+fn ncm_layout_on_a_file_in_the_graphcm_demo_layout() {
+    let path = root().join("study_logs/clicks/ncm_handmade_train.txt");
     let d = LogData::read(&path, "ncm".parse().unwrap(), false).unwrap();
     assert_eq!(d.log.len(), 30);
     assert_eq!(d.vocab.queries.len(), 27);
@@ -178,7 +179,7 @@ fn ncm_layout_on_the_graphcm_demo_file() {
     assert_eq!(d.log.session(15).clicks, &[false, true, true, false, false, false, false, false, false, false]);
     assert!(d.log.dwell.is_empty());
     // The label file has a sixth column (relevance); it is ignored. First line: query 232.
-    let labels = LogData::read(&root().join("study_logs/clicks/ncm_graphcm_demo_labels.txt"), Format::Auto, false).unwrap();
+    let labels = LogData::read(&root().join("study_logs/clicks/ncm_handmade_labels.txt"), Format::Auto, false).unwrap();
     assert_eq!(labels.report.format, Some(Format::Bracketed(Columns::NCM)));
     assert_eq!((labels.log.len(), labels.vocab.queries[0].as_str()), (8, "232"));
 }
@@ -213,7 +214,7 @@ fn bracketed_lists_python_and_json_styles_and_errors() {
 fn auto_detects_each_real_layout_and_refuses_what_it_cannot_tell() {
     let detect = |path: PathBuf| LogData::read(&path, Format::Auto, false).map(|d| d.report.format.unwrap());
     assert_eq!(detect(root().join("study_logs/clicks/yandex_sample_train.txt")).unwrap(), Format::Yandex);
-    assert_eq!(detect(root().join("study_logs/clicks/ncm_graphcm_demo_train.txt")).unwrap(), "ncm".parse().unwrap());
+    assert_eq!(detect(root().join("study_logs/clicks/ncm_handmade_train.txt")).unwrap(), "ncm".parse().unwrap());
     assert_eq!(detect(root().join("tests/fixtures/clicklogs/rpc_handmade.txt")).unwrap(), Format::YandexRpc);
     let text = |t: &str, f: Format| LogData::parse(t, f, "x.log", false);
     assert_eq!(text("session_id\tquery\tdocuments\tclicks\ns\tq\ta,b\t0,1\n", Format::Auto).unwrap().report.format, Some(Format::Tsv));
@@ -223,7 +224,7 @@ fn auto_detects_each_real_layout_and_refuses_what_it_cannot_tell() {
     let err = text("# only a comment\n\n", Format::Auto).unwrap_err().to_string();
     assert!(err.contains("no sessions"), "{err}");
     // A wrong explicit format says what the line looks like.
-    let ncm = std::fs::read_to_string(root().join("study_logs/clicks/ncm_graphcm_demo_train.txt")).unwrap();
+    let ncm = std::fs::read_to_string(root().join("study_logs/clicks/ncm_handmade_train.txt")).unwrap();
     let err = text(&ncm, Format::Yandex).unwrap_err().to_string();
     assert!(err.starts_with("x.log:1:") && err.contains("looks like the `ncm` format (--format ncm)"), "{err}");
 }
