@@ -8,6 +8,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "serpsim", version, about = "Simulate search-engine users and analyse user studies")]
 struct Cli {
+    /// No progress output on stderr (errors and warnings are still printed).
+    #[arg(long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         std::process::exit(130);
     });
     let cli = Cli::parse();
+    cli::common::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Study(args) => cli::study::run(args),
         Command::Clicks(args) => cli::clicks::run(args),
