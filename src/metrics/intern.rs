@@ -192,10 +192,17 @@ impl Interner {
         if let Some(i) = self.find_hashed(key, h) {
             return (i, false);
         }
+        (self.insert_new_hashed(key, h), true)
+    }
+
+    /// Adds `key`, whose hash is `h`, as a new id. The caller has checked that it is absent
+    /// ([`Interner::find_hashed`] returned `None`): the one probe serves both.
+    pub fn insert_new_hashed(&mut self, key: &[u8], h: u64) -> u32 {
+        debug_assert!(self.find_hashed(key, h).is_none());
         self.arena.extend_from_slice(key);
         assert!(self.arena.len() <= u32::MAX as usize, "more than 4 GiB of ids");
         self.ends.push(self.arena.len() as u32);
-        (self.table.insert_new(h), true)
+        self.table.insert_new(h)
     }
 
     /// Bytes held (arena, offsets and table), for memory accounting.

@@ -99,18 +99,31 @@ impl JudgedTopic {
     fn doc(&mut self, docno: &[u8]) -> usize {
         let (d, new) = self.docs.intern(docno);
         if new {
-            self.grades.push(NOT_IN_QRELS);
-            self.lines.push(0);
-            for v in [&mut self.lengths, &mut self.times] {
-                if !v.is_empty() {
-                    v.push(None);
-                }
-            }
-            if !self.subtopics.is_empty() {
-                self.subtopics.push(Vec::new());
-            }
+            self.push_slots();
         }
         d as usize
+    }
+
+    /// Adds `docno` (hash `h`), known to be absent, with grade `grade` from line `line`.
+    fn add_new(&mut self, docno: &[u8], h: u64, grade: i32, line: u32) {
+        self.docs.insert_new_hashed(docno, h);
+        self.push_slots();
+        *self.grades.last_mut().expect("just pushed") = grade;
+        *self.lines.last_mut().expect("just pushed") = line;
+    }
+
+    /// Per-document slots of a new document.
+    fn push_slots(&mut self) {
+        self.grades.push(NOT_IN_QRELS);
+        self.lines.push(0);
+        for v in [&mut self.lengths, &mut self.times] {
+            if !v.is_empty() {
+                v.push(None);
+            }
+        }
+        if !self.subtopics.is_empty() {
+            self.subtopics.push(Vec::new());
+        }
     }
 
     /// Subtopics of local document `d` (empty when none are loaded).
@@ -313,9 +326,7 @@ impl Judgements {
                     show(f[2]), topic.id, topic.lines[d as usize]
                 )));
             }
-            let d = topic.doc(f[2]);
-            topic.grades[d] = grade;
-            topic.lines[d] = lineno as u32;
+            topic.add_new(f[2], h, grade, lineno as u32);
             max_grade = max_grade.max(grade);
             Ok(())
         })?;
