@@ -1,27 +1,25 @@
-//! `serpsim eval` speed: 10 metrics on a synthetic run of 1,000 topics x 1,000 documents,
-//! file parsing included. The files are written once to `target/metrics-bench/` (seeded), so
-//! `analysis/metrics/bench_peers.py` can time pytrec_eval (trec_eval's C code) and ir_measures
-//! on the very same files.
+//! `serpsim eval` speed on a synthetic run of 1,000 topics x 1,000 documents against 300,000
+//! graded judgements, file reading included. The files are written once (seeded) to
+//! `target/metrics-bench/` by `files()`, with a gzip copy of the run, so that
+//! `analysis/metrics/bench_cpu.sh` can time trec_eval and `serpsim eval` as whole processes on
+//! the very same files.
 //!
 //! Run: `cargo bench --bench metrics -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::Rng;
-use serpsim::collection::trec::{Qrels, Run};
-use serpsim::metrics::eval::{evaluate_mapped, MappedRun};
-use serpsim::metrics::{evaluate, parse_metric, Judgements, MissingTopics};
-use std::fmt::Write;
+use serpsim::metrics::eval::{evaluate, EvalOptions, RankedRun, RunOptions};
+use serpsim::metrics::{Judgements, Plan};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
-/// The ten metrics, in trec_eval's names.
-pub const METRICS: [&str; 10] =
-    ["map", "P_5", "P_10", "recip_rank", "Rprec", "ndcg", "ndcg_cut_10", "recall_100", "map_cut_10", "ndcg_cut_20"];
-
-fn files() -> (PathBuf, PathBuf) {
+/// Writes (once) the benchmark qrels, run and gzipped run; returns their paths.
+pub fn files() -> (PathBuf, PathBuf, PathBuf) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/metrics-bench");
-    let (q, r) = (dir.join("qrels.txt"), dir.join("run.txt"));
-    if q.exists() && r.exists() {
-        return (q, r);
+    let (q, r, gz) = (dir.join("qrels.txt"), dir.join("run.txt"), dir.join("run.txt.gz"));
+    if q.exists() && r.exists() && gz.exists() {
+        return (q, r, gz);
     }
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = serpsim::rng::stream(2026, &[4]);
@@ -43,39 +41,46 @@ fn files() -> (PathBuf, PathBuf) {
         }
     }
     std::fs::write(&q, qrels).unwrap();
-    std::fs::write(&r, run).unwrap();
-    (q, r)
+    std::fs::write(&r, &run).unwrap();
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    enc.write_all(run.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    (q, r, gz)
 }
 
 fn bench(c: &mut Criterion) {
-    let (q, r) = files();
-    let metrics: Vec<_> = METRICS.iter().map(|m| parse_metric(m).unwrap()).collect();
+    let (q, r, gz) = files();
+    let official = Plan::official();
+    let all_trec = Plan::parse(&["all_trec"]).unwrap();
+    let opts = RunOptions { keep_docs: false, ..Default::default() };
+    let eval_opts = EvalOptions::default();
     let mut g = c.benchmark_group("eval_1000x1000");
     g.sample_size(10);
-    // What `serpsim eval` does: read both files, parse the run straight onto the judgements.
-    g.bench_function("parse_and_evaluate_10_metrics", |b| {
+    // What `serpsim eval` does with no -m: read qrels, stream the run onto them, official set.
+    g.bench_function("read_and_evaluate_official", |b| {
         b.iter(|| {
-            let j = Judgements::parse(&std::fs::read_to_string(&q).unwrap(), "qrels.txt").unwrap();
-            let text = std::fs::read_to_string(&r).unwrap();
-            let run = MappedRun::parse(&j, &text, "run.txt").unwrap();
-            evaluate_mapped(&j, &[run], &metrics, MissingTopics::Skip).unwrap()
+            let j = Judgements::read(&q).unwrap();
+            let run = RankedRun::read(&j, &r, &opts).unwrap();
+            evaluate(&j, &[run], &official, &eval_opts).unwrap()
         })
     });
-    // The same through `Run::parse` (owned strings, as other modules use it).
-    g.bench_function("parse_run_struct_and_evaluate_10_metrics", |b| {
+    g.bench_function("read_and_evaluate_all_trec", |b| {
         b.iter(|| {
-            let j = Judgements::from_qrels(&Qrels::from_file(&q).unwrap());
-            let run = Run::from_file(&r).unwrap();
-            evaluate(&j, &[run], &metrics, MissingTopics::Skip).unwrap()
+            let j = Judgements::read(&q).unwrap();
+            let run = RankedRun::read(&j, &r, &opts).unwrap();
+            evaluate(&j, &[run], &all_trec, &eval_opts).unwrap()
         })
     });
-    let j = Judgements::from_qrels(&Qrels::from_file(&q).unwrap());
-    let run = Run::from_file(&r).unwrap();
-    g.bench_function("evaluate_only_10_metrics", |b| {
-        b.iter(|| evaluate(&j, std::slice::from_ref(&run), &metrics, MissingTopics::Skip).unwrap())
+    let j = Judgements::read(&q).unwrap();
+    g.bench_function("read_qrels_only", |b| b.iter(|| Judgements::read(&q).unwrap()));
+    g.bench_function("read_run_only", |b| b.iter(|| RankedRun::read(&j, &r, &opts).unwrap()));
+    g.bench_function("read_run_only_gzip", |b| b.iter(|| RankedRun::read(&j, &gz, &opts).unwrap()));
+    let run = RankedRun::read(&j, &r, &opts).unwrap();
+    g.bench_function("evaluate_only_official", |b| {
+        b.iter(|| evaluate(&j, std::slice::from_ref(&run), &official, &eval_opts).unwrap())
     });
-    g.bench_function("parse_qrels_only", |b| {
-        b.iter(|| Judgements::parse(&std::fs::read_to_string(&q).unwrap(), "qrels.txt").unwrap())
+    g.bench_function("evaluate_only_all_trec", |b| {
+        b.iter(|| evaluate(&j, std::slice::from_ref(&run), &all_trec, &eval_opts).unwrap())
     });
     g.finish();
 }

@@ -4,9 +4,16 @@
 //! documents by score, descending, and breaks ties by document id in *descending* byte order
 //! (`strcmp(b, a)`). [`Run`] applies the same rule, so SERPs and metrics agree with trec_eval.
 //!
+//! **Lines.** Files are read through [`crate::input`] (plain, gzip or zstd; `-` for standard
+//! input; BOM and CRLF removed). Lines whose first non-blank character is `#` are comments and
+//! blank lines are skipped (trec_eval 10). Run lines may carry fields after the sixth, which
+//! are ignored, as trec_eval ignores them.
+//!
 //! **Policies.** A document retrieved twice for one topic is an error. Topics in a run but not
 //! in the qrels are dropped (as trec_eval does) and counted in [`TrecLoadReport`]. Unjudged
-//! documents are non-relevant (grade 0).
+//! documents are non-relevant (grade 0). The evaluator (`metrics::runs`) reads runs on its
+//! own, streaming, and names a run after its *last* tag as trec_eval does; [`Run::name`] is
+//! the first tag.
 
 use super::{Collection, Serp, SubtopicGrade, System, Topic};
 use crate::error::{Error, Result};
@@ -76,7 +83,12 @@ impl std::hash::Hasher for FxHasher {
 pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
+    crate::input::read_to_string(path)
+}
+
+/// Whether a line is blank or a `#` comment (its first non-blank character).
+fn skipped(line: &str) -> bool {
+    line.trim_start().is_empty() || line.trim_start().starts_with('#')
 }
 
 /// Sorts a ranking as trec_eval does: score descending, ties by docno descending.
@@ -85,7 +97,7 @@ pub fn trec_eval_order(docs: &mut [Retrieved]) {
 }
 
 impl Qrels {
-    /// Reads `qid iter docno rel` lines from a file.
+    /// Reads `qid iter docno rel` lines from a file (plain, gzip or zstd; `-` for standard input).
     pub fn from_file(path: &Path) -> Result<Self> {
         Self::parse(&read_text(path)?, &path.display().to_string())
     }
@@ -125,8 +137,11 @@ pub struct QrelsLine<'a> {
     pub grade: i32,
 }
 
-/// Parses one `qid iter docno rel` line (`Ok(None)` for a blank line).
+/// Parses one `qid iter docno rel` line (`Ok(None)` for a blank or `#` comment line).
 pub fn parse_qrels_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<Option<QrelsLine<'a>>> {
+    if skipped(line) {
+        return Ok(None);
+    }
     let mut it = line.split_ascii_whitespace();
     let mut fields = [""; 4];
     let mut n = 0;
@@ -158,7 +173,7 @@ pub fn empty_qrels_error(source: &str) -> Error {
 }
 
 impl Run {
-    /// Reads a 6-column TREC run file.
+    /// Reads a TREC run file (plain, gzip or zstd; `-` for standard input).
     pub fn from_file(path: &Path) -> Result<Self> {
         let mut run = Self::parse(&read_text(path)?, &path.display().to_string())?;
         if run.name.is_empty() {
@@ -216,9 +231,12 @@ pub struct RunLine<'a> {
     pub tag: &'a str,
 }
 
-/// Parses one `qid Q0 docno rank score tag` line (`Ok(None)` for a blank line). Shared by
-/// [`Run::parse`] and the streaming evaluator, so both report the same errors.
+/// Parses one `qid Q0 docno rank score tag [ignored...]` line (`Ok(None)` for a blank or `#`
+/// comment line); fields after the sixth are ignored, as trec_eval ignores them.
 pub fn parse_run_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<Option<RunLine<'a>>> {
+    if skipped(line) {
+        return Ok(None);
+    }
     let mut it = line.split_ascii_whitespace();
     let mut fields = [""; 6];
     let mut n = 0;
@@ -226,12 +244,9 @@ pub fn parse_run_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<
         fields[n] = f;
         n += 1;
     }
-    if n == 0 {
-        return Ok(None);
-    }
-    if n != 6 || it.next().is_some() {
+    if n != 6 {
         return Err(Error::parse(source, lineno, format!(
-            "expected 6 fields `topic Q0 docno rank score tag`, found {}", line.split_ascii_whitespace().count())));
+            "expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
     }
     let score: f64 = fields[4].parse().map_err(|_| {
         Error::parse(source, lineno, format!("score `{}` is not a number", fields[4]))
@@ -345,6 +360,22 @@ mod tests {
         assert!(err.starts_with("q:2:"), "{err}");
         let err = Qrels::parse("1 0 a one\n", "q").unwrap_err().to_string();
         assert!(err.contains("not an integer"), "{err}");
+    }
+
+    #[test]
+    fn trailing_fields_comments_and_compressed_files_are_read() {
+        // trec_eval's results.trunc has junk after the tag; trec_eval 10 skips `#` lines.
+        let run = Run::parse("# header\n1 Q0 a 1 1.0 r more junk at\n\n  # note\n1 Q0 b 2 0.5 r\n", "run").unwrap();
+        assert_eq!(run.topics[0].1.len(), 2);
+        let q = Qrels::parse("# c\n1 0 a 1\r\n", "q").unwrap();
+        assert_eq!(q.topics[0].1, vec![("a".to_string(), 1)]);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run.gz");
+        let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&p).unwrap(), Default::default());
+        std::io::Write::write_all(&mut gz, b"\xef\xbb\xbf1 Q0 a 1 1.0 r\r\n").unwrap();
+        gz.finish().unwrap();
+        let run = Run::from_file(&p).unwrap();
+        assert_eq!((run.name.as_str(), run.topics[0].1[0].docno.as_str()), ("r", "a"));
     }
 
     #[test]

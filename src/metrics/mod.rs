@@ -1,28 +1,39 @@
-//! Effectiveness metrics over a ranked list of grades.
+//! Effectiveness metrics over ranked lists of grades.
 //!
-//! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG (trec_eval conventions);
+//! - [`trec_eval`]: every measure of trec_eval 10's `all_trec` set, computed as trec_eval does;
+//! - [`qrels`], [`runs`]: judgements and runs read as trec_eval reads them (streamed, any
+//!   compression, `-` for stdin);
+//! - [`names`]: measure names (trec_eval's, ir_measures', serpsim's) into a [`Plan`];
+//! - [`eval`]: per-topic evaluation and trec_eval's summaries; [`output`]: trec_eval's text,
+//!   CSV and JSON; [`ci`]: bootstrap intervals and paired tests over topics;
+//! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG on plain grade lists (used by other modules);
 //! - [`user_models`]: ERR, RBP, INSQ / INSQ' / INST with expected depth, RRT, ERRT, TBG;
 //! - [`pres`]: PRES and PRES_est; [`cube`]: the Cube Test; [`novelty`]: Fujii and Ishikawa's utility;
-//! - [`names`]: metric names (`ndcg@10`, `rbp:p=0.8`, trec_eval's `P_10`, ...);
-//! - [`eval`]: per-topic evaluation of TREC runs against qrels;
 //! - [`agreement`]: the exhaustive metric-disagreement study of Jones et al.
 //!
 //! The click-model metrics (rrMetric, EBU, ERR from click-model parameters) live in
-//! `clickmodels::metrics`; [`names`] does not parse them yet.
+//! `clickmodels::metrics`.
 
 pub mod agreement;
+pub mod ci;
 pub mod cube;
 pub mod eval;
+pub mod intern;
+pub mod lines;
 pub mod names;
 pub mod novelty;
 pub mod output;
 pub mod pres;
+pub mod qrels;
+pub mod runs;
 pub mod trec;
+pub mod trec_eval;
 pub mod user_models;
 
-pub use eval::{evaluate, Evaluation, Judgements, MissingTopics};
-pub use names::{parse_metric, Metric, MetricSpec};
-
+pub use eval::{evaluate, EvalOptions, Evaluation};
+pub use names::{parse_metric, Metric, MetricSpec, Plan};
+pub use qrels::Judgements;
+pub use runs::{RankedRun, RunOptions};
 /// Gain of a grade for nDCG: the grade itself if positive, else 0 (trec_eval's convention).
 pub fn linear_gain(grade: i32) -> f64 {
     grade.max(0) as f64

@@ -65,6 +65,22 @@ mod tests {
         assert!((pres_from_ranks(&[32, 35, 46], 3, 100) - 0.643333).abs() < 5e-7);
         let v = pres_from_ranks(&[1, 33, 354, 548, 733, 840, 841], 7, 1000);
         assert!((v - 0.52543).abs() < 5e-6, "{v}");
+        // Every row of Table 3 (N_max = 1000, the column printed "N" is n), PRES as printed
+        // with 3 decimals: the value must round to it.
+        let rows: [(&[usize], usize, f64); 8] = [
+            (&[98, 296], 41, 0.039),
+            (&[23, 272, 345], 6, 0.394),
+            (&[2, 517, 761], 6, 0.288),
+            (&[660, 741], 3, 0.201),
+            (&[41, 54], 3, 0.636),
+            (&[1, 781], 3, 0.407),
+            (&[1, 33, 354, 548, 733, 840, 841], 7, 0.525),
+            (&[32, 35, 46], 3, 0.964),
+        ];
+        for (ranks, n, printed) in rows {
+            let v = pres_from_ranks(ranks, n, 1000);
+            assert!((v - printed).abs() <= 0.0005 + 1e-12, "{ranks:?}: {v} vs printed {printed}");
+        }
     }
 
     #[test]

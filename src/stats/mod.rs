@@ -1,5 +1,6 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod bootstrap;
 pub mod correlation;
 pub mod counts;
 pub mod discriminative;
@@ -7,6 +8,7 @@ pub mod extreme;
 pub mod glm;
 pub mod ks;
 pub mod paired;
+pub mod randomisation;
 pub mod roc;
 pub mod sketch;
 pub mod summary;
