@@ -133,7 +133,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     match &text {
         Some(path) => write_atomic(path, output.as_bytes())?,
-        None => print!("{output}"),
+        None => out!("{output}")?,
     }
     if let (Some(path), Some(csv)) = (&args.agreement, agreement) {
         write_atomic(path, csv.as_bytes())?;
