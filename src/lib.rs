@@ -21,6 +21,8 @@ pub mod baraco;
 pub mod clickmodels;
 pub mod collection;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod input;
 pub mod interrupt;
 pub mod logs;

@@ -37,6 +37,22 @@ enum Command {
     Suggest(Box<cli::suggest::SuggestArgs>),
     /// WordNet tools: `lch WORD1 WORD2 [--pos n|v]`.
     Wordnet(cli::wordnet::WordnetArgs),
+    /// Shell completion script on stdout: `serpsim completions bash > ~/.local/share/bash-completion/completions/serpsim`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff) on stdout: `serpsim manpage > serpsim.1; man ./serpsim.1`.
+    Manpage,
+}
+
+/// Writes generated text (completions, man page) to stdout; write errors are errors.
+fn generated(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    write(&mut buf)?;
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&buf).and_then(|()| out.flush()).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -67,6 +83,11 @@ fn main() -> ExitCode {
         Command::CompareRankers(args) => cli::compare_rankers::run(args),
         Command::Suggest(args) => cli::suggest::run(*args),
         Command::Wordnet(args) => cli::wordnet::run(args),
+        Command::Completions { shell } => generated(|w| {
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "serpsim", w);
+            Ok(())
+        }),
+        Command::Manpage => generated(|w| clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(w)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

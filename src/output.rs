@@ -305,8 +305,17 @@ impl RunDir {
     {
         check_name(name)?;
         let path = self.staging.join(name);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        // Subdirectories are created below the staging directory, never the staging directory
+        // itself: after an interrupt removed it, a late write fails instead of re-creating it.
+        if let Some(sub) = Path::new(name).parent() {
+            let mut dir = self.staging.clone();
+            for part in sub.components() {
+                dir.push(part);
+                match std::fs::create_dir(&dir) {
+                    Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(Error::io(&dir, e)),
+                    _ => {}
+                }
+            }
         }
         let result = (|| {
             let mut w = std::io::BufWriter::with_capacity(1 << 16, File::create(&path)?);

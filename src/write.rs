@@ -86,3 +86,26 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"new content");
     }
 }
+
+/// A p-value as people read it: scientific notation with four significant digits
+/// (`3.457e-1`, `1.200e-7`); empty when undefined (NaN). pandas and R read it as a number.
+pub fn fmt_p(p: f64) -> String {
+    if p.is_nan() {
+        String::new()
+    } else {
+        format!("{p:.3e}")
+    }
+}
+
+#[cfg(test)]
+mod p_tests {
+    /// Hand-derived: 0.345703125 = 3.45703125e-1 rounds to 3.457e-1; 1.2e-7 keeps its digits.
+    #[test]
+    fn p_values_have_four_significant_digits() {
+        assert_eq!(super::fmt_p(0.345703125), "3.457e-1");
+        assert_eq!(super::fmt_p(1.2e-7), "1.200e-7");
+        assert_eq!(super::fmt_p(1.0), "1.000e0");
+        assert_eq!(super::fmt_p(f64::NAN), "");
+        assert_eq!("3.457e-1".parse::<f64>().unwrap(), 0.3457);
+    }
+}

@@ -199,7 +199,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     };
     io::save(&a.out, model.as_ref(), &vocab)?;
     eprintln!("fitted {} on {sessions} sessions ({} query-document pairs)", model.kind(), vocab.pair_count());
-    println!("{}", a.out.display());
+    outln!("{}", a.out.display())?;
     Ok(())
 }
 
@@ -238,7 +238,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
         "ctr_rmse": scores.ctr_rmse,
     });
-    println!("{out}");
+    outln!("{out}")?;
     Ok(())
 }
 
@@ -253,7 +253,7 @@ fn simulate(a: SimulateArgs) -> anyhow::Result<()> {
     let sim = with_threads(a.threads, || serpsim::clickmodels::simulate_log(model, &serps, a.replicates, a.seed))?;
     write_tsv(&a.out, &sim, &data.vocab, a.replicates)?;
     eprintln!("simulated {} sessions with {}", sim.len(), model.kind());
-    println!("{}", a.out.display());
+    outln!("{}", a.out.display())?;
     Ok(())
 }
 

@@ -109,3 +109,11 @@ impl RunOverrides {
         serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true) }
     }
 }
+
+/// Writes formatted text to standard output and flushes it; a failed write (disk full,
+/// closed descriptor) is an error naming standard output, never a panic.
+pub fn write_stdout(args: std::fmt::Arguments) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args).and_then(|()| out.flush()).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+}

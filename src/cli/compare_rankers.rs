@@ -186,7 +186,12 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     };
     match &args.out {
         Some(path) => write_atomic_with(path, |w| write(w))?,
-        None => write(&mut std::io::stdout().lock())?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            write(&mut out)
+                .and_then(|()| std::io::Write::flush(&mut out))
+                .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+        }
     }
     if let Some(t) = &truth {
         let safe: Vec<bool> = t.iter().map(|d| d + args.epsilon >= 0.0).collect();

@@ -262,12 +262,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     match &args.out {
         Some(path) => serpsim::output::write_file(path, output.as_bytes())?,
-        None => {
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(output.as_bytes())?;
-            stdout.flush()?;
-        }
+        None => out!("{output}")?,
     }
     Ok(())
 }

@@ -49,7 +49,7 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
     })??;
     bar.finish_and_clear();
     for f in &written.files {
-        println!("{}", f.display());
+        outln!("{}", f.display())?;
     }
     Ok(())
 }

@@ -31,7 +31,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         eprintln!("warning: {w}");
     }
     for path in &run.written {
-        println!("{}", path.display());
+        outln!("{}", path.display())?;
     }
     Ok(())
 }

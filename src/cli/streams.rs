@@ -110,9 +110,9 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
     match &a.out {
         Some(p) => {
             write_atomic(p, csv.as_bytes())?;
-            println!("{}", p.display());
+            outln!("{}", p.display())?;
         }
-        None => print!("{csv}"),
+        None => out!("{csv}")?,
     }
     Ok(())
 }

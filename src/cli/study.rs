@@ -291,7 +291,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
     match args.command {
         StudyCommand::Summary { file } => {
             let s = asc::summarize_file(&file)?;
-            println!("{}", serde_json::to_string(&s)?);
+            outln!("{}", serde_json::to_string(&s)?)?;
         }
         StudyCommand::Events { file, opts, out } => {
             let (cfg, asc, csv) = detect_config(&opts)?;
@@ -344,7 +344,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
                     }));
                 }
             }
-            println!("{}", serde_json::to_string_pretty(&rows)?);
+            outln!("{}", serde_json::to_string_pretty(&rows)?)?;
         }
         StudyCommand::Synth { config, participants, seed, out } => synth(config, participants, seed, &out)?,
         StudyCommand::Annotate { log, gaze_dir, cursor_dir, opts, min_hover, cursor_columns, cursor_events, cursor_time_unit, out } => {
@@ -381,7 +381,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
 fn write_or_print(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
     match out {
         Some(p) => serpsim::report::write_atomic(p, text.as_bytes())?,
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(())
 }
@@ -439,7 +439,7 @@ fn synth(config: Option<PathBuf>, participants: Option<usize>, seed: Option<u64>
     let truth = serde_json::json!({"config": c, "rank_visits": c.rank_visits(), "query_attention_ratio": c.query_attention_ratio, "click": c.click});
     run.write("truth.json", serde_json::to_string_pretty(&truth)?.as_bytes())?;
     run.commit()?;
-    println!("{}", out.display());
+    outln!("{}", out.display())?;
     Ok(())
 }
 
@@ -534,7 +534,7 @@ fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathB
     }
     // AOI paths in the log are relative to its folder: write next to it or keep them valid.
     write_atomic(out, text.as_bytes())?;
-    println!("{}", out.display());
+    outln!("{}", out.display())?;
     Ok(())
 }
 
@@ -575,7 +575,7 @@ fn fit(log_path: &Path, qrels: Option<PathBuf>, synthetic_collection: bool, evid
     run.write("fitted.toml", f.scenario_toml(&sc)?.as_bytes())?;
     run.write("fit.json", serde_json::to_string_pretty(&f)?.as_bytes())?;
     run.commit()?;
-    println!("{}", out.join("fitted.toml").display());
+    outln!("{}", out.join("fitted.toml").display())?;
     Ok(())
 }
 
@@ -615,6 +615,6 @@ fn attention(log_path: &Path, source: &str, out: &Path) -> anyhow::Result<()> {
     }
     run.write(&format!("ranks_{source}.csv"), rt.as_bytes())?;
     run.commit()?;
-    print!("{}", t.to_csv(noun));
+    out!("{}", t.to_csv(noun))?;
     Ok(())
 }

@@ -131,7 +131,7 @@ impl Out {
     }
     fn commit(self) -> anyhow::Result<()> {
         for p in self.0.commit()? {
-            println!("{}", p.display());
+            outln!("{}", p.display())?;
         }
         Ok(())
     }
@@ -155,7 +155,7 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
                 std::fs::create_dir_all(d)?;
             }
             write_atomic(&log, write_log(&inst, topics).as_bytes())?;
-            println!("{}", log.display());
+            outln!("{}", log.display())?;
             Ok(())
         }
         SublistsCommand::Fit { common, log, task } => fit(common, log, task),
@@ -320,6 +320,6 @@ fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<Str
     eprintln!("terms: {}", terms.iter().map(|t| term_name(&frame, t)).collect::<Vec<_>>().join(" + "));
     let hl = hosmer_lemeshow(&fit.fitted, &y, &n, 10);
     eprintln!("loglik {:.6}  deviance {:.6}  BIC {:.6}  Hosmer-Lemeshow chi2 {:.4} df {} p {:.4}", fit.loglik, fit.deviance, fit.bic, hl.statistic, hl.df, hl.p);
-    print!("{}", fit.table_csv());
+    out!("{}", fit.table_csv())?;
     Ok(())
 }

@@ -103,7 +103,7 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
             run.write("suggestions.jsonl", jsonl(lists.iter().map(|l| serde_json::to_string(l).expect("json")).collect()).as_bytes())?;
             run.write("config.toml", toml::to_string(&cfg)?.as_bytes())?;
             run.commit()?;
-            println!("{}\n{}", out.join("log.jsonl").display(), out.join("suggestions.jsonl").display());
+            outln!("{}\n{}", out.join("log.jsonl").display(), out.join("suggestions.jsonl").display())?;
             Ok(())
         }
         None => evaluate(args.eval),
@@ -186,7 +186,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
     }
     let rows = table9(&p, &models);
     let md = table9_markdown(&rows, a.level);
-    print!("{md}");
+    out!("{md}")?;
     eprintln!(
         "{} sessions with an accepted suggestion, {} without; parameters tuned on {}",
         p.accepted.len(),

@@ -63,7 +63,7 @@ fn score(measure: Measure, a: PairArgs) -> anyhow::Result<()> {
             anyhow::ensure!(!wn.synsets(w, pos).is_empty(), "`{w}` has no {name} synset in WordNet");
         }
         match sim.score(measure, &word1, &word2, pos) {
-            Some(v) => println!("{v}"),
+            Some(v) => outln!("{v}")?,
             None => anyhow::bail!("no {name} synsets of `{word1}` and `{word2}` share an ancestor"),
         }
         return Ok(());

@@ -19,7 +19,7 @@
 mod files;
 mod plot;
 
-pub use crate::write::{csv_field, write_atomic, write_atomic_with};
+pub use crate::write::{csv_field, fmt_p, write_atomic, write_atomic_with};
 pub use files::Staged;
 pub use plot::{plot_err, OKABE_ITO};
 
@@ -457,7 +457,7 @@ impl<'a> Report<'a> {
                         t.test,
                         t.statistic,
                         t.n,
-                        t.p_value,
+                        fmt_p(t.p_value),
                         t.topics,
                         csv_field(&t.warning)
                     )?;

@@ -488,14 +488,14 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
     let mut s = String::from("set,a,b,mean_difference,t,df,p_value\n");
     for x in c {
         s.push_str(&format!(
-            "{},{},{},{:.6},{:.4},{},{:.6}\n",
+            "{},{},{},{:.6},{:.4},{},{}\n",
             crate::report::csv_field(&x.set),
             x.a,
             x.b,
             x.test.mean_difference,
             x.test.t,
             x.test.df,
-            x.test.p_value
+            crate::report::fmt_p(x.test.p_value)
         ));
     }
     s

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every reader and scenario parser (cargo-fuzz, libFuzzer).
+#
+#   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     # default: 600 s, all targets
+#
+# Needs a nightly toolchain (`rustup toolchain install nightly`) and cargo-fuzz
+# (`cargo install cargo-fuzz --locked`). The seed corpus is built from the bundled files
+# (study_logs/, tests/fixtures/, simulations/) with the selector byte each target expects.
+# Crashes and hangs are written to fuzz/artifacts/TARGET/; copy each into
+# fuzz/regressions/TARGET/ once fixed: tests/fuzz_regressions.rs replays them in `cargo test`.
+# A line per target with runs, executions per second and the outcome goes to fuzz/runs.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(tables clicks study config)
+command -v cargo-fuzz >/dev/null || { echo "error: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2; exit 1; }
+
+seed() { # target selector file...
+  local t=$1 sel=$2; shift 2
+  mkdir -p "fuzz/corpus/$t"
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    local n; n=$(basename "$f")
+    { printf "\\x$(printf %02x "$sel")"; head -c 65536 "$f"; } > "fuzz/corpus/$t/$sel-$n"
+  done
+}
+seed tables 0 study_logs/trec/qrels.test
+seed tables 1 study_logs/letor/*.txt
+seed tables 2 tests/fixtures/baraco/log.tsv
+seed tables 3 tests/fixtures/baraco/production.tsv
+seed tables 4 tests/fixtures/streams/*.tsv
+seed tables 5 tests/fixtures/wordnet/*.tsv
+seed clicks 0 study_logs/clicks/yandex_sample_train.txt
+seed clicks 1 study_logs/clicks/mq2008_dbn_clicks.tsv
+seed clicks 3 study_logs/clicks/ncm_handmade_train.txt
+seed clicks 4 tests/fixtures/clicklogs/rpc_handmade.txt
+seed clicks 7 simulations/combined/dbn.json
+seed study 0 study_logs/gaze/eyelink_monocular_example.asc
+seed study 1 study_logs/gaze/eyelink_binocular_example.asc
+seed study 2 study_logs/gaze/pymovements/*.csv study_logs/gaze/csv/*.csv
+seed study 3 study_logs/examples/log.jsonl
+seed study 4 study_logs/examples/aoi/*.csv study_logs/gaze/18sat_fixfinal.csv
+seed study 5 study_logs/cursor/*.csv study_logs/examples/cursor/*.txt
+mkdir -p fuzz/corpus/config
+cp simulations/*.toml fuzz/corpus/config/ 2>/dev/null || true
+printf 'm:map P@5 ndcg_cut.10 rbp(p=0.8) RBP(p=0.8) nDCG@10 iprec_at_recall.0.5\n' > fuzz/corpus/config/measures
+
+fuzz_one() { # target
+  local t=$1 log status=ok runs eps
+  mkdir -p "fuzz/artifacts/$t"
+  log=$(mktemp)
+  cargo +nightly fuzz run -O "$t" "fuzz/corpus/$t" -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=262144 -artifact_prefix="fuzz/artifacts/$t/" -print_final_stats=1 2>"$log" || status=FAILED
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  eps=$(( runs / (secs > 0 ? secs : 1) ))
+  echo "$(date -u +%FT%TZ) target=$t seconds=$secs runs=$runs exec_per_s=$eps status=$status load=\"$(cut -d' ' -f1-3 /proc/loadavg)\"" | tee -a fuzz/runs.log
+  [ $status = ok ] || { tail -40 "$log" >&2; return 1; }
+}
+
+# FUZZ_JOBS=N runs N targets at a time (default 1).
+jobs=${FUZZ_JOBS:-1}
+cargo +nightly fuzz build -O
+failed=0
+running=0
+for t in "${targets[@]}"; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
+done
+while [ $running -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
+exit $failed

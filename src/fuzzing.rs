@@ -1,0 +1,139 @@
+//! Entry points for the coverage-guided fuzz targets (`fuzz/`, run by `scripts/fuzz.sh`) and
+//! their regression tests (`tests/fuzz_regressions.rs`).
+//!
+//! Each function feeds arbitrary bytes to a group of readers through the same paths as the
+//! command line: the bytes are written to a file and read back with the file readers, so the
+//! input layer (gzip and zstd by magic bytes, BOM, CRLF, line limits) is exercised too. A
+//! reader may return an error; it must not panic, hang or allocate without bound.
+
+use std::path::{Path, PathBuf};
+
+/// A file per process and target, rewritten for each input.
+fn with_file<T>(target: &str, suffix: &str, data: &[u8], read: impl FnOnce(&Path) -> T) -> T {
+    let path: PathBuf = std::env::temp_dir().join(format!("serpsim-fuzz-{}-{target}{suffix}", std::process::id()));
+    std::fs::write(&path, data).expect("the temporary directory is writable");
+    read(&path)
+}
+
+/// Splits the input at the first NUL into two parts (e.g. qrels and a run).
+fn split2(data: &[u8]) -> (&[u8], &[u8]) {
+    match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[]),
+    }
+}
+
+/// TREC qrels and runs (both readers, then evaluation of every default measure), LETOR,
+/// BARACO logs, rankings and weights, stream files. The first byte picks the reader.
+pub fn tables(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else { return };
+    match which % 6 {
+        0 => {
+            let (q, r) = split2(rest);
+            let qrels = with_file("qrels", "", q, crate::collection::trec::Qrels::from_file);
+            let _ = with_file("run", "", r, crate::collection::trec::Run::from_file);
+            if let Ok(text) = std::str::from_utf8(q) {
+                if let Ok(j) = crate::metrics::eval::Judgements::parse(text, "q") {
+                    if let Ok(run_text) = std::str::from_utf8(r) {
+                        let _ = crate::metrics::eval::MappedRun::parse(&j, run_text, "r");
+                    }
+                }
+            }
+            drop(qrels);
+        }
+        1 => {
+            let _ = with_file("letor", "", rest, crate::collection::letor::LetorData::from_file);
+        }
+        2 => {
+            let _ = with_file("baraco", "", rest, crate::baraco::log::ClickLog::from_file);
+        }
+        3 => {
+            let (log, rankings) = split2(rest);
+            if let (Ok(l), Ok(r)) = (std::str::from_utf8(log), std::str::from_utf8(rankings)) {
+                if let Ok(mut log) = crate::baraco::log::ClickLog::parse(l, "log") {
+                    let _ = crate::baraco::log::parse_rankings(r, "rankings", &mut log);
+                }
+                let _ = crate::baraco::log::parse_weights(r, "weights");
+            }
+        }
+        4 => {
+            if let Ok(text) = std::str::from_utf8(rest) {
+                let mut parts = text.splitn(4, '\u{1}');
+                let (t, n, m, u) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                if let Ok(s) = crate::streams::io::StreamData::parse(t, n, m, ["topics", "nuggets", "matches"]) {
+                    let _ = s.parse_updates(u, "updates");
+                }
+            }
+        }
+        _ => {
+            let _ = with_file("pairs", "", rest, |p| {
+                crate::input::open(p).and_then(|i| crate::wordnet::batch::read_pairs(i, crate::wordnet::Pos::Noun))
+            });
+        }
+    }
+}
+
+/// Click logs in every layout (and auto-detection), and click-model JSON files.
+pub fn clicks(data: &[u8]) {
+    use crate::logs::{Format, LogData};
+    let Some((&which, rest)) = data.split_first() else { return };
+    let format = match which % 8 {
+        0 => Format::Yandex,
+        1 => Format::Tsv,
+        2 => Format::Jsonl,
+        3 => "ncm".parse().expect("a known format"),
+        4 => Format::YandexRpc,
+        5 => Format::Auto,
+        6 => "bracketed:query=2,documents=1,clicks=3,dwell=4".parse().expect("a valid column spec"),
+        _ => {
+            let _ = with_file("model", ".json", rest, crate::clickmodels::io::load);
+            return;
+        }
+    };
+    let _ = with_file("clicks", "", rest, |p| LogData::read(p, format, which & 0x80 != 0));
+}
+
+/// Gaze files (EyeLink ASC and CSV/TSV exports: summary and both fixation detectors), study
+/// logs, AOI files, Data Viewer fixation reports and cursor traces.
+pub fn study(data: &[u8]) {
+    use crate::study::{asc, aoi, cursor, events, fixreport, gaze_csv, log};
+    let Some((&which, rest)) = data.split_first() else { return };
+    match which % 6 {
+        0 => {
+            let _ = with_file("asc", ".asc", rest, |p| asc::summarize(std::io::BufReader::new(std::fs::File::open(p).unwrap()), "f.asc"));
+        }
+        1 | 2 => {
+            use crate::study::detect::{IdtParams, IvtParams};
+            let method = if which % 6 == 1 { events::Method::Idt(IdtParams::default()) } else { events::Method::Ivt(IvtParams::default()) };
+            // The CLI's defaults: a 38 x 30.2 cm screen at 68 cm; rate from the file.
+            let cfg = events::DetectConfig { method, screen_cm: (38.0, 30.2), distance_cm: 68.0, screen_px: Some((1920.0, 1080.0)), rate_hz: None };
+            let _ = with_file("gaze", "", rest, |p| events::detect_file(p, None, &gaze_csv::CsvOptions::default(), &cfg, None));
+        }
+        3 => {
+            let _ = with_file("log", ".jsonl", rest, log::StudyLog::from_file);
+        }
+        4 => {
+            let _ = with_file("aoi", ".csv", rest, aoi::AoiSet::from_file);
+            let _ = with_file("fix", ".csv", rest, fixreport::read_fixation_report);
+        }
+        _ => {
+            let _ = with_file("cursor", ".csv", rest, cursor::read_cursor);
+            let _ = with_file("cursor", ".csv", rest, |p| cursor::read_cursor_with(p, &cursor::CursorOptions::default()));
+        }
+    }
+}
+
+/// Scenario TOML (parsed, then loaded against an empty directory, so that referenced files
+/// are missing but every parameter is validated) and measure names.
+pub fn config(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Some(names) = text.strip_prefix("m:") {
+        for name in names.split_whitespace() {
+            let _ = crate::metrics::names::parse_metric(name);
+        }
+        return;
+    }
+    if let Ok(scenario) = crate::scenario::Scenario::parse(text, "fuzz.toml") {
+        let _ = scenario.load(&std::env::temp_dir().join("serpsim-fuzz-empty"));
+    }
+}
