@@ -98,6 +98,9 @@ def main():
             if tag.split()[:1] != ["sh"]:
                 continue
             for line, cmd, expected in commands(body, first):
+                # `cargo run --release --` is the serpsim just built (no second build in the clone).
+                if cmd.startswith("cargo run --release -- "):
+                    cmd = "serpsim " + cmd[len("cargo run --release -- "):]
                 t0 = time.time()
                 p = subprocess.run(cmd, shell=True, cwd=clone, env=env, capture_output=True, text=True)
                 ran += 1

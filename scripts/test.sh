@@ -14,6 +14,11 @@ if [ -z "${WNHOME:-}" ] && [ ! -f /usr/share/wordnet/data.noun ]; then
 fi
 cargo test --release --locked "$@"
 
+# Every documented command of README.md and docs/*.md, run from a fresh clone of HEAD with the
+# binary just built (scripts/check_docs.py).
+cargo build --release --locked --bin serpsim
+python3 scripts/check_docs.py --bin target/release/serpsim
+
 # The Python package (python/): build and install it, then run its tests and doctests.
 PY=${PYTHON:-python3}
 missing=()

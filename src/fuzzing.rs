@@ -30,16 +30,17 @@ pub fn tables(data: &[u8]) {
     match which % 6 {
         0 => {
             let (q, r) = split2(rest);
-            let qrels = with_file("qrels", "", q, crate::collection::trec::Qrels::from_file);
+            let _ = with_file("qrels", "", q, crate::collection::trec::Qrels::from_file);
             let _ = with_file("run", "", r, crate::collection::trec::Run::from_file);
-            if let Ok(text) = std::str::from_utf8(q) {
-                if let Ok(j) = crate::metrics::eval::Judgements::parse(text, "q") {
-                    if let Ok(run_text) = std::str::from_utf8(r) {
-                        let _ = crate::metrics::eval::MappedRun::parse(&j, run_text, "r");
+            // The evaluation readers, then every measure of trec_eval's `-m all_trec`.
+            use crate::metrics::{evaluate, EvalOptions, Judgements, Plan, RankedRun, RunOptions};
+            if let Ok(j) = with_file("qrels", "", q, Judgements::read) {
+                if let Ok(run) = with_file("run", "", r, |p| RankedRun::read(&j, p, &RunOptions::default())) {
+                    if let Ok(plan) = Plan::parse(&["all_trec"]) {
+                        let _ = evaluate(&j, &[run], &plan, &EvalOptions::default());
                     }
                 }
             }
-            drop(qrels);
         }
         1 => {
             let _ = with_file("letor", "", rest, crate::collection::letor::LetorData::from_file);
@@ -128,7 +129,9 @@ pub fn study(data: &[u8]) {
 pub fn config(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(names) = text.strip_prefix("m:") {
-        for name in names.split_whitespace() {
+        let names: Vec<&str> = names.split_whitespace().collect();
+        let _ = crate::metrics::Plan::parse(&names);
+        for name in names {
             let _ = crate::metrics::names::parse_metric(name);
         }
         return;
