@@ -527,6 +527,27 @@ mod tests {
     }
 
     #[test]
+    fn merging_is_associative_where_f64_is_not() {
+        // In f64, (0.1 + 0.2) + 0.3 = 0.6000000000000001 but 0.1 + (0.2 + 0.3) = 0.6 (Python
+        // prints both): an f64 accumulator depends on how the parts are grouped; these do not.
+        let part = |x: f64| {
+            let mut c = Counts::with_len(1);
+            c.add(0, x, 1.0);
+            c
+        };
+        let (a, b, c) = (part(0.1), part(0.2), part(0.3));
+        let mut left = a.clone();
+        left.merge(&b);
+        left.merge(&c);
+        let mut bc = b.clone();
+        bc.merge(&c);
+        let mut right = a.clone();
+        right.merge(&bc);
+        assert_eq!(left, right);
+        assert_eq!(left.values(1, false), right.values(1, false));
+    }
+
+    #[test]
     fn statistics_round_trip_through_bytes() {
         let mut st = EStats::new(ModelKind::Dbn, 4);
         st.tables[0].add(2, 0.25, 1.0);
