@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of serpsim: the Rust library and CLI, then the Python package's pytest suite.
 # Installs what the tests need when it is missing (Debian's wordnet-base; maturin, pytest,
-# pandas and pyarrow from PyPI). A missing resource fails the run; nothing is skipped.
+# pandas, pyarrow and pyspark from PyPI; the Spark tests also need Java 17). A missing resource fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # WordNet 3.0 for the real-WordNet LCH test (src/wordnet/tests.rs), unless WNHOME points to one.
@@ -22,7 +22,7 @@ python3 scripts/check_docs.py --bin target/release/serpsim
 # The Python package (python/): build and install it, then run its tests and doctests.
 PY=${PYTHON:-python3}
 missing=()
-for pkg in maturin pytest pandas pyarrow; do
+for pkg in maturin pytest pandas pyarrow pyspark; do
     "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$pkg') is None)" 2>/dev/null || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -35,9 +35,8 @@ fn with_stdin(mut c: Command, stdin: &[u8]) -> Output {
 fn fit(format: &str, train: &str, stream: bool, dir: &std::path::Path, name: &str) -> Command {
     let mut c = bin();
     c.args(["clicks", "fit", "--model", "sdbn", "--format", format, "--train", train, "--out"]).arg(dir.join(name));
-    if stream {
-        c.arg("--stream");
-    }
+    // Streaming is the default; `--in-memory` loads the log first.
+    c.arg(if stream { "--stream" } else { "--in-memory" });
     c
 }
 

@@ -98,7 +98,7 @@ fn streamed_fit_writes_the_same_model() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         std::fs::read_to_string(out_path).unwrap()
     };
-    let (mem, streamed) = (fit(&[], "mem.json"), fit(&["--stream"], "stream.json"));
+    let (mem, streamed) = (fit(&["--in-memory"], "mem.json"), fit(&[], "stream.json"));
     assert_eq!(mem, streamed);
     let v: serde_json::Value = serde_json::from_str(&mem).unwrap();
     assert_eq!(v["model"], "dbn");

@@ -7,7 +7,7 @@ show a progress bar (``serpsim.set_progress(False)`` turns it off) and stop on C
 Modules: :mod:`serpsim.clicks` (click models).
 """
 
-from . import clicks, errors
+from . import clicks, errors, spark
 from ._jobs import set_progress
 from ._serpsim import version as _version
 from .errors import ConfigError, Error, InternalError, InvalidInputError, IOError, ParseError
@@ -16,6 +16,7 @@ __version__ = _version()
 
 __all__ = [
     "clicks",
+    "spark",
     "errors",
     "set_progress",
     "Error",

@@ -11,6 +11,7 @@ mod arrow_io;
 mod clicks;
 mod errors;
 mod job;
+mod spark;
 
 /// The serpsim version this binding was built from.
 #[pyfunction]
@@ -23,5 +24,6 @@ fn _serpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<job::Job>()?;
     clicks::register(m)?;
+    spark::register(m)?;
     Ok(())
 }

@@ -7,7 +7,8 @@
 //! clicks above (PyClick uses the unconditional one there, see `docs/clickmodels.md`).
 
 use super::io::ParamTable;
-use super::{draw, param, ClickModel, Counts, ModelKind, PRIOR, PROB_MIN};
+use super::estep::{Counts, EStats, Scratch};
+use super::{draw, param, ClickModel, ModelKind, PRIOR, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
@@ -97,12 +98,6 @@ impl Default for Dbn {
     }
 }
 
-#[derive(Default)]
-struct Scratch {
-    a: Vec<f64>,
-    s: Vec<f64>,
-    car: Vec<f64>,
-}
 
 impl DbnConfig {
     /// Fits from parameters at 0.5 (gamma at its fixed value when fixed).
@@ -133,12 +128,22 @@ impl DbnConfig {
     /// One EM iteration: the model re-estimated from `current`.
     pub fn em_step(&self, src: &mut dyn SessionSource, current: &Dbn) -> Result<Dbn> {
         let fit_gamma = matches!(self.gamma, Gamma::Fitted);
-        let n = src.pair_count_hint().max(current.attractiveness.len());
-        let (mut attr, mut sat) = (Counts::with_len(n), Counts::with_len(n));
-        let (mut g_num, mut g_den) = (0.0, 0.0);
+        let mut stats = EStats::new(ModelKind::Dbn, src.pair_count_hint().max(current.attractiveness.len()));
         let mut buf = Scratch::default();
+        src.pass(&mut |s| current.accumulate(fit_gamma, s, &mut stats, &mut buf))?;
+        Ok(current.m_step(fit_gamma, &stats))
+    }
+}
+
+impl Dbn {
+    /// Adds one session's expected counts (E-step under `self`) to `stats`
+    /// (tables: attractiveness, satisfaction, gamma).
+    pub fn accumulate(&self, fit_gamma: bool, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch) {
+        let current = self;
         let g = current.gamma;
-        src.pass(&mut |s| {
+        stats.sessions += 1;
+        let [attr, sat, gam] = &mut stats.tables[..] else { unreachable!("dbn statistics have three tables") };
+        {
             let n = s.pairs.len();
             buf.a.clear();
             buf.s.clear();
@@ -162,8 +167,7 @@ impl DbnConfig {
                         if r < l {
                             sat.add(p, 0.0, 1.0);
                             if fit_gamma {
-                                g_num += 1.0;
-                                g_den += 1.0;
+                                gam.add(0, 1.0, 1.0);
                             }
                         } else {
                             let (sv, c1) = (buf.s[r], buf.car[r + 1]);
@@ -171,15 +175,13 @@ impl DbnConfig {
                             sat.add(p, post, 1.0);
                             if fit_gamma && r + 1 < n {
                                 let w = 1.0 - post;
-                                g_num += w * g * (1.0 - c1) / (1.0 - g * c1);
-                                g_den += w;
+                                gam.add(0, w * g * (1.0 - c1) / (1.0 - g * c1), w);
                             }
                         }
                     } else {
                         attr.add(p, 0.0, 1.0);
                         if fit_gamma {
-                            g_num += 1.0;
-                            g_den += 1.0;
+                            gam.add(0, 1.0, 1.0);
                         }
                     }
                 }
@@ -192,18 +194,22 @@ impl DbnConfig {
                 if fit_gamma && r + 1 < n {
                     let pe = eps * (1.0 - c) / d;
                     let c1 = buf.car[r + 1];
-                    g_num += pe * g * (1.0 - c1) / (1.0 - g * c1);
-                    g_den += pe;
+                    gam.add(0, pe * g * (1.0 - c1) / (1.0 - g * c1), pe);
                 }
                 eps = g * eps * (1.0 - a) / (1.0 - eps * a);
             }
-        })?;
+        }
+    }
+
+    /// M-step: the model re-estimated from summed statistics (gamma kept unless `fit_gamma`).
+    pub fn m_step(&self, fit_gamma: bool, stats: &EStats) -> Dbn {
+        let (attr, sat, gam) = (&stats.tables[0], &stats.tables[1], &stats.tables[2]);
         let len = attr.used_len().max(sat.used_len());
-        Ok(Dbn {
+        Dbn {
             attractiveness: attr.values(len, true),
             satisfaction: sat.values(len, true),
-            gamma: if fit_gamma { clamp((1.0 + g_num) / (2.0 + g_den)) } else { g },
-        })
+            gamma: if fit_gamma { clamp(gam.values(1, false)[0]) } else { self.gamma },
+        }
     }
 }
 
@@ -308,11 +314,20 @@ impl Ccm {
 
     /// One EM iteration from `m`.
     pub fn em_step(src: &mut dyn SessionSource, m: &Ccm) -> Result<Ccm> {
-        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
-        let mut tau = Counts::with_len(3);
+        let mut stats = EStats::new(ModelKind::Ccm, src.pair_count_hint().max(m.attractiveness.len()));
         let mut buf = Scratch::default();
+        src.pass(&mut |s| m.accumulate(s, &mut stats, &mut buf))?;
+        Ok(Ccm::m_step(&stats))
+    }
+
+    /// Adds one session's expected counts (E-step under `self`) to `stats` (tables:
+    /// attractiveness, tau1..tau3).
+    pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch) {
+        let m = self;
         let (t1, t2, t3) = (m.tau1, m.tau2, m.tau3);
-        src.pass(&mut |s| {
+        stats.sessions += 1;
+        let [attr, tau] = &mut stats.tables[..] else { unreachable!("ccm statistics have two tables") };
+        {
             let n = s.pairs.len();
             buf.a.clear();
             buf.a.extend(s.pairs.iter().map(|&p| param(&m.attractiveness, p as usize)));
@@ -364,9 +379,14 @@ impl Ccm {
                 }
                 eps = t1 * eps * (1.0 - a) / (1.0 - eps * a);
             }
-        })?;
+        }
+    }
+
+    /// M-step from summed statistics.
+    pub fn m_step(stats: &EStats) -> Ccm {
+        let (attr, tau) = (&stats.tables[0], &stats.tables[1]);
         let t = tau.values(3, true);
-        Ok(Ccm { attractiveness: attr.values(attr.used_len(), true), tau1: t[0], tau2: t[1], tau3: t[2] })
+        Ccm { attractiveness: attr.values(attr.used_len(), true), tau1: t[0], tau2: t[1], tau3: t[2] }
     }
 }
 
@@ -488,12 +508,21 @@ impl Ubm {
 
     /// One EM iteration.
     pub fn em_step(src: &mut dyn SessionSource, m: &Ubm) -> Result<Ubm> {
-        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
-        let mut exam: Vec<Counts> = Vec::new();
-        src.pass(&mut |s| {
-            if exam.len() < s.pairs.len() {
-                exam.resize_with(s.pairs.len(), || Counts::with_len(s.pairs.len() + 1));
-            }
+        let mut stats = EStats::new(ModelKind::Ubm, src.pair_count_hint().max(m.attractiveness.len()));
+        src.pass(&mut |s| m.accumulate(s, &mut stats))?;
+        Ok(Ubm::m_step(&stats))
+    }
+
+    /// Adds one session's expected counts (E-step under `self`) to `stats` (tables:
+    /// attractiveness, then examination row r at table 1 + r).
+    pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
+        let m = self;
+        stats.sessions += 1;
+        if stats.tables.len() < s.pairs.len() + 1 {
+            stats.tables.resize_with(s.pairs.len() + 1, || Counts::with_len(s.pairs.len() + 1));
+        }
+        let (attr, exam) = stats.tables.split_first_mut().expect("ubm statistics have an attractiveness table");
+        {
             let mut prev = 0;
             for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
                 let a = param(&m.attractiveness, p as usize);
@@ -508,9 +537,14 @@ impl Ubm {
                     exam[r].add(prev, g * (1.0 - a) / d, 1.0);
                 }
             }
-        })?;
+        }
+    }
+
+    /// M-step from summed statistics.
+    pub fn m_step(stats: &EStats) -> Ubm {
+        let (attr, exam) = stats.tables.split_first().expect("ubm statistics have an attractiveness table");
         let examination = exam.iter().enumerate().map(|(r, c)| c.values(r + 1, true)).collect();
-        Ok(Ubm { attractiveness: attr.values(attr.used_len(), true), examination })
+        Ubm { attractiveness: attr.values(attr.used_len(), true), examination }
     }
 }
 
@@ -602,9 +636,18 @@ impl Pbm {
 
     /// One EM iteration.
     pub fn em_step(src: &mut dyn SessionSource, m: &Pbm) -> Result<Pbm> {
-        let mut attr = Counts::with_len(src.pair_count_hint().max(m.attractiveness.len()));
-        let mut exam = Counts::with_len(10);
-        src.pass(&mut |s| {
+        let mut stats = EStats::new(ModelKind::Pbm, src.pair_count_hint().max(m.attractiveness.len()));
+        src.pass(&mut |s| m.accumulate(s, &mut stats))?;
+        Ok(Pbm::m_step(&stats))
+    }
+
+    /// Adds one session's expected counts (E-step under `self`) to `stats` (tables:
+    /// attractiveness, examination per rank).
+    pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
+        let m = self;
+        stats.sessions += 1;
+        let [attr, exam] = &mut stats.tables[..] else { unreachable!("pbm statistics have two tables") };
+        {
             for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
                 let (a, g) = (param(&m.attractiveness, p as usize), param(&m.examination, r));
                 if c {
@@ -616,8 +659,13 @@ impl Pbm {
                     exam.add(r, g * (1.0 - a) / d, 1.0);
                 }
             }
-        })?;
-        Ok(Pbm { attractiveness: attr.values(attr.used_len(), true), examination: exam.values(exam.used_len(), true) })
+        }
+    }
+
+    /// M-step from summed statistics.
+    pub fn m_step(stats: &EStats) -> Pbm {
+        let (attr, exam) = (&stats.tables[0], &stats.tables[1]);
+        Pbm { attractiveness: attr.values(attr.used_len(), true), examination: exam.values(exam.used_len(), true) }
     }
 }
 

@@ -10,7 +10,8 @@
 //!
 //! Probabilities of observed events are floored at [`PROB_MIN`].
 
-use super::{ClickModel, PROB_MIN};
+use super::{ClickModel, ExactSum, PROB_MIN};
+use crate::logs::SessionRef;
 use crate::error::{Error, Result};
 use crate::logs::ClickLog;
 use serde::Serialize;
@@ -61,13 +62,25 @@ pub struct Scores {
     pub ctr_rmse: f64,
 }
 
+/// Mean over ranks of ln P(c_r | clicks above r) of one non-empty session (the observed
+/// probabilities, floored at [`PROB_MIN`], are left in `probs`).
+pub fn session_log_likelihood(model: &dyn ClickModel, s: SessionRef<'_>, probs: &mut Vec<f64>) -> f64 {
+    model.observed_probs(s, probs);
+    let mut sum = 0.0;
+    for p in probs.iter() {
+        sum += p.max(PROB_MIN).ln();
+    }
+    sum / probs.len() as f64
+}
+
 /// Evaluates `model` on `test`.
 pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
     if test.is_empty() {
         return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
     }
     let ranks = test.max_len().min(RANK_MAX);
-    let mut ll = 0.0;
+    // Exact (order-independent) sum, so a sharded evaluation gives the same bits.
+    let mut ll = ExactSum::default();
     let (mut full, mut cond, mut count) = (vec![0.0; ranks], vec![0.0; ranks], vec![0usize; ranks]);
     let mut probs = Vec::new();
     let mut ctr: HashMap<u32, (f64, f64, f64)> = HashMap::new();
@@ -75,16 +88,10 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
         if s.pairs.is_empty() {
             continue;
         }
-        model.observed_probs(s, &mut probs);
-        let mut sum = 0.0;
-        for (r, &p) in probs.iter().enumerate() {
-            let p = p.max(PROB_MIN);
-            sum += p.ln();
-            if r < ranks {
-                cond[r] += p.log2();
-            }
+        ll.add(session_log_likelihood(model, s, &mut probs));
+        for (r, &p) in probs.iter().enumerate().take(ranks) {
+            cond[r] += p.max(PROB_MIN).log2();
         }
-        ll += sum / probs.len() as f64;
         model.click_probs(s.pairs, &mut probs);
         for (r, (&p, &c)) in probs.iter().zip(s.clicks).enumerate().take(ranks) {
             let q = if c { p } else { 1.0 - p };
@@ -110,7 +117,7 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
         w += n;
     }
     Ok(Scores {
-        log_likelihood: ll / test.len() as f64,
+        log_likelihood: ll.value() / test.len() as f64,
         perplexity: mean(&perplexity_at_rank),
         perplexity_at_rank,
         conditional_perplexity: mean(&conditional_perplexity_at_rank),

@@ -2,7 +2,8 @@
 //! CM, DCM, SDBN and the CTR baselines.
 
 use super::io::ParamTable;
-use super::{draw, param, ClickModel, Counts, ModelKind, PROB_MIN};
+use super::estep::{Counts, EStats};
+use super::{draw, param, ClickModel, ModelKind, PROB_MIN};
 use crate::error::Result;
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
@@ -182,19 +183,29 @@ pub struct Sdbn {
 impl Sdbn {
     /// Counts clicks at or above the last click, and last clicks among clicks.
     pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
-        let n = src.pair_count_hint();
-        let (mut attr, mut sat) = (Counts::with_len(n), Counts::with_len(n));
-        src.pass(&mut |s| {
-            let last = last_click_or_len(&s);
-            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
-                attr.add(p as usize, f64::from(u8::from(c)), 1.0);
-                if c {
-                    sat.add(p as usize, f64::from(u8::from(r == last)), 1.0);
-                }
+        let mut stats = EStats::new(ModelKind::Sdbn, src.pair_count_hint());
+        src.pass(&mut |s| Sdbn::accumulate(s, &mut stats))?;
+        Ok(Sdbn::m_step(&stats))
+    }
+
+    /// Adds one session's counts to `stats` (tables: attractiveness, satisfaction).
+    pub fn accumulate(s: SessionRef<'_>, stats: &mut EStats) {
+        stats.sessions += 1;
+        let [attr, sat] = &mut stats.tables[..] else { unreachable!("sdbn statistics have two tables") };
+        let last = last_click_or_len(&s);
+        for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
+            attr.add(p as usize, f64::from(u8::from(c)), 1.0);
+            if c {
+                sat.add(p as usize, f64::from(u8::from(r == last)), 1.0);
             }
-        })?;
+        }
+    }
+
+    /// The model from summed counts.
+    pub fn m_step(stats: &EStats) -> Sdbn {
+        let (attr, sat) = (&stats.tables[0], &stats.tables[1]);
         let len = attr.used_len().max(sat.used_len());
-        Ok(Sdbn { attractiveness: attr.values(len, false), satisfaction: sat.values(len, false) })
+        Sdbn { attractiveness: attr.values(len, false), satisfaction: sat.values(len, false) }
     }
 }
 

@@ -18,6 +18,7 @@
 //! ```
 
 mod em;
+pub mod estep;
 pub mod eval;
 pub mod io;
 pub mod metrics;
@@ -27,6 +28,7 @@ pub mod user;
 mod mle;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
+pub use estep::{Counts, EStats, EmState, ExactSum};
 pub use mle::{Cm, Ctr, CtrKind, Dcm, Sdbn};
 
 use crate::error::{Error, Result};
@@ -208,51 +210,6 @@ pub(crate) fn param(v: &[f64], i: usize) -> f64 {
     match v.get(i) {
         Some(&x) => x,
         None => PRIOR,
-    }
-}
-
-/// Expected-count accumulators for probabilities indexed by pair or rank.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Counts {
-    pub num: Vec<f64>,
-    pub den: Vec<f64>,
-}
-
-impl Counts {
-    pub fn with_len(n: usize) -> Self {
-        Counts { num: vec![0.0; n], den: vec![0.0; n] }
-    }
-
-    #[inline]
-    pub fn add(&mut self, i: usize, num: f64, den: f64) {
-        if i >= self.num.len() {
-            let n = (i + 1).max(self.num.len() * 2);
-            self.num.resize(n, 0.0);
-            self.den.resize(n, 0.0);
-        }
-        self.num[i] += num;
-        self.den[i] += den;
-    }
-
-    /// (1 + num) / (2 + den) for the first `len` entries; clamped to [PROB_MIN, 1 - PROB_MIN]
-    /// when `clamp` (EM), as is (MLE) otherwise.
-    pub fn values(&self, len: usize, clamp: bool) -> Vec<f64> {
-        (0..len)
-            .map(|i| {
-                let (n, d) = (self.num.get(i).copied().unwrap_or(0.0), self.den.get(i).copied().unwrap_or(0.0));
-                let v = (1.0 + n) / (2.0 + d);
-                if clamp {
-                    v.clamp(PROB_MIN, 1.0 - PROB_MIN)
-                } else {
-                    v
-                }
-            })
-            .collect()
-    }
-
-    /// Highest index with a non-zero denominator, plus one.
-    pub fn used_len(&self) -> usize {
-        self.den.iter().rposition(|&d| d != 0.0).map_or(0, |i| i + 1)
     }
 }
 

@@ -1,0 +1,153 @@
+"""Click models fitted on Apache Spark: the same fit as :func:`serpsim.clicks.fit`, bit for bit,
+for any number of partitions.
+
+Each EM iteration broadcasts the current parameters; every partition computes the E-step's
+sufficient statistics in Rust from its Arrow batches (``DataFrame.mapInArrow``); the driver
+adds them up and runs the M-step. The statistics are exact fixed-point sums (see
+``docs/scale.md``), so the result does not depend on how the rows are partitioned or in which
+order the partitions finish. The pair table (every distinct (query, document) pair) is built
+once, sorted, and broadcast once; the parameters (about 16 bytes per pair) are broadcast each
+iteration.
+
+The DataFrame needs ``query_id`` (string or integer), ``docs`` (an array of document ids) and
+``clicks`` (an array of booleans or 0/1 integers aligned with ``docs``); other columns are
+ignored. The Baidu-ULTR / CLAX layout (``query_id``, ``url_md5`` lists, ``click`` lists) maps
+onto it with ``columns={"docs": "url_md5", "clicks": "click"}``.
+
+Models: ``sdbn`` (one pass), ``dbn``, ``ubm``, ``ccm`` and ``pbm`` (EM).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional
+
+from . import _serpsim
+from .clicks import ClickModel
+
+__all__ = ["fit", "SparkFitResult"]
+
+# Worker-side cache of decoded pair tables, keyed by a fresh id per fit (Python workers are
+# reused across tasks, so a table is decoded once per worker, not once per task).
+_PAIRS: Dict[str, Any] = {}
+_PAIRS_LOCK = threading.Lock()
+
+
+def _pairs(key: str, table: Any) -> Any:
+    with _PAIRS_LOCK:
+        p = _PAIRS.get(key)
+        if p is None:
+            _PAIRS.clear()
+            p = _PAIRS[key] = _serpsim.SparkPairs(bytes(table.value))
+        return p
+
+
+@dataclass
+class SparkFitResult:
+    """A model fitted on Spark."""
+
+    model: ClickModel
+    """The fitted model (the same class as :func:`serpsim.clicks.fit` returns)."""
+    log_likelihood: float
+    """Mean per-session mean log-likelihood of the training sessions under the model
+    (PyClick's definition, as ``ClickModel.log_likelihood`` computes it)."""
+    sessions: int
+    """Sessions fitted on."""
+    pairs: int
+    """Distinct (query, document) pairs."""
+    passes: int
+    """Passes over the data (EM iterations; 1 for SDBN)."""
+
+
+def _normalise(df: Any, columns: Optional[Dict[str, str]]) -> Any:
+    from pyspark.sql import functions as F
+
+    names = {"query_id": "query_id", "docs": "docs", "clicks": "clicks"}
+    names.update(columns or {})
+    missing = [v for v in names.values() if v not in df.columns]
+    if missing:
+        from .errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"spark fit: missing column(s) {', '.join(missing)} (columns present: {', '.join(df.columns)}); "
+            "give columns={'query_id': ..., 'docs': ..., 'clicks': ...}"
+        )
+    return df.select(
+        F.col(names["query_id"]).cast("string").alias("query_id"),
+        F.col(names["docs"]).cast("array<string>").alias("docs"),
+        F.col(names["clicks"]).alias("clicks"),
+    )
+
+
+def _pair_table(df: Any) -> Any:
+    """Every distinct (query, document) pair, sorted, as a pyarrow Table."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    pairs = df.select("query_id", F.explode("docs").alias("doc_id")).distinct().orderBy("query_id", "doc_id")
+    if hasattr(pairs, "toArrow"):
+        return pairs.toArrow()
+    rows = pairs.collect()
+    return pa.table({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows]})
+
+
+def _run(df: Any, pairs_bc: Any, key: str, state: bytes, log_likelihood: bool) -> List[bytes]:
+    import pyarrow as pa
+
+    state_bc = df.sparkSession.sparkContext.broadcast(state)
+
+    def part(batches: Iterator[Any]) -> Iterator[Any]:
+        from serpsim import _serpsim as native
+
+        acc = native.SparkPart(_pairs(key, pairs_bc), bytes(state_bc.value), log_likelihood)
+        for b in batches:
+            acc.add(b)
+        yield pa.RecordBatch.from_pydict({"part": [acc.finish()]}, schema=pa.schema([("part", pa.binary())]))
+
+    try:
+        rows = df.mapInArrow(part, "part binary").collect()
+    finally:
+        state_bc.unpersist()
+    return [bytes(r[0]) for r in rows]
+
+
+def fit(
+    df: Any,
+    model: str = "dbn",
+    iterations: int = 50,
+    gamma: Optional[float] = None,
+    columns: Optional[Dict[str, str]] = None,
+    cache: bool = True,
+) -> SparkFitResult:
+    """Fits ``model`` on a Spark DataFrame of sessions.
+
+    ``iterations`` applies to the EM models; ``gamma`` fixes DBN's continuation. ``columns``
+    renames the expected columns (``{"docs": "url_md5", "clicks": "click"}``). With ``cache``
+    the normalised DataFrame is cached for the iterations (and unpersisted at the end).
+
+    The result equals :func:`serpsim.clicks.fit` on the same sessions (parameters bit for
+    bit, for any partitioning).
+    """
+    from . import clicks
+
+    model = model.lower()
+    data = _normalise(df, columns)
+    if cache:
+        data = data.cache()
+    try:
+        fitter = _serpsim.SparkFit(model, _pair_table(data), int(iterations), gamma)
+        key = uuid.uuid4().hex
+        pairs_bc = data.sparkSession.sparkContext.broadcast(bytes(fitter.pair_table()))
+        try:
+            for _ in range(fitter.passes):
+                fitter.m_step(_run(data, pairs_bc, key, bytes(fitter.state()), False))
+            ll = fitter.log_likelihood(_run(data, pairs_bc, key, bytes(fitter.state()), True))
+        finally:
+            pairs_bc.unpersist()
+    finally:
+        if cache:
+            data.unpersist()
+    fitted = clicks.ClickModel(_serpsim.loads(fitter.model_json(), f"spark fit of {model}"))
+    return SparkFitResult(model=fitted, log_likelihood=ll, sessions=int(fitter.sessions), pairs=int(fitter.pairs), passes=int(fitter.passes))
