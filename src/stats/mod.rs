@@ -1,11 +1,14 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod beta_binomial;
 pub mod correlation;
 pub mod counts;
 pub mod discriminative;
+pub mod distance;
 pub mod extreme;
 pub mod glm;
 pub mod ks;
+pub mod mcmc;
 pub mod paired;
 pub mod roc;
 pub mod summary;
