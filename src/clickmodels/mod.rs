@@ -29,6 +29,7 @@ pub mod prior;
 pub mod recovery;
 pub mod synthetic;
 pub mod unseen;
+pub mod validate;
 pub mod user;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};

@@ -551,6 +551,114 @@ fn system_check(test: &ClickLog, sim_stats: &[[f64; 3]], cfg: &ValidateConfig) -
     (queries.len(), checks)
 }
 
+/// Okabe–Ito blue (real sessions) and orange (simulated): distinguishable with any colour vision.
+const REAL_COLOUR: plotters::style::RGBColor = plotters::style::RGBColor(0x00, 0x72, 0xB2);
+const SIM_COLOUR: plotters::style::RGBColor = plotters::style::RGBColor(0xE6, 0x9F, 0x00);
+
+/// An SVG of real against simulated sessions, one panel per measure (shares of sessions or
+/// clicks per category as paired bars; CTR per rank; dwell as ECDFs), the distances in each
+/// panel's title, and one legend above the panels.
+pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
+    use crate::report::plot_err;
+    use plotters::prelude::*;
+    let dwell = v.measures.iter().find(|m| m.measure == "dwell");
+    let panels = v.measures.iter().filter(|m| m.measure != "dwell").count() + 1 + usize::from(dwell.is_some());
+    let rows = panels.div_ceil(2);
+    let (w, h) = (1100u32, 60 + 300 * rows as u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let (top, body) = root.split_vertically(60);
+        top.draw(&Text::new(title.to_string(), (20, 8), ("sans-serif", 20).into_font())).map_err(plot_err)?;
+        for (i, (label, colour)) in [("real (test sessions)", REAL_COLOUR), ("simulated", SIM_COLOUR)].into_iter().enumerate() {
+            let x = 20 + 230 * i as i32;
+            top.draw(&Rectangle::new([(x, 38), (x + 18, 52)], colour.filled())).map_err(plot_err)?;
+            top.draw(&Text::new(label.to_string(), (x + 24, 38), ("sans-serif", 15).into_font())).map_err(plot_err)?;
+        }
+        let areas = body.split_evenly((rows, 2));
+        let mut k = 0;
+        for m in v.measures.iter().filter(|m| m.measure != "dwell") {
+            let (xdesc, ydesc) = match m.measure.as_str() {
+                "click_rank" => ("rank of the click", "share of clicks"),
+                "clicks_per_session" => ("clicks in the session", "share of sessions"),
+                "first_click_rank" => ("rank of the first click", "share of sessions with a click"),
+                "last_click_rank" => ("rank of the last click", "share of sessions with a click"),
+                _ => ("session", "share of sessions"),
+            };
+            let n = m.categories.len().max(1);
+            let ymax = m.real_hist.iter().chain(&m.sim_hist).copied().fold(0.0f64, f64::max).max(1e-9) * 1.1;
+            let cats = m.categories.clone();
+            let mut chart = ChartBuilder::on(&areas[k])
+                .caption(format!("{}: TV {:.3}, KS {:.3}", m.measure, m.tv, m.ks), ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(36)
+                .y_label_area_size(56)
+                .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..ymax)
+                .map_err(plot_err)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(n.min(20))
+                .x_label_formatter(&|x| {
+                    let i = x.round();
+                    if (x - i).abs() < 1e-6 && i >= 0.0 { cats.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
+                })
+                .x_desc(xdesc)
+                .y_desc(ydesc)
+                .draw()
+                .map_err(plot_err)?;
+            for (hist, colour, off) in [(&m.real_hist, REAL_COLOUR, -0.4), (&m.sim_hist, SIM_COLOUR, 0.0)] {
+                chart
+                    .draw_series(hist.iter().enumerate().map(|(i, &y)| Rectangle::new([(i as f64 + off, 0.0), (i as f64 + off + 0.4, y)], colour.filled())))
+                    .map_err(plot_err)?;
+            }
+            k += 1;
+        }
+        // CTR per rank.
+        {
+            let n = v.ctr.len().max(1);
+            let ymax = v.ctr.iter().flat_map(|c| [c.real, c.simulated]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+            let mut chart = ChartBuilder::on(&areas[k])
+                .caption("click-through rate per rank", ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(36)
+                .y_label_area_size(56)
+                .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0f64..ymax)
+                .map_err(plot_err)?;
+            chart.configure_mesh().x_labels(n.min(20)).x_label_formatter(&|x| format!("{x:.0}")).x_desc("rank").y_desc("clicks / impressions").draw().map_err(plot_err)?;
+            for (colour, get) in [(REAL_COLOUR, (|c: &Measure| c.real) as fn(&Measure) -> f64), (SIM_COLOUR, |c: &Measure| c.simulated)] {
+                let pts: Vec<(f64, f64)> = v.ctr.iter().enumerate().filter(|(_, c)| get(c).is_finite()).map(|(i, c)| ((i + 1) as f64, get(c))).collect();
+                chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2))).map_err(plot_err)?;
+                chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 4, colour.filled()))).map_err(plot_err)?;
+            }
+            k += 1;
+        }
+        if let Some(d) = dwell {
+            let hi = d.real_values.last().copied().unwrap_or(1.0).max(d.sim_values.last().copied().unwrap_or(1.0)).max(1e-9);
+            let mut chart = ChartBuilder::on(&areas[k])
+                .caption(format!("dwell: KS {:.3}", d.ks), ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(36)
+                .y_label_area_size(56)
+                .build_cartesian_2d(0f64..hi, 0f64..1f64)
+                .map_err(plot_err)?;
+            chart.configure_mesh().x_desc("dwell time of a click (s)").y_desc("P(dwell <= x)").draw().map_err(plot_err)?;
+            for (vals, colour) in [(&d.real_values, REAL_COLOUR), (&d.sim_values, SIM_COLOUR)] {
+                let n = vals.len();
+                let step = (n / 500).max(1);
+                let mut pts: Vec<(f64, f64)> = (0..n).step_by(step).map(|i| (vals[i], (i + 1) as f64 / n as f64)).collect();
+                if let Some(&l) = vals.last() {
+                    pts.push((l, 1.0));
+                }
+                chart.draw_series(LineSeries::new(pts, colour.stroke_width(2))).map_err(plot_err)?;
+            }
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +725,8 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let again = pool.install(|| validate(&truth, &test, None, &cfg).unwrap());
         assert_eq!(format!("{again:?}"), format!("{good:?}"));
+        let svg = plot_svg(&good, "DBN on its own sessions").unwrap();
+        assert!(svg.contains("<svg") && svg.contains("click_rank: TV") && svg.contains("simulated"));
     }
 
     #[test]
