@@ -6,7 +6,7 @@ use criterion::{black_box, criterion_group, Criterion};
 use serpsim::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
 use serpsim::sessions::queries::{QueryStrategy, SyntheticQueries};
 use serpsim::sessions::sweep::{grid, paper_rules, run_points, QuerySet};
-use serpsim::user::StoppingRuleKind;
+use serpsim::user::{Basis, Param, StoppingRuleKind};
 use std::time::Instant;
 
 fn topics() -> Vec<SessionTopic> {
@@ -16,7 +16,7 @@ fn topics() -> Vec<SessionTopic> {
 fn one_session(c: &mut Criterion) {
     let topics = topics();
     let mut g = c.benchmark_group("sessions");
-    for (name, rule) in [("ss1_x10", StoppingRuleKind::FixedDepth { n: 10 }), ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })]
+    for (name, rule) in [("ss1_x10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }), ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet })]
     {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
@@ -66,7 +66,7 @@ fn main() {
     // CPU time of single sessions on this thread (robust to other load on the machine).
     let all = topics();
     for (name, rule) in
-        [("SS1 x1=10", StoppingRuleKind::FixedDepth { n: 10 }), ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: 3 })]
+        [("SS1 x1=10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }), ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet })]
     {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;

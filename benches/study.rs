@@ -1,9 +1,12 @@
-//! Study-log benchmarks: ASC parsing throughput and I-DT / I-VT on one hour of 1000 Hz samples.
+//! Study-log benchmarks: ASC parsing throughput, I-DT / I-VT on one hour of 1000 Hz samples,
+//! and the streaming `study events` path (parse + detect) on plain and gzip input.
 //! `cargo bench --bench study -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
-use serpsim::study::asc::{read_recording, summarize};
+use serpsim::input::Input;
+use serpsim::study::asc::{read_recording, summarize, AscReader};
+use serpsim::study::events::{detect_asc, DetectConfig, Method};
 use serpsim::study::detect::{idt, ivt, IdtParams, IvtParams, ScreenGeometry};
 use serpsim::study::{Eye, Sample};
 use std::fmt::Write;
@@ -78,6 +81,38 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("summarize_10min_1000hz", |b| b.iter(|| summarize(text.as_bytes(), "bench").unwrap()));
     g.bench_function("read_recording_10min_1000hz", |b| b.iter(|| read_recording(text.as_bytes(), "bench").unwrap()));
+    g.finish();
+    // The streaming events path over the same text, plain and gzip-compressed (issue 15:
+    // gzip input should cost at most 2x plain).
+    let plain: &'static [u8] = Box::leak(text.clone().into_bytes().into_boxed_slice());
+    let gz: &'static [u8] = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut e, plain).unwrap();
+        Box::leak(e.finish().unwrap().into_boxed_slice())
+    };
+    let cfg = DetectConfig { method: Method::Idt(IdtParams::default()), screen_cm: (38.0, 30.2), distance_cm: 68.0, screen_px: None, rate_hz: None };
+    let events = |bytes: &'static [u8]| {
+        let input = Input::from_reader("bench", None, std::io::Cursor::new(bytes)).unwrap();
+        detect_asc(AscReader::from_input(input), &cfg, None).unwrap()
+    };
+    {
+        let t0 = cpu_seconds();
+        for _ in 0..5 {
+            drop(events(plain));
+        }
+        let p = (cpu_seconds() - t0) / 5.0;
+        let t0 = cpu_seconds();
+        for _ in 0..5 {
+            drop(events(gz));
+        }
+        let z = (cpu_seconds() - t0) / 5.0;
+        eprintln!("cpu-time events idt 10 min: plain {p:.3} s, gzip {z:.3} s ({:.2}x; {:.1} MB compressed)", z / p, gz.len() as f64 / 1e6);
+    }
+    let mut g = c.benchmark_group("events");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.sample_size(10);
+    g.bench_function("idt_10min_1000hz_plain", |b| b.iter(|| events(plain)));
+    g.bench_function("idt_10min_1000hz_gzip", |b| b.iter(|| events(gz)));
     g.finish();
     let hour = samples(3_600_000);
     let mut g = c.benchmark_group("detect");

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of serpsim. Installs system packages the tests need when they are missing.
+# Runs every test of serpsim: the Rust library and CLI, then the Python package's pytest suite.
+# Installs what the tests need when it is missing (Debian's wordnet-base; maturin, pytest,
+# pandas and pyarrow from PyPI). A missing resource fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # WordNet 3.0 for the real-WordNet LCH test (src/wordnet/tests.rs), unless WNHOME points to one.
@@ -11,3 +13,17 @@ if [ -z "${WNHOME:-}" ] && [ ! -f /usr/share/wordnet/data.noun ]; then
     fi
 fi
 cargo test --release --locked "$@"
+
+# The Python package (python/): build and install it, then run its tests and doctests.
+PY=${PYTHON:-python3}
+missing=()
+for pkg in maturin pytest pandas pyarrow; do
+    "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$pkg') is None)" 2>/dev/null || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing from PyPI: ${missing[*]}" >&2
+    "$PY" -m pip install -q "${missing[@]}"
+fi
+"$PY" -m pip install -q --no-build-isolation --force-reinstall --no-deps ./python
+"$PY" -m pytest -q -p no:cacheprovider python/tests
+"$PY" -m pytest -q --doctest-modules --pyargs serpsim

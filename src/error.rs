@@ -40,6 +40,9 @@ pub enum Error {
     /// Input that is well-formed but unusable (empty collection, unknown system, ...).
     #[error("{0}")]
     Invalid(String),
+    /// The work was interrupted (Ctrl-C, SIGTERM, or a Python KeyboardInterrupt).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Error {

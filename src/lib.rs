@@ -8,14 +8,12 @@
 //! `scenario` reads TOML files that wire these together.
 //!
 //! ```
-//! use serpsim::simulate::{simulate_session, SerpView};
-//! use serpsim::user::{ContinuationModel, UserProfile};
-//! let serp = SerpView::from_grades(vec![1, 0, 1, 0, 0], 10);
-//! let mut user = UserProfile::named("patient");
-//! user.continuation = ContinuationModel::Rbp { p: 0.8 };
-//! let mut rng = serpsim::rng::stream(42, &[0]);
-//! let outcome = simulate_session(&serp, &user, &user.costs(), &mut rng);
-//! assert!(outcome.depth >= 1 && outcome.depth <= 5);
+//! use serpsim::simulate::{one_list_world, outcomes, Prepared};
+//! use serpsim::user::UserProfile;
+//! let world = one_list_world(vec![1, 0, 1, 0, 0], 10);
+//! let prepared = Prepared::new(&world, &UserProfile::named("patient"), 42, None).unwrap();
+//! let sessions = outcomes(&world, &prepared, 100, 42).unwrap();
+//! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
 #![warn(missing_docs)]
 
@@ -23,8 +21,12 @@ pub mod baraco;
 pub mod clickmodels;
 pub mod collection;
 pub mod error;
+pub mod input;
+pub mod interrupt;
 pub mod logs;
 pub mod metrics;
+pub mod output;
+pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod scenario;
@@ -37,5 +39,6 @@ pub mod sublists;
 pub mod suggest;
 pub mod user;
 pub mod wordnet;
+pub mod write;
 
 pub use error::{Error, Result};

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "serpsim", version, about = "Simulate search-engine users and analyse user studies")]
 struct Cli {
+    /// No progress output on stderr (errors and warnings are still printed).
+    #[arg(long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -37,7 +40,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Writing to a closed pipe (`serpsim eval ... | head -1`) ends the process quietly, as it
+    // does for other Unix tools, instead of failing every later write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Ctrl-C and SIGTERM: remove this run's staging directories and temporary files, so the
+    // output directory keeps its previous complete set, and stop at once.
+    let _ = ctrlc::set_handler(|| {
+        serpsim::output::abandon_pending();
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"serpsim: interrupted\n");
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
+    cli::common::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Study(args) => cli::study::run(args),
         Command::Clicks(args) => cli::clicks::run(args),

@@ -1,14 +1,26 @@
-//! Scenario files: TOML that selects the collection, user profiles, replicates, seed and outputs.
-//! The schema is documented in `docs/scenarios.md`. Unknown keys are errors.
+//! Scenario files: one TOML schema for every command (`simulate`, `sessions`, `sublists`).
+//! The schema is documented in `docs/scenarios.md`; unknown keys are errors naming the key and
+//! its line. Paths inside a scenario are relative to the scenario file; the output directory is
+//! relative to the working directory (the command line's `--out` overrides it).
+//!
+//! A file of an older dialect (the old `sessions` or `sublists` scenarios) or of the wrong kind
+//! (a click-model JSON file, a TREC run) is recognised and refused with an error that says what
+//! it looks like and how to migrate it.
 
+use crate::clickmodels::user::FittedClicks;
+use crate::collection::categories::{letor_with_categories, SublistSyntheticConfig};
 use crate::collection::letor::LetorData;
+use crate::collection::queries::{split_variant, QueryStrategy, SyntheticQueries};
 use crate::collection::synthetic::SyntheticConfig;
 use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, Run};
 use crate::collection::Collection;
 use crate::error::{Error, Result};
-use crate::user::UserProfile;
+use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
+use crate::simulate::Prepared;
+use crate::user::{ClickSource, Delays, UserProfile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The scenario embedded in the binary (`simulations/default.toml`), run by `serpsim simulate`
 /// without a file. Its collection is the TREC qrels and run in `study_logs/trec/`.
@@ -22,30 +34,48 @@ pub const DEFAULT_RUN: &str = include_str!("../study_logs/trec/results.test");
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// Scenario name (part of every random stream's key).
+    /// Scenario name (reported in outputs).
     pub name: String,
     /// Master seed.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Replicates per (topic, system, profile).
-    #[serde(default = "default_replicates")]
-    pub replicates: usize,
+    /// Simulated users per profile; each meets every topic and system (`users` is a synonym).
+    #[serde(default = "default_replicates", alias = "users")]
+    pub replicates: u64,
     /// Where the topics and systems come from.
     pub collection: CollectionSource,
+    /// Query variants per topic.
+    #[serde(default)]
+    pub variants: Variants,
+    /// Category labels of documents (the sublists of the interface).
+    #[serde(default)]
+    pub categories: Categories,
+    /// The result-page interface.
+    #[serde(default)]
+    pub interface: InterfaceSpec,
     /// User populations.
     pub profiles: Vec<UserProfile>,
-    /// Outputs.
+    /// Profile sweeps: every combination of values becomes a profile.
     #[serde(default)]
-    pub output: OutputSpec,
+    pub sweep: Vec<SweepSpec>,
     /// Paired system comparisons.
     #[serde(default)]
     pub compare: CompareSpec,
+    /// What the report computes.
+    #[serde(default)]
+    pub report: ReportSpec,
+    /// Outputs.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// Settings of `serpsim sublists when` (He et al.'s "when does RLR help").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<WhenSpec>,
 }
 
 fn default_seed() -> u64 {
     1
 }
-fn default_replicates() -> usize {
+fn default_replicates() -> u64 {
     10_000
 }
 
@@ -59,6 +89,9 @@ pub enum CollectionSource {
     Letor(LetorSource),
     /// The synthetic generator.
     Synthetic(SyntheticConfig),
+    /// The synthetic query-variant generator (Maxwell et al.'s QS1, QS3, QS1+3): each querying
+    /// strategy is a system whose query variants are generated lists.
+    SyntheticQueries(SyntheticQueriesSource),
 }
 
 /// `source = "trec"`.
@@ -70,17 +103,17 @@ pub struct TrecSource {
     /// Run files (one system each), or `["embedded"]`.
     pub runs: Vec<PathBuf>,
     /// Optional subtopic qrels `topic subtopic docno grade`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtopic_qrels: Option<PathBuf>,
     /// Also simulate the ideal ranking (documents by grade) under this name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ideal_system: Option<String>,
     /// Optional document metadata (lengths, categories): `docno<TAB>length<TAB>categories`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docinfo: Option<PathBuf>,
-    /// Results per page.
-    #[serde(default = "default_page_size")]
-    pub page_size: usize,
+    /// Results per page (same as `interface.page_size`; give one of the two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
 }
 
 /// `source = "letor"`.
@@ -91,9 +124,25 @@ pub struct LetorSource {
     pub file: PathBuf,
     /// Linear rankers: a name and feature weights (`weights[0]` is feature 1).
     pub rankers: Vec<LinearRanker>,
-    /// Results per page.
-    #[serde(default = "default_page_size")]
-    pub page_size: usize,
+    /// Results per page (same as `interface.page_size`; give one of the two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
+}
+
+/// `source = "synthetic_queries"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyntheticQueriesSource {
+    /// Querying strategies (`qs1`, `qs3`, `qs13`), one system each.
+    #[serde(default = "all_strategies")]
+    pub strategies: Vec<QueryStrategy>,
+    /// Generator knobs.
+    #[serde(default)]
+    pub generator: SyntheticQueries,
+}
+
+fn all_strategies() -> Vec<QueryStrategy> {
+    QueryStrategy::ALL.to_vec()
 }
 
 /// A named linear scorer.
@@ -125,9 +174,8 @@ impl FeatureWeights {
             FeatureWeights::Sparse(m) => {
                 let mut v = Vec::new();
                 for (k, &w) in m {
-                    let i: usize = k.parse().ok().filter(|&i| i >= 1).ok_or_else(|| {
-                        Error::config(context, format!("{key}.{k}"), "feature numbers start at 1")
-                    })?;
+                    let i: usize =
+                        k.parse().ok().filter(|&i| i >= 1).ok_or_else(|| Error::config(context, format!("{key}.{k}"), "feature numbers start at 1"))?;
                     if v.len() < i {
                         v.resize(i, 0.0);
                     }
@@ -143,28 +191,126 @@ impl FeatureWeights {
     }
 }
 
-fn default_page_size() -> usize {
-    10
+/// `[variants]`: query variants per topic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Variants {
+    /// One query per topic (or whatever the source lists, for `synthetic_queries`).
+    #[default]
+    None,
+    /// TREC runs whose query ids are `topic.variant` (`301.1`, `301.2`): variants in numeric
+    /// order, judged by the topic's qrels.
+    Suffix,
+    /// Synthetic reformulations of every system's ranking (see `World::perturb_variants`).
+    Perturbed {
+        /// Variants per topic, the first being the original ranking.
+        count: usize,
+        /// Noise sd in normal-score units.
+        noise: f64,
+        /// Noise seed.
+        #[serde(default = "default_seed")]
+        seed: u64,
+    },
 }
 
-/// `[output]`.
+/// `[categories]`: where document category labels (and hence sublists) come from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Categories {
+    /// The collection's own labels (`docinfo`, the synthetic generator's `categories`).
+    #[default]
+    Collection,
+    /// Binned LETOR features: `bins` equal-frequency bins of each feature (1-based) in `features`.
+    LetorFeatures {
+        /// Features.
+        features: Vec<usize>,
+        /// Bins per feature (>= 2).
+        bins: usize,
+    },
+    /// The synthetic generator's labels re-drawn with sublist knobs (He et al.'s Rq and Hq).
+    SyntheticSublists {
+        /// Range of the relevant documents' category Zipf exponent (Hq knob).
+        #[serde(default = "default_skew")]
+        relevant_skew: [f64; 2],
+        /// Range of sublist purity (Rq knob).
+        #[serde(default = "default_purity")]
+        sublist_purity: [f64; 2],
+    },
+}
+
+fn default_skew() -> [f64; 2] {
+    [0.0, 2.5]
+}
+fn default_purity() -> [f64; 2] {
+    [0.0, 0.9]
+}
+
+/// Which systems show sublists: `true` (all), `false`, or a list of system names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SublistSystems {
+    /// All or none.
+    All(bool),
+    /// The named systems.
+    Named(Vec<String>),
+}
+
+impl Default for SublistSystems {
+    fn default() -> Self {
+        SublistSystems::All(false)
+    }
+}
+
+/// `[interface]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct OutputSpec {
-    /// Output directory (relative to the working directory).
-    pub dir: PathBuf,
-    /// Also write every replicate's outcome (`samples.csv`).
-    pub samples: bool,
-    /// Write `distributions.svg`.
-    pub plot: bool,
-    /// Histogram bins per measure.
-    pub histogram_bins: usize,
+pub struct InterfaceSpec {
+    /// Results per page (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
+    /// Results visible without scrolling on a page (default: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fold: Option<usize>,
+    /// Extra seconds to reach a result below the fold.
+    pub below_fold: f64,
+    /// System delay after each query, seconds.
+    pub query_latency: f64,
+    /// System delay after each page request beyond the first.
+    pub page_latency: f64,
+    /// System delay after each document click (document load delay).
+    pub document_latency: f64,
+    /// Per-system delays, overriding the three above: `[interface.delays.NAME]`.
+    pub delays: std::collections::BTreeMap<String, Delays>,
+    /// Sublists (facets) built from the documents' category labels.
+    pub sublists: SublistSystems,
+    /// Also simulate each system with sublists without them, as `NAME (All only)`.
+    pub basic_twin: bool,
 }
 
-impl Default for OutputSpec {
+impl Default for InterfaceSpec {
     fn default() -> Self {
-        OutputSpec { dir: PathBuf::from("serpsim-out"), samples: false, plot: true, histogram_bins: 20 }
+        InterfaceSpec {
+            page_size: None,
+            fold: None,
+            below_fold: 0.0,
+            query_latency: 0.0,
+            page_latency: 0.0,
+            document_latency: 0.0,
+            delays: Default::default(),
+            sublists: SublistSystems::default(),
+            basic_twin: false,
+        }
     }
+}
+
+/// `[[sweep]]`: set profile key `key` (a dotted path such as `stopping[0].n`) to each value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Dotted key path inside a profile.
+    pub key: String,
+    /// Values (any TOML values).
+    pub values: Vec<toml::Value>,
 }
 
 /// `[compare]`: which system pairs to compare.
@@ -183,16 +329,106 @@ impl Default for CompareSpec {
     }
 }
 
+/// A curve grid: `points` points from 0 to `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// Largest point.
+    pub max: f64,
+    /// Number of points (default 61).
+    #[serde(default = "default_points")]
+    pub points: usize,
+}
+
+fn default_points() -> usize {
+    61
+}
+
+/// `[report]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportSpec {
+    /// Gain-over-time grid (default: up to the profiles' time budget, else the 99th percentile
+    /// of session time in a pilot of 500 users).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_grid: Option<GridSpec>,
+    /// Gain-over-effort grid (default as for time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effort_grid: Option<GridSpec>,
+    /// Time budgets (seconds) at which gain is reported (default: 1/4, 1/2 and all of the grid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_budgets: Option<Vec<f64>>,
+    /// Effort budgets at which gain is reported (default as for time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effort_budgets: Option<Vec<f64>>,
+    /// Quantiles per topic (default: when there are at most 5,000 cells).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_topic_quantiles: Option<bool>,
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputSpec {
+    /// Output directory, relative to the working directory (default `serpsim-out`).
+    pub dir: PathBuf,
+    /// Also write every session's outcome (`samples.csv`, streamed to disk).
+    pub samples: bool,
+    /// Write the SVG plots.
+    pub plot: bool,
+    /// Histogram bins per measure in `summary.json`.
+    pub histogram_bins: usize,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { dir: PathBuf::from("serpsim-out"), samples: false, plot: true, histogram_bins: 20 }
+    }
+}
+
+/// `[when]`: He et al.'s "when does RLR help" analysis (`serpsim sublists when`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WhenSpec {
+    /// Fixed lambda.
+    pub lambda: f64,
+    /// Smoothing per accuracy level.
+    pub smoothing: Vec<f64>,
+    /// Users per (topic, task, level); default: the scenario's `replicates`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<usize>,
+    /// Hosmer-Lemeshow groups.
+    pub hl_groups: usize,
+    /// GLM rows: `users` (binomial over simulated users) or `median` (Bernoulli per topic and level).
+    pub response: String,
+    /// Tasks (`find-N`, `find-all`, `effort-B`).
+    pub tasks: Vec<String>,
+}
+
+impl Default for WhenSpec {
+    fn default() -> Self {
+        WhenSpec {
+            lambda: 0.01,
+            smoothing: vec![0.0, 0.1, 0.5, 1.0],
+            replicates: None,
+            hl_groups: 10,
+            response: "users".into(),
+            tasks: vec!["find-1".into(), "find-10".into(), "find-all".into()],
+        }
+    }
+}
+
 /// Line (1-based) where `key` is assigned, as `key =` at a line start or inside an inline table.
 fn line_of_key(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|line| {
-        line.match_indices(key).any(|(i, _)| {
-            let before = line[..i].trim_end();
-            let after = line[i + key.len()..].trim_start();
-            (before.is_empty() || before.ends_with('{') || before.ends_with(',')) && after.starts_with('=')
+    text.lines()
+        .position(|line| {
+            line.match_indices(key).any(|(i, _)| {
+                let before = line[..i].trim_end();
+                let after = line[i + key.len()..].trim_start();
+                (before.is_empty() || before.ends_with('{') || before.ends_with(',')) && after.starts_with('=')
+            })
         })
-    })
-    .map(|i| i + 1)
+        .map(|i| i + 1)
 }
 
 /// The identifier just before the last `=` in `prefix` (`a = 1, b = ` gives `b`).
@@ -211,7 +447,6 @@ fn locate_invalid_value<'t>(text: &'t str, offset: usize, reason: &str) -> Optio
         Some(rest) => rest.find('"').map(|end| format!("\"{}\"", &rest[..end])),
         None => what.split('`').nth(1).map(str::to_string),
     };
-    // `key = literal` in `line`, at or after byte `from`.
     let find = |line: &'t str, from: usize| {
         let literal = literal.as_deref()?;
         line.match_indices(literal).filter(|(j, _)| *j >= from).find_map(|(j, _)| key_before_equals(&line[..j]))
@@ -222,11 +457,9 @@ fn locate_invalid_value<'t>(text: &'t str, offset: usize, reason: &str) -> Optio
     let lines: Vec<&str> = text.lines().collect();
     let line = *lines.get(first)?;
     if !line.trim_start().starts_with('[') {
-        // At the value, or at an inline table holding it.
         let key = find(line, offset - line_start).or_else(|| key_before_equals(&line[..offset - line_start]))?;
         return Some((key, first + 1));
     }
-    // The table and its sub-tables (`[queries]`, `[queries.generator]`, ...).
     let table = line.trim().trim_start_matches('[').split(']').next()?.trim().to_string();
     for (i, line) in lines.iter().enumerate().skip(first + 1) {
         let header = line.trim_start();
@@ -245,9 +478,7 @@ fn locate_invalid_value<'t>(text: &'t str, offset: usize, reason: &str) -> Optio
 pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {
         let reason = e.message().to_string();
-        let names_key = ["unknown field", "missing field", "unknown variant", "duplicate"]
-            .iter()
-            .any(|p| reason.starts_with(p));
+        let names_key = ["unknown field", "missing field", "unknown variant", "duplicate"].iter().any(|p| reason.starts_with(p));
         let mut key = if names_key { reason.split('`').nth(1).map(str::to_string) } else { None };
         let mut from_span = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
         if key.is_none() {
@@ -266,10 +497,66 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> R
     })
 }
 
+/// Recognises files of an older dialect or the wrong kind; `Some(message)` says what the file
+/// looks like and how to fix it.
+pub fn recognise_wrong_kind(text: &str) -> Option<String> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') && trimmed[1..].trim_start().starts_with('{') {
+        let what = if trimmed.contains("serpsim-click-model") { "a click-model file (JSON)" } else { "JSON" };
+        return Some(format!(
+            "this looks like {what}, not a scenario (TOML); a scenario names a click-model file in a profile: `click_model = {{ file = \"model.json\" }}` (docs/scenarios.md)"
+        ));
+    }
+    if let Some(line) = trimmed.lines().next() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if (f.len() == 6 && f[1] == "Q0") || (f.len() == 4 && f[3].parse::<i32>().is_ok() && !line.contains('=')) {
+            return Some(
+                "this looks like a TREC run or qrels file, not a scenario (TOML); a scenario names it in [collection]: `qrels = \"...\"`, `runs = [\"...\"]` (docs/scenarios.md)"
+                    .into(),
+            );
+        }
+        if line.contains(" qid:") {
+            return Some("this looks like a LETOR file, not a scenario (TOML); name it in [collection] with `source = \"letor\"`, `file = \"...\"` (docs/scenarios.md)".into());
+        }
+    }
+    let value: toml::Table = toml::from_str(text).ok()?;
+    let has = |k: &str| value.contains_key(k);
+    if has("session") || (has("queries") && value.get("queries").and_then(|q| q.get("source")).is_some()) {
+        return Some(
+            "this looks like an old `serpsim sessions` scenario ([queries], [session.searcher]); every command now reads the one scenario schema: \
+             [queries] becomes [collection] (source = \"synthetic_queries\" with the same generator, or source = \"trec\" with [variants] kind = \"suffix\"), \
+             [session.searcher] becomes a [[profiles]] entry (click/mark -> clicks, stopping, times -> time, budget -> budget.seconds), \
+             [session.interface] becomes [interface], [sweep] rules and thresholds become [[sweep]] entries; see docs/scenarios.md#migrating-old-scenarios"
+                .into(),
+        );
+    }
+    if has("lambdas") || has("priors") || has("tasks") || (has("source") && value.get("source").and_then(|s| s.get("kind")).is_some()) || has("help") {
+        return Some(
+            "this looks like an old `serpsim sublists` scenario (lambdas, priors, tasks, [source]); every command now reads the one scenario schema: \
+             [source] becomes [collection] plus [categories], lambdas/priors/tasks become [[sweep]] entries over a profile's continuation.lambda, \
+             sublists.prior and stopping, [weights] becomes the profile's [effort], [help] becomes [when], `out` becomes [output] dir; \
+             see docs/scenarios.md#migrating-old-scenarios"
+                .into(),
+        );
+    }
+    if !has("collection") && !has("profiles") {
+        return Some("this TOML file has neither [collection] nor [[profiles]]: it is not a serpsim scenario (docs/scenarios.md)".into());
+    }
+    None
+}
+
 impl Scenario {
     /// Parses scenario TOML; `context` names the file in errors.
     pub fn parse(text: &str, context: &str) -> Result<Self> {
-        let scenario: Scenario = from_toml(text, context)?;
+        let scenario: Scenario = match from_toml(text, context) {
+            Ok(s) => s,
+            Err(e) => {
+                if let Some(msg) = recognise_wrong_kind(text) {
+                    return Err(Error::Invalid(format!("{context}: {msg}")));
+                }
+                return Err(e);
+            }
+        };
         scenario.validate(context)?;
         Ok(scenario)
     }
@@ -304,10 +591,15 @@ impl Scenario {
                 return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
             }
         }
+        for (i, s) in self.sweep.iter().enumerate() {
+            if s.values.is_empty() {
+                return Err(Error::config(context, format!("sweep[{i}].values"), "must list at least one value"));
+            }
+        }
         if self.output.histogram_bins == 0 {
             return Err(Error::config(context, "output.histogram_bins", "must be at least 1"));
         }
-        let page_size = match &self.collection {
+        let source_page = match &self.collection {
             CollectionSource::Trec(t) => {
                 if t.runs.is_empty() {
                     return Err(Error::config(context, "collection.runs", "must list at least one run"));
@@ -325,79 +617,508 @@ impl Scenario {
             }
             CollectionSource::Synthetic(s) => {
                 s.validate(context, "collection.")?;
-                s.page_size
+                None
+            }
+            CollectionSource::SyntheticQueries(s) => {
+                if s.strategies.is_empty() {
+                    return Err(Error::config(context, "collection.strategies", "must list at least one strategy"));
+                }
+                s.generator.validate(context, "collection.generator.")?;
+                None
             }
         };
-        if page_size == 0 {
-            return Err(Error::config(context, "collection.page_size", "must be at least 1"));
+        if source_page.is_some() && self.interface.page_size.is_some() {
+            return Err(Error::config(context, "interface.page_size", "the page size is also given in [collection]; keep one"));
+        }
+        if source_page.or(self.interface.page_size) == Some(0) {
+            return Err(Error::config(context, "interface.page_size", "must be at least 1"));
+        }
+        if self.interface.fold == Some(0) {
+            return Err(Error::config(context, "interface.fold", "must be at least 1 (omit it for no fold)"));
+        }
+        crate::error::check_non_negative(context, "interface.below_fold", self.interface.below_fold)?;
+        Delays { query_latency: self.interface.query_latency, page_latency: self.interface.page_latency, document_latency: self.interface.document_latency }
+            .validate(context, "interface.")?;
+        for (name, d) in &self.interface.delays {
+            d.validate(context, &format!("interface.delays.{name}."))?;
+        }
+        match &self.variants {
+            Variants::Suffix if !matches!(self.collection, CollectionSource::Trec(_)) => {
+                return Err(Error::config(context, "variants.kind", "`suffix` variants need a TREC collection (query ids `301.1`, `301.2`)"));
+            }
+            Variants::Perturbed { count, noise, .. } => {
+                if *count == 0 {
+                    return Err(Error::config(context, "variants.count", "must be at least 1"));
+                }
+                crate::error::check_non_negative(context, "variants.noise", *noise)?;
+            }
+            _ => {}
+        }
+        match &self.categories {
+            Categories::LetorFeatures { bins, features } => {
+                if !matches!(self.collection, CollectionSource::Letor(_)) {
+                    return Err(Error::config(context, "categories.from", "`letor_features` needs a LETOR collection"));
+                }
+                if *bins < 2 {
+                    return Err(Error::config(context, "categories.bins", "must be at least 2"));
+                }
+                if features.is_empty() {
+                    return Err(Error::config(context, "categories.features", "must list at least one feature"));
+                }
+            }
+            Categories::SyntheticSublists { .. } if !matches!(self.collection, CollectionSource::Synthetic(_)) => {
+                return Err(Error::config(context, "categories.from", "`synthetic_sublists` needs a synthetic collection"));
+            }
+            _ => {}
+        }
+        for g in [&self.report.time_grid, &self.report.effort_grid].into_iter().flatten() {
+            if !(g.max.is_finite() && g.max > 0.0) || g.points < 2 {
+                return Err(Error::config(context, "report.time_grid", "needs max > 0 and at least 2 points"));
+            }
+        }
+        for b in self.report.time_budgets.iter().flatten().chain(self.report.effort_budgets.iter().flatten()) {
+            crate::error::check_non_negative(context, "report.time_budgets", *b)?;
         }
         Ok(())
     }
 
-    /// Loads data files named by the scenario (relative to `base`) and builds the collection.
-    /// Also resolves empirical continuation tables given as CSV files.
-    pub fn load(&mut self, base: &Path) -> Result<Collection> {
-        for p in &mut self.profiles {
-            p.continuation.resolve_files(base)?;
-            if let Some(cm) = &mut p.click_model {
-                cm.load(base)?;
+    /// The profiles after applying `[[sweep]]`: every combination of sweep values applied to
+    /// every profile, named `<profile> key=value ...`. Returns each profile with its assignment.
+    pub fn expanded_profiles(&self, context: &str) -> Result<Vec<(UserProfile, Vec<(String, toml::Value)>)>> {
+        if self.sweep.is_empty() {
+            return Ok(self.profiles.iter().map(|p| (p.clone(), Vec::new())).collect());
+        }
+        let mut combos: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+        for (i, s) in self.sweep.iter().enumerate() {
+            combos = combos.into_iter().flat_map(|c| (0..s.values.len()).map(move |j| [c.clone(), vec![(i, j)]].concat())).collect();
+        }
+        let mut out = Vec::new();
+        for (pi, p) in self.profiles.iter().enumerate() {
+            let base = toml::Value::try_from(p).map_err(|e| Error::Invalid(format!("{context}: profiles[{pi}]: {e}")))?;
+            for combo in &combos {
+                let mut v = base.clone();
+                let mut name = p.name.clone();
+                let mut assignment = Vec::new();
+                for &(i, j) in combo {
+                    let s = &self.sweep[i];
+                    set_path(&mut v, &s.key, s.values[j].clone())
+                        .map_err(|why| Error::config(context, format!("sweep[{i}].key"), format!("`{}`: {why}", s.key)))?;
+                    name.push_str(&format!(" {}={}", s.key, s.values[j]));
+                    assignment.push((s.key.clone(), s.values[j].clone()));
+                }
+                if let toml::Value::Table(t) = &mut v {
+                    t.insert("name".into(), toml::Value::String(name));
+                }
+                let prof: UserProfile = v
+                    .try_into()
+                    .map_err(|e: toml::de::Error| Error::config(context, "sweep", format!("profile `{}` with {:?}: {}", p.name, assignment, e.message())))?;
+                prof.validate(context, &format!("profiles[{pi}] (sweep {:?})", assignment.iter().map(|a| a.0.as_str()).collect::<Vec<_>>()))?;
+                out.push((prof, assignment));
             }
         }
-        let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        Ok(out)
+    }
+}
+
+/// Sets the dotted `path` (`a.b[2].c`) inside a TOML value, creating tables on the way.
+fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) -> std::result::Result<(), String> {
+    let mut cur = root;
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let (name, index) = match part.find('[') {
+            Some(b) => {
+                let idx: usize = part[b + 1..].trim_end_matches(']').parse().map_err(|_| format!("`{part}` is not `name[index]`"))?;
+                (&part[..b], Some(idx))
+            }
+            None => (*part, None),
+        };
+        let table = cur.as_table_mut().ok_or_else(|| format!("`{name}` is not inside a table"))?;
+        match index {
+            None if last => {
+                table.insert(name.to_string(), value);
+                return Ok(());
+            }
+            None => {
+                cur = table.entry(name.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+            }
+            Some(idx) => {
+                let arr = table
+                    .get_mut(name)
+                    .and_then(|v| v.as_array_mut())
+                    .ok_or_else(|| format!("the profile has no list `{name}` to index"))?;
+                let len = arr.len();
+                let slot = arr.get_mut(idx).ok_or_else(|| format!("`{name}` has {len} entries, no [{idx}]"))?;
+                if last {
+                    *slot = value;
+                    return Ok(());
+                }
+                cur = slot;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves `p` against `base` unless absolute.
+fn resolve(base: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// A world built from TREC qrels and runs whose query ids are `topic.variant`.
+fn world_from_trec_variants(qrels: &Qrels, runs: &[Run]) -> Result<World> {
+    let mut topics: Vec<WorldTopic> = Vec::new();
+    let mut pos: Vec<std::collections::HashMap<String, u32>> = Vec::new();
+    let mut topic_pos = std::collections::HashMap::new();
+    for (id, judged) in &qrels.topics {
+        let mut t = WorldTopic { id: id.clone(), doc_ids: Vec::new(), grades: Vec::new(), subtopics: Vec::new(), categories: Vec::new(), relevant: 0 };
+        let mut p = std::collections::HashMap::new();
+        for (doc, grade) in judged {
+            p.insert(doc.clone(), t.doc_ids.len() as u32);
+            t.doc_ids.push(doc.clone());
+            t.grades.push(*grade);
+        }
+        topic_pos.insert(id.clone(), topics.len());
+        topics.push(t);
+        pos.push(p);
+    }
+    let mut systems = Vec::new();
+    for run in runs {
+        if systems.iter().any(|s: &(String, Vec<Vec<(u64, String, Vec<u32>)>>)| s.0 == run.name) {
+            return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the system)", run.name)));
+        }
+        let mut variants: Vec<Vec<(u64, String, Vec<u32>)>> = vec![Vec::new(); topics.len()];
+        for (qid, ranking) in &run.topics {
+            let (topic, variant) = split_variant(qid);
+            let Some(&t) = topic_pos.get(topic) else { continue };
+            if let Some((_, other, _)) = variants[t].iter().find(|(v, _, _)| *v == variant) {
+                return Err(Error::Invalid(format!(
+                    "run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`",
+                    run.name
+                )));
+            }
+            let tp = &mut topics[t];
+            let list = ranking
+                .iter()
+                .map(|r| {
+                    *pos[t].entry(r.docno.clone()).or_insert_with(|| {
+                        tp.doc_ids.push(r.docno.clone());
+                        tp.grades.push(0);
+                        (tp.doc_ids.len() - 1) as u32
+                    })
+                })
+                .collect();
+            variants[t].push((variant, qid.clone(), list));
+        }
+        systems.push((run.name.clone(), variants));
+    }
+    for t in &mut topics {
+        t.subtopics = vec![0; t.doc_ids.len()];
+        t.categories = vec![Vec::new(); t.doc_ids.len()];
+        t.relevant = t.grades.iter().filter(|&&g| g > 0).count();
+    }
+    let systems = systems
+        .into_iter()
+        .map(|(name, variants)| WorldSystem {
+            name,
+            delays: Delays::default(),
+            serps: variants
+                .into_iter()
+                .enumerate()
+                .map(|(t, mut vs)| {
+                    if vs.is_empty() {
+                        return None;
+                    }
+                    vs.sort_by_key(|(v, _, _)| *v);
+                    Some(vs.into_iter().map(|(_, _, list)| QueryList::new(&topics[t], list)).collect())
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(World { topics, systems, categories: Vec::new(), page_size: 10, fold: usize::MAX, below_fold: 0.0 })
+}
+
+/// A world from the synthetic query generator: each strategy is a system.
+fn world_from_synthetic_queries(s: &SyntheticQueriesSource) -> Result<World> {
+    let sets: Vec<(String, Vec<crate::collection::queries::SessionTopic>)> =
+        s.strategies.iter().map(|&st| Ok((st.name().to_string(), s.generator.generate(st)?))).collect::<Result<_>>()?;
+    world_from_query_sets(&sets)
+}
+
+/// A world whose systems are named sets of topics with query variants (the same topics, in the
+/// same order, with the same document tables, in every set).
+pub fn world_from_query_sets(sets: &[(String, Vec<crate::collection::queries::SessionTopic>)]) -> Result<World> {
+    let Some((_, first)) = sets.first() else { return Err(Error::Invalid("no query sets".into())) };
+    let topics: Vec<WorldTopic> = first
+        .iter()
+        .map(|t| WorldTopic {
+            id: t.id.clone(),
+            doc_ids: t.doc_ids.clone(),
+            grades: t.grades.clone(),
+            subtopics: vec![0; t.doc_ids.len()],
+            categories: vec![Vec::new(); t.doc_ids.len()],
+            relevant: t.grades.iter().filter(|&&g| g > 0).count(),
+        })
+        .collect();
+    let mut systems = Vec::new();
+    for (name, set) in sets {
+        if set.len() != topics.len() || set.iter().zip(&topics).any(|(a, b)| a.id != b.id || a.doc_ids != b.doc_ids) {
+            return Err(Error::Invalid(format!("query set `{name}` does not have the same topics and documents as the first set")));
+        }
+        for t in set {
+            t.validate()?;
+        }
+        systems.push(WorldSystem {
+            name: name.clone(),
+            delays: Delays::default(),
+            serps: set
+                .iter()
+                .zip(&topics)
+                .map(|(t, wt)| (!t.queries.is_empty()).then(|| t.queries.iter().map(|q| QueryList::new(wt, q.clone())).collect()))
+                .collect(),
+        });
+    }
+    Ok(World { topics, systems, categories: Vec::new(), page_size: 10, fold: usize::MAX, below_fold: 0.0 })
+}
+
+/// A scenario loaded: the world, the prepared profiles, warnings.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The world.
+    pub world: World,
+    /// Profiles after sweeps, prepared for the world.
+    pub prepared: Vec<Prepared>,
+    /// Each profile's sweep assignment.
+    pub assignments: Vec<Vec<(String, toml::Value)>>,
+    /// Compared pairs (system indices).
+    pub pairs: Vec<(usize, usize)>,
+    /// Warnings (also printed to stderr by the commands).
+    pub warnings: Vec<String>,
+}
+
+impl Scenario {
+    /// Builds the collection (relative paths against `base`).
+    pub fn collection(&self, base: &Path) -> Result<Option<Collection>> {
         let embedded = |p: &Path| p.as_os_str() == "embedded";
-        let collection = match &self.collection {
+        Ok(Some(match &self.collection {
             CollectionSource::Trec(t) => {
-                let qrels = if embedded(&t.qrels) {
-                    Qrels::parse(DEFAULT_QRELS, "embedded qrels")?
-                } else {
-                    Qrels::from_file(&resolve(&t.qrels))?
-                };
+                if matches!(self.variants, Variants::Suffix) {
+                    return Ok(None);
+                }
+                let qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
                 let runs = t
                     .runs
                     .iter()
-                    .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(r)) })
+                    .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(base, r)) })
                     .collect::<Result<Vec<_>>>()?;
                 let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
                 if let Some(sq) = &t.subtopic_qrels {
-                    let path = resolve(sq);
+                    let path = resolve(base, sq);
                     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
                     load_subtopic_qrels(&mut c, &text, &path.display().to_string())?;
                 }
                 if let Some(di) = &t.docinfo {
-                    let path = resolve(di);
+                    let path = resolve(base, di);
                     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
                     crate::collection::docinfo::apply_docinfo(&mut c, &text, &path.display().to_string())?;
                 }
                 if let Some(name) = &t.ideal_system {
                     c.add_ideal_system(name)?;
                 }
-                c.page_size = t.page_size;
                 c
             }
             CollectionSource::Letor(l) => {
-                let data = LetorData::from_file(&resolve(&l.file))?;
+                let data = LetorData::from_file(&resolve(base, &l.file))?;
                 let rankers = l
                     .rankers
                     .iter()
                     .enumerate()
                     .map(|(i, r)| Ok((r.name.clone(), r.weights.to_dense("scenario", &format!("collection.rankers[{i}].weights"))?)))
                     .collect::<Result<Vec<_>>>()?;
-                let mut c = data.to_collection(&rankers)?;
-                c.page_size = l.page_size;
-                c
-            }
-            CollectionSource::Synthetic(s) => s.generate()?,
-        };
-        for pair in &self.compare.pairs {
-            for name in pair {
-                if collection.system_index(name).is_none() {
-                    return Err(Error::config("scenario", "compare.pairs", format!("unknown system `{name}`")));
+                match &self.categories {
+                    Categories::LetorFeatures { features, bins } => {
+                        let mut c = letor_with_categories(&data, &rankers[0].1, features, *bins)?;
+                        // Every ranker over the same documents and labels.
+                        let other = data.to_collection(&rankers)?;
+                        c.systems = other.systems;
+                        c
+                    }
+                    _ => data.to_collection(&rankers)?,
                 }
             }
-        }
-        collection.validate()?;
-        Ok(collection)
+            CollectionSource::Synthetic(s) => match &self.categories {
+                Categories::SyntheticSublists { relevant_skew, sublist_purity } => {
+                    let cfg = SublistSyntheticConfig { collection: s.clone(), relevant_skew: *relevant_skew, sublist_purity: *sublist_purity };
+                    cfg.validate("scenario", "categories.")?;
+                    cfg.generate()?
+                }
+                _ => s.generate()?,
+            },
+            CollectionSource::SyntheticQueries(_) => return Ok(None),
+        }))
     }
+
+    /// Loads data files (relative to `base`), builds the world and prepares every profile.
+    pub fn load(&self, base: &Path) -> Result<Loaded> {
+        let mut world = match self.collection(base)? {
+            Some(c) => World::from_collection(&c),
+            None => match &self.collection {
+                CollectionSource::SyntheticQueries(s) => world_from_synthetic_queries(s)?,
+                CollectionSource::Trec(t) => {
+                    let embedded = |p: &Path| p.as_os_str() == "embedded";
+                    let qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
+                    let runs = t
+                        .runs
+                        .iter()
+                        .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(base, r)) })
+                        .collect::<Result<Vec<_>>>()?;
+                    world_from_trec_variants(&qrels, &runs)?
+                }
+                _ => unreachable!("other sources build a collection"),
+            },
+        };
+        let source_page = match &self.collection {
+            CollectionSource::Trec(t) => t.page_size,
+            CollectionSource::Letor(l) => l.page_size,
+            CollectionSource::Synthetic(s) => Some(s.page_size),
+            CollectionSource::SyntheticQueries(_) => None,
+        };
+        world.page_size = self.interface.page_size.or(source_page).unwrap_or(10);
+        world.fold = self.interface.fold.unwrap_or(usize::MAX);
+        world.below_fold = self.interface.below_fold;
+        let default_delays =
+            Delays { query_latency: self.interface.query_latency, page_latency: self.interface.page_latency, document_latency: self.interface.document_latency };
+        for s in &mut world.systems {
+            s.delays = default_delays;
+        }
+        for (name, d) in &self.interface.delays {
+            let s = world
+                .systems
+                .iter_mut()
+                .find(|s| &s.name == name)
+                .ok_or_else(|| Error::config("scenario", format!("interface.delays.{name}"), format!("unknown system `{name}`")))?;
+            s.delays = *d;
+        }
+        if let Variants::Perturbed { count, noise, seed } = self.variants {
+            world.perturb_variants(&Perturbation { count, noise, seed });
+        }
+        match &self.interface.sublists {
+            SublistSystems::All(false) => {}
+            SublistSystems::All(true) => world.add_sublists(&[])?,
+            SublistSystems::Named(names) => world.add_sublists(names)?,
+        }
+        if self.interface.basic_twin {
+            world.add_basic_twins();
+        }
+        world.validate()?;
+        let expanded = self.expanded_profiles("scenario")?;
+        let mut prepared = Vec::with_capacity(expanded.len());
+        let mut assignments = Vec::with_capacity(expanded.len());
+        let mut warnings = Vec::new();
+        let mut loaded_models: Vec<(PathBuf, Arc<dyn ClickSource>)> = Vec::new();
+        for (mut p, assignment) in expanded {
+            if let Some(c) = &mut p.continuation {
+                c.resolve_files(base)?;
+            }
+            let src = match &p.click_model {
+                Some(cm) => {
+                    let path = resolve(base, &cm.file);
+                    let found = loaded_models.iter().find(|(q, _)| *q == path).map(|x| x.1.clone());
+                    Some(match found {
+                        Some(s) => s,
+                        None => {
+                            let s: Arc<dyn ClickSource> = Arc::new(FittedClicks::load(&path, &cm.file.display().to_string())?);
+                            loaded_models.push((path, s.clone()));
+                            s
+                        }
+                    })
+                }
+                None => None,
+            };
+            let prep = Prepared::new(&world, &p, self.seed, src.as_ref())?;
+            for w in &prep.warnings {
+                if !warnings.contains(w) {
+                    warnings.push(w.clone());
+                }
+            }
+            prepared.push(prep);
+            assignments.push(assignment);
+        }
+        let pairs = if !self.compare.enabled {
+            Vec::new()
+        } else if self.compare.pairs.is_empty() {
+            let n = world.systems.len();
+            (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect()
+        } else {
+            self.compare
+                .pairs
+                .iter()
+                .map(|[a, b]| {
+                    let find = |n: &str| world.system_index(n).ok_or_else(|| Error::config("scenario", "compare.pairs", format!("unknown system `{n}`")));
+                    Ok((find(a)?, find(b)?))
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        Ok(Loaded { world, prepared, assignments, pairs, warnings })
+    }
+}
+
+/// Overrides from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Users per profile.
+    pub replicates: Option<u64>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// Output directory.
+    pub out: Option<PathBuf>,
+    /// Write per-session samples.
+    pub samples: Option<bool>,
+}
+
+impl Overrides {
+    /// Applies the overrides to `scenario`.
+    pub fn apply(&self, scenario: &mut Scenario) -> Result<()> {
+        if let Some(r) = self.replicates {
+            if r == 0 {
+                return Err(Error::config("command line", "--replicates", "must be at least 1"));
+            }
+            scenario.replicates = r;
+        }
+        if let Some(s) = self.seed {
+            scenario.seed = s;
+        }
+        if let Some(o) = &self.out {
+            scenario.output.dir = o.clone();
+        }
+        if let Some(x) = self.samples {
+            scenario.output.samples = x;
+        }
+        Ok(())
+    }
+}
+
+/// Result of [`run_scenario`]: the files written and the summary they hold.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    /// Paths written.
+    pub written: Vec<PathBuf>,
+    /// The summary.
+    pub summary: crate::simulate::RunSummary,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Loads, simulates, summarises and writes a scenario on the current rayon pool.
+/// `progress` receives `(units done, units total)`.
+pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
+    overrides.apply(&mut scenario)?;
+    let loaded = scenario.load(base)?;
+    crate::report::run_and_write(&scenario, &loaded, progress)
 }
 
 #[cfg(test)]
@@ -406,10 +1127,10 @@ mod tests {
 
     #[test]
     fn embedded_default_parses_and_loads() {
-        let mut s = Scenario::embedded_default();
-        let c = s.load(Path::new(".")).unwrap();
-        assert_eq!(c.topics.len(), 3);
-        assert!(c.systems.len() >= 2);
+        let s = Scenario::embedded_default();
+        let l = s.load(Path::new(".")).unwrap();
+        assert_eq!(l.world.topics.len(), 3);
+        assert!(l.world.systems.len() >= 2);
     }
 
     #[test]
@@ -433,16 +1154,12 @@ mod tests {
             queries: Option<Source>,
         }
         let err = |text: &str| from_toml::<Doc>(text, "t.toml").unwrap_err().to_string();
-        // At the value.
         let e = err("replicates = \"many\"\n");
         assert!(e.contains("key `replicates`") && e.contains("(line 1)"), "{e}");
-        // Inside an inline internally tagged table: the error points at the table.
         let e = err("replicates = 1\nstop = { source = \"synthetic\", generator = { decay = \"x\" } }\n");
         assert!(e.contains("key `decay`") && e.contains("(line 2)"), "{e}");
-        // Inside a sub-table of an internally tagged table: the error points at `[queries]`.
         let e = err("replicates = 1\n[queries]\nsource = \"synthetic\"\n\n[queries.generator]\ndecay = \"high\"\n");
         assert!(e.contains("key `decay`") && e.contains("(line 6)"), "{e}");
-        // A syntax error still says so.
         assert!(err("replicates = = 1\n").contains("(syntax)"));
     }
 
@@ -466,107 +1183,38 @@ mod tests {
         assert!(err.contains("profiles[0].continuation.p"), "{err}");
         let err = Scenario::parse(&format!("{base}clicks={{click=[0.1,nan],stop=[0.0],mark=[1.0]}}\n"), "x.toml").unwrap_err().to_string();
         assert!(err.contains("profiles[0].clicks.click[1]") && err.contains("NaN"), "{err}");
+        let err = Scenario::parse(&format!("{base}continuation={{model='rbp',p={{dist='lognormal',mu=0,sigma=1}}}}\n"), "x.toml").unwrap_err().to_string();
+        assert!(err.contains("profiles[0].continuation.p") && err.contains("not bounded"), "{err}");
     }
-}
 
-/// Overrides from the command line.
-#[derive(Debug, Clone, Default)]
-pub struct Overrides {
-    /// Replicates per cell.
-    pub replicates: Option<usize>,
-    /// Master seed.
-    pub seed: Option<u64>,
-    /// Output directory.
-    pub out: Option<PathBuf>,
-}
-
-/// Result of [`run_scenario`]: the files written and the report they hold.
-#[derive(Debug, Clone)]
-pub struct ScenarioRun {
-    /// Paths written.
-    pub written: Vec<PathBuf>,
-    /// The report (also in `summary.json`).
-    pub report: crate::report::SimulationReport,
-}
-
-/// Loads, simulates, summarises and writes a scenario on the current rayon pool.
-/// `progress` receives `(cells done, cells total)`.
-pub fn run_scenario(
-    mut scenario: Scenario,
-    base: &Path,
-    overrides: &Overrides,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<ScenarioRun> {
-    if let Some(r) = overrides.replicates {
-        if r == 0 {
-            return Err(Error::config("command line", "--replicates", "must be at least 1"));
-        }
-        scenario.replicates = r;
-    }
-    if let Some(s) = overrides.seed {
-        scenario.seed = s;
-    }
-    if let Some(o) = &overrides.out {
-        scenario.output.dir = o.clone();
-    }
-    let collection = scenario.load(base)?;
-    let total = (collection.topics.len() * collection.systems.len() * scenario.profiles.len()) as u64;
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let plan = crate::simulate::Plan {
-        collection: &collection,
-        profiles: &scenario.profiles,
-        replicates: scenario.replicates,
-        seed: scenario.seed,
-        scenario: &scenario.name,
-    };
-    let cells = crate::simulate::run(&plan, &|| {
-        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        progress(d, total);
-    })?;
-    let bins = scenario.output.histogram_bins;
-    let comparisons = if scenario.compare.enabled {
-        crate::report::compare_systems(&collection, &scenario.profiles, &cells, &scenario.compare.pairs, bins)
-    } else {
-        Vec::new()
-    };
-    let report = crate::report::SimulationReport {
-        scenario: scenario.name.clone(),
-        seed: scenario.seed,
-        replicates: scenario.replicates,
-        cells: crate::report::summarise(&collection, &scenario.profiles, &cells, bins),
-        comparisons,
-    };
-    let written = crate::report::write_simulation(
-        &scenario.output.dir,
-        &report,
-        &collection,
-        &scenario.profiles,
-        &cells,
-        scenario.output.samples,
-        scenario.output.plot,
-    )?;
-    Ok(ScenarioRun { written, report })
-}
-
-#[cfg(test)]
-mod bundled_scenarios {
-    use super::*;
-
-    /// Every scenario shipped in `simulations/` parses, loads and runs a few replicates.
     #[test]
-    fn every_bundled_scenario_runs() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations");
-        let out = tempfile::tempdir().unwrap();
-        let mut n = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                let (s, base) = Scenario::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
-                let overrides = Overrides { replicates: Some(50), seed: None, out: Some(out.path().join(&s.name)) };
-                run_scenario(s, &base, &overrides, &|_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                n += 1;
-            }
-        }
-        assert!(n >= 4, "only {n} scenarios found");
+    fn old_and_wrong_kinds_say_what_they_look_like() {
+        let sessions = "name = \"x\"\n[queries]\nsource = \"synthetic\"\n[session.searcher]\nclick = [0.3, 0.6]\n";
+        let e = Scenario::parse(sessions, "old.toml").unwrap_err().to_string();
+        assert!(e.contains("old `serpsim sessions` scenario") && e.contains("migrating"), "{e}");
+        let sublists = "seed = 1\nlambdas = [1.0]\n[source]\nkind = \"synthetic\"\n";
+        let e = Scenario::parse(sublists, "old.toml").unwrap_err().to_string();
+        assert!(e.contains("old `serpsim sublists` scenario") && e.contains("[[sweep]]"), "{e}");
+        let e = Scenario::parse("{\"format\": \"serpsim-click-model\", \"model\": \"dbn\"}", "m.json").unwrap_err().to_string();
+        assert!(e.contains("click-model file"), "{e}");
+        let e = Scenario::parse("301 Q0 doc1 1 3.2 run\n", "r.txt").unwrap_err().to_string();
+        assert!(e.contains("TREC run or qrels"), "{e}");
+        // A typo in a real scenario still names the key rather than a kind.
+        let e = Scenario::parse("name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nnam='u'\n", "x.toml").unwrap_err().to_string();
+        assert!(e.contains("nam"), "{e}");
+    }
+
+    #[test]
+    fn sweeps_expand_profiles() {
+        let text = "name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nname='u'\nstopping=[{rule='fixed_depth', n=1}]\n\
+                    [[sweep]]\nkey='stopping[0].rule'\nvalues=['fixed_depth','total_nonrelevant']\n[[sweep]]\nkey='stopping[0].n'\nvalues=[2,3,5]\n";
+        let s = Scenario::parse(text, "x.toml").unwrap();
+        let p = s.expanded_profiles("x.toml").unwrap();
+        assert_eq!(p.len(), 6);
+        assert_eq!(p[4].0.name, "u stopping[0].rule=\"total_nonrelevant\" stopping[0].n=3");
+        assert_eq!(p[4].0.stopping[0].short_name(), "SS2");
+        let bad = text.replace("stopping[0].n'", "stopping[3].n'");
+        let e = Scenario::parse(&bad, "x.toml").unwrap().expanded_profiles("x.toml").unwrap_err().to_string();
+        assert!(e.contains("sweep[1].key") && e.contains("no [3]"), "{e}");
     }
 }

@@ -15,17 +15,28 @@ const SMALL_SWEEP: &str = r#"
 name = "small"
 seed = 3
 replicates = 20
-[queries]
-source = "synthetic"
+[collection]
+source = "synthetic_queries"
 strategies = ["qs1", "qs13"]
-[queries.generator]
+[collection.generator]
 topics = 3
 docs_per_topic = 200
 relevant_per_topic = 30
 queries_per_strategy = 8
 list_length = 60
-[sweep]
-thresholds = [1, 3, 10]
+[[profiles]]
+name = "searcher"
+continuation = { model = "rbp", p = 1.0 }
+clicks = { click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }
+gain = { model = "binary", credit_on = "mark" }
+budget = { seconds = 1200.0 }
+stopping = [{ rule = "fixed_depth", n = 1 }]
+[[sweep]]
+key = "stopping[0]"
+values = [{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }]
+[[sweep]]
+key = "stopping[0].n"
+values = [1, 3, 10]
 "#;
 
 #[test]
@@ -60,7 +71,9 @@ fn run_on_trec_variants() {
     std::fs::write(
         &scen,
         format!(
-            "name = \"t\"\nreplicates = 50\n[queries]\nsource = \"trec\"\nqrels = {:?}\nruns = [{:?}]\n[session.interface]\npage_size = 6\nquery_latency = 5.0\n",
+            "name = \"t\"\nreplicates = 50\n[collection]\nsource = \"trec\"\nqrels = {:?}\nruns = [{:?}]\n[variants]\nkind = \"suffix\"\n[interface]\npage_size = 6\nquery_latency = 5.0\n\
+             [[profiles]]\nname = \"searcher\"\ncontinuation = {{ model = \"rbp\", p = 1.0 }}\nclicks = {{ click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }}\n\
+             gain = {{ model = \"binary\", credit_on = \"mark\" }}\nbudget = {{ seconds = 1200.0 }}\nstopping = [{{ rule = \"contiguous_nonrelevant\", n = 3, basis = \"snippet\" }}]\n",
             fixture("sessions/qrels.test"),
             fixture("sessions/variants.run")
         ),
@@ -68,11 +81,13 @@ fn run_on_trec_variants() {
     .unwrap();
     let o = serpsim().args(["sessions", "run", scen.to_str().unwrap(), "--out"]).arg(dir.path().join("o")).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let topics = std::fs::read_to_string(dir.path().join("o/topics.csv")).unwrap();
-    // Three topics (301-303), three variants each.
-    assert_eq!(topics.lines().count(), 4, "{topics}");
-    assert!(topics.lines().skip(1).all(|l| l.split(',').nth(2) == Some("3")), "{topics}");
-    let summary = std::fs::read_to_string(dir.path().join("o/summary.csv")).unwrap();
+    // Three topics (301-303), three variants each: at most 3 queries, and the common report.
+    let quality = std::fs::read_to_string(dir.path().join("o/query_quality.csv")).unwrap();
+    assert_eq!(quality.lines().nth(1).unwrap().split(',').nth(1), Some("9"), "{quality}");
+    let pooled = std::fs::read_to_string(dir.path().join("o/pooled.csv")).unwrap();
+    let q95 = pooled.lines().find(|l| l.contains(",queries,")).unwrap().split(',').nth(13).unwrap().parse::<f64>().unwrap();
+    assert!(q95 <= 3.0, "{pooled}");
+    let summary = std::fs::read_to_string(dir.path().join("o/sessions.csv")).unwrap();
     let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
     let row: Vec<&str> = summary.lines().nth(1).unwrap().split(',').collect();
     let col = |name: &str| -> f64 { row[header.iter().position(|h| *h == name).unwrap()].parse().unwrap() };
@@ -85,11 +100,16 @@ fn run_on_trec_variants() {
 fn scenario_errors_name_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let scen = dir.path().join("bad.toml");
-    std::fs::write(&scen, "name = \"x\"\n[queries]\nsource = \"synthetic\"\n[session.searcher]\npage_continuation = 1.5\n").unwrap();
+    std::fs::write(&scen, SMALL_SWEEP.replace("continuation = { model = \"rbp\", p = 1.0 }", "page_continuation = 1.5")).unwrap();
     let o = serpsim().args(["sessions", "run", scen.to_str().unwrap()]).output().unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("session.searcher.page_continuation"), "{err}");
+    assert!(err.contains("profiles[0].page_continuation"), "{err}");
+    // An old sessions scenario says what it is and where the migration is described.
+    std::fs::write(&scen, "name = \"x\"\n[queries]\nsource = \"synthetic\"\n[session.searcher]\npage_continuation = 0.5\n").unwrap();
+    let o = serpsim().args(["sessions", "sweep", scen.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("old `serpsim sessions` scenario") && err.contains("docs/scenarios.md"), "{err}");
 }
 
 #[test]

@@ -49,7 +49,19 @@ fn thread_count_gives_byte_identical_outputs() {
         let r = serpsim(&["simulate", s, "--threads", threads, "--out", out], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
-    for f in ["summary.csv", "summary.json", "comparison.csv", "samples.csv", "distributions.svg"] {
+    for f in [
+        "summary.csv",
+        "pooled.csv",
+        "summary.json",
+        "comparison.csv",
+        "tests.csv",
+        "verdict.csv",
+        "gain_curves.csv",
+        "budgets.csv",
+        "samples.csv",
+        "distributions.svg",
+        "gain_curves.svg",
+    ] {
         let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
         let b = std::fs::read(dir.path().join("o2").join(f)).unwrap();
         assert!(!a.is_empty());
@@ -99,7 +111,7 @@ fn malformed_inputs_name_file_and_line_or_key() {
     expect_error(dir.path(), &bad, &["repliactes"]);
 
     let bad = write(dir.path(), "bad_p.toml", &SCENARIO.replace("p = 0.7", "p = 1.7"));
-    expect_error(dir.path(), &bad, &["profiles[0].continuation.p", "outside [0, 1]"]);
+    expect_error(dir.path(), &bad, &["profiles[0].continuation.p", "outside the range of a probability in [0, 1]"]);
 
     let bad = write(dir.path(), "nan_p.toml", &SCENARIO.replace("click = [0.3, 0.9]", "click = [0.3, nan]"));
     expect_error(dir.path(), &bad, &["profiles[0].clicks.click[1]", "NaN"]);
@@ -120,4 +132,129 @@ fn default_scenario_runs_without_arguments() {
     assert!(summary.contains("STANDARD") && summary.contains("ideal"));
     let svg = std::fs::read_to_string(dir.path().join("serpsim-out/distributions.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("patient"));
+}
+
+/// Reads a CSV into rows of (header -> value).
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let h: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    r.records().map(|rec| h.iter().cloned().zip(rec.unwrap().iter().map(str::to_string)).collect()).collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+    row[k].parse().unwrap_or_else(|_| panic!("{k} = {}", row[k]))
+}
+
+/// The bundled TREC run against its own reversal (scores negated, so each topic's ranking is
+/// reversed): the report must show the reversal worse on gain (P(gain_A > gain_B) and the
+/// difference), and must show the effort it saves next to it, not instead of it.
+#[test]
+fn trec_run_against_its_reversal_shows_gain_and_its_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = std::fs::read_to_string(root.join("study_logs/trec/results.test")).unwrap();
+    let reversed: String = run
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let score: f64 = f[4].parse().unwrap();
+            format!("{} {} {} {} {} REVERSED\n", f[0], f[1], f[2], f[3], -score)
+        })
+        .collect();
+    write(dir.path(), "reversed.txt", &reversed);
+    let scenario = format!(
+        "name = 'reversal'\nseed = 4\nreplicates = 4000\n[collection]\nsource = 'trec'\nqrels = '{}'\nruns = ['{}', 'reversed.txt']\n\
+         [[profiles]]\nname = 'patient'\ncontinuation = {{ model = 'rbp', p = 0.8 }}\nstopping = [{{ rule = 'contiguous_nonrelevant', n = 5 }}]\n\
+         clicks = {{ click = [0.2, 0.9], stop = [0.0, 0.1], mark = [0.05, 0.9] }}\n",
+        root.join("study_logs/trec/qrels.test").display(),
+        root.join("study_logs/trec/results.test").display()
+    );
+    let s = write(dir.path(), "s.toml", &scenario);
+    let r = serpsim(&["simulate", s.to_str().unwrap(), "--out", "out"], dir.path());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = dir.path().join("out");
+    let cmp = csv_rows(&out.join("comparison.csv"));
+    let pooled = |m: &str| cmp.iter().find(|r| r["scope"] == "pooled" && r["measure"] == m).unwrap_or_else(|| panic!("no pooled {m}")).clone();
+    let gain = pooled("gain");
+    assert_eq!((gain["system_a"].as_str(), gain["system_b"].as_str()), ("STANDARD", "REVERSED"));
+    assert!(num(&gain, "diff_mean") > 0.0, "the run finds more than its reversal: {gain:?}");
+    // The reversal finds nothing here, so every session either favours the run or ties.
+    assert!(num(&gain, "p_a_better") == num(&gain, "p_a_higher") && num(&gain, "p_a_higher") > num(&gain, "p_a_lower"), "{gain:?}");
+    assert!(num(&gain, "diff_mean") - 1.96 * num(&gain, "diff_se") > 0.0, "{gain:?}");
+    let effort = pooled("effort");
+    assert_eq!(effort["better"], "lower");
+    assert!(num(&effort, "p_a_better").is_finite() && num(&effort, "p_a_better") == num(&effort, "p_a_lower"), "{effort:?}");
+    // The verdict names the gain for the run and shows what it costs on the other measures.
+    let verdict = &csv_rows(&out.join("verdict.csv"))[0];
+    assert!(verdict["favours_a"].split(' ').any(|m| m == "gain"), "{verdict:?}");
+    assert!(!verdict["favours_b"].is_empty() && verdict["verdict"].starts_with("trade-off"), "{verdict:?}");
+    for m in ["gain", "effort", "time", "depth"] {
+        assert!(verdict.contains_key(&format!("{m}_diff")) && verdict.contains_key(&format!("{m}_p_a_better")), "{m}");
+    }
+    // The across-topic test has its own columns and warns: 3 topics cannot reach p < 0.05.
+    let tests = csv_rows(&out.join("tests.csv"));
+    let t = tests.iter().find(|r| r["measure"] == "gain").unwrap();
+    assert_eq!((t["test"].as_str(), t["topics"].as_str()), ("wilcoxon_signed_rank", "3"));
+    assert!(t["warning"].contains("only 3 topics"), "{t:?}");
+    assert!(num(t, "p_value") > 0.0 && t["n"].parse::<usize>().is_ok());
+}
+
+/// The combined scenario of simulations/combined.toml at small size: every output exists, the
+/// outputs do not depend on the thread count, and the sessions are consistent.
+#[test]
+fn combined_scenario_runs_consistently() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenario = root.join("simulations/combined.toml");
+    let s = scenario.to_str().unwrap();
+    for (threads, out) in [("1", "o1"), ("2", "o2")] {
+        let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples"], dir.path());
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
+        let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
+        assert!(!a.is_empty(), "{f} is empty");
+        assert!(a == std::fs::read(dir.path().join("o2").join(f)).unwrap(), "{f} differs between --threads 1 and 2");
+    }
+    let out = dir.path().join("o1");
+    // 60 users x 36 topics x 2 rankers.
+    let samples = csv_rows(&out.join("samples.csv"));
+    assert_eq!(samples.len(), 60 * 36 * 2);
+    let mut switches = 0.0;
+    for r in &samples {
+        let (time, queries) = (num(r, "time"), num(r, "queries"));
+        // The hard budget: no action that would exceed 300 s is taken (so also never more than
+        // the budget plus one action).
+        assert!(time <= 300.0 + 1e-9, "{r:?}");
+        assert!((1.0..=3.0).contains(&queries), "three query variants at most: {r:?}");
+        assert!(num(r, "relevant_found") <= num(r, "clicks") && num(r, "clicks") <= num(r, "depth"), "{r:?}");
+        assert!(num(r, "adjusted_time") <= time + 1e-9);
+        switches += num(r, "switches");
+    }
+    assert!(switches > 0.0, "users switch to facets");
+    let pooled = csv_rows(&out.join("pooled.csv"));
+    assert!(pooled.iter().any(|r| r["system"] == "bm25") && pooled.iter().any(|r| r["system"] == "lmir-jm"));
+    let cmp = csv_rows(&out.join("comparison.csv"));
+    assert!(cmp.iter().any(|r| r["scope"] == "pooled" && r["measure"] == "gain" && r["system_a"] == "bm25" && r["system_b"] == "lmir-jm"));
+    let curves = csv_rows(&out.join("gain_curves.csv"));
+    let last = curves.iter().filter(|r| r["axis"] == "time").map(|r| num(r, "x")).fold(0.0, f64::max);
+    assert_eq!(last, 300.0, "the gain-over-time curve spans the budget");
+    let budgets = csv_rows(&out.join("budgets.csv"));
+    assert!(budgets.iter().any(|r| r["budget"] == "300" && r["system_b"] == "lmir-jm"));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("click model")), "coverage of the DBN is reported");
+}
+
+#[test]
+fn files_of_the_wrong_kind_say_what_they_look_like() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("simulations/combined/dbn.json");
+    let r = serpsim(&["simulate", model.to_str().unwrap()], dir.path());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("click-model file"), "{err}");
+    let old = write(dir.path(), "old.toml", "name = \"x\"\n[queries]\nsource = \"synthetic\"\n[session.searcher]\nclick = [0.3, 0.6]\n");
+    let r = serpsim(&["simulate", old.to_str().unwrap()], dir.path());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("old `serpsim sessions` scenario") && err.contains("docs/scenarios.md"), "{err}");
 }

@@ -63,10 +63,15 @@ fn gen_log_then_fit_writes_validation() {
 fn unknown_scenario_key_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("bad.toml");
-    std::fs::write(&p, "lambdaz = [1.0]\n").unwrap();
+    let text = include_str!("../simulations/sublists/default.toml").replace("replicates = 1000", "replicates = 40\nlambdaz = [1.0]");
+    std::fs::write(&p, text).unwrap();
     let o = serpsim(&["sublists", "sweep", p.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("lambdaz"));
+    // An old sublists scenario says what it is.
+    std::fs::write(&p, "seed = 1\nlambdas = [1.0]\n[source]\nkind = \"synthetic\"\n").unwrap();
+    let o = serpsim(&["sublists", "sweep", p.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("old `serpsim sublists` scenario"));
 }
 
 #[test]

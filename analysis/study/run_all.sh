@@ -8,11 +8,15 @@ O=analysis/study/out
 mkdir -p "$O"
 # 1. Counts of the real ASC files (grep reference: analysis/study/asc_counts.sh).
 for f in study_logs/gaze/*.asc; do echo "$(basename "$f") $($S study summary "$f")"; done > "$O/summary.txt"
-# 2. Detected fixations vs the tracker's EFIX events, defaults and sensitivity runs.
-$S study agreement study_logs/gaze/*.asc > "$O/agreement_idt_default.json"
-$S study agreement study_logs/gaze/*.asc --method ivt > "$O/agreement_ivt_default.json"
-$S study agreement study_logs/gaze/*.asc --dispersion 2 > "$O/agreement_idt_2deg.json"
-$S study agreement study_logs/gaze/*.asc --max-gap 1000 --min-duration 40 > "$O/agreement_idt_gap1000_min40.json"
+# 2. Detected fixations vs the tracker's EFIX events: real 1000 Hz and 500 Hz recordings and
+#    the 1000 Hz one thinned to 60 and 30 Hz (analysis/study/make_fixtures.py), both detectors
+#    at their defaults. The 16-sample monocular files are parser tests (thinned by hand) and
+#    carry no signal to detect on.
+REAL="study_logs/gaze/eyelink_binocular_example.asc study_logs/gaze/eyelink_monocular_no_dummy_example.asc study_logs/gaze/downsampled/eyelink_binocular_60hz.asc study_logs/gaze/downsampled/eyelink_binocular_30hz.asc"
+for m in idt ivt; do
+  $S study agreement $REAL --method $m > "$O/agreement_${m}_default.json" 2> "$O/agreement_${m}_notes.txt"
+done
+$S study agreement study_logs/gaze/tobii/eyelink_binocular_as_tobii_pro_lab.tsv --method ivt > "$O/agreement_ivt_tobii_layout.json" 2>/dev/null
 # 3. Per-word attention on the real Data Viewer report.
 $S study words study_logs/gaze/18sat_fixfinal.csv --out "$O/words_18sat.csv"
 # 4. The synthetic study through the CLI pipeline.
@@ -20,7 +24,7 @@ rm -rf "$O/synthetic"
 $S study synth --participants 20 --seed 7 --out "$O/synthetic" > /dev/null
 $S study annotate "$O/synthetic/log.jsonl" --gaze-dir "$O/synthetic/gaze" --cursor-dir "$O/synthetic/cursor" --out "$O/synthetic/annotated.jsonl" > /dev/null
 $S study fit "$O/synthetic/annotated.jsonl" --qrels "$O/synthetic/qrels.txt" --out "$O/synthetic/fit" > /dev/null
-$S study attention "$O/synthetic/annotated.jsonl" --out "$O/synthetic/attention" > /dev/null
-$S study attention "$O/synthetic/annotated.jsonl" --source hovers --out "$O/synthetic/attention" > /dev/null
+$S study attention "$O/synthetic/annotated.jsonl" --out "$O/synthetic/attention_fixations" > /dev/null
+$S study attention "$O/synthetic/annotated.jsonl" --source hovers --out "$O/synthetic/attention_hovers" > /dev/null
 # Keep the small outputs, drop the bulky raw signals.
-rm -rf "$O/synthetic/gaze" "$O/synthetic/cursor" "$O/synthetic/aoi" "$O/synthetic/log.jsonl" "$O/synthetic/annotated.jsonl" "$O/synthetic/fit/simulation"
+rm -rf "$O/synthetic/gaze" "$O/synthetic/cursor" "$O/synthetic/aoi" "$O/synthetic/log.jsonl" "$O/synthetic/annotated.jsonl" "$O/synthetic/fit-simulation"

@@ -2,9 +2,10 @@
 # Reproduces every number in analysis/sublists/README.md (2 threads; results do not depend on it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release --quiet
-B=target/release/serpsim
+[ -n "${SERPSIM:-}" ] || cargo build --release --quiet
+B=${SERPSIM:-target/release/serpsim}
 OUT=analysis/sublists/results
+rm -rf "$OUT"   # a run replaces its output directories as a whole
 mkdir -p "$OUT"
 /usr/bin/time -f "sweep wall %e s, cpu %U s" $B sublists sweep simulations/sublists/default.toml --out $OUT/sweep --threads 2
 python3 analysis/sublists/fig6_facts.py $OUT/sweep/fig6.csv | tee $OUT/fig6_facts.txt
@@ -16,12 +17,6 @@ $B sublists gen-log simulations/sublists/default.toml --log $OUT/usage_log.csv
 $B sublists fit simulations/sublists/default.toml --log $OUT/usage_log.csv --out $OUT/fit --threads 2
 # GLM reference fits (statsmodels); rewrites the test fixtures.
 # python3 analysis/sublists/glm_reference.py
-# Real-data recipe: LETOR MQ2008 subset with binned-feature filters (needs ../shared beside the
-# checkout; set SHARED=/path/to/shared otherwise).
-SHARED=${SHARED:-../shared}
-if [ -f "$SHARED/data/letor/mq2008_subset_a.txt" ]; then
-  sed "s|^file = .*|file = \"$(realpath "$SHARED")/data/letor/mq2008_subset_a.txt\"|" analysis/sublists/letor.toml > "$OUT/letor_resolved.toml"
-  $B sublists sweep "$OUT/letor_resolved.toml" --out $OUT/letor --threads 2
-  python3 analysis/sublists/fig6_facts.py $OUT/letor/fig6.csv | tee $OUT/letor_fig6_facts.txt || true
-  rm "$OUT/letor_resolved.toml"
-fi
+# Real-data recipe: LETOR MQ2008 subset with binned-feature filters (study_logs/letor/).
+$B sublists sweep analysis/sublists/letor.toml --out $OUT/letor --threads 2
+python3 analysis/sublists/fig6_facts.py $OUT/letor/fig6.csv | tee $OUT/letor_fig6_facts.txt || true

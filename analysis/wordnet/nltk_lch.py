@@ -2,6 +2,7 @@
 """Reference word-level Leacock-Chodorow similarities from NLTK, for the Rust tests.
 
 Usage:  python3 analysis/wordnet/nltk_lch.py [WORDNET_DIR] > tests/fixtures/wordnet/nltk_lch.tsv
+        MEASURE=path python3 analysis/wordnet/nltk_lch.py > tests/fixtures/wordnet/nltk_path.tsv
 
 WORDNET_DIR defaults to $WNHOME, else /usr/share/wordnet (Debian's wordnet-base, WordNet 3.0).
 Debian's package lacks the `lexnames` file that NLTK's reader insists on, so the script copies
@@ -10,7 +11,9 @@ lexnames(5WN) man page (file number, name, syntactic category). /usr/share/wordn
 
 Word-level LCH = max over the synset pairs of wn.synsets(w1, pos) x wn.synsets(w2, pos) of
 Synset.lch_similarity (NLTK's defaults: simulate_root=True, which only adds a root for verbs).
-Output: TSV `pos word1 word2 lch` with lch printed by repr() (17 significant digits), or `none`
+With MEASURE=path in the environment: the same maximum of Synset.path_similarity (defaults,
+simulate_root=True) over the same word pairs.
+Output: TSV `pos word1 word2 lch` (or `path`) with lch printed by repr() (17 significant digits), or `none`
 when a word has no synset or no pair has a path. The word sample is drawn with a fixed seed.
 """
 import gzip
@@ -57,7 +60,9 @@ def main():
     WordNetCorpusReader.map_wn = lambda self, version="wordnet": None
     wn = WordNetCorpusReader(tmp, None)
     print("# NLTK %s, WordNet %s from %s" % (nltk.__version__, wn.get_version(), src))
-    print("# pos\tword1\tword2\tlch")
+    measure = os.environ.get("MEASURE", "lch")
+    assert measure in ("lch", "path"), measure
+    print("# pos\tword1\tword2\t%s" % measure)
 
     rng = random.Random(20150809)
     for pos, n_pairs in (("n", 700), ("v", 500)):
@@ -76,7 +81,7 @@ def main():
             best = None
             for s1 in wn.synsets(w1, pos):
                 for s2 in wn.synsets(w2, pos):
-                    v = s1.lch_similarity(s2)
+                    v = s1.lch_similarity(s2) if measure == "lch" else s1.path_similarity(s2)
                     if v is not None and (best is None or v > best):
                         best = v
             print("%s\t%s\t%s\t%s" % (pos, w1, w2, "none" if best is None else repr(best)))

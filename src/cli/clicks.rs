@@ -36,7 +36,7 @@ struct ModelArgs {
     /// Click model: cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr.
     #[arg(long)]
     model: String,
-    /// Log format: yandex, tsv or jsonl.
+    /// Log format: yandex, yandex-rpc, tsv, jsonl, ncm, bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto (docs/clickmodels.md).
     #[arg(long, default_value = "yandex")]
     format: String,
     /// EM iterations (dbn, ccm, ubm, pbm).
@@ -212,7 +212,7 @@ fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
 /// Shows one progress step per pass over the log (one pass per EM iteration).
 struct Progress<'a> {
     inner: &'a mut dyn SessionSource,
-    bar: indicatif::ProgressBar,
+    bar: super::common::Bar,
 }
 
 impl<'a> Progress<'a> {
@@ -240,11 +240,6 @@ impl SessionSource for Progress<'_> {
     }
 }
 
-impl Drop for Progress<'_> {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
-    }
-}
 
 /// Fits on one thread (EM passes are sequential and deterministic).
 fn fit_with_progress(cfg: &ModelConfig, src: &mut dyn SessionSource) -> anyhow::Result<Box<dyn ClickModel>> {
@@ -253,13 +248,8 @@ fn fit_with_progress(cfg: &ModelConfig, src: &mut dyn SessionSource) -> anyhow::
 }
 
 fn report_skipped(file: &Path, r: &ReadReport) {
-    if r.skipped_lines > 0 {
-        eprintln!(
-            "{}: skipped {} bad line(s); first: {}",
-            file.display(),
-            r.skipped_lines,
-            r.first_error.as_deref().unwrap_or("")
-        );
+    for w in r.warnings(&file.display().to_string()) {
+        eprintln!("warning: {w}");
     }
 }
 
@@ -309,7 +299,7 @@ struct SimulateArgs {
     /// Log whose SERPs (query and ranked documents) are simulated; its clicks are ignored.
     #[arg(long)]
     serps: PathBuf,
-    /// Format of the SERP log: yandex, tsv or jsonl.
+    /// Format of the SERP log (as for `fit`: yandex, yandex-rpc, tsv, jsonl, ncm, bracketed:..., auto).
     #[arg(long, default_value = "yandex")]
     format: String,
     /// Simulated sessions per SERP.

@@ -1,35 +1,94 @@
 //! Helpers shared by the subcommands.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use serpsim::progress::{Display, Progress, Reporter};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Most worker threads a run may ask for. More threads than cores only add overhead, and a
+/// typo such as `--threads 100000` must not start that many.
+pub const MAX_THREADS: usize = 256;
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences progress output (`--quiet`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// How progress is shown in this process: off with `--quiet`, else a bar on a terminal and
+/// periodic lines otherwise.
+pub fn display() -> Display {
+    if QUIET.load(Ordering::Relaxed) {
+        Display::Off
+    } else {
+        Display::auto()
+    }
+}
 
 /// Runs `f` on a rayon pool with `threads` workers (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> anyhow::Result<T> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
         anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        anyhow::ensure!(
+            t <= MAX_THREADS,
+            "--threads {t} is more than the limit of {MAX_THREADS}; this machine has {} cores",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        );
         builder = builder.num_threads(t);
     }
     Ok(builder.build()?.install(f))
 }
 
-pub fn progress_bar(label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(label.to_string());
-    bar
+/// A progress display for one piece of work: a bar on a terminal, a line every few seconds
+/// otherwise, nothing with `--quiet`. It has the methods of an `indicatif::ProgressBar` that
+/// the subcommands use.
+pub struct Bar {
+    progress: Progress,
+    _reporter: Option<Reporter>,
+}
+
+impl Bar {
+    /// The shared handle, for library calls that take a [`Progress`].
+    #[allow(dead_code)]
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    pub fn set_length(&self, n: u64) {
+        self.progress.set_total(n);
+    }
+
+    pub fn set_position(&self, n: u64) {
+        self.progress.set_done(n);
+    }
+
+    pub fn inc(&self, n: u64) {
+        self.progress.inc(n);
+    }
+
+    #[allow(dead_code)]
+    pub fn set_message(&self, message: impl Into<String>) {
+        self.progress.set_message(message);
+    }
+
+    /// Stops the display (the bar is cleared from the terminal).
+    pub fn finish_and_clear(self) {}
+}
+
+/// Starts showing progress of work called `label`.
+pub fn progress_bar(label: &str) -> Bar {
+    let progress = Progress::new(label);
+    let reporter = Some(Reporter::start(&progress, display()));
+    Bar { progress, _reporter: reporter }
 }
 
 
 /// Overrides shared by the scenario-driven subcommands (`simulate`, `sessions`, `sublists`).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct RunOverrides {
-    /// Replicates per cell, overriding the scenario.
-    #[arg(long)]
-    pub replicates: Option<usize>,
+    /// Simulated users per profile (each meets every topic and system), overriding the scenario.
+    #[arg(long, alias = "users")]
+    pub replicates: Option<u64>,
     /// Master seed, overriding the scenario.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -39,4 +98,14 @@ pub struct RunOverrides {
     /// Output directory, overriding the scenario.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Also write every session's outcome (samples.csv, streamed to disk).
+    #[arg(long)]
+    pub samples: bool,
+}
+
+impl RunOverrides {
+    /// The scenario overrides (replicates, seed, output directory).
+    pub fn overrides(&self) -> serpsim::scenario::Overrides {
+        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true) }
+    }
 }

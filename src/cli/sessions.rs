@@ -1,7 +1,8 @@
-//! `serpsim sessions run|sweep SCENARIO.toml`.
+//! `serpsim sessions run|sweep SCENARIO.toml`: thin front ends over the engine (docs/sessions.md).
 
 use super::common::{progress_bar, with_threads, RunOverrides};
-use serpsim::sessions::scenario::{run_sessions, run_sweep, SessionScenario};
+use serpsim::scenario::Scenario;
+use serpsim::sessions::scenario::{run_sessions, run_sweep};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim sessions`.
@@ -13,15 +14,15 @@ pub struct SessionsArgs {
 
 #[derive(clap::Subcommand)]
 enum SessionsCommand {
-    /// Simulate the scenario's searcher on every query set.
+    /// Simulate the scenario: the common report plus sessions.csv (Maxwell et al.'s measures) and query_quality.csv.
     Run(Common),
-    /// Sweep stopping thresholds for every query set and stopping strategy.
+    /// Sweep the scenario's [[sweep]] (stopping strategies x thresholds): sweep.csv, best.csv, tests.csv, depth_vs_rate.svg.
     Sweep(Common),
 }
 
 #[derive(clap::Args)]
 struct Common {
-    /// Session scenario (TOML, see docs/sessions.md).
+    /// Scenario (TOML, see docs/scenarios.md and docs/sessions.md).
     file: PathBuf,
     #[command(flatten)]
     run: RunOverrides,
@@ -32,24 +33,18 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
         SessionsCommand::Run(c) => (false, c),
         SessionsCommand::Sweep(c) => (true, c),
     };
-    let (mut scenario, base) = SessionScenario::from_file(&c.file)?;
-    if let Some(r) = c.run.replicates {
-        anyhow::ensure!(r >= 1, "--replicates must be at least 1");
-        scenario.replicates = r;
-    }
-    if let Some(s) = c.run.seed {
-        scenario.seed = s;
-    }
-    let bar = progress_bar(if sweep { "sweeping topics" } else { "simulating topics" });
+    let (scenario, base) = Scenario::from_file(&c.file)?;
+    let overrides = c.run.overrides();
+    let bar = progress_bar(if sweep { "sweeping" } else { "simulating users" });
     let progress = |done: u64, total: u64| {
         bar.set_length(total);
         bar.set_position(done);
     };
     let written = with_threads(c.run.threads, || {
         if sweep {
-            run_sweep(&scenario, &base, c.run.out.as_deref(), &progress)
+            run_sweep(scenario, &base, &overrides, &progress)
         } else {
-            run_sessions(&scenario, &base, c.run.out.as_deref(), &progress)
+            run_sessions(scenario, &base, &overrides, &progress)
         }
     })??;
     bar.finish_and_clear();

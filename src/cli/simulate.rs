@@ -1,13 +1,13 @@
 //! `serpsim simulate`.
 
 use super::common::{progress_bar, with_threads, RunOverrides};
-use serpsim::scenario::{run_scenario, Overrides, Scenario};
+use serpsim::scenario::{run_scenario, Scenario};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim simulate`.
 #[derive(clap::Args)]
 pub struct SimulateArgs {
-    /// Scenario file (see docs/scenarios.md).
+    /// Scenario file (see docs/scenarios.md); without it, the embedded default scenario.
     file: Option<PathBuf>,
     #[command(flatten)]
     run: RunOverrides,
@@ -18,8 +18,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         Some(path) => Scenario::from_file(path)?,
         None => (Scenario::embedded_default(), PathBuf::from(".")),
     };
-    let overrides = Overrides { replicates: args.run.replicates, seed: args.run.seed, out: args.run.out.clone() };
-    let bar = progress_bar("simulating cells");
+    let overrides = args.run.overrides();
+    let bar = progress_bar("simulating users");
     let run = with_threads(args.run.threads, || {
         run_scenario(scenario, &base, &overrides, &|done, total| {
             bar.set_length(total);
@@ -27,9 +27,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         })
     })??;
     bar.finish_and_clear();
+    for w in &run.warnings {
+        eprintln!("warning: {w}");
+    }
     for path in &run.written {
         println!("{}", path.display());
     }
     Ok(())
 }
-

@@ -2,15 +2,16 @@
 
 use super::common::{progress_bar, with_threads, RunOverrides};
 use anyhow::Context;
-use serpsim::report::write_atomic;
+use serpsim::report::{write_atomic, Staged};
+use serpsim::scenario::{Overrides, Scenario};
+use serpsim::sublists::scenario::SublistStudy;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
 use serpsim::sublists::analysis::{accuracy_kl, fit_models, help_rows, models_markdown, rows_csv};
 use serpsim::sublists::log::{fit_log, parse_log, predict, validate, write_log, LogGenerator};
 use serpsim::sublists::measures::{sublist_entropy, sublist_relevance};
 use serpsim::sublists::model::CutOff;
-use serpsim::sublists::scenario::SublistScenario;
-use serpsim::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep, sweep_csv};
-use std::path::{Path, PathBuf};
+use serpsim::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep_world, sweep_csv};
+use std::path::PathBuf;
 
 /// Arguments of `serpsim sublists`.
 #[derive(clap::Args)]
@@ -22,7 +23,8 @@ pub struct SublistsArgs {
 /// Options shared by the scenario-driven subcommands.
 #[derive(clap::Args)]
 struct Common {
-    /// Sublist scenario (TOML); without it, the embedded simulations/sublists/default.toml.
+    /// Scenario (TOML, docs/scenarios.md) with one system with sublists, its basic twin and a
+    /// task x prior x lambda sweep; without it, the embedded simulations/sublists/default.toml.
     scenario: Option<PathBuf>,
     #[command(flatten)]
     run: RunOverrides,
@@ -99,34 +101,40 @@ enum SublistsCommand {
     },
 }
 
-fn load(common: &Common) -> anyhow::Result<(SublistScenario, PathBuf, String)> {
+fn load(common: &Common) -> anyhow::Result<(Scenario, SublistStudy)> {
     let (mut s, base, ctx) = match &common.scenario {
         Some(p) => {
-            let (s, b) = SublistScenario::from_file(p)?;
+            let (s, b) = Scenario::from_file(p)?;
             (s, b, p.display().to_string())
         }
-        None => (SublistScenario::from_str(include_str!("../../simulations/sublists/default.toml"), "sublists.toml")?, PathBuf::from("."), "sublists.toml".into()),
+        None => (Scenario::parse(include_str!("../../simulations/sublists/default.toml"), "sublists/default.toml")?, PathBuf::from("simulations/sublists"), "sublists/default.toml".into()),
     };
+    let overrides: Overrides = common.run.overrides();
+    overrides.apply(&mut s)?;
     if let Some(r) = common.run.replicates {
-        anyhow::ensure!(r >= 1, "--replicates must be at least 1");
-        s.replicates = r;
-        s.help.replicates = Some(r);
+        s.when.get_or_insert_with(Default::default).replicates = Some(r as usize);
     }
-    if let Some(seed) = common.run.seed {
-        s.seed = seed;
-    }
-    if let Some(o) = &common.run.out {
-        s.out = o.clone();
-    }
-    Ok((s, base, ctx))
+    let study = SublistStudy::from_scenario(&s, &base, &ctx)?;
+    Ok((s, study))
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let p = dir.join(name);
-    write_atomic(&p, text.as_bytes())?;
-    println!("{}", p.display());
-    Ok(())
+/// Files written by one command, committed together at the end.
+struct Out(Staged);
+
+impl Out {
+    fn new(s: &Scenario, command: &str) -> anyhow::Result<Self> {
+        Ok(Out(serpsim::report::stage(s, command)?))
+    }
+    fn write(&mut self, name: &str, text: &str) -> anyhow::Result<()> {
+        self.0.write(name, text.as_bytes())?;
+        Ok(())
+    }
+    fn commit(self) -> anyhow::Result<()> {
+        for p in self.0.commit()? {
+            println!("{}", p.display());
+        }
+        Ok(())
+    }
 }
 
 pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
@@ -134,19 +142,19 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
         SublistsCommand::Sweep(c) => sweep(c),
         SublistsCommand::When(c) => when(c),
         SublistsCommand::GenLog { common, log, lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, task } => {
-            let (s, base, ctx) = load(&common)?;
-            let topics = s.topics(&base, &ctx)?;
+            let (_, study) = load(&common)?;
+            let topics = &study.topics;
             for (name, v) in [("--random-switch", random_switch), ("--hover-dropout", hover_dropout), ("--false-click", false_click)] {
                 anyhow::ensure!((0.0..=1.0).contains(&v), "{name} must be in [0, 1], got {v}");
             }
             anyhow::ensure!(lambda.is_finite() && lambda >= 0.0 && lambda_sigma.is_finite() && lambda_sigma >= 0.0, "--lambda and --lambda-sigma must be >= 0");
             let cutoff = CutOff::parse(&task).with_context(|| format!("--task `{task}` is not find-N, find-all or effort-B"))?;
-            let gen = LogGenerator { lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, cutoff, page_size: s.page_size, seed: s.seed, ..Default::default() };
-            let inst = gen.generate(&topics)?;
+            let gen = LogGenerator { lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, cutoff, page_size: study.grid.page_size, seed: study.grid.seed, ..Default::default() };
+            let inst = gen.generate(topics)?;
             if let Some(d) = log.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(d)?;
             }
-            write_atomic(&log, write_log(&inst, &topics).as_bytes())?;
+            write_atomic(&log, write_log(&inst, topics).as_bytes())?;
             println!("{}", log.display());
             Ok(())
         }
@@ -156,74 +164,76 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
 }
 
 fn sweep(c: Common) -> anyhow::Result<()> {
-    let (s, base, ctx) = load(&c)?;
-    let grid = s.grid(&ctx)?;
-    let topics = s.topics(&base, &ctx)?;
+    let (s, study) = load(&c)?;
+    let (grid, topics) = (&study.grid, &study.topics);
     let bar = progress_bar("sublist sweep");
     let cells = with_threads(c.run.threads, || {
-        run_sweep(&topics, &grid, &|d, t| {
+        run_sweep_world(&study.loaded.world, &study.loaded.prepared, &study.labels, grid, &|d, t| {
             bar.set_length(t);
             bar.set_position(d);
         })
     })??;
     bar.finish_and_clear();
-    write(&s.out, "sweep.csv", &sweep_csv(&topics, &grid, &cells))?;
-    write(&s.out, "fig6.csv", &pooled_csv(&grid, &cells))?;
-    write(&s.out, "fig6.svg", &fig6_svg(&grid, &cells)?)?;
+    let mut out = Out::new(&s, "sublists sweep")?;
+    out.write("sweep.csv", &sweep_csv(topics, grid, &cells))?;
+    out.write("fig6.csv", &pooled_csv(grid, &cells))?;
+    out.write("fig6.svg", &fig6_svg(grid, &cells)?)?;
     let mut t = String::from("topic,results,relevant,sublists,Rq,Hq");
     for task in &grid.tasks {
         t += &format!(",Dq_{}", task.name());
     }
     t += "\n";
-    for topic in &topics {
+    for topic in topics {
         t += &format!("{},{},{},{},{},{}", serpsim::report::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), sublist_relevance(topic), sublist_entropy(topic));
         for &task in &grid.tasks {
             t += &format!(",{}", basic_effort(topic, task, grid.page_size, &grid.weights));
         }
         t += "\n";
     }
-    write(&s.out, "topics.csv", &t)?;
-    let help = s.help_settings(&ctx)?;
-    let (levels, random) = accuracy_kl(&topics, &help.smoothing);
+    out.write("topics.csv", &t)?;
+    let help = &study.help;
+    let (levels, random) = accuracy_kl(topics, &help.smoothing);
     let mut a = String::from("level,smoothing,median_kl,share_of_random_kl\n");
     for (i, (&sm, &kl)) in help.smoothing.iter().zip(&levels).enumerate() {
         a += &format!("{},{},{},{}\n", i + 1, sm, kl, kl / random);
     }
     a += &format!("random,,{random},1\n");
-    write(&s.out, "accuracy.csv", &a)?;
-    Ok(())
+    out.write("accuracy.csv", &a)?;
+    out.commit()
 }
 
 fn when(c: Common) -> anyhow::Result<()> {
-    let (s, base, ctx) = load(&c)?;
-    let settings = s.help_settings(&ctx)?;
-    let topics = s.topics(&base, &ctx)?;
+    let (s, study) = load(&c)?;
+    let settings = study.help.clone();
+    let topics = study.topics.clone();
     let bar = progress_bar("simulating levels");
     bar.set_length(1);
     let rows = with_threads(c.run.threads, || help_rows(&topics, &settings))??;
     bar.finish_and_clear();
-    write(&s.out, "when_rows.csv", &rows_csv(&rows))?;
+    let mut out = Out::new(&s, "sublists when")?;
+    out.write("when_rows.csv", &rows_csv(&rows))?;
     let models = fit_models(&rows, &settings)?;
     let mut md = format!(
         "# When does RLR help?\n\nBinomial GLM of P(effort_basic - effort_RLR > 0) per task; rows = topics x accuracy levels; response = {:?} ({} simulated users per row), lambda = {}, accuracy levels = smoothing {:?}.\n\n",
         settings.response, settings.replicates, settings.lambda, settings.smoothing
     );
     md += &models_markdown(&models);
-    write(&s.out, "when_glm.md", &md)?;
+    out.write("when_glm.md", &md)?;
     for m in &models {
-        write(&s.out, &format!("when_glm_{}.csv", m.task), &m.selected.fit.table_csv())?;
+        out.write(&format!("when_glm_{}.csv", m.task), &m.selected.fit.table_csv())?;
     }
-    Ok(())
+    out.commit()
 }
 
 fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
-    let (s, base, ctx) = load(&c)?;
-    let topics = s.topics(&base, &ctx)?;
+    let (s, study) = load(&c)?;
+    let topics = study.topics.clone();
+    let (page_size, weights, replicates, seed) = (study.grid.page_size, study.grid.weights, study.grid.replicates, study.grid.seed);
     let cutoff = CutOff::parse(&task).with_context(|| format!("--task `{task}` is not find-N, find-all or effort-B"))?;
     let text = std::fs::read_to_string(&log).map_err(|e| serpsim::Error::io(&log, e))?;
     let instances = parse_log(&text, &log.display().to_string(), &topics)?;
-    let fitted = fit_log(&instances, &topics, s.page_size, &s.weights);
-    let preds = with_threads(c.run.threads, || predict(&instances, &topics, &fitted, cutoff, s.page_size, &s.weights, s.replicates, s.seed))??;
+    let fitted = fit_log(&instances, &topics, page_size, &weights);
+    let preds = with_threads(c.run.threads, || predict(&instances, &topics, &fitted, cutoff, page_size, &weights, replicates, seed))??;
     let v = validate(&preds)?;
     let fitted_json = serde_json::json!({
         "instances": instances.len(),
@@ -237,7 +247,8 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
             "choice_probs_mle": fitted.choice_probs[t],
         })).collect::<Vec<_>>(),
     });
-    write(&s.out, "fitted.json", &serde_json::to_string_pretty(&fitted_json)?)?;
+    let mut out = Out::new(&s, "sublists fit")?;
+    out.write("fitted.json", &serde_json::to_string_pretty(&fitted_json)?)?;
     let mut p = String::from("topic,user_basic,user_rlr,predicted_rlr,predicted_q25,predicted_q75,model_basic,effort_u,effort_p\n");
     for x in &preds {
         p += &format!(
@@ -253,7 +264,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
             x.user_basic - x.predicted_rlr
         );
     }
-    write(&s.out, "predictions.csv", &p)?;
+    out.write("predictions.csv", &p)?;
     let class = |a: &serpsim::sublists::log::ClassAgreement| serde_json::json!({"precision": a.precision, "recall": a.recall, "f1": a.f1});
     let vj = serde_json::json!({
         "topics": v.topics,
@@ -264,8 +275,8 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
         "rlr_better": class(&v.rlr_better),
         "basic_better": class(&v.basic_better),
     });
-    write(&s.out, "validation.json", &serde_json::to_string_pretty(&vj)?)?;
-    Ok(())
+    out.write("validation.json", &serde_json::to_string_pretty(&vj)?)?;
+    out.commit()
 }
 
 fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<String>, factor: Vec<String>, select: bool) -> anyhow::Result<()> {

@@ -2,7 +2,7 @@
 //! `serpsim suggest generate`: write a synthetic study.
 
 use super::common::progress_bar;
-use serpsim::report::write_atomic;
+use serpsim::output::{check_output_dir, RunDir, RunInfo};
 use serpsim::suggest::eval::{prepare, reciprocal_ranks, sweep_tam, sweep_tam_r, table9, table9_markdown, Prepared};
 use serpsim::suggest::score::Model;
 use serpsim::suggest::synthetic::{generate, SyntheticSuggestConfig};
@@ -81,7 +81,7 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
         Some(SuggestCommand::Generate { out, config, seed, sessions, wordnet }) => {
             let mut cfg = match config {
                 Some(p) => {
-                    let text = std::fs::read_to_string(&p).map_err(|e| serpsim::Error::io(&p, e))?;
+                    let text = serpsim::input::read_to_string(&p)?;
                     toml::from_str::<SyntheticSuggestConfig>(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
                 }
                 None => SyntheticSuggestConfig::default(),
@@ -92,16 +92,18 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
             if let Some(n) = sessions {
                 cfg.sessions = n;
             }
+            check_output_dir(&out)?;
             let wn = WordNet::open(&wordnet.unwrap_or_else(default_dir))?;
             let (logs, lists) = generate(&cfg, &wn)?;
-            std::fs::create_dir_all(&out).map_err(|e| serpsim::Error::io(&out, e))?;
             let jsonl = |rows: Vec<String>| rows.join("\n") + "\n";
-            let log_path = out.join("log.jsonl");
-            let sug_path = out.join("suggestions.jsonl");
-            write_atomic(&log_path, jsonl(logs.iter().map(|l| serde_json::to_string(l).expect("json")).collect()).as_bytes())?;
-            write_atomic(&sug_path, jsonl(lists.iter().map(|l| serde_json::to_string(l).expect("json")).collect()).as_bytes())?;
-            write_atomic(&out.join("config.toml"), toml::to_string(&cfg)?.as_bytes())?;
-            println!("{}\n{}", log_path.display(), sug_path.display());
+            let mut info = RunInfo::new("suggest generate");
+            info.seed = Some(cfg.seed);
+            let mut run = RunDir::begin(&out, info)?;
+            run.write("log.jsonl", jsonl(logs.iter().map(|l| serde_json::to_string(l).expect("json")).collect()).as_bytes())?;
+            run.write("suggestions.jsonl", jsonl(lists.iter().map(|l| serde_json::to_string(l).expect("json")).collect()).as_bytes())?;
+            run.write("config.toml", toml::to_string(&cfg)?.as_bytes())?;
+            run.commit()?;
+            println!("{}\n{}", out.join("log.jsonl").display(), out.join("suggestions.jsonl").display());
             Ok(())
         }
         None => evaluate(args.eval),
@@ -132,6 +134,19 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
         "all" => (true, true, true),
         other => anyhow::bail!("--model `{other}`: use glf, tam, tam-r or all"),
     };
+    // Every option must take effect: refuse the ones this combination would ignore.
+    anyhow::ensure!(a.alpha.is_none() || tam, "--alpha applies to TAM only; add it to --model (tam or all) or leave --alpha out");
+    anyhow::ensure!(a.weights.is_none() || tam_r, "--weights applies to TAM-R only; add it to --model (tam-r or all) or leave --weights out");
+    anyhow::ensure!(a.wordnet.is_none() || tam_r, "--wordnet is used by TAM-R only; add it to --model (tam-r or all) or leave --wordnet out");
+    let sweeps = (tam && a.alpha.is_none()) || (tam_r && a.weights.is_none());
+    anyhow::ensure!(
+        a.tune_log.is_none() || sweeps,
+        "--tune-log has no effect: nothing is swept (GLF has no parameter; --alpha and --weights fix TAM and TAM-R)"
+    );
+    anyhow::ensure!((0.0..1.0).contains(&a.level) && a.level > 0.0, "--level {} must be in (0, 1)", a.level);
+    if let Some(out) = &a.out {
+        check_output_dir(out)?;
+    }
     let fixed_tam = a.alpha.map(Model::tam).transpose()?;
     let fixed_tam_r = match &a.weights {
         Some(w) => {
@@ -147,7 +162,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
     let wn = if tam_r { Some(WordNet::open(&a.wordnet.clone().unwrap_or_else(default_dir))?) } else { None };
     let p = load(&log, &sug, wn.as_ref())?;
     let tune = match (&a.tune_log, &a.tune_suggestions) {
-        (Some(l), Some(s)) if (tam && fixed_tam.is_none()) || (tam_r && fixed_tam_r.is_none()) => Some(load(l, s, wn.as_ref())?),
+        (Some(l), Some(s)) => Some(load(l, s, wn.as_ref())?),
         _ => None,
     };
     let tuning = tune.as_ref().unwrap_or(&p);
@@ -179,9 +194,9 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
         if tune.is_some() { "the tuning log" } else { "the evaluated log itself (optimistic)" }
     );
     if let Some(out) = a.out {
-        std::fs::create_dir_all(&out).map_err(|e| serpsim::Error::io(&out, e))?;
-        write_atomic(&out.join("table9.md"), md.as_bytes())?;
-        write_atomic(&out.join("table9.json"), serde_json::to_string_pretty(&rows)?.as_bytes())?;
+        let mut run = RunDir::begin(&out, RunInfo::new("suggest"))?;
+        run.write("table9.md", md.as_bytes())?;
+        run.write("table9.json", serde_json::to_string_pretty(&rows)?.as_bytes())?;
         let all: Vec<Model> = rows.iter().map(|r| r.model).collect();
         let rrs: Vec<Vec<f64>> = all.iter().map(|m| reciprocal_ranks(&p, m)).collect();
         let mut csv = String::from("session");
@@ -197,7 +212,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
             }
             csv.push('\n');
         }
-        write_atomic(&out.join("rr.csv"), csv.as_bytes())?;
+        run.write("rr.csv", csv.as_bytes())?;
         if let Some(all) = sweep {
             let mut s = String::from("l,f,d,mrr\n");
             for (m, v) in all {
@@ -205,8 +220,9 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
                     s.push_str(&format!("{l:.1},{f:.1},{d:.1},{v}\n"));
                 }
             }
-            write_atomic(&out.join("sweep.csv"), s.as_bytes())?;
+            run.write("sweep.csv", s.as_bytes())?;
         }
+        run.commit()?;
     }
     Ok(())
 }

@@ -183,12 +183,13 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
 /// Writes the model file atomically.
 pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
     let text = serde_json::to_string(&to_json(model, vocab)).map_err(|e| Error::Invalid(e.to_string()))?;
-    crate::report::write_atomic(path, text.as_bytes())
+    crate::write::write_atomic(path, text.as_bytes())
 }
 
-/// Reads a model file: the model and the vocabulary naming its pair indices.
+/// Reads a model file (plain, gzip or zstd; `-` for standard input): the model and the
+/// vocabulary naming its pair indices.
 pub fn load(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab)> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::input::read_to_string(path)?;
     from_json_str(&text, &path.display().to_string())
 }
 

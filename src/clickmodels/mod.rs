@@ -265,7 +265,7 @@ impl Counts {
 /// A Bernoulli draw.
 #[inline]
 pub(crate) fn draw(p: f64, rng: &mut Stream) -> bool {
-    crate::simulate::bernoulli(p, rng)
+    crate::rng::bernoulli(p, rng)
 }
 
 #[cfg(test)]

@@ -1,179 +1,222 @@
-//! A click model as the user component of a scenario profile:
-//! `click_model = { file = "dbn.json" }` (a fitted or hand-set model file).
+//! Click models as the click behaviour of simulated users.
 //!
-//! The model's query ids are the scenario's topic ids and its document ids are the
-//! collection's document ids; pairs the model does not list get the prior 0.5.
-//! With a click model, the model draws the clicks on the SERP; the user is taken to have
-//! examined every result down to the last click (at least the first). Effort and time charge
-//! the query and SERP look (if `charge_query`), one snippet per examined result, a page turn
-//! per page boundary crossed, one read per click (plus a mark with the profile's mark
-//! probability), and the gain model credits the clicked documents.
+//! A fitted or hand-set model file (`click_model = { file = "dbn.json" }` in a profile)
+//! becomes a [`FittedClicks`], which implements the user-side [`ClickSource`] trait: per topic,
+//! flat per-document attractiveness and satisfaction, plus the model's own examination and
+//! continuation ([`Dynamics`]). The engine only knows the trait; this module depends on the
+//! user components, never the other way round.
+//!
+//! The model's query ids are the scenario's topic ids and its document ids the collection's
+//! document ids. How each model maps onto the walk (exactly its own generative process when the
+//! profile keeps the model's continuation):
+//!
+//! | model | click | satisfied after a click | go on after no click / unsatisfying click | examination |
+//! |---|---|---|---|---|
+//! | CM | a | 1 | 1 / - | every result |
+//! | DCM | a | 1 - lambda_r | 1 / 1 | every result |
+//! | CCM | a | 1 - (a tau3 + (1 - a) tau2) | tau1 / 1 | every result |
+//! | DBN | a | s | gamma / gamma | every result |
+//! | SDBN | a | s | 1 / 1 | every result |
+//! | UBM | a | 0 | 1 | gamma(r, last click) |
+//! | PBM | a | 0 | 1 | gamma(r) |
+//! | GCTR, DCTR | ctr | 0 | 1 | every result |
+//! | RCTR | 1 | 0 | 1 | ctr(r) |
+//!
+//! CCM's second draw (is the clicked document relevant?) only decides whether the user goes on,
+//! so folding it into the probability of going on gives the same click distribution.
 
-use super::{io, ClickModel};
-use crate::collection::{Serp, Topic};
+use super::{io, param, ClickModel, ModelKind, PRIOR};
 use crate::error::Result;
 use crate::logs::Vocab;
-use crate::rng::Stream;
-use crate::simulate::{bernoulli, Outcome, SerpView};
-use crate::user::{Action, ClickBehaviour, CostModel, Costs, GainModel, UserProfile};
-use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use crate::user::{ClickSource, ClickTables, Coverage, Dynamics, Examination};
+use std::path::Path;
 use std::sync::Arc;
 
-/// `click_model = { file = "..." }` in a profile.
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClickModelUser {
-    /// Model file (JSON), relative to the scenario file.
-    pub file: PathBuf,
-    #[serde(skip)]
-    loaded: Option<Arc<(Box<dyn ClickModel>, Vocab)>>,
+/// A click model's parameters by (query id, document id), ready to give per-topic tables.
+#[derive(Debug, Clone)]
+pub struct FittedClicks {
+    label: String,
+    kind: ModelKind,
+    vocab: Vocab,
+    /// Attractiveness (or CTR) per pair index.
+    attractiveness: Vec<f64>,
+    /// Satisfaction per pair index (NaN: from the model's rank tables or none).
+    satisfaction: Vec<f64>,
+    /// The value every pair has when the model has no per-pair parameter (GCTR, RCTR).
+    global: Option<(f64, f64)>,
+    dynamics: Arc<Dynamics>,
 }
 
-impl std::fmt::Debug for ClickModelUser {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClickModelUser").field("file", &self.file).field("loaded", &self.loaded.is_some()).finish()
-    }
+fn scalar(t: &io::ParamTable, name: &str) -> f64 {
+    t.scalars.iter().find(|(n, _)| n == name).map_or(PRIOR, |x| x.1)
+}
+fn rank(t: &io::ParamTable, name: &str) -> Vec<f64> {
+    t.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).unwrap_or_default()
+}
+fn pair(t: &io::ParamTable, name: &str, n: usize) -> Vec<f64> {
+    let v = t.pairs.iter().find(|(p, _)| p == name).map(|x| x.1.as_slice()).unwrap_or(&[]);
+    (0..n).map(|i| param(v, i)).collect()
 }
 
-impl PartialEq for ClickModelUser {
-    fn eq(&self, other: &Self) -> bool {
-        self.file == other.file
-    }
-}
-
-impl ClickModelUser {
-    /// A user component from a model already in memory.
-    pub fn from_model(model: Box<dyn ClickModel>, vocab: Vocab) -> Self {
-        ClickModelUser { file: PathBuf::new(), loaded: Some(Arc::new((model, vocab))) }
+impl FittedClicks {
+    /// Loads a model file; `label` names it in reports (e.g. the path as the scenario gives it).
+    pub fn load(path: &Path, label: &str) -> Result<Self> {
+        let (model, vocab) = io::load(path)?;
+        Ok(Self::from_model(model.as_ref(), vocab, label))
     }
 
-    /// Loads the model file (relative paths resolve against `base`).
-    pub fn load(&mut self, base: &Path) -> Result<()> {
-        if self.loaded.is_none() {
-            let path = if self.file.is_absolute() { self.file.clone() } else { base.join(&self.file) };
-            let (m, v) = io::load(&path)?;
-            self.loaded = Some(Arc::new((m, v)));
-        }
-        Ok(())
-    }
-
-    /// The loaded model, if any.
-    pub fn model(&self) -> Option<&dyn ClickModel> {
-        self.loaded.as_ref().map(|l| l.0.as_ref())
-    }
-
-    /// Pair indices of the SERP's documents in the model (`u32::MAX` for unknown pairs,
-    /// which get the prior).
-    pub fn pairs_for(&self, topic: &Topic, serp: &Serp) -> Vec<u32> {
-        let vocab = self.loaded.as_ref().map(|l| &l.1);
-        serp.docs
-            .iter()
-            .map(|&d| vocab.and_then(|v| v.pair(&topic.id, &topic.documents[d as usize].id)).unwrap_or(u32::MAX))
-            .collect()
-    }
-}
-
-/// One session of a click-model user on a SERP whose results are the model's `pairs`.
-pub fn simulate_click_model_session(
-    serp: &SerpView,
-    pairs: &[u32],
-    model: &dyn ClickModel,
-    profile: &UserProfile,
-    costs: &Costs,
-    rng: &mut Stream,
-    clicks: &mut Vec<bool>,
-) -> Outcome {
-    let mut out = Outcome::default();
-    let (mut effort, mut time) = (0.0, 0.0);
-    let mut charge = |a: Action| {
-        let (e, t) = costs.charge(a);
-        effort += e;
-        time += t;
-    };
-    if profile.charge_query {
-        charge(Action::IssueQuery);
-        charge(Action::SerpLook);
-    }
-    model.simulate(pairs, rng, clicks);
-    let depth = clicks.iter().rposition(|&c| c).map_or(1, |r| r + 1).min(serp.grades.len());
-    let mut covered = 0u64;
-    for (r, &clicked) in clicks.iter().enumerate().take(depth) {
-        if r > 0 && r % serp.page_size == 0 {
-            charge(Action::Paginate);
-        }
-        charge(Action::ExamineSnippet);
-        if clicked {
-            let grade = serp.grades[r];
-            out.clicks += 1;
-            charge(Action::ReadDocument);
-            out.gain += profile.gain.credit(grade, serp.subtopics[r], &mut covered);
-            if grade > 0 {
-                out.relevant_found += 1;
+    /// From a model in memory.
+    pub fn from_model(model: &dyn ClickModel, vocab: Vocab, label: &str) -> Self {
+        let t = model.to_table();
+        let n = vocab.pair_count();
+        let kind = model.kind();
+        let mut attractiveness = Vec::new();
+        let mut satisfaction = vec![0.0; n];
+        let mut global = None;
+        let mut dynamics = Dynamics::default();
+        match kind {
+            ModelKind::Cm => {
+                attractiveness = pair(&t, "attractiveness", n);
+                satisfaction = vec![1.0; n];
             }
-            if bernoulli(profile.clicks.mark_prob(grade.max(0) as usize), rng) {
-                charge(Action::MarkRelevant);
+            ModelKind::Dcm => {
+                attractiveness = pair(&t, "attractiveness", n);
+                dynamics.satisfaction_by_rank = Some(rank(&t, "continuation").iter().map(|l| 1.0 - l).collect::<Vec<_>>().into());
+            }
+            ModelKind::Ccm => {
+                attractiveness = pair(&t, "attractiveness", n);
+                let (t2, t3) = (scalar(&t, "tau2"), scalar(&t, "tau3"));
+                satisfaction = attractiveness.iter().map(|a| 1.0 - (a * t3 + (1.0 - a) * t2)).collect();
+                dynamics.after_skip = scalar(&t, "tau1");
+            }
+            ModelKind::Dbn | ModelKind::Sdbn => {
+                attractiveness = pair(&t, "attractiveness", n);
+                satisfaction = pair(&t, "satisfaction", n);
+                let g = if kind == ModelKind::Dbn { scalar(&t, "gamma") } else { 1.0 };
+                dynamics.after_skip = g;
+                dynamics.after_click = g;
+            }
+            ModelKind::Ubm => {
+                attractiveness = pair(&t, "attractiveness", n);
+                let m = t.matrices.iter().find(|(n, _)| n == "examination").map(|x| x.1.clone()).unwrap_or_default();
+                dynamics.examination = Examination::ByRankAndLastClick(m.into());
+            }
+            ModelKind::Pbm => {
+                attractiveness = pair(&t, "attractiveness", n);
+                dynamics.examination = Examination::ByRank(rank(&t, "examination").into());
+            }
+            ModelKind::Dctr => attractiveness = pair(&t, "ctr", n),
+            ModelKind::Gctr => global = Some((scalar(&t, "ctr"), 0.0)),
+            ModelKind::Rctr => {
+                global = Some((1.0, 0.0));
+                dynamics.examination = Examination::ByRank(rank(&t, "ctr").into());
             }
         }
+        FittedClicks { label: label.to_string(), kind, vocab, attractiveness, satisfaction, global, dynamics: Arc::new(dynamics) }
     }
-    out.depth = depth as u32;
-    out.effort = effort;
-    out.time = time;
-    out
+}
+
+impl ClickSource for FittedClicks {
+    fn describe(&self) -> String {
+        format!("{} ({})", self.kind, self.label)
+    }
+
+    fn tables(&self, topic_id: &str, doc_ids: &[String]) -> (ClickTables, Coverage) {
+        let n = doc_ids.len();
+        let mut attractiveness = vec![f64::NAN; n];
+        let mut satisfaction = vec![f64::NAN; n];
+        let mut known = 0;
+        for (d, id) in doc_ids.iter().enumerate() {
+            if let Some((a, s)) = self.global {
+                attractiveness[d] = a;
+                satisfaction[d] = s;
+                known += 1;
+            } else if let Some(p) = self.vocab.pair(topic_id, id) {
+                attractiveness[d] = self.attractiveness[p as usize];
+                satisfaction[d] = self.satisfaction[p as usize];
+                known += 1;
+            }
+        }
+        (ClickTables { attractiveness, satisfaction, dynamics: self.dynamics.clone() }, Coverage { known, total: n })
+    }
+
+    fn example_queries(&self) -> Vec<String> {
+        self.vocab.queries.iter().take(3).cloned().collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clickmodels::Cm;
+    use crate::clickmodels::{Cm, Dbn};
+    use crate::simulate::{one_list_world, outcomes, Prepared};
+    use crate::user::{ClickModelSpec, Unseen, UserProfile};
 
-    #[test]
-    fn cascade_user_clicks_first_attractive_result() {
-        // CM with attractiveness 1 on rank 2: exactly one click, at rank 2, depth 2.
-        let model = Cm { attractiveness: vec![0.0, 1.0, 0.3] };
-        let serp = SerpView::from_grades(vec![0, 2, 1], 10);
-        let profile = UserProfile::named("cm");
-        let mut clicks = Vec::new();
-        let o = simulate_click_model_session(&serp, &[0, 1, 2], &model, &profile, &profile.costs(), &mut crate::rng::stream(1, &[0]), &mut clicks);
-        assert_eq!((o.clicks, o.depth, o.relevant_found), (1, 2, 1));
-        assert_eq!(o.gain, 1.0);
-    }
-
-    #[test]
-    fn scenario_profile_with_hand_set_model_file() {
-        let dir = tempfile::tempdir().unwrap();
-        // A hand-set GCTR model with CTR 1 clicks every result.
-        std::fs::write(dir.path().join("all.json"), r#"{"model":"gctr","scalars":{"ctr":1.0}}"#).unwrap();
-        let toml = "name='cm'\nreplicates=50\n[collection]\nsource='trec'\nqrels='embedded'\nruns=['embedded']\n\
-                    [[profiles]]\nname='clicker'\nclick_model={file='all.json'}\n";
-        let path = dir.path().join("s.toml");
-        std::fs::write(&path, toml).unwrap();
-        let (mut sc, base) = crate::scenario::Scenario::from_file(&path).unwrap();
-        let c = sc.load(&base).unwrap();
-        let plan = crate::simulate::Plan { collection: &c, profiles: &sc.profiles, replicates: 50, seed: 1, scenario: "cm" };
-        let cells = crate::simulate::run(&plan, &|| {}).unwrap();
-        assert!(!cells.is_empty());
-        for cell in &cells {
-            let n = c.systems[cell.system].serps[cell.topic].as_ref().unwrap().docs.len() as u32;
-            assert!(cell.outcomes.iter().all(|o| o.clicks == n && o.depth == n), "every result clicked");
+    fn vocab(pairs: &[(&str, &str)]) -> Vocab {
+        let mut v = Vocab::default();
+        for (q, d) in pairs {
+            let (qi, di) = (v.intern_query(q), v.intern_doc(d));
+            v.intern_pair(qi, di);
         }
-        // A missing model file is an error naming it.
-        std::fs::write(&path, toml.replace("all.json", "none.json")).unwrap();
-        let (mut sc, base) = crate::scenario::Scenario::from_file(&path).unwrap();
-        let err = sc.load(&base).unwrap_err().to_string();
-        assert!(err.contains("none.json"), "{err}");
+        v
+    }
+
+    fn profile_with(src: FittedClicks) -> (UserProfile, Arc<dyn ClickSource>) {
+        let mut p = UserProfile::named("cm");
+        p.click_model = Some(ClickModelSpec { file: "in-memory".into(), unseen: Unseen::default() });
+        (p, Arc::new(src))
     }
 
     #[test]
-    fn pairs_map_topic_and_document_ids() {
-        let mut topic = Topic::new("q1");
-        topic.find_or_add("d1");
-        topic.find_or_add("d2");
-        let (m, v) = io::from_json_str(r#"{"model":"dctr","pair_params":["ctr"],"pairs":[["q1","d2",0.9]]}"#, "m").unwrap();
-        let u = ClickModelUser::from_model(m, v);
-        let pairs = u.pairs_for(&topic, &Serp { docs: vec![1, 0] });
-        assert_eq!(pairs, vec![0, u32::MAX]);
-        assert_eq!(u.model().unwrap().relevance(pairs[0]), 0.9);
-        assert_eq!(u.model().unwrap().relevance(pairs[1]), 0.5);
+    fn the_prior_constant_agrees() {
+        assert_eq!(crate::user::UNFITTED, PRIOR);
+    }
+
+    #[test]
+    fn cascade_model_clicks_the_first_attractive_result() {
+        // CM with attractiveness 0, 1, 0.3 on d0, d1, d2 of topic `t`: exactly one click, at
+        // rank 2, depth 2, every session (CM stops at the first click).
+        let model = Cm { attractiveness: vec![0.0, 1.0, 0.3] };
+        let src = FittedClicks::from_model(&model, vocab(&[("t", "d0"), ("t", "d1"), ("t", "d2")]), "cm");
+        let world = one_list_world(vec![0, 2, 1], 10);
+        let (p, src) = profile_with(src);
+        let prepared = Prepared::new(&world, &p, 1, Some(&src)).unwrap();
+        for o in outcomes(&world, &prepared, 200, 1).unwrap() {
+            assert_eq!((o.clicks, o.depth, o.relevant_found, o.gain), (1, 2, 1, 1.0));
+        }
+    }
+
+    #[test]
+    fn dbn_click_rates_match_the_model() {
+        // DBN with a = (0.5, 0.5), s = (0, 0), gamma 0.5 on two results: P(click rank 1) = 0.5,
+        // P(click rank 2) = P(examined 2) a = 0.5 x 0.5 = 0.25 (the DBN chain, by hand); mean
+        // clicks 0.75, sd of the mean over 40,000 sessions about 0.0035.
+        let model = Dbn { attractiveness: vec![0.5, 0.5], satisfaction: vec![0.0, 0.0], gamma: 0.5 };
+        let src = FittedClicks::from_model(&model, vocab(&[("t", "d0"), ("t", "d1")]), "dbn");
+        let world = one_list_world(vec![1, 1], 10);
+        let (p, src) = profile_with(src);
+        let prepared = Prepared::new(&world, &p, 3, Some(&src)).unwrap();
+        let out = outcomes(&world, &prepared, 40_000, 3).unwrap();
+        let mean = out.iter().map(|o| o.clicks as f64).sum::<f64>() / out.len() as f64;
+        let depth = out.iter().map(|o| o.depth as f64).sum::<f64>() / out.len() as f64;
+        assert!((mean - 0.75).abs() < 4.0 * 0.0035, "clicks {mean} depth {depth}");
+        // Depth: 1 + P(go on after rank 1) = 1 + gamma = 1.5.
+        assert!((depth - 1.5).abs() < 0.01, "{depth}");
+    }
+
+    #[test]
+    fn ids_matching_nothing_are_an_error_and_partial_coverage_warns() {
+        let model = Cm { attractiveness: vec![0.5] };
+        let world = one_list_world(vec![1, 0], 10);
+        let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("98435_1", "232429")]), "yandex.json"));
+        let err = Prepared::new(&world, &p, 1, Some(&src)).unwrap_err().to_string();
+        assert!(err.contains("knows none") && err.contains("98435_1") && err.contains("`t`"), "{err}");
+        let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json"));
+        let prepared = Prepared::new(&world, &p, 1, Some(&src)).unwrap();
+        assert_eq!(prepared.warnings.len(), 1);
+        assert!(prepared.warnings[0].contains("1 of the 2 results") && prepared.warnings[0].contains("grade tables"), "{:?}", prepared.warnings);
+        let mut strict = p.clone();
+        strict.click_model.as_mut().unwrap().unseen = Unseen::Policy(crate::user::UnseenPolicy::Error);
+        assert!(Prepared::new(&world, &strict, 1, Some(&src)).unwrap_err().to_string().contains("unseen = \"error\""));
     }
 }

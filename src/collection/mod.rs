@@ -3,8 +3,10 @@
 //! Documents live in per-topic tables and SERPs hold indices into them, so the simulation's
 //! hot loop never touches strings.
 
+pub mod categories;
 pub mod docinfo;
 pub mod letor;
+pub mod queries;
 pub mod synthetic;
 pub mod trec;
 

@@ -1,9 +1,14 @@
-//! Click logs: readers for the Yandex sample format and a general TSV / JSONL session format,
-//! streamed line by line, and an interned in-memory log on flat arrays.
+//! Click logs: streaming readers for the public layouts researchers have (the Yandex sample
+//! of PyClick, the Yandex relevance-prediction challenge log with its query and click actions
+//! and times, the NCM / TianGong-ST bracketed-list layout, and general TSV and JSONL session
+//! formats), and an interned in-memory log on flat arrays.
 //!
-//! Query ids and (query, document) pairs are interned into dense `u32` indices once while
-//! reading ([`Vocab`]); click models index `Vec<f64>` parameters by those indices.
-//! Formats are documented in `docs/clickmodels.md`.
+//! Every reader goes through [`crate::input`] (gzip or zstd by magic bytes, `-` for standard
+//! input, BOM and CRLF removed) and [`read::for_each_session`], which hands sessions to a
+//! callback one at a time, so memory is bounded by the longest line. Query ids and
+//! (query, document) pairs are interned into dense `u32` indices while reading ([`Vocab`]);
+//! click models index `Vec<f64>` parameters by those indices. Formats are documented in
+//! `docs/clickmodels.md`.
 //!
 //! ```
 //! use serpsim::logs::{Format, LogData};
@@ -13,10 +18,15 @@
 //! assert_eq!(data.log.session(0).clicks, &[false, true, false]);
 //! ```
 
+pub mod formats;
+pub mod read;
+
+pub use formats::{Columns, SessionBuf};
+pub use read::{for_each_session, ReadOptions, MAX_LINE};
+
 use crate::error::{Error, Result};
-use serde::Deserialize;
-use std::collections::HashMap;
-use std::io::BufRead;
+use crate::input::{self, Input};
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// Log file formats.
@@ -28,6 +38,15 @@ pub enum Format {
     Tsv,
     /// One JSON object per line: `{"session", "query", "documents", "clicks", "timestamp", "dwell"}`.
     Jsonl,
+    /// TAB-separated with bracketed lists (`[1, 2, 3]`), columns as given; `ncm` is
+    /// [`Columns::NCM`]: `session<TAB>query<TAB>[docs]<TAB>[vtypes]<TAB>[clicks][<TAB>[relevances]]`.
+    Bracketed(Columns),
+    /// The Yandex relevance-prediction challenge log (WSCD 2011/2012): `SessionID TimePassed Q
+    /// QueryID RegionID URL1 ... URLn` and `SessionID TimePassed C URLID` lines; SERPs with
+    /// click times and dwell are derived (see [`formats::RpcState`]).
+    YandexRpc,
+    /// Detect the format from the first lines (only when exactly one format fits them).
+    Auto,
 }
 
 impl std::str::FromStr for Format {
@@ -37,7 +56,32 @@ impl std::str::FromStr for Format {
             "yandex" => Ok(Format::Yandex),
             "tsv" => Ok(Format::Tsv),
             "jsonl" => Ok(Format::Jsonl),
-            _ => Err(Error::Invalid(format!("unknown log format `{s}` (expected yandex, tsv or jsonl)"))),
+            "ncm" => Ok(Format::Bracketed(Columns::NCM)),
+            "yandex-rpc" => Ok(Format::YandexRpc),
+            "auto" => Ok(Format::Auto),
+            _ => match s.strip_prefix("bracketed:") {
+                Some(spec) => Columns::parse(spec)
+                    .map(Format::Bracketed)
+                    .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
+                None => Err(Error::Invalid(format!(
+                    "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, ncm, \
+                     bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto)"
+                ))),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Format::Yandex => f.write_str("yandex"),
+            Format::Tsv => f.write_str("tsv"),
+            Format::Jsonl => f.write_str("jsonl"),
+            Format::Bracketed(c) if *c == Columns::NCM => f.write_str("ncm"),
+            Format::Bracketed(c) => write!(f, "bracketed:{c}"),
+            Format::YandexRpc => f.write_str("yandex-rpc"),
+            Format::Auto => f.write_str("auto"),
         }
     }
 }
@@ -53,13 +97,16 @@ pub struct RawSession {
     pub docs: Vec<String>,
     /// Click flags by rank.
     pub clicks: Vec<bool>,
-    /// Session start time in seconds, if given.
+    /// Session start time, if given (seconds; for `yandex-rpc` the log's own time unit,
+    /// relative to the start of the search session).
     pub timestamp: Option<f64>,
-    /// Dwell time per rank in seconds (0 when not clicked), if given.
+    /// Dwell time per rank (0 when not clicked; NaN when clicked but unknown), if given.
     pub dwell: Option<Vec<f64>>,
+    /// Time of the first click per rank relative to the query (NaN when not clicked), if known.
+    pub click_times: Option<Vec<f64>>,
 }
 
-/// What a read skipped.
+/// What a read found, skipped and chose.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReadReport {
     /// Sessions read.
@@ -68,248 +115,51 @@ pub struct ReadReport {
     pub skipped_lines: usize,
     /// The first skipped line's error, for the message.
     pub first_error: Option<String>,
+    /// `yandex-rpc`: clicks on a URL that is not on the session's latest SERP (ignored).
+    pub unmatched_clicks: usize,
+    /// The format read (the detected one for [`Format::Auto`]).
+    pub format: Option<Format>,
+    /// The input could be read only once (standard input, a pipe): the sessions were kept
+    /// in memory for later passes.
+    pub buffered: bool,
 }
 
-/// Parses the sessions of one line. Errors are reasons without the location.
-fn parse_line(line: &str, format: Format, out: &mut Vec<RawSession>) -> std::result::Result<(), String> {
-    match format {
-        Format::Yandex => parse_yandex_line(line, out),
-        Format::Tsv => parse_tsv_line(line, out),
-        Format::Jsonl => parse_jsonl_line(line, out),
-    }
-}
-
-fn parse_yandex_line(line: &str, out: &mut Vec<RawSession>) -> std::result::Result<(), String> {
-    for (k, part) in line.split(';').enumerate() {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
+impl ReadReport {
+    /// Messages a user must see about this read (skipped lines, ignored clicks, buffering).
+    pub fn warnings(&self, file: &str) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.skipped_lines > 0 {
+            w.push(format!(
+                "{file}: skipped {} bad line(s); first: {}",
+                self.skipped_lines,
+                self.first_error.as_deref().unwrap_or("")
+            ));
         }
-        let at = |reason: &str| format!("impression {}: {reason}", k + 1);
-        let (query, rest) = part.split_once('\t').ok_or_else(|| at("no TAB between the query id and the results"))?;
-        let query = query.trim();
-        if query.is_empty() {
-            return Err(at("empty query id"));
+        if self.unmatched_clicks > 0 {
+            w.push(format!(
+                "{file}: ignored {} click(s) on URLs that are not on the session's latest result page",
+                self.unmatched_clicks
+            ));
         }
-        let (docs, clicked) = rest.split_once(':').ok_or_else(|| at("no `:` between the results and the clicks"))?;
-        let docs: Vec<String> = docs.split(',').map(|d| d.trim().to_string()).collect();
-        if docs.iter().any(String::is_empty) {
-            return Err(at("empty document id in the result list"));
+        if self.buffered {
+            w.push(format!(
+                "{file}: not a regular file (standard input or a pipe) and can be read only once: its sessions \
+                 ({}) are kept in memory for the later passes",
+                self.sessions
+            ));
         }
-        let clicked: Vec<&str> = clicked.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
-        if clicked.iter().any(|c| c.contains(char::is_whitespace)) {
-            return Err(at("clicked document ids must be separated by commas"));
-        }
-        let clicks = docs.iter().map(|d| clicked.contains(&d.as_str())).collect();
-        out.push(RawSession { id: None, query: query.to_string(), docs, clicks, timestamp: None, dwell: None });
-    }
-    Ok(())
-}
-
-fn parse_list_f64(field: &str, what: &str) -> std::result::Result<Vec<f64>, String> {
-    field
-        .split(',')
-        .map(|x| {
-            let x = x.trim();
-            if x.is_empty() {
-                return Ok(0.0);
-            }
-            x.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| format!("{what}: `{x}` is not a finite number >= 0"))
-        })
-        .collect()
-}
-
-fn parse_tsv_line(line: &str, out: &mut Vec<RawSession>) -> std::result::Result<(), String> {
-    let f: Vec<&str> = line.split('\t').collect();
-    if f.first().map(|s| s.trim()) == Some("session_id") {
-        return Ok(()); // header
-    }
-    if f.len() < 4 || f.len() > 6 {
-        return Err(format!(
-            "expected 4 to 6 TAB-separated fields (session_id, query, documents, clicks[, timestamp[, dwell]]), found {}",
-            f.len()
-        ));
-    }
-    let query = f[1].trim();
-    if query.is_empty() {
-        return Err("empty query id".into());
-    }
-    let docs: Vec<String> = f[2].split(',').map(|d| d.trim().to_string()).collect();
-    if docs.iter().any(String::is_empty) {
-        return Err("empty document id in the result list".into());
-    }
-    let clicks = f[3]
-        .split(',')
-        .map(|c| match c.trim() {
-            "0" => Ok(false),
-            "1" => Ok(true),
-            other => Err(format!("click flag `{other}` must be 0 or 1")),
-        })
-        .collect::<std::result::Result<Vec<bool>, String>>()?;
-    if clicks.len() != docs.len() {
-        return Err(format!("{} documents but {} click flags", docs.len(), clicks.len()));
-    }
-    let timestamp = match f.get(4).map(|t| t.trim()) {
-        None | Some("") => None,
-        Some(t) => Some(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| format!("timestamp `{t}` is not a number"))?),
-    };
-    let dwell = match f.get(5).map(|t| t.trim()) {
-        None | Some("") => None,
-        Some(t) => {
-            let d = parse_list_f64(t, "dwell")?;
-            if d.len() != docs.len() {
-                return Err(format!("{} documents but {} dwell times", docs.len(), d.len()));
-            }
-            Some(d)
-        }
-    };
-    let id = Some(f[0].trim().to_string()).filter(|s| !s.is_empty());
-    out.push(RawSession { id, query: query.to_string(), docs, clicks, timestamp, dwell });
-    Ok(())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JsonSession {
-    #[serde(default)]
-    session: Option<serde_json::Value>,
-    query: serde_json::Value,
-    documents: Vec<serde_json::Value>,
-    clicks: Vec<serde_json::Value>,
-    #[serde(default)]
-    timestamp: Option<f64>,
-    #[serde(default)]
-    dwell: Option<Vec<f64>>,
-}
-
-fn json_id(v: &serde_json::Value, what: &str) -> std::result::Result<String, String> {
-    match v {
-        serde_json::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-        serde_json::Value::Number(n) => Ok(n.to_string()),
-        _ => Err(format!("{what} must be a non-empty string or a number")),
+        w
     }
 }
 
-fn parse_jsonl_line(line: &str, out: &mut Vec<RawSession>) -> std::result::Result<(), String> {
-    let j: JsonSession = serde_json::from_str(line).map_err(|e| format!("invalid JSON session: {e}"))?;
-    let query = json_id(&j.query, "`query`")?;
-    let docs = j.documents.iter().map(|d| json_id(d, "every entry of `documents`")).collect::<std::result::Result<Vec<_>, _>>()?;
-    let clicks = j
-        .clicks
-        .iter()
-        .map(|c| match c {
-            serde_json::Value::Bool(b) => Ok(*b),
-            serde_json::Value::Number(n) if n.as_u64() == Some(0) => Ok(false),
-            serde_json::Value::Number(n) if n.as_u64() == Some(1) => Ok(true),
-            other => Err(format!("click flag {other} must be 0, 1, true or false")),
-        })
-        .collect::<std::result::Result<Vec<bool>, String>>()?;
-    if docs.is_empty() {
-        return Err("`documents` must not be empty".into());
-    }
-    if clicks.len() != docs.len() {
-        return Err(format!("{} documents but {} click flags", docs.len(), clicks.len()));
-    }
-    if let Some(d) = &j.dwell {
-        if d.len() != docs.len() || d.iter().any(|x| !x.is_finite() || *x < 0.0) {
-            return Err("`dwell` must hold one finite number >= 0 per document".into());
-        }
-    }
-    if j.timestamp.is_some_and(|t| !t.is_finite()) {
-        return Err("`timestamp` must be finite".into());
-    }
-    let id = j.session.as_ref().map(|s| json_id(s, "`session`")).transpose()?;
-    out.push(RawSession { id, query, docs, clicks, timestamp: j.timestamp, dwell: j.dwell });
-    Ok(())
-}
-
-/// Streams the sessions of a log, line by line: memory does not grow with the file.
-pub struct SessionReader<R: BufRead> {
-    input: R,
-    format: Format,
-    name: String,
-    skip_bad_lines: bool,
-    line_no: usize,
-    line: String,
-    pending: std::collections::VecDeque<RawSession>,
-    buffer: Vec<RawSession>,
-    /// Counts of what was read and skipped so far.
-    pub report: ReadReport,
-}
-
-impl SessionReader<std::io::BufReader<std::fs::File>> {
-    /// Opens `path` for streaming.
-    pub fn open(path: &Path, format: Format, skip_bad_lines: bool) -> Result<Self> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(SessionReader::new(std::io::BufReader::with_capacity(1 << 20, file), format, &path.display().to_string(), skip_bad_lines))
-    }
-}
-
-impl<R: BufRead> SessionReader<R> {
-    /// Streams `input`; `name` names it in errors.
-    pub fn new(input: R, format: Format, name: &str, skip_bad_lines: bool) -> Self {
-        SessionReader {
-            input,
-            format,
-            name: name.to_string(),
-            skip_bad_lines,
-            line_no: 0,
-            line: String::new(),
-            pending: Default::default(),
-            buffer: Vec::new(),
-            report: ReadReport::default(),
-        }
-    }
-}
-
-impl<R: BufRead> Iterator for SessionReader<R> {
-    type Item = Result<RawSession>;
-
-    fn next(&mut self) -> Option<Result<RawSession>> {
-        loop {
-            if let Some(s) = self.pending.pop_front() {
-                self.report.sessions += 1;
-                return Some(Ok(s));
-            }
-            self.line.clear();
-            match self.input.read_line(&mut self.line) {
-                Ok(0) => return None,
-                Ok(_) => {}
-                Err(e) => return Some(Err(Error::io(&self.name, e))),
-            }
-            self.line_no += 1;
-            let text = self.line.trim_end_matches(['\n', '\r']);
-            if text.trim().is_empty() || text.starts_with('#') {
-                continue;
-            }
-            self.buffer.clear();
-            match parse_line(text, self.format, &mut self.buffer) {
-                Ok(()) => self.pending.extend(self.buffer.drain(..)),
-                Err(reason) => {
-                    let err = Error::parse(&self.name, self.line_no, reason);
-                    if self.skip_bad_lines {
-                        self.report.skipped_lines += 1;
-                        if self.report.first_error.is_none() {
-                            self.report.first_error = Some(err.to_string());
-                        }
-                    } else {
-                        return Some(Err(err));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Dense indices for query ids, document ids and (query, document) pairs.
+/// Dense indices for query ids, document ids and (query, document) pairs. The hash maps use
+/// the Fx hash (rustc-hash): ids come from the log, not from an adversary, and SipHash was a
+/// third of the reading time.
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
-    query_index: HashMap<String, u32>,
-    doc_index: HashMap<String, u32>,
-    pair_index: HashMap<(u32, u32), u32>,
+    query_index: FxHashMap<String, u32>,
+    doc_index: FxHashMap<String, u32>,
+    pair_index: FxHashMap<u64, u32>,
     /// Query id of each query index.
     pub queries: Vec<String>,
     /// Document id of each document index.
@@ -332,7 +182,7 @@ impl Vocab {
     /// Index of the pair (query index, document index), added if new.
     pub fn intern_pair(&mut self, q: u32, d: u32) -> u32 {
         let next = self.pairs.len() as u32;
-        let i = *self.pair_index.entry((q, d)).or_insert(next);
+        let i = *self.pair_index.entry(pair_key(q, d)).or_insert(next);
         if i == next {
             self.pairs.push((q, d));
         }
@@ -348,7 +198,7 @@ impl Vocab {
     pub fn pair(&self, q: &str, d: &str) -> Option<u32> {
         let q = self.query_index.get(q)?;
         let d = self.doc_index.get(d)?;
-        self.pair_index.get(&(*q, *d)).copied()
+        self.pair_index.get(&pair_key(*q, *d)).copied()
     }
 
     /// Number of distinct pairs.
@@ -357,7 +207,12 @@ impl Vocab {
     }
 }
 
-fn intern(index: &mut HashMap<String, u32>, names: &mut Vec<String>, key: &str) -> u32 {
+#[inline]
+fn pair_key(q: u32, d: u32) -> u64 {
+    (q as u64) << 32 | d as u64
+}
+
+fn intern(index: &mut FxHashMap<String, u32>, names: &mut Vec<String>, key: &str) -> u32 {
     if let Some(&i) = index.get(key) {
         return i;
     }
@@ -397,6 +252,10 @@ pub struct ClickLog {
     pub pairs: Vec<u32>,
     /// Click flag per (session, rank).
     pub clicks: Vec<bool>,
+    /// Dwell per (session, rank), parallel to `pairs`, or empty when no session of the log
+    /// has dwell: 0 when not clicked, NaN when unknown (a click that ended the session, or a
+    /// session of the log without dwell). Units as in the log (seconds, or Yandex time units).
+    pub dwell: Vec<f32>,
 }
 
 impl ClickLog {
@@ -417,9 +276,25 @@ impl ClickLog {
 
     /// Appends a session of dense ids.
     pub fn push(&mut self, query: u32, pairs: &[u32], clicks: &[bool]) {
+        self.push_with_dwell(query, pairs, clicks, None);
+    }
+
+    /// Appends a session with its dwell per rank (see [`ClickLog::dwell`]).
+    pub fn push_with_dwell(&mut self, query: u32, pairs: &[u32], clicks: &[bool], dwell: Option<&[f64]>) {
         debug_assert_eq!(pairs.len(), clicks.len());
         if self.offsets.is_empty() {
             self.offsets.push(0);
+        }
+        match dwell {
+            Some(d) => {
+                debug_assert_eq!(d.len(), pairs.len());
+                if self.dwell.is_empty() {
+                    self.dwell.resize(self.pairs.len(), f32::NAN);
+                }
+                self.dwell.extend(d.iter().map(|&x| x as f32));
+            }
+            None if !self.dwell.is_empty() => self.dwell.resize(self.pairs.len() + pairs.len(), f32::NAN),
+            None => {}
         }
         self.queries.push(query);
         self.pairs.extend_from_slice(pairs);
@@ -434,6 +309,11 @@ impl ClickLog {
         SessionRef { query: self.queries[i], pairs: &self.pairs[a..b], clicks: &self.clicks[a..b] }
     }
 
+    /// Dwell per rank of session `i`, when the log has dwell.
+    pub fn session_dwell(&self, i: usize) -> Option<&[f32]> {
+        (!self.dwell.is_empty()).then(|| &self.dwell[self.offsets[i] as usize..self.offsets[i + 1] as usize])
+    }
+
     /// Iterates over the sessions in order.
     pub fn iter(&self) -> impl Iterator<Item = SessionRef<'_>> + '_ {
         (0..self.len()).map(move |i| self.session(i))
@@ -442,9 +322,15 @@ impl ClickLog {
     /// A new log with the sessions at `indices`, in that order (same vocabulary).
     pub fn subset(&self, indices: impl IntoIterator<Item = usize>) -> ClickLog {
         let mut out = ClickLog::new();
+        let mut d64 = Vec::new();
         for i in indices {
             let s = self.session(i);
-            out.push(s.query, s.pairs, s.clicks);
+            let dwell = self.session_dwell(i).map(|d| {
+                d64.clear();
+                d64.extend(d.iter().map(|&x| x as f64));
+                d64.as_slice()
+            });
+            out.push_with_dwell(s.query, s.pairs, s.clicks, dwell);
         }
         out
     }
@@ -466,6 +352,18 @@ pub struct LogData {
     pub report: ReadReport,
 }
 
+/// Interns one parsed session and appends it to `log`.
+fn push_interned(vocab: &mut Vocab, log: &mut ClickLog, pairs: &mut Vec<u32>, s: &SessionBuf) {
+    let q = vocab.intern_query(s.query());
+    pairs.clear();
+    for d in s.docs() {
+        let d = vocab.intern_doc(d);
+        pairs.push(vocab.intern_pair(q, d));
+    }
+    let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
+    log.push_with_dwell(q, pairs, &s.clicks, dwell);
+}
+
 impl LogData {
     /// Interns a session into the log.
     pub fn push_raw(&mut self, s: &RawSession) {
@@ -478,48 +376,48 @@ impl LogData {
                 self.vocab.intern_pair(q, d)
             })
             .collect();
-        self.log.push(q, &pairs, &s.clicks);
+        self.log.push_with_dwell(q, &pairs, &s.clicks, s.dwell.as_deref());
     }
 
-    /// Reads a whole file.
+    /// Reads a whole file (`-` for standard input; gzip and zstd are detected).
     pub fn read(path: &Path, format: Format, skip_bad_lines: bool) -> Result<Self> {
-        let reader = SessionReader::open(path, format, skip_bad_lines)?;
-        Self::from_reader(reader)
+        Self::read_with(path, &ReadOptions::new(format).skip_bad_lines(skip_bad_lines))
+    }
+
+    /// Reads a whole file with the given options.
+    pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<Self> {
+        Self::from_input(input::open(path)?, opts)
+    }
+
+    /// Reads every session of an opened input.
+    pub fn from_input(input: Input, opts: &ReadOptions) -> Result<Self> {
+        let mut data = LogData { log: ClickLog::new(), ..Default::default() };
+        let (vocab, log) = (&mut data.vocab, &mut data.log);
+        let mut pairs = Vec::new();
+        data.report = for_each_session(input, opts, &mut |s| {
+            push_interned(vocab, log, &mut pairs, s);
+            Ok(())
+        })?;
+        Ok(data)
     }
 
     /// Parses text (for tests and small inputs); `name` names it in errors.
     pub fn parse(text: &str, format: Format, name: &str, skip_bad_lines: bool) -> Result<Self> {
-        Self::from_reader(SessionReader::new(text.as_bytes(), format, name, skip_bad_lines))
-    }
-
-    /// Reads every session of `reader`.
-    pub fn from_reader<R: BufRead>(mut reader: SessionReader<R>) -> Result<Self> {
-        let mut data = LogData { log: ClickLog::new(), ..Default::default() };
-        for s in reader.by_ref() {
-            data.push_raw(&s?);
-        }
-        data.report = reader.report.clone();
-        Ok(data)
+        let input = Input::from_bytes(name, text.as_bytes().to_vec())?;
+        Self::from_input(input, &ReadOptions::new(format).skip_bad_lines(skip_bad_lines))
     }
 
     /// Reads another file into the same vocabulary and returns its sessions as a separate log.
     pub fn read_more(&mut self, path: &Path, format: Format, skip_bad_lines: bool) -> Result<(ClickLog, ReadReport)> {
-        let mut reader = SessionReader::open(path, format, skip_bad_lines)?;
         let mut log = ClickLog::new();
-        for s in reader.by_ref() {
-            let s = s?;
-            let q = self.vocab.intern_query(&s.query);
-            let pairs: Vec<u32> = s
-                .docs
-                .iter()
-                .map(|d| {
-                    let d = self.vocab.intern_doc(d);
-                    self.vocab.intern_pair(q, d)
-                })
-                .collect();
-            log.push(q, &pairs, &s.clicks);
-        }
-        Ok((log, reader.report.clone()))
+        let vocab = &mut self.vocab;
+        let mut pairs = Vec::new();
+        let opts = ReadOptions::new(format).skip_bad_lines(skip_bad_lines);
+        let report = for_each_session(input::open(path)?, &opts, &mut |s| {
+            push_interned(vocab, &mut log, &mut pairs, s);
+            Ok(())
+        })?;
+        Ok((log, report))
     }
 }
 
@@ -546,12 +444,22 @@ impl SessionSource for &ClickLog {
     }
 }
 
+/// Whether `path` can be read more than once from the start: a regular file (not `-`, a
+/// pipe, a FIFO or a terminal).
+pub fn is_rereadable(path: &Path) -> bool {
+    !input::is_stdin(path) && std::fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
+}
+
 /// A log file streamed from disk on every pass; only the vocabulary stays in memory.
+///
+/// Input that can be read only once (standard input, a pipe or FIFO) cannot be re-read, so
+/// the first pass keeps its interned sessions in memory (about 5 bytes per result, not the
+/// text) and later passes replay them; [`ReadReport::buffered`] says so. Nothing blocks.
 #[derive(Debug)]
 pub struct FileSource {
-    /// The file.
+    /// The file (`-` for standard input).
     pub path: PathBuf,
-    /// Its format.
+    /// Its format ([`Format::Auto`] is resolved on the first pass).
     pub format: Format,
     /// Skip bad lines instead of failing.
     pub skip_bad_lines: bool,
@@ -559,30 +467,59 @@ pub struct FileSource {
     pub vocab: Vocab,
     /// Report of the last pass.
     pub report: ReadReport,
+    buffered: Option<ClickLog>,
 }
 
 impl FileSource {
     /// A source over `path`.
     pub fn new(path: impl Into<PathBuf>, format: Format, skip_bad_lines: bool) -> Self {
-        FileSource { path: path.into(), format, skip_bad_lines, vocab: Vocab::default(), report: ReadReport::default() }
+        FileSource {
+            path: path.into(),
+            format,
+            skip_bad_lines,
+            vocab: Vocab::default(),
+            report: ReadReport::default(),
+            buffered: None,
+        }
     }
 }
 
 impl SessionSource for FileSource {
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
-        let mut reader = SessionReader::open(&self.path, self.format, self.skip_bad_lines)?;
+        if let Some(log) = &self.buffered {
+            for s in log.iter() {
+                f(s);
+            }
+            return Ok(());
+        }
+        let keep = !is_rereadable(&self.path);
+        let input = input::open(&self.path)?;
+        let opts = ReadOptions::new(self.format).skip_bad_lines(self.skip_bad_lines);
+        let vocab = &mut self.vocab;
+        let mut kept = ClickLog::new();
         let mut pairs = Vec::new();
-        for s in reader.by_ref() {
-            let s = s?;
-            let q = self.vocab.intern_query(&s.query);
+        let mut report = for_each_session(input, &opts, &mut |s| {
+            let q = vocab.intern_query(s.query());
             pairs.clear();
-            for d in &s.docs {
-                let d = self.vocab.intern_doc(d);
-                pairs.push(self.vocab.intern_pair(q, d));
+            for d in s.docs() {
+                let d = vocab.intern_doc(d);
+                pairs.push(vocab.intern_pair(q, d));
+            }
+            if keep {
+                let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
+                kept.push_with_dwell(q, &pairs, &s.clicks, dwell);
             }
             f(SessionRef { query: q, pairs: &pairs, clicks: &s.clicks });
+            Ok(())
+        })?;
+        if let Some(fmt) = report.format {
+            self.format = fmt;
         }
-        self.report = reader.report.clone();
+        if keep {
+            report.buffered = true;
+            self.buffered = Some(kept);
+        }
+        self.report = report;
         Ok(())
     }
     fn pair_count_hint(&self) -> usize {
@@ -591,79 +528,4 @@ impl SessionSource for FileSource {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn yandex_line_with_several_impressions() {
-        let text = "98435_1\ta,b,c : b , a , b , zz; 98435_1\tc,b,a :  ;  7_0\tx,y :\n";
-        let d = LogData::parse(text, Format::Yandex, "t", false).unwrap();
-        assert_eq!(d.log.len(), 3);
-        assert_eq!(d.log.session(0).clicks, &[true, true, false]);
-        assert_eq!(d.log.session(1).clicks, &[false, false, false]);
-        assert_eq!(d.vocab.queries, vec!["98435_1", "7_0"]);
-        // (q, a) is the same pair in sessions 0 and 1.
-        assert_eq!(d.log.session(0).pairs[0], d.log.session(1).pairs[2]);
-        assert_eq!(d.vocab.pair_count(), 5);
-    }
-
-    #[test]
-    fn yandex_rejects_malformed_line_with_its_number() {
-        let text = "q\ta,b : a\nq\ta,b : b; q a,b : a\n";
-        let err = LogData::parse(text, Format::Yandex, "log.txt", false).unwrap_err().to_string();
-        assert!(err.starts_with("log.txt:2:"), "{err}");
-        assert!(err.contains("impression 2") && err.contains("TAB"), "{err}");
-        let err = LogData::parse("q\ta,,b : a\n", Format::Yandex, "f", false).unwrap_err().to_string();
-        assert!(err.contains("f:1:") && err.contains("empty document id"), "{err}");
-        let err = LogData::parse("q\ta,b a\n", Format::Yandex, "f", false).unwrap_err().to_string();
-        assert!(err.contains("f:1:") && err.contains("`:`"), "{err}");
-    }
-
-    #[test]
-    fn skip_bad_lines_counts_them() {
-        let text = "q\ta,b : a\nbroken\nq\tb,a :\n";
-        let d = LogData::parse(text, Format::Yandex, "f", true).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.report.skipped_lines, 1);
-        assert!(d.report.first_error.as_deref().unwrap().contains("f:2:"));
-    }
-
-    #[test]
-    fn tsv_and_jsonl_formats() {
-        let tsv = "session_id\tquery\tdocuments\tclicks\ts1\tq\td1,d2\t0,1\t12.5\t0,30\ns2\tq\td2,d1\t1,0\n";
-        let tsv = tsv.replacen("clicks\ts1", "clicks\ns1", 1);
-        let d = LogData::parse(&tsv, Format::Tsv, "t", false).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.log.session(1).clicks, &[true, false]);
-        let err = LogData::parse("s\tq\td1,d2\t0\n", Format::Tsv, "t", false).unwrap_err().to_string();
-        assert!(err.contains("t:1:") && err.contains("2 documents but 1 click flags"), "{err}");
-        let err = LogData::parse("s\tq\td1\t2\n", Format::Tsv, "t", false).unwrap_err().to_string();
-        assert!(err.contains("must be 0 or 1"), "{err}");
-
-        let jl = r#"{"session":"s1","query":"q","documents":["d1","d2"],"clicks":[0,1],"dwell":[0,12]}
-{"query":7,"documents":["d2","d1"],"clicks":[true,false]}
-"#;
-        let d = LogData::parse(jl, Format::Jsonl, "j", false).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.vocab.queries, vec!["q", "7"]);
-        let err = LogData::parse("{\"query\":\"q\",\"documents\":[\"a\"],\"clicks\":[1],\"extra\":1}\n", Format::Jsonl, "j", false)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("j:1:") && err.contains("extra"), "{err}");
-    }
-
-    #[test]
-    fn file_source_streams_same_sessions() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("l.txt");
-        std::fs::write(&p, "q\ta,b : a; r\tb,a : a\n").unwrap();
-        let mut src = FileSource::new(&p, Format::Yandex, false);
-        let mut seen = Vec::new();
-        for _ in 0..2 {
-            src.pass(&mut |s| seen.push((s.query, s.pairs.to_vec(), s.clicks.to_vec()))).unwrap();
-        }
-        assert_eq!(seen.len(), 4);
-        assert_eq!(seen[0], seen[2]);
-        assert_eq!(seen[1].2, vec![false, true]);
-    }
-}
+mod tests;

@@ -1,251 +1,592 @@
-//! From replicate outcomes to distributions, comparisons and files (CSV, JSON, SVG).
+//! The one report every front end writes: summaries of every measure, paired comparisons of
+//! systems on every measure, across-topic tests, a verdict table that shows benefits and costs
+//! side by side, gain over time and effort with bands, gain at fixed budgets, plots, and (on
+//! request) every session.
+//!
+//! | file | content |
+//! |---|---|
+//! | `summary.csv` | per topic, system, profile and measure: n, mean, sd, se, min, quantiles, max, `exact` |
+//! | `pooled.csv` | the same per system and profile over all topics |
+//! | `comparison.csv` | per profile, system pair, topic (and `pooled`) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
+//! | `tests.csv` | across-topic Wilcoxon signed-rank test of per-topic means per measure: test, statistic, n, p, warning |
+//! | `verdict.csv` | per profile and pair: which measures favour A, which B, with differences and intervals |
+//! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
+//! | `budgets.csv` | gain by fixed time and effort budgets, per system, and paired differences |
+//! | `summary.json` | all of the above plus warnings |
+//! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
+//! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
-mod atomic;
+mod files;
 mod plot;
 
-pub use atomic::{write_atomic, write_atomic_with};
-pub use plot::{ecdf_svg, plot_err};
+pub use crate::write::{csv_field, write_atomic, write_atomic_with};
+pub use files::Staged;
+pub use plot::{plot_err, OKABE_ITO};
 
-use crate::collection::Collection;
-use crate::error::Result;
-use crate::simulate::{CellSamples, MEASURES};
-use crate::stats::{median, wilcoxon_signed_rank, SignedRank, Summary};
-use crate::user::UserProfile;
+use crate::error::{Error, Result};
+use crate::scenario::{Loaded, Scenario, ScenarioRun};
+use crate::simulate::summary::{DiffSummary, Grid, PairSummary};
+use crate::simulate::{Better, Plan, ReportSink, RunSummary, SinkConfig, MEASURES};
+use crate::stats::{wilcoxon_signed_rank, Sketch};
 use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
-/// Distribution of every measure in one (topic, system, profile) cell.
-#[derive(Debug, Clone, Serialize)]
-pub struct CellSummary {
-    /// Topic id.
-    pub topic: String,
-    /// System name.
-    pub system: String,
-    /// Profile name.
-    pub profile: String,
-    /// `(measure, summary)` in [`MEASURES`] order.
-    pub measures: Vec<(String, Summary)>,
+/// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
+pub fn nice_ceil(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(x.log10().floor());
+    for m in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] {
+        if m * p >= x * (1.0 - 1e-12) {
+            return m * p;
+        }
+    }
+    10.0 * p
 }
 
-/// Summarises every cell.
-pub fn summarise(c: &Collection, profiles: &[UserProfile], cells: &[CellSamples], bins: usize) -> Vec<CellSummary> {
-    cells
-        .iter()
-        .map(|cell| CellSummary {
-            topic: c.topics[cell.topic].id.clone(),
-            system: c.systems[cell.system].name.clone(),
-            profile: profiles[cell.profile].name.clone(),
-            measures: MEASURES
-                .iter()
-                .enumerate()
-                .map(|(m, name)| {
-                    let xs: Vec<f64> = cell.outcomes.iter().map(|o| o.measure(m)).collect();
-                    (name.to_string(), Summary::of(&xs, bins))
-                })
-                .collect(),
-        })
-        .collect()
+/// Collects time and effort of every session (for the pilot).
+struct Pilot(std::sync::Mutex<(Sketch, Sketch)>);
+
+impl crate::simulate::Sink for Pilot {
+    type Acc = (Sketch, Sketch);
+    fn start(&self, _: &crate::simulate::Unit) -> Self::Acc {
+        (Sketch::default(), Sketch::default())
+    }
+    fn record(&self, acc: &mut Self::Acc, r: &crate::simulate::Record) {
+        for o in r.outcomes.iter().flatten() {
+            acc.0.add(o.time);
+            acc.1.add(o.effort);
+        }
+    }
+    fn finish(&self, _: &crate::simulate::Unit, acc: Self::Acc) -> Result<()> {
+        let mut g = self.0.lock().expect("no panics while locked");
+        g.0.merge(&acc.0);
+        g.1.merge(&acc.1);
+        Ok(())
+    }
 }
 
-/// Effort of system A against system B on one topic, replicate i paired with replicate i.
-#[derive(Debug, Clone, Serialize)]
-pub struct TopicComparison {
-    /// Topic id.
-    pub topic: String,
-    /// Distribution of effort(A) - effort(B).
-    pub effort_difference: Summary,
-    /// P(A needs less effort than B).
-    pub p_a_less: f64,
-    /// P(equal effort).
-    pub p_tie: f64,
-    /// Median effort under A.
-    pub median_a: f64,
-    /// Median effort under B.
-    pub median_b: f64,
+/// The largest hard budget of the profiles on one axis, if every profile has a fixed one.
+fn budget_max(loaded: &Loaded, effort: bool) -> Option<f64> {
+    let mut max: f64 = 0.0;
+    for p in &loaded.prepared {
+        let b = if effort { &p.profile.budget.effort } else { &p.profile.budget.seconds };
+        max = max.max(b.as_ref()?.fixed()?);
+    }
+    (max > 0.0 && max.is_finite()).then_some(max)
 }
 
-/// A paired comparison of two systems under one user population.
-#[derive(Debug, Clone, Serialize)]
-pub struct PairComparison {
-    /// Profile name.
+/// The grids and budgets of the report: from `[report]`, else the profiles' budgets, else a
+/// pilot of up to 500 users (deterministic: the same users as the run).
+pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f64>, Vec<f64>)> {
+    let spec = &scenario.report;
+    let need_pilot = (spec.time_grid.is_none() && budget_max(loaded, false).is_none())
+        || (spec.effort_grid.is_none() && budget_max(loaded, true).is_none());
+    let (mut t99, mut e99) = (1.0, 1.0);
+    if need_pilot {
+        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates.min(500), seed: scenario.seed, block: None };
+        let pilot = Pilot(std::sync::Mutex::new((Sketch::default(), Sketch::default())));
+        crate::simulate::run(&plan, &pilot, &|_, _| {})?;
+        let (t, e) = pilot.0.into_inner().expect("no panics while locked");
+        t99 = nice_ceil(t.quantile(0.99));
+        e99 = nice_ceil(e.quantile(0.99));
+    }
+    let time = match spec.time_grid {
+        Some(g) => Grid::to(g.max, g.points),
+        None => Grid::to(budget_max(loaded, false).unwrap_or(t99), 61),
+    };
+    let effort = match spec.effort_grid {
+        Some(g) => Grid::to(g.max, g.points),
+        None => Grid::to(budget_max(loaded, true).unwrap_or(e99), 61),
+    };
+    let default_budgets = |g: &Grid| vec![g.max() / 4.0, g.max() / 2.0, g.max()];
+    let tb = spec.time_budgets.clone().unwrap_or_else(|| default_budgets(&time));
+    let eb = spec.effort_budgets.clone().unwrap_or_else(|| default_budgets(&effort));
+    Ok((time, effort, tb, eb))
+}
+
+/// Simulates a loaded scenario and writes its report into `[output] dir`.
+pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
+    let mut staged = stage(scenario, "simulate")?;
+    let summary = run_into(scenario, loaded, &mut staged, progress)?;
+    let written = staged.commit()?;
+    Ok(ScenarioRun { written, summary, warnings: loaded.warnings.clone() })
+}
+
+/// Stages the output directory of `scenario` for `command`; the manifest records the seed and
+/// the hash of the scenario as run (after command-line overrides).
+pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
+    let text = toml::to_string(scenario).unwrap_or_default();
+    Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
+}
+
+/// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
+pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<RunSummary> {
+    let (time_grid, effort_grid, time_budgets, effort_budgets) = grids(scenario, loaded)?;
+    let cells = loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len();
+    let per_topic = scenario.report.per_topic_quantiles.unwrap_or(cells <= 5000);
+    let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
+    let cfg = SinkConfig {
+        per_topic_sketches: per_topic,
+        time_grid,
+        effort_grid,
+        time_budgets,
+        effort_budgets,
+        pairs: loaded.pairs.clone(),
+        samples: parts.clone(),
+    };
+    let names: Vec<String> = loaded.prepared.iter().map(|p| p.profile.name.clone()).collect();
+    let sink = ReportSink::new(&loaded.world, names, cfg)?;
+    let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None };
+    crate::simulate::run(&plan, &sink, progress)?;
+    let summary = sink.finish_summary();
+    if let Some(dir) = &parts {
+        let units = crate::simulate::engine::units(&plan).len();
+        staged.write_with("samples.csv", |w| {
+            writeln!(w, "{}", ReportSink::samples_header())?;
+            for u in 0..units {
+                let part = ReportSink::part_file(dir, u);
+                let mut f = std::fs::File::open(&part)?;
+                std::io::copy(&mut f, w)?;
+                std::fs::remove_file(&part)?;
+            }
+            Ok(())
+        })?;
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    let report = Report::new(scenario, &summary, &loaded.warnings);
+    report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
+    for w in &loaded.warnings {
+        staged.warn(w.clone());
+    }
+    Ok(summary)
+}
+
+/// An across-topic test of one measure for one pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopicTest {
+    /// Profile.
     pub profile: String,
     /// System A.
     pub system_a: String,
     /// System B.
     pub system_b: String,
-    /// Per topic where both systems returned results.
-    pub topics: Vec<TopicComparison>,
-    /// Wilcoxon signed-rank test of the per-topic median efforts (A vs B).
-    pub wilcoxon: SignedRank,
+    /// Measure.
+    pub measure: String,
+    /// Test name.
+    pub test: String,
+    /// Statistic (Wilcoxon's V: the sum of ranks of positive differences A - B).
+    pub statistic: f64,
+    /// Topics with a non-zero difference of means.
+    pub n: usize,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    /// Topics compared.
+    pub topics: usize,
+    /// Why the test should not be trusted, empty when there is no reason.
+    pub warning: String,
 }
 
-/// Compares the requested system pairs (all pairs if `pairs` is empty) for every profile.
-pub fn compare_systems(
-    c: &Collection,
-    profiles: &[UserProfile],
-    cells: &[CellSamples],
-    pairs: &[[String; 2]],
-    bins: usize,
-) -> Vec<PairComparison> {
-    let mut index = std::collections::HashMap::new();
-    for (i, cell) in cells.iter().enumerate() {
-        index.insert((cell.topic, cell.system, cell.profile), i);
-    }
-    let pairs: Vec<(usize, usize)> = if pairs.is_empty() {
-        let n = c.systems.len();
-        (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect()
+/// One measure in a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerdictMeasure {
+    /// Measure.
+    pub measure: String,
+    /// Better direction.
+    pub better: Better,
+    /// Mean difference A - B over sessions (pooled over topics).
+    pub diff: f64,
+    /// 95 % interval of the mean difference (normal, sessions as pairs).
+    pub ci: [f64; 2],
+    /// P(A better) over paired sessions.
+    pub p_a_better: f64,
+    /// `a`, `b` or empty: which system the measure favours (the interval excludes 0).
+    pub favours: String,
+}
+
+/// The verdict on a pair: every measure side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Profile.
+    pub profile: String,
+    /// System A.
+    pub system_a: String,
+    /// System B.
+    pub system_b: String,
+    /// One sentence naming what favours each system.
+    pub verdict: String,
+    /// Measures favouring A.
+    pub favours_a: Vec<String>,
+    /// Measures favouring B.
+    pub favours_b: Vec<String>,
+    /// Every measure.
+    pub measures: Vec<VerdictMeasure>,
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else if x.abs() >= 1.0 {
+        format!("{x:.2}")
     } else {
-        pairs
-            .iter()
-            .filter_map(|[a, b]| Some((c.system_index(a)?, c.system_index(b)?)))
-            .collect()
-    };
-    let mut out = Vec::new();
-    for (p, profile) in profiles.iter().enumerate() {
-        for &(a, b) in &pairs {
-            let mut topics = Vec::new();
-            for t in 0..c.topics.len() {
-                let (Some(&ia), Some(&ib)) = (index.get(&(t, a, p)), index.get(&(t, b, p))) else { continue };
-                let ea: Vec<f64> = cells[ia].outcomes.iter().map(|o| o.effort).collect();
-                let eb: Vec<f64> = cells[ib].outcomes.iter().map(|o| o.effort).collect();
-                let diff: Vec<f64> = ea.iter().zip(&eb).map(|(x, y)| x - y).collect();
-                let n = diff.len() as f64;
-                topics.push(TopicComparison {
-                    topic: c.topics[t].id.clone(),
-                    p_a_less: diff.iter().filter(|d| **d < 0.0).count() as f64 / n,
-                    p_tie: diff.iter().filter(|d| **d == 0.0).count() as f64 / n,
-                    effort_difference: Summary::of(&diff, bins),
-                    median_a: median(&ea),
-                    median_b: median(&eb),
-                });
+        format!("{x:.3}")
+    }
+}
+
+/// The verdict of a pooled pair comparison.
+pub fn verdict(p: &PairSummary) -> Verdict {
+    let mut measures = Vec::new();
+    let (mut fa, mut fb) = (Vec::new(), Vec::new());
+    let mut describe_a = Vec::new();
+    let mut describe_b = Vec::new();
+    for (d, info) in p.measures.iter().zip(MEASURES.iter()) {
+        let ci = [d.diff_mean - 1.96 * d.diff_se, d.diff_mean + 1.96 * d.diff_se];
+        let sign = match d.better {
+            Better::Higher => 1.0,
+            Better::Lower => -1.0,
+            Better::Neither => 0.0,
+        };
+        let favours = if sign != 0.0 && d.n > 1 && d.diff_se.is_finite() {
+            let (lo, hi) = (ci[0] * sign, ci[1] * sign);
+            let (lo, hi) = (lo.min(hi), lo.max(hi));
+            if lo > 0.0 {
+                "a"
+            } else if hi < 0.0 {
+                "b"
+            } else {
+                ""
             }
-            let ma: Vec<f64> = topics.iter().map(|t| t.median_a).collect();
-            let mb: Vec<f64> = topics.iter().map(|t| t.median_b).collect();
-            out.push(PairComparison {
-                profile: profile.name.clone(),
-                system_a: c.systems[a].name.clone(),
-                system_b: c.systems[b].name.clone(),
-                wilcoxon: wilcoxon_signed_rank(&ma, &mb),
-                topics,
+        } else {
+            ""
+        };
+        let text = format!("{} {}{} {}", d.measure, if d.diff_mean >= 0.0 { "+" } else { "" }, fmt_num(d.diff_mean), info.unit);
+        match favours {
+            "a" => {
+                fa.push(d.measure.clone());
+                describe_a.push(text);
+            }
+            "b" => {
+                fb.push(d.measure.clone());
+                describe_b.push(text);
+            }
+            _ => {}
+        }
+        measures.push(VerdictMeasure { measure: d.measure.clone(), better: d.better, diff: d.diff_mean, ci, p_a_better: d.p_a_better, favours: favours.into() });
+    }
+    let (a, b) = (&p.system_a, &p.system_b);
+    let verdict = match (fa.is_empty(), fb.is_empty()) {
+        (true, true) => format!("no clear difference between {a} and {b} on any measure"),
+        (false, true) => format!("{a} is better on {} and no measure favours {b} (A - B: {})", fa.join(", "), describe_a.join("; ")),
+        (true, false) => format!("{b} is better on {} and no measure favours {a} (A - B: {})", fb.join(", "), describe_b.join("; ")),
+        (false, false) => format!(
+            "trade-off: {a} is better on {} but {b} is better on {} (A - B: {}; {})",
+            fa.join(", "),
+            fb.join(", "),
+            describe_a.join("; "),
+            describe_b.join("; ")
+        ),
+    };
+    Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), verdict, favours_a: fa, favours_b: fb, measures }
+}
+
+/// Across-topic tests of every measure for every (profile, pair).
+pub fn topic_tests(s: &RunSummary) -> Vec<TopicTest> {
+    let mut out = Vec::new();
+    for pooled in &s.pooled_pairs {
+        let per_topic: Vec<&PairSummary> = s
+            .pairs
+            .iter()
+            .filter(|p| p.profile == pooled.profile && p.system_a == pooled.system_a && p.system_b == pooled.system_b)
+            .collect();
+        for (m, info) in MEASURES.iter().enumerate() {
+            let a: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_a).collect();
+            let b: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_b).collect();
+            let w = wilcoxon_signed_rank(&a, &b);
+            let mut warnings = Vec::new();
+            if per_topic.len() < 5 {
+                warnings.push(format!("only {} topics: a test over fewer than 5 topics cannot reach p < 0.05", per_topic.len()));
+            }
+            if w.n == 0 {
+                warnings.push("no topic differs: the test is undefined".to_string());
+            } else if w.n < 5 && per_topic.len() >= 5 {
+                warnings.push(format!("only {} topics differ: the test has almost no power", w.n));
+            }
+            if !w.exact {
+                warnings.push("ties or n >= 50: normal approximation".to_string());
+            }
+            out.push(TopicTest {
+                profile: pooled.profile.clone(),
+                system_a: pooled.system_a.clone(),
+                system_b: pooled.system_b.clone(),
+                measure: info.name.to_string(),
+                test: "wilcoxon_signed_rank".into(),
+                statistic: w.statistic,
+                n: w.n,
+                p_value: w.p_value,
+                topics: per_topic.len(),
+                warning: warnings.join("; "),
             });
         }
     }
     out
 }
 
-/// Everything a simulation run writes.
+/// Everything the report writes, ready to serialise.
 #[derive(Debug, Clone, Serialize)]
-pub struct SimulationReport {
+pub struct Report<'a> {
     /// Scenario name.
-    pub scenario: String,
+    pub scenario: &'a str,
     /// Master seed.
     pub seed: u64,
-    /// Replicates per cell.
-    pub replicates: usize,
-    /// Distributions per cell.
-    pub cells: Vec<CellSummary>,
-    /// Paired system comparisons.
-    pub comparisons: Vec<PairComparison>,
+    /// Users per profile.
+    pub users: u64,
+    /// Warnings of the run.
+    pub warnings: &'a [String],
+    /// Measures and their units and directions.
+    pub measures: &'static [crate::simulate::MeasureInfo],
+    /// The summaries.
+    pub summary: &'a RunSummary,
+    /// Across-topic tests.
+    pub tests: Vec<TopicTest>,
+    /// Verdicts.
+    pub verdicts: Vec<Verdict>,
 }
 
-const SUMMARY_HEADER: &str = "topic,system,profile,measure,n,mean,sd,se,min,q05,q25,q50,q75,q95,max";
+const Q_HEADER: &str = "n,mean,sd,se,min,q05,q25,q50,q75,q95,max,exact";
 
-fn summary_row(w: &mut dyn Write, prefix: &[&str], s: &Summary) -> std::io::Result<()> {
-    for p in prefix {
-        write!(w, "{},", csv_field(p))?;
-    }
-    writeln!(w, "{},{},{},{},{},{},{},{},{},{},{}", s.n, s.mean, s.sd, s.se, s.min, s.q05, s.q25, s.q50, s.q75, s.q95, s.max)
+fn stats_row(w: &mut dyn Write, s: &crate::stats::StreamSummary) -> std::io::Result<()> {
+    writeln!(w, "{},{},{},{},{},{},{},{},{},{},{},{}", s.n, s.mean, s.sd, s.se, s.min, s.q05, s.q25, s.q50, s.q75, s.q95, s.max, s.exact)
 }
 
-/// Quotes a CSV field when needed.
-pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\"")).into()
-    } else {
-        s.into()
-    }
+fn diff_row(w: &mut dyn Write, prefix: &str, d: &DiffSummary) -> std::io::Result<()> {
+    let q = d.diff_quantiles;
+    writeln!(
+        w,
+        "{prefix},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        csv_field(&d.measure),
+        serde_json::to_value(d.better).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+        d.n,
+        d.mean_a,
+        d.mean_b,
+        d.diff_mean,
+        d.diff_se,
+        d.p_a_higher,
+        d.p_tie,
+        d.p_a_lower,
+        d.p_a_better,
+        q[0],
+        q[1],
+        q[2],
+        q[3],
+        q[4],
+        d.exact
+    )
 }
 
-/// Writes `summary.csv`, `summary.json`, `comparison.csv`, optionally `samples.csv` and
-/// `distributions.svg` into `dir`, each atomically. Returns the paths written.
-pub fn write_simulation(
-    dir: &Path,
-    report: &SimulationReport,
-    collection: &Collection,
-    profiles: &[UserProfile],
-    cells: &[CellSamples],
-    samples: bool,
-    plot: bool,
-) -> Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    let path = dir.join("summary.csv");
-    write_atomic_with(&path, |w| {
-        writeln!(w, "{SUMMARY_HEADER}")?;
-        for cell in &report.cells {
-            for (m, s) in &cell.measures {
-                summary_row(w, &[&cell.topic, &cell.system, &cell.profile, m], s)?;
-            }
+const DIFF_HEADER: &str =
+    "measure,better,n,mean_a,mean_b,diff_mean,diff_se,p_a_higher,p_tie,p_a_lower,p_a_better,diff_q05,diff_q25,diff_q50,diff_q75,diff_q95,exact";
+
+impl<'a> Report<'a> {
+    /// The report of a run.
+    pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &'a [String]) -> Self {
+        Report {
+            scenario: &scenario.name,
+            seed: scenario.seed,
+            users: scenario.replicates,
+            warnings,
+            measures: &MEASURES,
+            tests: topic_tests(summary),
+            verdicts: summary.pooled_pairs.iter().map(verdict).collect(),
+            summary,
         }
-        Ok(())
-    })?;
-    written.push(path);
+    }
 
-    let path = dir.join("summary.json");
-    let json = serde_json::to_vec_pretty(report).map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
-    write_atomic(&path, &json)?;
-    written.push(path);
-
-    if !report.comparisons.is_empty() {
-        let path = dir.join("comparison.csv");
-        write_atomic_with(&path, |w| {
-            writeln!(w, "profile,system_a,system_b,topic,p_a_less,p_tie,median_a,median_b,diff_mean,diff_q05,diff_q25,diff_q50,diff_q75,diff_q95")?;
-            for c in &report.comparisons {
-                for t in &c.topics {
-                    let d = &t.effort_difference;
+    /// Writes every file into `out`.
+    pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
+        let s = self.summary;
+        out.write_with("summary.csv", |w| {
+            writeln!(w, "topic,system,profile,measure,{Q_HEADER}")?;
+            for c in &s.cells {
+                for (m, st) in c.measures.iter().enumerate() {
+                    write!(w, "{},{},{},{},", csv_field(c.topic.as_deref().unwrap_or("")), csv_field(&c.system), csv_field(&c.profile), MEASURES[m].name)?;
+                    stats_row(w, st)?;
+                }
+            }
+            Ok(())
+        })?;
+        out.write_with("pooled.csv", |w| {
+            writeln!(w, "system,profile,measure,unit,{Q_HEADER}")?;
+            for p in &s.pooled {
+                let c = &p.summary;
+                for (m, st) in c.measures.iter().enumerate() {
+                    write!(w, "{},{},{},{},", csv_field(&c.system), csv_field(&c.profile), MEASURES[m].name, MEASURES[m].unit)?;
+                    stats_row(w, st)?;
+                }
+            }
+            Ok(())
+        })?;
+        if !s.pooled_pairs.is_empty() {
+            out.write_with("comparison.csv", |w| {
+                writeln!(w, "profile,system_a,system_b,scope,topic,{DIFF_HEADER}")?;
+                for p in s.pairs.iter().chain(&s.pooled_pairs) {
+                    let prefix = format!(
+                        "{},{},{},{},{}",
+                        csv_field(&p.profile),
+                        csv_field(&p.system_a),
+                        csv_field(&p.system_b),
+                        if p.topic.is_some() { "topic" } else { "pooled" },
+                        csv_field(p.topic.as_deref().unwrap_or(""))
+                    );
+                    for d in &p.measures {
+                        diff_row(w, &prefix, d)?;
+                    }
+                }
+                Ok(())
+            })?;
+            out.write_with("tests.csv", |w| {
+                writeln!(w, "profile,system_a,system_b,measure,test,statistic,n,p_value,topics,warning")?;
+                for t in &self.tests {
                     writeln!(
                         w,
-                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                        csv_field(&c.profile), csv_field(&c.system_a), csv_field(&c.system_b), csv_field(&t.topic),
-                        t.p_a_less, t.p_tie, t.median_a, t.median_b, d.mean, d.q05, d.q25, d.q50, d.q75, d.q95
+                        "{},{},{},{},{},{},{},{},{},{}",
+                        csv_field(&t.profile),
+                        csv_field(&t.system_a),
+                        csv_field(&t.system_b),
+                        t.measure,
+                        t.test,
+                        t.statistic,
+                        t.n,
+                        t.p_value,
+                        t.topics,
+                        csv_field(&t.warning)
                     )?;
                 }
-                writeln!(
-                    w,
-                    "{},{},{},ALL(wilcoxon V={} n={} p={}),,,,,,,,,,",
-                    csv_field(&c.profile), csv_field(&c.system_a), csv_field(&c.system_b),
-                    c.wilcoxon.statistic, c.wilcoxon.n, c.wilcoxon.p_value
-                )?;
-            }
-            Ok(())
-        })?;
-        written.push(path);
-    }
-
-    if samples {
-        let path = dir.join("samples.csv");
-        write_atomic_with(&path, |w| {
-            writeln!(w, "topic,system,profile,replicate,{}", MEASURES.join(","))?;
-            for cell in cells {
-                let (t, s, p) = (
-                    csv_field(&collection.topics[cell.topic].id),
-                    csv_field(&collection.systems[cell.system].name),
-                    csv_field(&profiles[cell.profile].name),
-                );
-                for (i, o) in cell.outcomes.iter().enumerate() {
-                    writeln!(w, "{t},{s},{p},{i},{},{},{},{},{},{}", o.effort, o.time, o.gain, o.depth, o.clicks, o.relevant_found)?;
+                Ok(())
+            })?;
+            out.write_with("verdict.csv", |w| {
+                write!(w, "profile,system_a,system_b,verdict,favours_a,favours_b")?;
+                for m in MEASURES {
+                    write!(w, ",{0}_diff,{0}_ci_low,{0}_ci_high,{0}_p_a_better", m.name)?;
+                }
+                writeln!(w)?;
+                for v in &self.verdicts {
+                    write!(
+                        w,
+                        "{},{},{},{},{},{}",
+                        csv_field(&v.profile),
+                        csv_field(&v.system_a),
+                        csv_field(&v.system_b),
+                        csv_field(&v.verdict),
+                        csv_field(&v.favours_a.join(" ")),
+                        csv_field(&v.favours_b.join(" "))
+                    )?;
+                    for m in &v.measures {
+                        write!(w, ",{},{},{},{}", m.diff, m.ci[0], m.ci[1], m.p_a_better)?;
+                    }
+                    writeln!(w)?;
+                }
+                Ok(())
+            })?;
+        }
+        out.write_with("gain_curves.csv", |w| {
+            writeln!(w, "system,profile,axis,x,mean_gain,se,ci_low,ci_high")?;
+            for p in &s.pooled {
+                for (axis, c) in [("time", &p.time_curve), ("effort", &p.effort_curve)] {
+                    for k in 0..c.x.len() {
+                        let (m, se) = (c.mean[k], c.se[k]);
+                        writeln!(
+                            w,
+                            "{},{},{axis},{},{m},{se},{},{}",
+                            csv_field(&p.summary.system),
+                            csv_field(&p.summary.profile),
+                            c.x[k],
+                            m - 1.96 * se,
+                            m + 1.96 * se
+                        )?;
+                    }
                 }
             }
             Ok(())
         })?;
-        written.push(path);
+        out.write_with("budgets.csv", |w| {
+            writeln!(w, "profile,system_a,system_b,axis,budget,mean_a,se_a,mean_b,se_b,diff_mean,diff_se,p_a_higher,p_tie,p_a_lower")?;
+            for p in &s.pooled {
+                let c = &p.summary;
+                for (axis, list) in [("time", &c.time_budgets), ("effort", &c.effort_budgets)] {
+                    for &(b, m, se) in list.iter() {
+                        writeln!(w, "{},{},,{axis},{b},{m},{se},,,,,,,", csv_field(&c.profile), csv_field(&c.system))?;
+                    }
+                }
+            }
+            for p in &s.pooled_pairs {
+                for (axis, list, budgets) in [("time", &p.time_budgets, &s.time_budgets), ("effort", &p.effort_budgets, &s.effort_budgets)] {
+                    for (d, b) in list.iter().zip(budgets.iter()) {
+                        writeln!(
+                            w,
+                            "{},{},{},{axis},{b},{},,{},,{},{},{},{},{}",
+                            csv_field(&p.profile),
+                            csv_field(&p.system_a),
+                            csv_field(&p.system_b),
+                            d.mean_a,
+                            d.mean_b,
+                            d.diff_mean,
+                            d.diff_se,
+                            d.p_a_higher,
+                            d.p_tie,
+                            d.p_a_lower
+                        )?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        let mut json = serde_json::to_value(self).map_err(|e| Error::Invalid(format!("summary.json: {e}")))?;
+        if let Some(pooled) = json.pointer_mut("/summary/pooled").and_then(|v| v.as_array_mut()) {
+            for (v, p) in pooled.iter_mut().zip(&s.pooled) {
+                let hist: Vec<serde_json::Value> = p.distributions.iter().map(|d| histogram_json(d, bins)).collect();
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert("histograms".into(), serde_json::Value::Array(hist));
+                }
+            }
+        }
+        let bytes = serde_json::to_vec_pretty(&json).map_err(|e| Error::Invalid(format!("summary.json: {e}")))?;
+        out.write("summary.json", &bytes)?;
+        if plot {
+            out.write("distributions.svg", plot::ecdf_svg(s)?.as_bytes())?;
+            out.write("gain_curves.svg", plot::curves_svg(s)?.as_bytes())?;
+        }
+        Ok(())
     }
+}
 
-    if plot {
-        let path = dir.join("distributions.svg");
-        let svg = ecdf_svg(collection, profiles, cells)?;
-        write_atomic(&path, svg.as_bytes())?;
-        written.push(path);
+/// Equal-width histogram of sorted `(value, count)` pairs over [min, max].
+fn histogram_json(entries: &[(f64, u64)], bins: usize) -> serde_json::Value {
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else { return serde_json::Value::Null };
+    let (lo, hi) = (first.0, last.0);
+    if lo == hi {
+        let n: u64 = entries.iter().map(|e| e.1).sum();
+        return serde_json::json!({ "edges": [lo, hi], "counts": [n] });
     }
-    Ok(written)
+    let width = (hi - lo) / bins as f64;
+    let edges: Vec<f64> = (0..=bins).map(|i| if i == bins { hi } else { lo + width * i as f64 }).collect();
+    let mut counts = vec![0u64; bins];
+    for &(x, c) in entries {
+        counts[(((x - lo) / width) as usize).min(bins - 1)] += c;
+    }
+    serde_json::json!({ "edges": edges, "counts": counts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_numbers() {
+        assert_eq!(nice_ceil(0.7), 0.8);
+        assert_eq!(nice_ceil(13.0), 15.0);
+        assert_eq!(nice_ceil(240.0), 250.0);
+        assert_eq!(nice_ceil(300.0), 300.0);
+        assert_eq!(nice_ceil(801.0), 1000.0);
+    }
 }

@@ -1,6 +1,9 @@
-//! The searcher model of Maxwell et al. (2015), after Baskaya et al.: query, SERP look, snippets
-//! in order, click (read) a snippet judged relevant, mark a document judged relevant; stop per
-//! query by SS1/SS2/SS3; stop the session when the time budget (or a hard deadline) runs out.
+//! The searcher of Maxwell et al. (2015), after Baskaya et al., as a preset of the one user
+//! model: query, SERP look, snippets in order, click (read) a snippet judged relevant, mark a
+//! document judged relevant; stop per query by SS1/SS2/SS3; stop the session when the time
+//! budget (or a hard deadline) runs out. [`SessionConfig::profile`] turns the searcher into a
+//! [`UserProfile`] and [`SessionConfig::apply_interface`] sets the interface of a
+//! [`World`]; the walk is `simulate::walk`, like every other user's.
 //!
 //! **Perceived relevance.** SS2 and SS3 count snippets the *simulated searcher* judged
 //! non-relevant (not clicked), not TREC non-relevant documents, as in the paper ("stop once they
@@ -12,52 +15,21 @@
 //! **Common random numbers.** The two judgements of a document (snippet: click or not; document:
 //! mark or not) come from a counter-based stream keyed by `(seed, topic, replicate, document)`
 //! ([`judgement_uniforms`]), so they are fixed before the walk and shared by every configuration.
+//!
+//! **Deadline.** Time pressure (Crescenzi et al.) scales the stopping threshold by
+//! `depth_scale` (rounded, at least 1) and the reading time by `document_time_scale`, and caps
+//! the budget at the deadline.
 
 use crate::error::{check_non_negative, check_probability, Error, Result};
-use crate::rng::{derive_key, mix64};
-use crate::user::{ActionTable, StoppingRule, StoppingRuleKind, WalkState};
+pub use crate::collection::queries::SessionTopic;
+use crate::rng::{derive_key, item_key, mix64, unit};
+use crate::simulate::walk::{walk as engine_walk, FixedChoice, Outcome, Scratch as WalkScratch, Stage, Step as WalkStep, Trace};
+use crate::simulate::world::{QueryList, World, WorldTopic};
+use crate::user::{
+    ActionParams, ActionTable, Basis, Budget, Cascade, ContinuationModel, CreditOn, Delays, GainKind, Param, StoppingRuleKind, SublistUse,
+    UserProfile,
+};
 use serde::{Deserialize, Serialize};
-
-/// One topic of a session simulation: judged documents and the ranked list of every query
-/// variant, in the order the searcher issues them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionTopic {
-    /// Topic id.
-    pub id: String,
-    /// Document ids, indexed by document number.
-    pub doc_ids: Vec<String>,
-    /// TREC grade per document (> 0 is relevant; unjudged documents are 0).
-    pub grades: Vec<i32>,
-    /// Query variants in issue order: each a ranked list of document numbers.
-    pub queries: Vec<Vec<u32>>,
-    /// Names of the query variants (e.g. `301.1`), parallel to `queries`.
-    pub query_ids: Vec<String>,
-}
-
-impl SessionTopic {
-    /// Checks that every ranked document exists and the topic has at least one query.
-    pub fn validate(&self) -> Result<()> {
-        if self.queries.is_empty() {
-            return Err(Error::Invalid(format!("topic `{}` has no queries", self.id)));
-        }
-        if self.grades.len() != self.doc_ids.len() || self.query_ids.len() != self.queries.len() {
-            return Err(Error::Invalid(format!("topic `{}`: inconsistent tables", self.id)));
-        }
-        let n = self.grades.len() as u32;
-        for (q, list) in self.queries.iter().enumerate() {
-            if let Some(&d) = list.iter().find(|&&d| d >= n) {
-                return Err(Error::Invalid(format!("topic `{}` query {q}: document {d} out of range", self.id)));
-            }
-        }
-        Ok(())
-    }
-
-    /// Precision at `k` of query `q` (TREC relevance).
-    pub fn precision_at(&self, q: usize, k: usize) -> f64 {
-        let list = &self.queries[q];
-        list.iter().take(k).filter(|&&d| self.grades[d as usize] > 0).count() as f64 / k as f64
-    }
-}
 
 /// The searcher: judgement probabilities, stopping strategy, times and budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,7 +57,7 @@ impl Default for Searcher {
         Searcher {
             click: [0.39, 0.64],
             mark: [0.27, 0.77],
-            stopping: StoppingRuleKind::ContiguousNonrelevant { n: 3 },
+            stopping: StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet },
             times: ActionTable::DEFAULT_TIME,
             budget: Some(1200.0),
             page_continuation: 1.0,
@@ -199,11 +171,21 @@ impl SessionConfig {
 
 /// `rule` with its count threshold set to `n` (SS1/SS2/SS3 and satisfaction; others unchanged).
 pub fn with_threshold(rule: &StoppingRuleKind, n: usize) -> StoppingRuleKind {
+    let n_param = Param::Fixed(n as f64);
     match rule {
-        StoppingRuleKind::FixedDepth { .. } => StoppingRuleKind::FixedDepth { n },
-        StoppingRuleKind::TotalNonrelevant { .. } => StoppingRuleKind::TotalNonrelevant { n },
-        StoppingRuleKind::ContiguousNonrelevant { .. } => StoppingRuleKind::ContiguousNonrelevant { n },
-        StoppingRuleKind::Satisfaction { .. } => StoppingRuleKind::Satisfaction { k: n },
+        StoppingRuleKind::FixedDepth { .. } => StoppingRuleKind::FixedDepth { n: n_param },
+        StoppingRuleKind::TotalNonrelevant { basis, .. } => StoppingRuleKind::TotalNonrelevant { n: n_param, basis: *basis },
+        StoppingRuleKind::ContiguousNonrelevant { basis, .. } => StoppingRuleKind::ContiguousNonrelevant { n: n_param, basis: *basis },
+        StoppingRuleKind::Satisfaction { .. } => StoppingRuleKind::Satisfaction { k: n_param },
+        other => other.clone(),
+    }
+}
+
+/// SS2 and SS3 counted on the searcher's own snippet judgements (Maxwell et al.'s reading).
+pub fn perceived(rule: &StoppingRuleKind) -> StoppingRuleKind {
+    match rule {
+        StoppingRuleKind::TotalNonrelevant { n, .. } => StoppingRuleKind::TotalNonrelevant { n: n.clone(), basis: Basis::Snippet },
+        StoppingRuleKind::ContiguousNonrelevant { n, .. } => StoppingRuleKind::ContiguousNonrelevant { n: n.clone(), basis: Basis::Snippet },
         other => other.clone(),
     }
 }
@@ -250,11 +232,6 @@ impl SessionOutcome {
     }
 }
 
-#[inline]
-fn unit(x: u64) -> f64 {
-    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
 /// Key of the judgement stream of `(seed, topic, replicate)`; documents extend it.
 #[inline]
 pub fn judgement_key(seed: u64, topic: u64, replicate: u64) -> u64 {
@@ -265,38 +242,55 @@ pub fn judgement_key(seed: u64, topic: u64, replicate: u64) -> u64 {
 /// of the counter-based stream `derive_key(seed, [topic, replicate, doc])`.
 #[inline]
 pub fn judgement_uniforms(key: u64, doc: u64) -> (f64, f64) {
-    let k = doc_key(key, doc);
+    let k = item_key(key, doc);
     (unit(mix64(k ^ 1)), unit(mix64(k ^ 2)))
 }
 
-#[inline]
-fn doc_key(key: u64, doc: u64) -> u64 {
-    mix64(key ^ mix64(doc.wrapping_add(0x2545_F491_4F6C_DD1D)))
-}
+/// Tag of the page-continuation draws (as `simulate::walk`).
+pub const PAGE_TAG: u64 = crate::simulate::walk::PAGE_TAG;
 
-const PAGE_TAG: u64 = 0x5041_4745; // "PAGE"
-
-/// Reusable per-thread scratch space: per-document stamps, so nothing is cleared per session.
-#[derive(Debug, Default, Clone)]
-pub struct Scratch {
-    read: Vec<u32>,
-    stamp: u32,
-}
-
-impl Scratch {
-    fn begin(&mut self, docs: usize) {
-        if self.read.len() < docs {
-            self.read.resize(docs, 0);
+impl SessionConfig {
+    /// The searcher as a profile of the one user model: cascade clicks and marks on binary
+    /// relevance, no continuation draw (the stopping rule decides), SS2/SS3 on perceived
+    /// relevance, gain = relevant documents marked, Table 1 times, the budget (capped by the
+    /// deadline) as a hard time budget.
+    pub fn profile(&self, name: &str) -> UserProfile {
+        let s = &self.searcher;
+        let mut stopping = perceived(&s.stopping);
+        let mut times = s.times;
+        let mut budget = s.budget.unwrap_or(f64::INFINITY);
+        if let Some(d) = &self.deadline {
+            budget = budget.min(d.seconds);
+            times.read_document *= d.document_time_scale;
+            if let Some(n) = threshold_of(&stopping) {
+                stopping = with_threshold(&stopping, ((n as f64 * d.depth_scale).round() as usize).max(1));
+            }
         }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.read.iter_mut().for_each(|x| *x = 0);
-            self.stamp = 1;
+        let mut p = UserProfile::named(name);
+        p.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(1.0) });
+        p.page_continuation = Param::Fixed(s.page_continuation);
+        p.clicks = Cascade::fixed(&s.click, &[0.0], &s.mark);
+        p.stopping = vec![stopping];
+        p.budget = Budget { seconds: budget.is_finite().then_some(Param::Fixed(budget)), effort: None };
+        p.sublists = SublistUse { switch: false, ..Default::default() };
+        p.gain = GainKind::Binary { credit_on: CreditOn::Mark };
+        p.time = ActionParams::fixed(&times);
+        p
+    }
+
+    /// Sets the interface of `world` (page size 0 = one page; fold; delays of every system).
+    pub fn apply_interface(&self, world: &mut World) {
+        let i = &self.interface;
+        world.page_size = if i.page_size == 0 { usize::MAX } else { i.page_size };
+        world.fold = i.fold.unwrap_or(usize::MAX);
+        world.below_fold = i.below_fold;
+        for s in &mut world.systems {
+            s.delays = Delays { query_latency: i.query_latency, page_latency: i.page_latency, document_latency: i.document_latency };
         }
     }
 }
 
-/// One step of the walk, reported to the `trace` callback of [`walk`].
+/// One step of a session, as [`walk`] reports it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Step {
     /// Query `q` issued.
@@ -321,136 +315,92 @@ pub enum Step {
     Page(u32),
 }
 
+struct Relay<F: FnMut(Step)>(F);
+
+impl<F: FnMut(Step)> Trace for Relay<F> {
+    fn step(&mut self, s: WalkStep) {
+        match s {
+            WalkStep::Query(q) => (self.0)(Step::Query(q)),
+            WalkStep::Examine { rank, doc, clicked, .. } => (self.0)(Step::Snippet { rank, doc, clicked }),
+            WalkStep::Read { doc, marked } => (self.0)(Step::Read { doc, marked }),
+            WalkStep::Paginate { page, .. } => (self.0)(Step::Page(page - 1)),
+            _ => {}
+        }
+    }
+}
+
+/// Reusable per-thread state.
+#[derive(Debug, Default, Clone)]
+pub struct Scratch(WalkScratch);
+
+/// A one-topic world of `topic` (for [`simulate`] and tests).
+pub fn topic_world(topic: &SessionTopic) -> World {
+    let wt = WorldTopic {
+        id: topic.id.clone(),
+        doc_ids: topic.doc_ids.clone(),
+        grades: topic.grades.clone(),
+        subtopics: vec![0; topic.grades.len()],
+        categories: vec![Vec::new(); topic.grades.len()],
+        relevant: topic.grades.iter().filter(|&&g| g > 0).count(),
+    };
+    let lists = topic.queries.iter().map(|q| QueryList::new(&wt, q.clone())).collect();
+    World {
+        topics: vec![wt],
+        systems: vec![crate::simulate::world::WorldSystem { name: "s".into(), delays: Delays::default(), serps: vec![Some(lists)] }],
+        categories: Vec::new(),
+        page_size: 10,
+        fold: usize::MAX,
+        below_fold: 0.0,
+    }
+}
+
+impl From<Outcome> for SessionOutcome {
+    fn from(o: Outcome) -> Self {
+        SessionOutcome {
+            gain: o.gain,
+            marked: o.marks,
+            queries: o.queries,
+            snippets: o.depth,
+            documents: o.clicks,
+            page_turns: o.page_turns,
+            depth_sum: o.depth,
+            time: o.time,
+            adjusted_time: o.adjusted_time,
+        }
+    }
+}
+
 /// Simulates one session of `topic` with judgements keyed by `key` ([`judgement_key`]).
-#[inline]
 pub fn simulate(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch) -> SessionOutcome {
     walk(topic, cfg, key, scratch, |_| {})
 }
 
-/// Like [`simulate`], reporting every step to `trace`.
-#[inline]
-pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch, mut trace: F) -> SessionOutcome {
-    let s = &cfg.searcher;
-    let ui = &cfg.interface;
-    let mut stopping = s.stopping.clone();
-    let mut read_time = s.times.read_document;
-    let mut limit = s.budget.unwrap_or(f64::INFINITY);
-    if let Some(d) = &cfg.deadline {
-        limit = limit.min(d.seconds);
-        read_time *= d.document_time_scale;
-        if let Some(n) = threshold_of(&stopping) {
-            stopping = with_threshold(&stopping, ((n as f64 * d.depth_scale).round() as usize).max(1));
-        }
-    }
-    let page_size = if ui.page_size == 0 { usize::MAX } else { ui.page_size };
-    let fold = ui.fold.unwrap_or(usize::MAX);
-    scratch.begin(topic.grades.len());
-    let stamp = scratch.stamp;
-    let mut out = SessionOutcome::default();
-    let mut delay = 0.0;
-    let mut t = 0.0;
-    // `fits` adds `secs` (of which `lag` is system delay) if it fits in the limit.
-    macro_rules! fits {
-        ($secs:expr, $lag:expr) => {{
-            let c = $secs + $lag;
-            if t + c > limit {
-                false
-            } else {
-                t += c;
-                delay += $lag;
-                true
-            }
-        }};
-    }
-    'session: for (q, list) in topic.queries.iter().enumerate() {
-        let query_start = t;
-        if !fits!(s.times.issue_query, ui.query_latency) {
-            break 'session;
-        }
-        out.queries += 1;
-        trace(Step::Query(q as u32));
-        if !fits!(s.times.serp_look, 0.0) {
-            break 'session;
-        }
-        let mut st = WalkState::default();
-        let mut query_found = 0usize;
-        let mut pos = 0usize;
-        let mut page = 0u64;
-        for (r, &doc) in list.iter().enumerate() {
-            if pos == page_size {
-                pos = 0;
-                page += 1;
-                if s.page_continuation < 1.0 {
-                    let u = unit(mix64(key ^ mix64(PAGE_TAG ^ mix64(((q as u64) << 32) ^ page))));
-                    if u >= s.page_continuation {
-                        break;
-                    }
-                }
-                if !fits!(s.times.paginate, ui.page_latency) {
-                    break 'session;
-                }
-                out.page_turns += 1;
-                trace(Step::Page(page as u32));
-            }
-            let scroll = if pos >= fold { ui.below_fold } else { 0.0 };
-            pos += 1;
-            if !fits!(s.times.examine_snippet + scroll, 0.0) {
-                break 'session;
-            }
-            out.snippets += 1;
-            st.depth = r + 1;
-            out.depth_sum += 1;
-            let rel = (topic.grades[doc as usize] > 0) as usize;
-            let k = doc_key(key, doc as u64);
-            let u_click = unit(mix64(k ^ 1));
-            let clicked = u_click < s.click[rel];
-            trace(Step::Snippet { rank: r as u32 + 1, doc, clicked });
-            if clicked {
-                st.contiguous_nonrelevant = 0;
-                let slot = &mut scratch.read[doc as usize];
-                if *slot != stamp {
-                    if !fits!(read_time, ui.document_latency) {
-                        break 'session;
-                    }
-                    *slot = stamp;
-                    out.documents += 1;
-                    let marked = unit(mix64(k ^ 2)) < s.mark[rel];
-                    if marked {
-                        if !fits!(s.times.mark_relevant, 0.0) {
-                            break 'session;
-                        }
-                        out.marked += 1;
-                        if rel == 1 {
-                            out.gain += 1.0;
-                            query_found += 1;
-                        }
-                    }
-                    trace(Step::Read { doc, marked });
-                }
-            } else {
-                st.nonrelevant_seen += 1;
-                st.contiguous_nonrelevant += 1;
-            }
-            st.relevant_found = query_found;
-            st.time = t - query_start;
-            st.effort = (st.depth as u64 + page) as f64; // foundation default effort: snippets + page turns
-            if stopping.should_stop(&st) {
-                break;
-            }
-        }
-    }
-    out.time = t;
-    out.adjusted_time = t - delay;
-    out
+/// Like [`simulate`], reporting every step to `trace`. (This builds the world and resolves the
+/// profile on every call: for tests; the engine does both once.)
+pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64, scratch: &mut Scratch, trace: F) -> SessionOutcome {
+    let mut world = topic_world(topic);
+    cfg.apply_interface(&mut world);
+    let user = cfg.profile("searcher").resolve(0, 0);
+    let sys = &world.systems[0];
+    let stage = Stage {
+        topic: &world.topics[0],
+        queries: sys.serps[0].as_deref().unwrap_or(&[]),
+        delays: &sys.delays,
+        page_size: world.page_size,
+        fold: world.fold,
+        below_fold: world.below_fold,
+    };
+    let mut relay = Relay(trace);
+    engine_walk(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), key, &mut scratch.0, &mut relay).into()
 }
 
 /// The count threshold of SS1/SS2/SS3/satisfaction rules.
 pub fn threshold_of(rule: &StoppingRuleKind) -> Option<usize> {
-    match *rule {
-        StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n } | StoppingRuleKind::ContiguousNonrelevant { n } => {
-            Some(n)
+    match rule {
+        StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n, .. } | StoppingRuleKind::ContiguousNonrelevant { n, .. } => {
+            n.fixed().map(|x| x as usize)
         }
-        StoppingRuleKind::Satisfaction { k } => Some(k),
+        StoppingRuleKind::Satisfaction { k } => k.fixed().map(|x| x as usize),
         _ => None,
     }
 }
@@ -485,7 +435,7 @@ mod tests {
         // Query 1: d0 R (read, mark), d1 NR, d3 NR -> 2 contiguous NR: stop at depth 3.
         // Query 2: d1 NR, d2 R (read, mark), d4 NR, d0 R seen (already read: no read), end of list.
         // Time = 2 x (15.1 + 1.1) + 7 x 1.3 + 2 x (21.45 + 2.57) = 32.4 + 9.1 + 48.04 = 89.54.
-        let cfg = perfect(StoppingRuleKind::ContiguousNonrelevant { n: 2 });
+        let cfg = perfect(StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(2.0), basis: Basis::Grade });
         let mut steps = Vec::new();
         let out = walk(&fixture(), &cfg, 99, &mut Scratch::default(), &mut |s| steps.push(s));
         assert_eq!(out.gain, 2.0);
@@ -504,15 +454,15 @@ mod tests {
     #[test]
     fn ss1_and_ss2_hand_walks() {
         // SS1 x1 = 2: q1 d0 (R), d1; q2 d1, d2 (R). Time 32.4 + 4 x 1.3 + 2 x 24.02 = 85.64.
-        let out = simulate(&fixture(), &perfect(StoppingRuleKind::FixedDepth { n: 2 }), 1, &mut Scratch::default());
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(2.0) }), 1, &mut Scratch::default());
         assert_eq!((out.gain, out.snippets, out.depth_sum), (2.0, 4, 4));
         assert!((out.time - 85.64).abs() < 1e-9);
         // SS2 x2 = 1: q1 d0 R, d1 NR stop; q2 d1 NR stop. Gain 1, 3 snippets.
-        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TotalNonrelevant { n: 1 }), 1, &mut Scratch::default());
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TotalNonrelevant { n: Param::Fixed(1.0), basis: Basis::Grade }), 1, &mut Scratch::default());
         assert_eq!((out.gain, out.snippets, out.depth_sum, out.documents), (1.0, 3, 3, 1));
         // A foundation time_budget rule sees the time spent on the current query: 20 s.
         // q1: 16.2 + 1.3 + 24.02 = 41.52 after d0: stop. q2: d1 at 17.5, d2 read: stop. 3 snippets.
-        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TimeBudget { seconds: 20.0 }), 1, &mut Scratch::default());
+        let out = simulate(&fixture(), &perfect(StoppingRuleKind::TimeBudget { seconds: Param::Fixed(20.0) }), 1, &mut Scratch::default());
         assert_eq!((out.gain, out.snippets, out.queries), (2.0, 3, 2));
     }
 
@@ -520,13 +470,13 @@ mod tests {
     fn budget_pages_delays_and_fold() {
         // Budget 40 s, SS1 x1 = 10, perfect: q1 15.1 + 1.1 = 16.2; d0 snippet 17.5; read 38.95;
         // mark would reach 41.52 > 40: session ends before the mark, gain 0.
-        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 10 });
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) });
         cfg.searcher.budget = Some(40.0);
         let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
         assert_eq!((out.gain, out.documents, out.snippets), (0.0, 1, 1));
         assert!((out.time - 38.95).abs() < 1e-9);
         // Page size 2, page latency 3, query latency 5, document latency 5, fold 1 with 0.5 s.
-        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 3 });
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(3.0) });
         cfg.interface =
             Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
         let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
@@ -553,7 +503,7 @@ mod tests {
             queries: vec![(0..300).collect()],
             query_ids: vec!["g.1".into()],
         };
-        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 1000 });
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(1000.0) });
         cfg.searcher.page_continuation = 0.72;
         cfg.interface.page_size = 3;
         let n = 40_000;
@@ -565,7 +515,7 @@ mod tests {
 
     #[test]
     fn deadline_scales_threshold_and_reading() {
-        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: 4 });
+        let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(4.0) });
         cfg.deadline = Some(Deadline { seconds: 1e9, depth_scale: 0.5, document_time_scale: 0.0 });
         let out = simulate(&fixture(), &cfg, 1, &mut Scratch::default());
         // Threshold 2, reading free: 32.4 + 4 x 1.3 + 2 x 2.57.
@@ -593,9 +543,9 @@ mod tests {
             query_ids: (0..20).map(|i| format!("x.{i}")).collect(),
         };
         for kind in [
-            StoppingRuleKind::FixedDepth { n: 1 },
-            StoppingRuleKind::TotalNonrelevant { n: 1 },
-            StoppingRuleKind::ContiguousNonrelevant { n: 1 },
+            StoppingRuleKind::FixedDepth { n: Param::Fixed(1.0) },
+            StoppingRuleKind::TotalNonrelevant { n: Param::Fixed(1.0), basis: Basis::Grade },
+            StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(1.0), basis: Basis::Grade },
         ] {
             for rep in 0..20u64 {
                 let key = judgement_key(7, 11, rep);
@@ -646,7 +596,7 @@ mod tests {
         // Over many replicates, P(click | R) on the first snippet is 0.64 (Smucker and Clarke).
         let topic = fixture();
         let mut cfg = SessionConfig::default();
-        cfg.searcher.stopping = StoppingRuleKind::FixedDepth { n: 1 };
+        cfg.searcher.stopping = StoppingRuleKind::FixedDepth { n: Param::Fixed(1.0) };
         let n = 40_000;
         let mut clicks = 0;
         for rep in 0..n {

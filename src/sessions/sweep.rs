@@ -2,12 +2,13 @@
 //! judgements (common random numbers), summarised as distributions, the best threshold per
 //! strategy (Maxwell et al. Table 2) and the plot of mean depth per query against rate of gain.
 
-use super::model::{judgement_key, simulate, with_threshold, Scratch, SessionConfig, SessionOutcome, SessionTopic};
+use super::model::{with_threshold, SessionConfig, SessionOutcome, SessionTopic};
 use crate::error::{Error, Result};
-use crate::rng::hash_str;
+use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
+use crate::simulate::world::World;
 use crate::stats::{paired_t_test, quantile_of_counts, sd, PairedT};
-use crate::user::StoppingRuleKind;
-use rayon::prelude::*;
+use crate::user::{Param, StoppingRuleKind};
+use std::sync::Mutex;
 
 /// The paper's thresholds: 1..20, then 25..50 in steps of 5 (26 values).
 pub fn paper_thresholds() -> Vec<usize> {
@@ -16,23 +17,17 @@ pub fn paper_thresholds() -> Vec<usize> {
 
 /// The three stopping strategies of the paper with a placeholder threshold.
 pub fn paper_rules() -> Vec<StoppingRuleKind> {
+    let one = || Param::Fixed(1.0);
     vec![
-        StoppingRuleKind::FixedDepth { n: 1 },
-        StoppingRuleKind::TotalNonrelevant { n: 1 },
-        StoppingRuleKind::ContiguousNonrelevant { n: 1 },
+        StoppingRuleKind::FixedDepth { n: one() },
+        StoppingRuleKind::TotalNonrelevant { n: one(), basis: crate::user::Basis::Snippet },
+        StoppingRuleKind::ContiguousNonrelevant { n: one(), basis: crate::user::Basis::Snippet },
     ]
 }
 
 /// Paper name of a stopping rule kind (SS1, SS2, SS3; others by their schema name).
 pub fn rule_name(rule: &StoppingRuleKind) -> &'static str {
-    match rule {
-        StoppingRuleKind::FixedDepth { .. } => "SS1",
-        StoppingRuleKind::TotalNonrelevant { .. } => "SS2",
-        StoppingRuleKind::ContiguousNonrelevant { .. } => "SS3",
-        StoppingRuleKind::Satisfaction { .. } => "satisfaction",
-        StoppingRuleKind::EffortBudget { .. } => "effort_budget",
-        StoppingRuleKind::TimeBudget { .. } => "time_budget",
-    }
+    rule.short_name()
 }
 
 /// A named set of topics with query variants (e.g. one querying strategy).
@@ -74,7 +69,7 @@ pub fn grid(sets: usize, rules: &[StoppingRuleKind], thresholds: &[usize], base:
 
 /// Accumulated outcomes of one point on one topic.
 #[derive(Debug, Clone, Default, PartialEq)]
-struct Acc {
+struct PointAcc {
     sessions: u64,
     gain: f64,
     gain2: f64,
@@ -113,7 +108,7 @@ fn merge_counts(into: &mut Vec<u64>, from: &[u64]) {
     }
 }
 
-impl Acc {
+impl PointAcc {
     #[inline]
     fn add(&mut self, o: &SessionOutcome) {
         self.sessions += 1;
@@ -132,7 +127,7 @@ impl Acc {
         bump(&mut self.rate_counts, (o.rate_of_gain() / RATE_STEP).round() as usize);
         bump(&mut self.depth_counts, (o.mean_depth() / DEPTH_STEP).round() as usize);
     }
-    fn merge(&mut self, o: &Acc) {
+    fn merge(&mut self, o: &PointAcc) {
         self.sessions += o.sessions;
         self.gain += o.gain;
         self.gain2 += o.gain2;
@@ -204,78 +199,97 @@ pub struct PointResult {
 
 const QS: [f64; 5] = [0.05, 0.25, 0.5, 0.75, 0.95];
 
-/// Simulates every point on every topic of its set, `replicates` sessions each. The judgements
-/// of replicate `r` of topic `t` are keyed by `(seed, topic id, r)` whatever the point and set,
-/// so all points compare on common random numbers. Results do not depend on the thread count.
-/// `progress(done, total)` is called after each (set, topic) task.
-pub fn run_points(
-    sets: &[QuerySet],
-    points: &[Point],
-    replicates: usize,
+/// Accumulates every (profile, topic, system) cell in its own slot, filled by exactly one unit
+/// (units hold every user of a profile), so the sums add up in user order as a single loop would.
+struct SweepSink {
+    topics: usize,
+    systems: usize,
+    slots: Vec<Mutex<Option<PointAcc>>>,
+}
+
+impl Sink for SweepSink {
+    type Acc = Vec<PointAcc>;
+    fn start(&self, _: &Unit) -> Vec<PointAcc> {
+        vec![PointAcc::default(); self.topics * self.systems]
+    }
+    fn record(&self, acc: &mut Vec<PointAcc>, r: &Record) {
+        for (s, o) in r.outcomes.iter().enumerate() {
+            if let Some(o) = o {
+                acc[r.topic * self.systems + s].add(&SessionOutcome::from(*o));
+            }
+        }
+    }
+    fn finish(&self, unit: &Unit, acc: Vec<PointAcc>) -> Result<()> {
+        let base = unit.profile * self.topics * self.systems;
+        for (i, a) in acc.into_iter().enumerate() {
+            let mut slot = self.slots[base + i].lock().expect("no panics while locked");
+            match slot.as_mut() {
+                None => *slot = Some(a),
+                Some(prev) => prev.merge(&a),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sweep point's labels: its stopping strategy and threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointLabel {
+    /// Stopping strategy label (SS1, ...).
+    pub rule: String,
+    /// Threshold.
+    pub threshold: usize,
+}
+
+/// Simulates every prepared profile (sweep point) on every system (query set) of `world`,
+/// `users` sessions per topic, with the engine's loop; results are in system-major, then profile
+/// order. Every point compares on common random numbers (judgements keyed by `(seed, topic
+/// id, user)`); results do not depend on the thread count.
+pub fn sweep_world(
+    world: &World,
+    prepared: &[Prepared],
+    labels: &[PointLabel],
+    users: u64,
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<PointResult>> {
-    if replicates == 0 {
+    if users == 0 {
         return Err(Error::Invalid("replicates must be at least 1".into()));
     }
-    if points.is_empty() {
+    if prepared.is_empty() {
         return Err(Error::Invalid("nothing to sweep: no points".into()));
     }
-    for s in sets {
-        if s.topics.is_empty() {
-            return Err(Error::Invalid(format!("query set `{}` has no topics", s.label)));
-        }
-        for t in &s.topics {
-            t.validate()?;
-        }
-    }
-    if let Some(p) = points.iter().find(|p| p.set >= sets.len()) {
-        return Err(Error::Invalid(format!("point refers to query set {} of {}", p.set, sets.len())));
-    }
-    let tasks: Vec<(usize, usize)> = sets.iter().enumerate().flat_map(|(s, set)| (0..set.topics.len()).map(move |t| (s, t))).collect();
-    let total = tasks.len() as u64;
-    let done = std::sync::atomic::AtomicU64::new(0);
-    // Per task: the accumulators of the points of its set, in point order.
-    let per_task: Vec<Vec<Acc>> = tasks
-        .par_iter()
-        .map(|&(s, t)| {
-            let topic = &sets[s].topics[t];
-            let mine: Vec<&Point> = points.iter().filter(|p| p.set == s).collect();
-            let mut accs = vec![Acc::default(); mine.len()];
-            let mut scratch = Scratch::default();
-            let tid = hash_str(&topic.id);
-            for r in 0..replicates as u64 {
-                let key = judgement_key(seed, tid, r);
-                for (acc, p) in accs.iter_mut().zip(&mine) {
-                    acc.add(&simulate(topic, &p.config, key, &mut scratch));
+    let (nt, ns) = (world.topics.len(), world.systems.len());
+    let sink = SweepSink { topics: nt, systems: ns, slots: (0..prepared.len() * nt * ns).map(|_| Mutex::new(None)).collect() };
+    // One unit per profile: every cell's sums run over users in order.
+    let plan = Plan { world, profiles: prepared, users, seed, block: Some(users) };
+    run(&plan, &sink, progress)?;
+    let slots: Vec<Option<PointAcc>> = sink.slots.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+    let mut results = Vec::new();
+    for s in 0..ns {
+        for (p, label) in labels.iter().enumerate() {
+            let mut all = PointAcc::default();
+            let mut topic_gain = Vec::with_capacity(nt);
+            let mut topic_rate = Vec::with_capacity(nt);
+            for t in 0..nt {
+                let Some(a) = &slots[(p * nt + t) * ns + s] else { continue };
+                if a.sessions == 0 {
+                    continue;
                 }
-            }
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(d, total);
-            accs
-        })
-        .collect();
-    let mut results = Vec::with_capacity(points.len());
-    for (s, set) in sets.iter().enumerate() {
-        let mine: Vec<&Point> = points.iter().filter(|p| p.set == s).collect();
-        let task_ids: Vec<usize> = tasks.iter().enumerate().filter(|(_, x)| x.0 == s).map(|(i, _)| i).collect();
-        for (k, p) in mine.iter().enumerate() {
-            let mut all = Acc::default();
-            let mut topic_gain = Vec::with_capacity(task_ids.len());
-            let mut topic_rate = Vec::with_capacity(task_ids.len());
-            for &i in &task_ids {
-                let a = &per_task[i][k];
                 all.merge(a);
                 topic_gain.push(a.gain / a.sessions as f64);
                 topic_rate.push(a.rate / a.sessions as f64);
+            }
+            if all.sessions == 0 {
+                continue;
             }
             let n = all.sessions as f64;
             let gm = all.gain / n;
             let gvar = if all.sessions > 1 { ((all.gain2 - n * gm * gm) / (n - 1.0)).max(0.0) } else { 0.0 };
             results.push(PointResult {
-                set: set.label.clone(),
-                rule: p.rule.clone(),
-                threshold: p.threshold,
+                set: world.systems[s].name.clone(),
+                rule: label.rule.clone(),
+                threshold: label.threshold,
                 sessions: all.sessions,
                 gain_mean: gm,
                 gain_sd: gvar.sqrt(),
@@ -299,6 +313,56 @@ pub fn run_points(
         }
     }
     Ok(results)
+}
+
+/// Simulates every point on every topic of its set, `replicates` sessions each (the sessions
+/// preset of [`SessionConfig`] over the engine). Results are in point order.
+pub fn run_points(
+    sets: &[QuerySet],
+    points: &[Point],
+    replicates: usize,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<PointResult>> {
+    if replicates == 0 {
+        return Err(Error::Invalid("replicates must be at least 1".into()));
+    }
+    if points.is_empty() {
+        return Err(Error::Invalid("nothing to sweep: no points".into()));
+    }
+    for s in sets {
+        if s.topics.is_empty() {
+            return Err(Error::Invalid(format!("query set `{}` has no topics", s.label)));
+        }
+    }
+    if let Some(p) = points.iter().find(|p| p.set >= sets.len()) {
+        return Err(Error::Invalid(format!("point refers to query set {} of {}", p.set, sets.len())));
+    }
+    let mut results: Vec<Option<PointResult>> = vec![None; points.len()];
+    for (si, set) in sets.iter().enumerate() {
+        let mine: Vec<usize> = (0..points.len()).filter(|&i| points[i].set == si).collect();
+        // Points with the same interface share one world.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for &i in &mine {
+            match groups.iter_mut().find(|g| points[g[0]].config.interface == points[i].config.interface) {
+                Some(g) => g.push(i),
+                None => groups.push(vec![i]),
+            }
+        }
+        for g in groups {
+            let mut world = crate::scenario::world_from_query_sets(&[(set.label.clone(), set.topics.clone())])?;
+            points[g[0]].config.apply_interface(&mut world);
+            let prepared: Vec<Prepared> = g
+                .iter()
+                .map(|&i| Prepared::new(&world, &points[i].config.profile(&format!("{} {}", points[i].rule, points[i].threshold)), seed, None))
+                .collect::<Result<_>>()?;
+            let labels: Vec<PointLabel> = g.iter().map(|&i| PointLabel { rule: points[i].rule.clone(), threshold: points[i].threshold }).collect();
+            for (r, &i) in sweep_world(&world, &prepared, &labels, replicates as u64, seed, progress)?.into_iter().zip(&g) {
+                results[i] = Some(r);
+            }
+        }
+    }
+    results.into_iter().map(|r| r.ok_or_else(|| Error::Invalid("a sweep point has no topics".into()))).collect()
 }
 
 /// Best threshold of one (set, rule): the point of highest mean gain (ties: lower threshold).
@@ -469,7 +533,7 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
             .map_err(|e| err(&e))?;
         chart.configure_mesh().x_desc("Mean depth / query").y_desc("Mean rate of gain / second (x 10^-3)").draw().map_err(|e| err(&e))?;
         for (i, (name, pts)) in series.into_iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+            let color = crate::report::OKABE_ITO[i % 8].to_rgba();
             chart
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
                 .map_err(|e| err(&e))?

@@ -77,23 +77,36 @@ pub fn discriminative_power<R: Rng>(scores: &[Vec<f64>], alpha: f64, resamples: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::paired::paired_t_test;
     use rand_distr::{Distribution, Normal};
 
     #[test]
-    fn asl_tracks_the_t_test_on_normal_data() {
-        // For normal differences the bootstrap ASL approximates the paired t-test p-value.
+    fn asl_matches_exhaustive_bootstrap() {
+        // Four topic differences; the exact ASL enumerates all 4^4 = 256 equally likely topic
+        // resamples of the centred differences and counts |t*| >= |t|: 80 of 256 = 0.3125,
+        // computed independently with Python 3.11 (itertools.product over range(4), repeat=4;
+        // statistics.stdev; a zero-sd resample counts as |t*| = inf unless its mean is 0).
+        let a = vec![0.8, 0.4, 0.7, 0.55];
+        let b = vec![0.5, 0.5, 0.5, 0.5];
+        let resamples = 40_000;
+        let d = discriminative_power(&[a, b], 0.05, resamples, &mut crate::rng::stream(5, &[1]));
+        let exact = 80.0 / 256.0;
+        // Monte-Carlo sd of a proportion over 40,000 resamples; 4 sd.
+        let tol = 4.0 * (exact * (1.0 - exact) / resamples as f64).sqrt();
+        assert!((d.pairs[0].asl - exact).abs() < tol, "ASL {} vs exact {exact} (tol {tol})", d.pairs[0].asl);
+        assert!((d.pairs[0].mean_difference - 0.1125).abs() < 1e-12); // (0.3 - 0.1 + 0.2 + 0.05) / 4
+        assert_eq!(d.power, 0.0, "ASL 0.31 is not below alpha 0.05");
+    }
+
+    #[test]
+    fn clear_differences_and_identical_systems() {
         let mut g = crate::rng::stream(5, &[0]);
         let noise = Normal::new(0.0, 0.1).unwrap();
         let base: Vec<f64> = (0..50).map(|_| noise.sample(&mut g) + 0.5).collect();
-        let close: Vec<f64> = base.iter().map(|b| b + 0.03 + noise.sample(&mut g)).collect();
         let far: Vec<f64> = base.iter().map(|b| b + 0.3 + noise.sample(&mut g) * 0.2).collect();
-        let scores = vec![base.clone(), close.clone(), far.clone()];
-        let d = discriminative_power(&scores, 0.05, 3000, &mut crate::rng::stream(5, &[1]));
-        let p = paired_t_test(&base, &close).p_value;
-        assert!((d.pairs[0].asl - p).abs() < 0.04, "ASL {} vs t-test p {p}", d.pairs[0].asl);
-        assert_eq!(d.pairs[1].asl, 0.0); // base vs far
-        assert!(d.power >= 2.0 / 3.0 - 1e-12);
+        // A shift of 0.3 with noise sd 0.02 gives |t| near 100: no centred resample reaches it.
+        let d = discriminative_power(&[base.clone(), far], 0.05, 3000, &mut crate::rng::stream(5, &[1]));
+        assert_eq!(d.pairs[0].asl, 0.0);
+        assert_eq!(d.power, 1.0);
         let same = discriminative_power(&[base.clone(), base], 0.05, 100, &mut crate::rng::stream(5, &[1]));
         assert_eq!(same.pairs[0].asl, 1.0);
     }

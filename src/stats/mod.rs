@@ -11,6 +11,7 @@ pub mod ks;
 pub mod mcmc;
 pub mod paired;
 pub mod roc;
+pub mod sketch;
 pub mod summary;
 pub mod wilcoxon;
 
@@ -19,5 +20,6 @@ pub use counts::quantile_of_counts;
 pub use ks::{ks_p_value, ks_statistic};
 pub use paired::{bootstrap_ci, paired_t_test, BootstrapCi, PairedT};
 pub use roc::{rmse, roc_auc, roc_points};
+pub use sketch::{Moments, Sketch, StreamSummary};
 pub use summary::{mean, median, quantile_sorted, sd, Histogram, Summary};
 pub use wilcoxon::{average_ranks, wilcoxon_signed_rank, SignedRank};

@@ -55,21 +55,32 @@ pub struct BoxSet {
     /// The boxes in file order.
     pub boxes: Vec<Aoi>,
     grid: HashMap<(i32, i32), Vec<u32>>,
+    /// Boxes too large for the grid (more than [`MAX_CELLS`] cells), checked for every point.
+    large: Vec<u32>,
 }
+
+/// Grid cells one box may occupy; a larger box (a whole page, or a 2^31 px typo) is kept in
+/// a short list checked for every lookup instead, so building the index stays linear.
+const MAX_CELLS: i64 = 4096;
 
 impl BoxSet {
     fn build(boxes: Vec<Aoi>) -> Self {
         let mut grid: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
+        let mut large = Vec::new();
         for (i, b) in boxes.iter().enumerate() {
             let (x0, y0) = (((b.x - TOLERANCE_PX) / CELL).floor() as i32, ((b.y - TOLERANCE_PX) / CELL).floor() as i32);
             let (x1, y1) = (((b.x + b.w + TOLERANCE_PX) / CELL).floor() as i32, ((b.y + b.h + TOLERANCE_PX) / CELL).floor() as i32);
+            if (i64::from(x1) - i64::from(x0) + 1) * (i64::from(y1) - i64::from(y0) + 1) > MAX_CELLS {
+                large.push(i as u32);
+                continue;
+            }
             for gx in x0..=x1 {
                 for gy in y0..=y1 {
                     grid.entry((gx, gy)).or_default().push(i as u32);
                 }
             }
         }
-        BoxSet { boxes, grid }
+        BoxSet { boxes, grid, large }
     }
 
     /// Index of the box a point maps to under the 5 px rule, or `None` (dropped).
@@ -79,7 +90,8 @@ impl BoxSet {
         }
         let cell = ((px / CELL).floor() as i32, (py / CELL).floor() as i32);
         let mut best: Option<(f64, u32)> = None;
-        for &i in self.grid.get(&cell)? {
+        let near = self.grid.get(&cell).map_or(&[][..], |v| &v[..]);
+        for &i in near.iter().chain(&self.large) {
             let d = self.boxes[i as usize].distance(px, py);
             if d <= TOLERANCE_PX && best.is_none_or(|(bd, bi)| d < bd || (d == bd && i < bi)) {
                 best = Some((d, i));
@@ -138,9 +150,9 @@ impl AoiSet {
         AoiSet { pages }
     }
 
-    /// Reads either format, told apart by the header.
+    /// Reads either format, told apart by the header (through the input layer).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_to_string(path)?;
         Self::parse(&text, &path.display().to_string())
     }
 
@@ -262,6 +274,19 @@ mod tests {
         assert_eq!(p.tokens.locate(96.0, 96.0), None); // corner: sqrt(32) = 5.66 px
         assert_eq!(p.tokens.locate(97.0, 97.0), Some(0)); // sqrt(18) = 4.24
         assert_eq!(p.tokens.locate(f64::NAN, 1.0), None);
+    }
+
+    /// A box 2^31 px wide (issue 17: `study attention` spun building the grid) is indexed
+    /// at once and still found; the order rule (first listed wins ties) holds across lists.
+    #[test]
+    fn huge_boxes_do_not_spin() {
+        let t = std::time::Instant::now();
+        let set = AoiSet::parse("page,token,x,y,w,h\np,small,100,100,50,20\np,huge,0,0,2147483648,2147483648\n", "a.csv").unwrap();
+        assert!(t.elapsed().as_secs() < 5);
+        let p = set.page("p").unwrap();
+        assert_eq!(p.tokens.locate(120.0, 110.0), Some(0));
+        assert_eq!(p.tokens.locate(1e9, 1e9), Some(1));
+        assert_eq!(p.tokens.locate(-6.0, 0.0), None);
     }
 
     #[test]

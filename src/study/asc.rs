@@ -27,8 +27,9 @@
 
 use super::{Blink, Eye, Fixation, Message, Saccade, Sample};
 use crate::error::{Error, Result};
+use crate::input::{Compression, Input};
 use serde::Serialize;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// One gaze position of one eye in a sample line (NaN = missing).
@@ -128,10 +129,34 @@ pub struct AscReader<R> {
     layout: Option<SampleLayout>,
     last_sample: f64,
     rate: Option<f64>,
+    compression: Compression,
+    display: Option<(DisplayCoords, usize, bool)>,
+    recognised: bool,
 }
+
+/// Longest ASC line accepted (1 MiB): edf2asc lines are under 200 bytes; a longer one means
+/// a binary or wrong file, and reading it whole would cost its size in memory.
+const MAX_LINE: usize = 1 << 20;
 
 /// Upper bound on whitespace-separated fields looked at in one line.
 const MAX_FIELDS: usize = 24;
+
+impl AscReader<Box<dyn BufRead + Send>> {
+    /// Opens `path` through the input layer (`-` is standard input; gzip and zstd are
+    /// decompressed, detected by their magic bytes).
+    pub fn open(path: &Path) -> Result<Self> {
+        Ok(Self::from_input(crate::input::open(path)?))
+    }
+
+    /// A reader over an opened [`Input`].
+    pub fn from_input(input: Input) -> Self {
+        let name = input.name().to_string();
+        let compression = input.compression();
+        let mut r = AscReader::new(input.into_reader(), name);
+        r.compression = compression;
+        r
+    }
+}
 
 impl<R: BufRead> AscReader<R> {
     /// A reader over `reader`; `file` names the input in errors.
@@ -144,6 +169,30 @@ impl<R: BufRead> AscReader<R> {
             layout: None,
             last_sample: f64::NEG_INFINITY,
             rate: None,
+            compression: Compression::None,
+            display: None,
+            recognised: false,
+        }
+    }
+
+    /// The display coordinates (`DISPLAY_COORDS`, or `GAZE_COORDS` when there is no
+    /// `DISPLAY_COORDS`) seen so far, with the line they are on.
+    pub fn display(&self) -> Option<(DisplayCoords, usize)> {
+        self.display.map(|(d, l, _)| (d, l))
+    }
+
+    /// The input's name in messages.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// An error unless at least one ASC record (sample, event, message, START/END) was read:
+    /// a file of other text is refused, by every command alike.
+    pub fn check_recognised(&self) -> Result<()> {
+        if self.recognised {
+            Ok(())
+        } else {
+            Err(Error::parse(&self.file, 1, "no EyeLink ASC records (samples, events, messages, START/END) found; is this an edf2asc file?"))
         }
     }
 
@@ -169,15 +218,26 @@ impl<R: BufRead> AscReader<R> {
     /// Reads the next line; `Ok(None)` at the end of the file.
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>> {
         self.buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::parse(&self.file, self.line + 1, format!("read error: {e}")))?;
+        let n = (&mut self.reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut self.buf).map_err(|e| {
+            let what = match self.compression {
+                Compression::None => "read error",
+                Compression::Gzip => "corrupt or truncated gzip data",
+                Compression::Zstd => "corrupt or truncated zstd data",
+            };
+            Error::parse(&self.file, self.line + 1, format!("{what}: {e}"))
+        })?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
         let complete = self.buf.last() == Some(&b'\n');
+        if !complete && self.buf.len() > MAX_LINE {
+            return Err(self.err(format!("line longer than {MAX_LINE} bytes: not an EyeLink ASC file?")));
+        }
+        let start = if self.line == 1 && self.buf.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        if start > 0 {
+            self.buf.drain(..start);
+        }
         let mut end = self.buf.len();
         while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
             end -= 1;
@@ -241,6 +301,7 @@ impl<R: BufRead> AscReader<R> {
                 (false, true) => (None, Some(gaze(1)?)),
                 _ => (Some(gaze(1)?), None),
             };
+            self.recognised = true;
             return Ok(Some(Record::Sample { time, left, right }));
         }
         let rec = match first {
@@ -250,7 +311,17 @@ impl<R: BufRead> AscReader<R> {
                 }
                 let time = parse_f64(f(1)).ok_or_else(|| self.err(format!("message time `{}` is not a number", lossy(f(1)))))?;
                 let text_start = if nf > 2 { fields[2].0 as usize } else { end };
-                let text = std::str::from_utf8(&line[text_start..end]).unwrap_or("");
+                let text = std::str::from_utf8(&line[text_start..end]).map_err(|e| {
+                    Error::parse(&self.file, self.line, format!("invalid UTF-8 in a message (byte {} of the line)", text_start + e.valid_up_to() + 1))
+                })?;
+                let kind = text.split_ascii_whitespace().next().unwrap_or("");
+                if kind == "DISPLAY_COORDS" || kind == "GAZE_COORDS" {
+                    let d = parse_display(text).map_err(|r| Error::parse(&self.file, self.line, format!("{kind}: {r}")))?;
+                    let is_display = kind == "DISPLAY_COORDS";
+                    if is_display || self.display.is_none_or(|x| !x.2) {
+                        self.display = Some((d, self.line, is_display));
+                    }
+                }
                 Record::Message { time, text }
             }
             b"EFIX" => {
@@ -341,6 +412,7 @@ impl<R: BufRead> AscReader<R> {
             }
             _ => Record::Other,
         };
+        self.recognised |= !matches!(rec, Record::Other);
         Ok(Some(rec))
     }
 
@@ -370,6 +442,24 @@ impl<R: BufRead> AscReader<R> {
         }
         Ok(())
     }
+}
+
+/// `DISPLAY_COORDS left top right bottom` (or `GAZE_COORDS`): four numbers, right > left,
+/// bottom > top.
+fn parse_display(text: &str) -> std::result::Result<DisplayCoords, String> {
+    let v: Vec<&str> = text.split_ascii_whitespace().skip(1).take(4).collect();
+    if v.len() < 4 {
+        return Err(format!("expected four numbers `left top right bottom`, found {}", v.len()));
+    }
+    let mut n = [0.0; 4];
+    for (k, s) in v.iter().enumerate() {
+        n[k] = s.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("`{}` is not a number", crate::input::snippet(s, 40)))?;
+    }
+    let d = DisplayCoords { left: n[0], top: n[1], right: n[2], bottom: n[3] };
+    if !(d.width() > 1.0 && d.height() > 1.0 && d.width() < 1e6 && d.height() < 1e6) {
+        return Err(format!("a screen of {} x {} pixels is not a display (expected right > left and bottom > top)", d.width(), d.height()));
+    }
+    Ok(d)
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -490,7 +580,11 @@ pub struct AscSummary {
 
 /// Counts samples, events and messages in one pass without keeping them.
 pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
-    let mut r = AscReader::new(reader, file);
+    summarize_records(AscReader::new(reader, file))
+}
+
+/// [`summarize`] over an opened reader.
+pub fn summarize_records<R: BufRead>(mut r: AscReader<R>) -> Result<AscSummary> {
     let mut s = AscSummary::default();
     let (mut left, mut right) = (EyeCounts::default(), EyeCounts::default());
     let mut binocular = false;
@@ -500,9 +594,7 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
             Eye::Right => r,
         }
     }
-    let mut recognised = false;
     while let Some(rec) = r.next_record()? {
-        recognised |= !matches!(rec, Record::Other);
         match rec {
             Record::Sample { left: l, right: rr, .. } => {
                 s.samples += 1;
@@ -517,9 +609,7 @@ pub fn summarize<R: BufRead>(reader: R, file: &str) -> Result<AscSummary> {
             _ => {}
         }
     }
-    if !recognised {
-        return Err(Error::parse(file, 1, "no EyeLink ASC records (samples, events, messages, START/END) found; is this an edf2asc file?"));
-    }
+    r.check_recognised()?;
     if let Some(l) = r.layout() {
         binocular |= l.left && l.right;
     }
@@ -583,6 +673,8 @@ pub struct Recording {
     pub rate: Option<f64>,
     /// `DISPLAY_COORDS` (or `GAZE_COORDS`) message, when present.
     pub display: Option<DisplayCoords>,
+    /// The line of that message.
+    pub display_line: Option<usize>,
     /// The counts of [`summarize`].
     pub summary: AscSummary,
     /// Non-fatal oddities (a block without END, messages out of time order), with lines.
@@ -590,10 +682,9 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Reads an ASC file.
+    /// Reads an ASC file (through the input layer: `-`, gzip, zstd).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        read_recording(std::io::BufReader::with_capacity(1 << 16, f), &path.display().to_string())
+        read_records(AscReader::open(path)?)
     }
 
     /// Samples of `eye`, or of the recorded eye when `eye` is `None` (left first).
@@ -640,7 +731,12 @@ impl Recording {
 
 /// Reads a whole ASC stream into a [`Recording`].
 pub fn read_recording<R: BufRead>(reader: R, file: &str) -> Result<Recording> {
-    let mut r = AscReader::new(reader, file);
+    read_records(AscReader::new(reader, file))
+}
+
+/// [`read_recording`] over an opened reader.
+pub fn read_records<R: BufRead>(mut r: AscReader<R>) -> Result<Recording> {
+    let file = r.file().to_string();
     let mut rec = Recording::default();
     let (mut left, mut right) = (EyeCounts::default(), EyeCounts::default());
     let mut binocular = false;
@@ -689,19 +785,6 @@ pub fn read_recording<R: BufRead>(reader: R, file: &str) -> Result<Recording> {
                     late_messages += 1;
                 }
                 last_msg = last_msg.max(time);
-                let words: Vec<&str> = text.split_ascii_whitespace().collect();
-                if let [kind, l, t, rr, b, ..] = words.as_slice() {
-                    if (*kind == "DISPLAY_COORDS" || (*kind == "GAZE_COORDS" && rec.display.is_none()))
-                        && [l, t, rr, b].iter().all(|v| v.parse::<f64>().is_ok())
-                    {
-                        rec.display = Some(DisplayCoords {
-                            left: l.parse().unwrap_or(0.0),
-                            top: t.parse().unwrap_or(0.0),
-                            right: rr.parse().unwrap_or(0.0),
-                            bottom: b.parse().unwrap_or(0.0),
-                        });
-                    }
-                }
                 rec.messages.push(Message { time, text: text.to_string(), line: lineno });
             }
             Record::Start { time } => {
@@ -730,15 +813,17 @@ pub fn read_recording<R: BufRead>(reader: R, file: &str) -> Result<Recording> {
     if let Some(l) = r.layout() {
         binocular |= l.left && l.right;
     }
+    r.check_recognised()?;
     rec.rate = r.rate();
+    rec.display = r.display().map(|d| d.0);
+    rec.display_line = r.display().map(|d| d.1);
     add_event_counts(&mut rec.summary, left, right, binocular);
     Ok(rec)
 }
 
-/// Opens `path` and runs [`summarize`].
+/// Opens `path` through the input layer and runs [`summarize`].
 pub fn summarize_file(path: &Path) -> Result<AscSummary> {
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    summarize(std::io::BufReader::with_capacity(1 << 16, f), &path.display().to_string())
+    summarize_records(AscReader::open(path)?)
 }
 
 #[cfg(test)]
@@ -754,6 +839,53 @@ mod tests {
         let err = summarize("garbage\nmore garbage\n".as_bytes(), "g.txt").unwrap_err().to_string();
         assert!(err.starts_with("g.txt:1:") && err.contains("no EyeLink"), "{err}");
         assert!(summarize("".as_bytes(), "e.asc").is_err());
+    }
+
+    #[test]
+    fn garbage_is_refused_by_every_reader() {
+        // Issue 17: `study events` accepted what `study summary` refused.
+        let err = read_recording("garbage\nmore garbage\n".as_bytes(), "g.txt").unwrap_err().to_string();
+        assert!(err.starts_with("g.txt:1:") && err.contains("no EyeLink"), "{err}");
+    }
+
+    #[test]
+    fn bad_display_coords_name_file_and_line() {
+        let err = rec(&MONO.replace("DISPLAY_COORDS 0 0 1279 1023", "DISPLAY_COORDS 0 0 x 1023")).unwrap_err().to_string();
+        assert_eq!(err, "t.asc:2: DISPLAY_COORDS: `x` is not a number");
+        let err = rec(&MONO.replace("DISPLAY_COORDS 0 0 1279 1023", "DISPLAY_COORDS 0 0 0 0")).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:2: DISPLAY_COORDS: a screen of 1 x 1 pixels"), "{err}");
+        let err = rec(&MONO.replace("DISPLAY_COORDS 0 0 1279 1023", "DISPLAY_COORDS 0 0")).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:2: DISPLAY_COORDS: expected four numbers"), "{err}");
+        assert_eq!(rec(MONO).unwrap().display_line, Some(2));
+    }
+
+    /// The same file plain, gzip- and zstd-compressed, with a BOM and CRLF line ends reads
+    /// the same (the input layer), and a truncated gzip copy is an error with a line.
+    #[test]
+    fn compressed_bom_and_crlf_read_alike() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/eyelink_binocular_example.asc");
+        let plain = std::fs::read(&src).unwrap();
+        let want = Recording::from_file(&src).unwrap();
+        let gz = dir.path().join("b.asc.gz");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(&plain).unwrap();
+        let bytes = e.finish().unwrap();
+        std::fs::write(&gz, &bytes).unwrap();
+        let got = Recording::from_file(&gz).unwrap();
+        // Debug text: blinks are NaN samples, and NaN != NaN.
+        let key = |r: &Recording| format!("{:?} {:?} {:?} {:?}", r.left, r.right, r.fixations, r.summary);
+        assert_eq!(key(&got), key(&want));
+        let crlf = dir.path().join("b.asc");
+        let mut text = b"\xef\xbb\xbf".to_vec();
+        text.extend(String::from_utf8(plain).unwrap().replace('\n', "\r\n").into_bytes());
+        std::fs::write(&crlf, text).unwrap();
+        let got = Recording::from_file(&crlf).unwrap();
+        assert_eq!(key(&got), key(&want));
+        std::fs::write(&gz, &bytes[..bytes.len() / 2]).unwrap();
+        let err = summarize_file(&gz).unwrap_err().to_string();
+        assert!(err.contains("b.asc.gz:") && err.contains("corrupt or truncated gzip"), "{err}");
     }
 
     #[test]

@@ -251,14 +251,12 @@ impl Fit {
     /// (actions without observations keep the defaults of Maxwell et al.).
     pub fn profile(&self, name: &str) -> UserProfile {
         let mut u = UserProfile::named(name);
-        u.continuation = ContinuationModel::Empirical { p: self.continuation.clone(), file: None };
+        u.continuation = Some(ContinuationModel::Empirical { p: self.continuation.clone(), file: None, rank_of: Default::default() });
         if !self.by_grade.is_empty() {
             let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
-            u.clicks = Cascade {
-                click: self.by_grade.iter().map(|g| ratio(g.1, g.0)).collect(),
-                stop: vec![0.0],
-                mark: self.by_grade.iter().map(|g| ratio(g.2, g.1)).collect(),
-            };
+            let click: Vec<f64> = self.by_grade.iter().map(|g| ratio(g.1, g.0)).collect();
+            let mark: Vec<f64> = self.by_grade.iter().map(|g| ratio(g.2, g.1)).collect();
+            u.clicks = Cascade::fixed(&click, &[0.0], &mark);
         }
         let mut t = ActionTable::DEFAULT_TIME;
         let get = |k: &str, d: f64| self.times.get(k).filter(|e| e.n > 0 && e.mean_s.is_finite()).map_or(d, |e| e.mean_s);
@@ -267,7 +265,7 @@ impl Fit {
         t.examine_snippet = get("snippet", t.examine_snippet);
         t.read_document = get("document", t.read_document);
         t.mark_relevant = get("mark", t.mark_relevant);
-        u.time = t;
+        u.time = crate::user::ActionParams::fixed(&t);
         u
     }
 
@@ -275,7 +273,7 @@ impl Fit {
     /// collection is those files; otherwise the synthetic generator's defaults.
     pub fn scenario(&self, name: &str, trec: Option<(PathBuf, PathBuf)>, page_size: usize) -> Scenario {
         let collection = match trec {
-            Some((qrels, run)) => CollectionSource::Trec(TrecSource { qrels, runs: vec![run], subtopic_qrels: None, docinfo: None, ideal_system: None, page_size }),
+            Some((qrels, run)) => CollectionSource::Trec(TrecSource { qrels, runs: vec![run], subtopic_qrels: None, docinfo: None, ideal_system: None, page_size: Some(page_size) }),
             None => CollectionSource::Synthetic(crate::collection::synthetic::SyntheticConfig { page_size, ..Default::default() }),
         };
         Scenario {
@@ -283,9 +281,15 @@ impl Fit {
             seed: 1,
             replicates: 10_000,
             collection,
+            variants: Default::default(),
+            categories: Default::default(),
+            interface: Default::default(),
             profiles: vec![self.profile("fitted")],
+            sweep: Vec::new(),
             output: Default::default(),
             compare: Default::default(),
+            report: Default::default(),
+            when: None,
         }
     }
 
@@ -388,8 +392,8 @@ mod tests {
         // d3 twice, d13 once; clicked d13 and d3 (search 2), marked d13.
         assert_eq!(f.by_grade, vec![(13, 0, 0), (3, 2, 1)]);
         let p = f.profile("u");
-        assert_eq!(p.clicks.click, vec![0.0, 2.0 / 3.0]);
-        assert_eq!(p.clicks.mark, vec![0.0, 0.5]);
+        assert_eq!(p.clicks.click, vec![0.0, 2.0 / 3.0].into_iter().map(crate::user::Param::Fixed).collect::<Vec<_>>());
+        assert_eq!(p.clicks.mark, vec![0.0, 0.5].into_iter().map(crate::user::Param::Fixed).collect::<Vec<_>>());
         let sc = f.scenario("fitted", None, 10);
         let text = f.scenario_toml(&sc).unwrap();
         let back = Scenario::parse(&text, "fitted.toml").unwrap();

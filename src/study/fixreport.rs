@@ -20,9 +20,9 @@ pub struct ReportFixation {
     pub page: Option<String>,
     /// `CURRENT_FIX_START` (ms), when present.
     pub start: Option<f64>,
-    /// `CURRENT_FIX_X` (px).
+    /// `CURRENT_FIX_X` (px; NaN when Data Viewer wrote `.`).
     pub x: f64,
-    /// `CURRENT_FIX_Y` (px).
+    /// `CURRENT_FIX_Y` (px; NaN when Data Viewer wrote `.`).
     pub y: f64,
     /// `CURRENT_FIX_DURATION` (ms).
     pub duration: f64,
@@ -43,7 +43,7 @@ fn missing(s: &str) -> bool {
 
 /// Reads a fixation report.
 pub fn read_fixation_report(path: &Path) -> Result<Vec<ReportFixation>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::input::read_to_string(path)?;
     parse_fixation_report(&text, &path.display().to_string())
 }
 
@@ -94,8 +94,8 @@ pub fn parse_fixation_report(text: &str, file: &str) -> Result<Vec<ReportFixatio
             trial: rec[ti].trim().to_string(),
             page: pgi.map(|i| rec[i].trim().to_string()),
             start: opt_num(sti, "CURRENT_FIX_START")?,
-            x: num(xi, "CURRENT_FIX_X")?,
-            y: num(yi, "CURRENT_FIX_Y")?,
+            x: opt_num(Some(xi), "CURRENT_FIX_X")?.unwrap_or(f64::NAN),
+            y: opt_num(Some(yi), "CURRENT_FIX_Y")?.unwrap_or(f64::NAN),
             duration,
             pupil: opt_num(pui, "CURRENT_FIX_PUPIL")?,
             ia_id,
@@ -127,6 +127,9 @@ mod tests {
         assert!(err.contains("r.csv:2") && err.contains("abc"), "{err}");
         let err = parse_fixation_report(&format!("{h}s,1,1,2\n"), "r.csv").unwrap_err().to_string();
         assert!(err.contains("r.csv:2") && err.contains("columns"), "{err}");
+        // Data Viewer's `.` (no value) in the position and optional columns is missing, not an error.
+        let rows = parse_fixation_report(&format!("{}\ns,1,.,.,120,.\n", h.trim_end().to_string() + ",CURRENT_FIX_PUPIL"), "r.csv").unwrap();
+        assert!(rows[0].x.is_nan() && rows[0].y.is_nan() && rows[0].pupil.is_none() && rows[0].duration == 120.0);
         let err = parse_fixation_report("TRIAL_INDEX\n1\n", "r.csv").unwrap_err().to_string();
         assert!(err.contains("RECORDING_SESSION_LABEL"), "{err}");
     }

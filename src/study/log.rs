@@ -170,7 +170,7 @@ pub struct StudyLog {
 impl StudyLog {
     /// Reads a JSONL log file.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_to_string(path)?;
         let mut log = Self::parse(&text, &path.display().to_string())?;
         log.base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(log)

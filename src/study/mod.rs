@@ -3,7 +3,7 @@
 //! parameters from a study (rank visits with the pagination rule of He et al. 2015 §4.2.1).
 //!
 //! Data flows: [`asc`] / [`gaze_csv`] (raw samples and tracker events) → [`detect`] (I-DT,
-//! I-VT) → [`aoi`] (fixation to token) → [`attention`] (query vs non-query terms, per-word
+//! I-VT; [`events`] streams a whole file through it) → [`aoi`] (fixation to token) → [`attention`] (query vs non-query terms, per-word
 //! F(w), D(w)). Cursor traces go through [`cursor`] (hovers) to the same analyses.
 //! [`log`] is the study event log; [`fit`] turns it into a scenario; [`synthetic`] generates
 //! whole studies with known truth. The formats are documented in `docs/study.md`.
@@ -13,6 +13,7 @@ pub mod asc;
 pub mod attention;
 pub mod cursor;
 pub mod detect;
+pub mod events;
 pub mod fit;
 pub mod fixreport;
 pub mod gaze_csv;

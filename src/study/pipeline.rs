@@ -65,12 +65,42 @@ fn scroll_offset(scrolls: &[(f64, &str, f64)], page: &str, t: f64) -> f64 {
     scrolls[..i].iter().rev().find(|s| s.1 == page).map_or(0.0, |s| s.2)
 }
 
+/// What [`annotate_with`] did to one session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AnnotateCounts {
+    /// Fixation events added.
+    pub fixations: usize,
+    /// Hover events on token boxes added.
+    pub token_hovers: usize,
+    /// Hover events on result boxes added.
+    pub result_hovers: usize,
+    /// Fixation events already in the log that were replaced.
+    pub replaced_fixations: usize,
+    /// Hover events already in the log that were replaced.
+    pub replaced_hovers: usize,
+}
+
 /// Log events for detected fixations and cursor hovers of one session, merged into the
-/// session's events in time order. Hovers shorter than `min_hover_ms` are dropped.
-/// Fixation and cursor positions are screen coordinates; AOI boxes are page coordinates:
-/// the page's scroll offset (last `scroll` event) is added to y before mapping.
+/// session's events in time order (see [`annotate_with`]); both sources replace.
 pub fn annotate(events: &[LogEvent], fixations: &[Fixation], cursor: &[CursorEvent], aois: &AoiSet, min_hover_ms: f64) -> Vec<LogEvent> {
-    let Some(first) = events.first() else { return Vec::new() };
+    annotate_with(events, Some(fixations), Some(cursor), aois, min_hover_ms).0
+}
+
+/// Adds fixation events (from `fixations`) and hover events (from the `cursor` trace) to a
+/// session's events, in time order.
+///
+/// - **Idempotent**: when `fixations` is given, the session's existing `fixation` events are
+///   replaced, not kept beside the new ones; likewise `hover` events when `cursor` is given.
+///   Annotating an annotated log gives the same log. `None` leaves that kind untouched.
+/// - **Hovers** are found on token boxes (event with `token`) and, separately, on result
+///   boxes (event with `rank` and no `token`: rank-level attention). A token hover carries
+///   the token's rank only on a page without result boxes, so a rank's hovers are counted
+///   once. Hovers shorter than `min_hover_ms` are dropped.
+/// - Fixation and cursor positions are screen coordinates; AOI boxes are page coordinates:
+///   the page's scroll offset (last `scroll` event) is added to y before mapping.
+pub fn annotate_with(events: &[LogEvent], fixations: Option<&[Fixation]>, cursor: Option<&[CursorEvent]>, aois: &AoiSet, min_hover_ms: f64) -> (Vec<LogEvent>, AnnotateCounts) {
+    let mut counts = AnnotateCounts::default();
+    let Some(first) = events.first() else { return (Vec::new(), counts) };
     let intervals = screen_intervals(events);
     let scrolls: Vec<(f64, &str, f64)> = events
         .iter()
@@ -78,34 +108,52 @@ pub fn annotate(events: &[LogEvent], fixations: &[Fixation], cursor: &[CursorEve
         .collect();
     let mk = |t: f64, kind: EventKind| LogEvent { t, participant: first.participant.clone(), task: first.task.clone(), condition: first.condition.clone(), kind };
     let mut derived = Vec::new();
-    for f in fixations {
+    for f in fixations.unwrap_or(&[]) {
         let Some(pid) = page_at(&intervals, f.start) else { continue };
         let Some(page) = aois.page(pid) else { continue };
         let dy = scroll_offset(&scrolls, pid, f.start);
         if let Some((token, rank)) = map_point(page, f.x, f.y + dy) {
+            counts.fixations += 1;
             derived.push(mk(f.start, EventKind::Fixation { page: pid.to_string(), x: f.x, y: f.y, duration: f.duration, token, rank }));
         }
     }
+    let cursor_events = cursor.unwrap_or(&[]);
     for &(s, e, ref pid) in &intervals {
         let Some(page) = aois.page(pid) else { continue };
-        let lo = cursor.partition_point(|c| c.t < s);
-        let hi = cursor.partition_point(|c| c.t < e);
+        let lo = cursor_events.partition_point(|c| c.t < s);
+        let hi = cursor_events.partition_point(|c| c.t < e);
         let shifted: Vec<CursorEvent>;
         let trace = if scrolls.iter().any(|x| x.1 == pid.as_str()) {
-            shifted = cursor[lo..hi].iter().map(|c| CursorEvent { y: c.y + scroll_offset(&scrolls, pid, c.t), ..c.clone() }).collect();
+            shifted = cursor_events[lo..hi].iter().map(|c| CursorEvent { y: c.y + scroll_offset(&scrolls, pid, c.t), ..c.clone() }).collect();
             &shifted[..]
         } else {
-            &cursor[lo..hi]
+            &cursor_events[lo..hi]
         };
-        for h in hovers(trace, &page.tokens, min_hover_ms, Some(e.min(cursor.get(hi).map_or(e, |c| c.t)))) {
+        let end = Some(e.min(cursor_events.get(hi).map_or(e, |c| c.t)));
+        let results = !page.results.boxes.is_empty();
+        for h in hovers(trace, &page.tokens, min_hover_ms, end) {
             let b = &page.tokens.boxes[h.box_index];
-            derived.push(mk(h.start, EventKind::Hover { page: pid.clone(), duration: h.duration(), token: Some(b.text.clone()), rank: b.rank }));
+            counts.token_hovers += 1;
+            derived.push(mk(h.start, EventKind::Hover { page: pid.clone(), duration: h.duration(), token: Some(b.text.clone()), rank: if results { None } else { b.rank } }));
+        }
+        for h in hovers(trace, &page.results, min_hover_ms, end) {
+            let b = &page.results.boxes[h.box_index];
+            counts.result_hovers += 1;
+            derived.push(mk(h.start, EventKind::Hover { page: pid.clone(), duration: h.duration(), token: None, rank: b.rank }));
         }
     }
-    let mut all: Vec<LogEvent> = events.to_vec();
+    let mut all: Vec<LogEvent> = Vec::with_capacity(events.len() + derived.len());
+    for ev in events {
+        match ev.kind {
+            EventKind::Fixation { .. } if fixations.is_some() => counts.replaced_fixations += 1,
+            EventKind::Hover { .. } if cursor.is_some() => counts.replaced_hovers += 1,
+            _ => all.push(ev.clone()),
+        }
+    }
     all.extend(derived);
+    // Stable: at equal times the log's own events stay before the derived ones.
     all.sort_by(|a, b| a.t.total_cmp(&b.t));
-    all
+    (all, counts)
 }
 
 /// Which attention events feed an analysis.
@@ -228,5 +276,52 @@ mod tests {
         assert_eq!(fx, vec![(300.0, Some("below".to_string()), Some(3))]);
         let iv = screen_intervals(&log.sessions[0].events);
         assert_eq!(iv, vec![(0.0, 900.0, "s".to_string())]);
+    }
+
+    fn cursor_at(points: &[(f64, f64, f64)]) -> Vec<CursorEvent> {
+        points.iter().map(|&(t, x, y)| CursorEvent { t, x, y, kind: crate::study::cursor::CursorKind::Move, xpath: None }).collect()
+    }
+
+    /// Result boxes only: the cursor rests 300 ms in the rank-2 box and 50 ms in rank 1;
+    /// one rank-level hover (rank 2, 300 ms), none on tokens (there are none).
+    #[test]
+    fn result_boxes_alone_give_rank_hovers() {
+        let log = StudyLog::parse(
+            concat!(
+                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1","d2"]}"#, "\n",
+                r#"{"t":1000,"participant":"p","task":"t","event":"session_end"}"#, "\n",
+            ),
+            "l",
+        )
+        .unwrap();
+        let aois = AoiSet::parse("page,token,x,y,w,h,rank,kind\ns,r1,0,0,500,100,1,result\ns,r2,0,100,500,100,2,result\n", "a").unwrap();
+        let c = cursor_at(&[(100.0, 50.0, 50.0), (150.0, 50.0, 150.0), (450.0, 900.0, 900.0)]);
+        let (out, n) = annotate_with(&log.sessions[0].events, None, Some(&c), &aois, 100.0);
+        assert_eq!((n.token_hovers, n.result_hovers), (0, 1));
+        let h: Vec<_> = out.iter().filter_map(|e| if let EventKind::Hover { rank, duration, token, .. } = &e.kind { Some((e.t, *rank, *duration, token.clone())) } else { None }).collect();
+        assert_eq!(h, vec![(150.0, Some(2), 300.0, None)]);
+        let again = StudyLog::parse(&StudyLog::to_jsonl(&out), "l2").unwrap();
+        let ranks = rank_attention(&again, AttentionSource::Hovers);
+        assert_eq!(ranks.iter().map(|r| (r.rank, r.events)).collect::<Vec<_>>(), vec![(1, 0), (2, 1)]);
+    }
+
+    /// Annotating twice gives the same events (existing fixations and hovers are replaced).
+    #[test]
+    fn annotation_is_idempotent() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/examples");
+        let log = StudyLog::from_file(&dir.join("log.jsonl")).unwrap();
+        let aois = load_log_aois(&log).unwrap();
+        let cursor = crate::study::cursor::read_cursor(&dir.join("cursor/p01-t42.txt")).unwrap();
+        let fix = [Fixation { eye: crate::study::Eye::Left, start: 10000.0, end: 10199.0, duration: 200.0, x: 100.0, y: 138.0, pupil: f64::NAN }];
+        let s = &log.sessions[0].events;
+        let (once, n1) = annotate_with(s, Some(&fix), Some(&cursor), &aois, 100.0);
+        let (twice, n2) = annotate_with(&once, Some(&fix), Some(&cursor), &aois, 100.0);
+        assert_eq!(once, twice);
+        // The example log holds 4 fixations and 1 hover of its own: replaced the first time;
+        // the second time exactly the derived ones are replaced.
+        assert_eq!((n1.replaced_fixations, n1.replaced_hovers), (4, 1));
+        assert_eq!(n2.replaced_fixations, n1.fixations);
+        assert_eq!(n2.replaced_hovers, n1.token_hovers + n1.result_hovers);
+        assert!(n1.fixations >= 1 && n1.token_hovers >= 1, "{n1:?}");
     }
 }

@@ -5,7 +5,6 @@ use super::measures::{kl_from_oracle, sublist_entropy, sublist_relevance, Prior,
 use super::model::{ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use super::sweep::{basic_effort, simulate_users};
 use crate::error::Result;
-use crate::rng::hash_str;
 use crate::stats::glm::{full_factorial, hosmer_lemeshow, select_bic, Column, Frame, GlmFit, Selection, Wald};
 use rayon::prelude::*;
 
@@ -103,7 +102,6 @@ pub fn help_rows(topics: &[TopicSublists], s: &HelpSettings) -> Result<Vec<HelpR
     let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0);
     let cont = ContinuationKind::Exponential { lambda: s.lambda }.table(max_n);
     let (nk, nl) = (s.tasks.len(), s.smoothing.len());
-    let tag = hash_str("sublists-help");
     (0..topics.len() * nk * nl)
         .into_par_iter()
         .map(|i| {
@@ -112,8 +110,7 @@ pub fn help_rows(topics: &[TopicSublists], s: &HelpSettings) -> Result<Vec<HelpR
             let cutoff = s.tasks[task];
             let dq = basic_effort(topic, cutoff, s.page_size, &s.weights);
             let alpha = Prior::Smoothed(s.smoothing[level]).alpha(topic);
-            let ids = [tag, t as u64, task as u64, level as u64];
-            let mut eff = simulate_users(topic, &cont, &alpha, cutoff, s.page_size, &s.weights, s.replicates, s.seed, &ids)?;
+            let mut eff = simulate_users(topic, &cont, &alpha, cutoff, s.page_size, &s.weights, s.replicates, s.seed)?;
             // RLR helps when it needs less effort (gain targets) or finds more (effort budgets).
             let gain = matches!(cutoff, CutOff::Effort(_));
             let helped = eff.iter().filter(|&&e| if gain { e > dq } else { e < dq }).count();

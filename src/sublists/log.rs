@@ -513,7 +513,6 @@ pub fn predict(
         return Err(Error::Invalid("prediction from usage logs compares effort: use a gain target (find-N, find-all)".into()));
     }
     let cont = ContinuationKind::Empirical { probs: fitted.rlr_rank_visits.clone() }.table(topics.iter().map(|t| t.grades.len()).max().unwrap_or(0));
-    let tag = hash_str("sublists-predict");
     topics
         .par_iter()
         .enumerate()
@@ -526,7 +525,7 @@ pub fn predict(
                     crate::stats::median(&v)
                 }
             };
-            let mut sims = simulate_users(topic, &cont, &fitted.choice_counts[t], cutoff, page_size, w, replicates, seed, &[tag, t as u64])?;
+            let mut sims = simulate_users(topic, &cont, &fitted.choice_counts[t], cutoff, page_size, w, replicates, seed)?;
             let q = Quartiles::of(&mut sims);
             Ok(TopicPrediction {
                 topic: topic.id.clone(),

@@ -9,6 +9,10 @@
 //! a gain target (effort measures) or an effort budget (gain measures), or when every result
 //! has been seen.
 //!
+//! The walk itself is `simulate::walk` (the engine's, shared by every user); this module keeps
+//! He et al.'s vocabulary: topics with sublists, continuation tables, tasks (cut-offs), action
+//! paths, and [`he_profile`], the profile that makes the one user model He et al.'s user.
+//!
 //! Choices that the paper leaves open, fixed here and documented in `docs/sublists.md`:
 //! - the very first result of "All" is examined without a decision (as after a switch);
 //! - a failed continuation with no other selectable sublist continues in the current list
@@ -17,9 +21,10 @@
 //!   shown costs one `paginate` per page turned;
 //! - gain is binary: each examined result with grade > 0 adds 1.
 
-use crate::simulate::bernoulli;
+use crate::simulate::walk::{walk, FixedChoice, Stage, Step as WalkStep, Trace};
+use crate::simulate::world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
+use crate::user::{ActionParams, ActionTable, Budget, Cascade, ContinuationModel, NoAlternative, Param, PriorBase, RankOf, StoppingRuleKind, SublistUse, UserProfile};
 use rand::Rng;
-use rand_distr::{Distribution, Gamma};
 use serde::{Deserialize, Serialize};
 
 /// One topic as an RLR interface shows it: the ranked "All" list and its sublists.
@@ -278,99 +283,73 @@ pub struct PathOutcome {
     pub selections: u32,
 }
 
-/// Reusable per-thread state of the walk (no allocation per replicate).
+/// Reusable per-thread state of the walk.
 #[derive(Debug, Default, Clone)]
-pub struct Scratch {
-    seen: Vec<u64>,
-    pos: Vec<u32>,
-    page: Vec<u32>,
-    /// Number of sublists not exhausted.
-    live: u32,
-}
+pub struct Scratch(crate::simulate::walk::Scratch);
 
-impl Scratch {
-    fn reset(&mut self, n: usize, k: usize) {
-        self.live = k as u32;
-        self.seen.clear();
-        self.seen.resize(n.div_ceil(64), 0);
-        self.pos.clear();
-        self.pos.resize(k, 0);
-        self.page.clear();
-        self.page.resize(k, 0);
+pub use crate::simulate::walk::{dirichlet_samplers, draw_dirichlet};
+
+/// The one-topic world of `topic`: list 0 of its result list is "All" and the sublists are
+/// `topic.lists` (documents are named by their rank, `r1`, `r2`, ...).
+pub fn topic_world(topic: &TopicSublists, with_sublists: bool) -> World {
+    let n = topic.grades.len();
+    let wt = WorldTopic {
+        id: topic.id.clone(),
+        doc_ids: (1..=n).map(|r| format!("r{r}")).collect(),
+        grades: topic.grades.clone(),
+        subtopics: vec![0; n],
+        categories: vec![Vec::new(); n],
+        relevant: topic.relevant(),
+    };
+    let mut list = QueryList::new(&wt, (0..n as u32).collect());
+    if with_sublists {
+        let cats = (0..topic.k() as u32).map(|k| if k == 0 { u32::MAX } else { k - 1 }).collect();
+        list.sublists = Some(Sublists::from_lists(&topic.grades, cats, topic.lists.clone()));
     }
-
-    #[inline]
-    fn is_seen(&self, r: u32) -> bool {
-        self.seen[(r >> 6) as usize] >> (r & 63) & 1 == 1
-    }
-
-    /// Marks rank `r` of "All" seen and moves every pointer resting on it to the next unseen
-    /// result of its sublist (invariant: a pointer rests on an unseen result or the end).
-    #[inline]
-    fn see(&mut self, topic: &TopicSublists, r: u32) {
-        self.seen[(r >> 6) as usize] |= 1u64 << (r & 63);
-        for &(k, p) in topic.members(r) {
-            if self.pos[k as usize] == p {
-                let list = &topic.lists[k as usize];
-                let mut q = p as usize + 1;
-                while q < list.len() && self.is_seen(list[q]) {
-                    q += 1;
-                }
-                self.pos[k as usize] = q as u32;
-                if q == list.len() {
-                    self.live -= 1;
-                }
-            }
-        }
-    }
-
-    #[inline]
-    fn exhausted(&self, topic: &TopicSublists, k: usize) -> bool {
-        self.pos[k] as usize == topic.lists[k].len()
+    World {
+        topics: vec![wt],
+        systems: vec![WorldSystem { name: topic.id.clone(), delays: Default::default(), serps: vec![Some(vec![list])] }],
+        categories: topic.names[1..].to_vec(),
+        page_size: 10,
+        fold: usize::MAX,
+        below_fold: 0.0,
     }
 }
 
-/// Draws c_u ~ Dirichlet(alpha) into `out` using pre-built Gamma(alpha_k, 1) samplers
-/// (`None` for alpha_k = 0, which gives c_k = 0). All-zero draws give the uniform vector.
-pub fn draw_dirichlet<R: Rng + ?Sized>(gammas: &[Option<Gamma<f64>>], rng: &mut R, out: &mut Vec<f64>) {
-    out.clear();
-    let mut total = 0.0;
-    for g in gammas {
-        let x = g.as_ref().map_or(0.0, |g| g.sample(rng));
-        total += x;
-        out.push(x);
+/// He et al.'s user as a profile of the one user model: continuation `cont` indexed as in the
+/// paper (`cont[r - 1]` = p_r, the probability of going on to rank r), switching to a sublist on
+/// a failed continuation, every relevant result found on examination (binary gain), effort
+/// weights for examining, page turns and selections, and the task's cut-off as a stopping rule
+/// (find-N, find-all) or a hard effort budget (effort-B). The sublist prior is the profile's
+/// (replace it with [`Prepared::samplers`] for explicit alphas).
+pub fn he_profile(name: &str, cont: &[f64], weights: &ActionWeights, cutoff: CutOff) -> UserProfile {
+    let mut p = UserProfile::named(name);
+    p.continuation = Some(ContinuationModel::Empirical { p: cont.to_vec(), file: None, rank_of: RankOf::Next });
+    p.clicks = Cascade::fixed(&[0.0, 1.0], &[0.0], &[0.0]);
+    p.sublists = SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Ndcg, scale: 1.0, smoothing: 0.0 };
+    p.effort = ActionParams::fixed(&ActionTable {
+        issue_query: 0.0,
+        serp_look: 0.0,
+        examine_snippet: weights.examine,
+        read_document: 0.0,
+        mark_relevant: 0.0,
+        paginate: weights.paginate,
+        select_sublist: weights.select,
+    });
+    match cutoff {
+        CutOff::Find(n) => p.stopping = vec![StoppingRuleKind::Satisfaction { k: Param::Fixed(n as f64) }],
+        CutOff::FindAll => p.stopping = vec![StoppingRuleKind::FindAll],
+        CutOff::Effort(b) => p.budget = Budget { seconds: None, effort: Some(Param::Fixed(b)) },
     }
-    if total > 0.0 && total.is_finite() {
-        out.iter_mut().for_each(|x| *x /= total);
-    } else {
-        let u = 1.0 / out.len() as f64;
-        out.iter_mut().for_each(|x| *x = u);
-    }
+    p
 }
 
-/// Gamma(alpha_k, 1) samplers for [`draw_dirichlet`]; alpha must be finite and >= 0.
-pub fn dirichlet_samplers(alpha: &[f64]) -> crate::Result<Vec<Option<Gamma<f64>>>> {
-    alpha
-        .iter()
-        .enumerate()
-        .map(|(k, &a)| {
-            if !a.is_finite() || a < 0.0 {
-                return Err(crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a} must be finite and >= 0")));
-            }
-            if a == 0.0 {
-                Ok(None)
-            } else {
-                Gamma::new(a, 1.0).map(Some).map_err(|e| crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a}: {e}")))
-            }
-        })
-        .collect()
-}
-
-/// Simulates one action path.
+/// Simulates one action path (through `simulate::walk`, the engine's walk).
 ///
 /// `cont[r - 1]` is p_r (ranks beyond the table continue with probability 0); `choice` is
 /// c_u over the topic's sublists (any non-negative weights; renormalised over the selectable
-/// sublists, uniform if they all have weight 0). Steps are pushed to `trace` when given.
+/// sublists, uniform if they all have weight 0). The path's random numbers are keyed by one
+/// number drawn from `rng`. Steps are pushed to `trace` when given.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_path<R: Rng + ?Sized>(
     topic: &TopicSublists,
@@ -381,122 +360,39 @@ pub fn simulate_path<R: Rng + ?Sized>(
     cutoff: CutOff,
     rng: &mut R,
     scratch: &mut Scratch,
-    mut trace: Option<&mut Vec<Step>>,
+    trace: Option<&mut Vec<Step>>,
 ) -> PathOutcome {
-    let n = topic.grades.len();
-    let k_lists = topic.lists.len();
-    scratch.reset(n, k_lists);
-    let page_size = page_size.max(1);
-    let (target, budget) = match cutoff {
-        CutOff::Find(t) => (t, f64::INFINITY),
-        CutOff::FindAll => (topic.relevant() as u32, f64::INFINITY),
-        CutOff::Effort(b) => (u32::MAX, b),
+    let mut world = topic_world(topic, true);
+    world.page_size = page_size.max(1) as usize;
+    let user = he_profile("he", cont, weights, cutoff).resolve(0, 0);
+    let sys = &world.systems[0];
+    let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0 };
+    let key: u64 = rng.random();
+    let mut chooser = FixedChoice(choice.to_vec());
+    let out = match trace {
+        Some(t) => {
+            let mut relay = HeTrace(t);
+            walk(&stage, &user, &user.grades, &mut chooser, key, &mut scratch.0, &mut relay)
+        }
+        None => walk(&stage, &user, &user.grades, &mut chooser, key, &mut scratch.0, &mut ()),
     };
-    let mut out = PathOutcome::default();
-    let mut cur = 0usize;
-    scratch.page[0] = 1;
-    let mut forced = true;
-    while out.gain < target {
-        let cur_exhausted = scratch.exhausted(topic, cur);
-        let mut switch = cur_exhausted;
-        if !switch && !forced {
-            let r = scratch.pos[cur] as usize + 1;
-            let p = if r <= cont.len() { cont[r - 1] } else { 0.0 };
-            switch = !bernoulli(p, rng);
-        }
-        let mut next = cur;
-        if switch {
-            let count = scratch.live - (!cur_exhausted) as u32;
-            if count == 0 {
-                if cur_exhausted {
-                    break;
-                }
-            } else {
-                // Summed afresh: a sparse Dirichlet draw puts almost all mass on one sublist, and
-                // subtracting it from a running sum would cancel the others' tiny weights.
-                let mut total = 0.0;
-                for (k, &c) in choice.iter().enumerate().take(k_lists) {
-                    if k != cur && !scratch.exhausted(topic, k) {
-                        total += c;
-                    }
-                }
-                next = pick(topic, scratch, cur, count, choice, total, rng);
-            }
-        }
-        // Cost of this step: selection, page turns, examination.
-        let selecting = next != cur;
-        let idx = scratch.pos[next];
-        let needed_page = idx / page_size + 1;
-        let shown = if selecting { 1 } else { scratch.page[next] };
-        let turns = needed_page.saturating_sub(shown);
-        let cost = if selecting { weights.select } else { 0.0 } + turns as f64 * weights.paginate + weights.examine;
-        if out.effort + cost > budget {
-            break;
-        }
-        if selecting {
-            out.selections += 1;
-            if let Some(t) = trace.as_deref_mut() {
-                t.push(Step::Select { sublist: next as u32 });
-            }
-        }
-        for p in shown + 1..=needed_page {
-            if let Some(t) = trace.as_deref_mut() {
-                t.push(Step::Paginate { sublist: next as u32, page: p });
-            }
-        }
-        scratch.page[next] = shown.max(needed_page);
-        out.paginations += turns;
-        out.effort += cost;
-        cur = next;
-        let all_rank = topic.lists[cur][idx as usize];
-        scratch.see(topic, all_rank);
-        let relevant = topic.grades[all_rank as usize] > 0;
-        out.examined += 1;
-        out.gain += relevant as u32;
-        if let Some(t) = trace.as_deref_mut() {
-            t.push(Step::Examine { sublist: cur as u32, rank: idx + 1, all_rank: all_rank + 1, relevant });
-        }
-        forced = false;
-    }
-    out
+    PathOutcome { effort: out.effort, gain: out.relevant_found, examined: out.depth, paginations: out.page_turns, selections: out.switches }
 }
 
-/// Draws the next sublist among the `count` selectable ones (not `cur`, not exhausted) with
-/// probability proportional to `choice` (total weight `total`), uniformly if all weigh 0.
-#[inline]
-fn pick<R: Rng + ?Sized>(topic: &TopicSublists, s: &Scratch, cur: usize, count: u32, choice: &[f64], total: f64, rng: &mut R) -> usize {
-    let selectable = |k: usize| k != cur && !s.exhausted(topic, k);
-    let k_lists = topic.lists.len();
-    if count == 1 {
-        return (0..k_lists).find(|&k| selectable(k)).unwrap_or(cur);
-    }
-    if total > 0.0 {
-        let mut u = rng.random::<f64>() * total;
-        let mut last_positive = None;
-        for (k, &c) in choice.iter().enumerate().take(k_lists) {
-            if selectable(k) && c > 0.0 {
-                if u < c {
-                    return k;
-                }
-                u -= c;
-                last_positive = Some(k);
+/// Translates the walk's steps into He et al.'s.
+struct HeTrace<'a>(&'a mut Vec<Step>);
+
+impl Trace for HeTrace<'_> {
+    fn step(&mut self, s: WalkStep) {
+        match s {
+            WalkStep::Select { list } => self.0.push(Step::Select { sublist: list }),
+            WalkStep::Paginate { list, page } => self.0.push(Step::Paginate { sublist: list, page }),
+            WalkStep::Examine { list, rank, position, relevant, .. } => {
+                self.0.push(Step::Examine { sublist: list, rank, all_rank: position, relevant })
             }
-        }
-        // Rounding: the last selectable sublist with positive weight.
-        if let Some(k) = last_positive {
-            return k;
+            _ => {}
         }
     }
-    let mut j = rng.random_range(0..count);
-    for k in 0..k_lists {
-        if selectable(k) {
-            if j == 0 {
-                return k;
-            }
-            j -= 1;
-        }
-    }
-    cur
 }
 
 #[cfg(test)]
@@ -549,9 +445,13 @@ mod tests {
         let w = ActionWeights { examine: 2.0, paginate: 0.5, select: 3.0 };
         let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &w, CutOff::FindAll, &mut rng, &mut Scratch::default(), None);
         assert_eq!(o.effort, 26.0);
-        // Steps cost 1, 1, 2, 3 (cumulative 1, 2, 4, 7): budget 5 stops at effort 4 with gain 2.
+        // Actions cost 1 each: examine, examine, select + examine (effort 4), then the select of
+        // step 4 still fits a budget of 5 but its page turn would exceed it: the walk stops
+        // before that action, with effort 5, gain 2 and 3 results examined. (The earlier
+        // sublist walker refused the whole step and reported effort 4; the gain, which an
+        // effort budget measures, is the same.)
         let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Effort(5.0), &mut rng, &mut Scratch::default(), None);
-        assert_eq!((o.effort, o.gain, o.examined), (4.0, 2, 3));
+        assert_eq!((o.effort, o.gain, o.examined), (5.0, 2, 3));
         // find-1 stops after All#2.
         let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Find(1), &mut rng, &mut Scratch::default(), None);
         assert_eq!((o.effort, o.gain), (2.0, 1));

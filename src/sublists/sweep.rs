@@ -1,13 +1,15 @@
 //! The what-if sweep (He et al. §5.1, Fig. 6): lambda x prior x task, replicates per cell,
-//! for the RLR and the basic interface.
+//! for the RLR and the basic interface, run by the engine with He et al.'s user as profiles
+//! ([`grid_profile`]).
 
-use super::model::{dirichlet_samplers, draw_dirichlet, simulate_path, ActionWeights, ContinuationKind, CutOff, Scratch, TopicSublists};
 use super::measures::Prior;
+use super::model::{dirichlet_samplers, he_profile, topic_world, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use crate::error::{Error, Result};
-use crate::rng::{hash_str, stream};
-use crate::stats::quantile_sorted;
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
+use crate::simulate::world::World;
+use crate::stats::{quantile_sorted, Sketch};
+use crate::user::{NoAlternative, PriorBase, SublistUse, UserProfile};
+use std::sync::Mutex;
 
 /// The grid of a sweep.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +68,7 @@ impl Quartiles {
     }
 }
 
-/// One (topic, task, prior, lambda) cell: the RLR effort distribution and the basic effort.
+/// One (topic, task, prior, lambda) cell: the RLR distribution and the basic-interface value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepCell {
     /// Topic index.
@@ -77,19 +79,77 @@ pub struct SweepCell {
     pub prior: usize,
     /// Index into [`SweepGrid::lambdas`].
     pub lambda: usize,
-    /// RLR effort quartiles over replicates.
+    /// RLR effort (or gain) quartiles over users.
     pub rlr: Quartiles,
     /// Basic-interface effort (deterministic: "All" walked top to bottom).
     pub basic: f64,
-    /// RLR effort per replicate.
-    pub samples: Vec<f64>,
+    /// RLR effort (or gain) of every user, as an exact distribution.
+    pub samples: Sketch,
 }
 
-/// Simulates `replicates` RLR users on `topic` and returns, in replicate order, their effort
-/// (gain targets) or gain (effort budgets): see [`CutOff::measure`].
-///
-/// Replicate `i` draws from `stream(seed, [tag, topic, cell..., i])`: results do not depend
-/// on thread count or scheduling.
+fn quartiles(s: &Sketch) -> Quartiles {
+    let q = s.quantiles(&[0.25, 0.5, 0.75]);
+    Quartiles { q25: q[0], median: q[1], q75: q[2] }
+}
+
+/// Collects one measure per (profile, topic, system) as an exact distribution.
+struct CellSketches {
+    topics: usize,
+    systems: usize,
+    measures: Vec<usize>,
+    cells: Vec<Mutex<Sketch>>,
+}
+
+impl Sink for CellSketches {
+    type Acc = Vec<Sketch>;
+    fn start(&self, _: &Unit) -> Vec<Sketch> {
+        vec![Sketch::default(); self.topics * self.systems]
+    }
+    fn record(&self, acc: &mut Vec<Sketch>, r: &Record) {
+        let m = self.measures[r.unit.profile];
+        for (s, o) in r.outcomes.iter().enumerate() {
+            if let Some(o) = o {
+                acc[r.topic * self.systems + s].add(o.measures()[m]);
+            }
+        }
+    }
+    fn finish(&self, unit: &Unit, acc: Vec<Sketch>) -> Result<()> {
+        let base = unit.profile * self.topics * self.systems;
+        for (i, a) in acc.iter().enumerate() {
+            self.cells[base + i].lock().expect("no panics while locked").merge(a);
+        }
+        Ok(())
+    }
+}
+
+/// Index of the measure a cut-off calls for in [`crate::simulate::MEASURES`].
+fn measure_of(cutoff: CutOff) -> usize {
+    let name = match cutoff {
+        CutOff::Effort(_) => "relevant_found",
+        _ => "effort",
+    };
+    crate::simulate::summary::measure_index(name).expect("a known measure")
+}
+
+/// Runs the engine on `world` with `prepared` profiles and returns, per (profile, topic,
+/// system), the distribution of the measure of each profile's cut-off.
+fn cell_sketches(world: &World, prepared: &[Prepared], cutoffs: &[CutOff], users: u64, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<Sketch>> {
+    let (nt, ns) = (world.topics.len(), world.systems.len());
+    let sink = CellSketches {
+        topics: nt,
+        systems: ns,
+        measures: cutoffs.iter().map(|&c| measure_of(c)).collect(),
+        cells: (0..prepared.len() * nt * ns).map(|_| Mutex::new(Sketch::default())).collect(),
+    };
+    let plan = Plan { world, profiles: prepared, users, seed, block: None };
+    run(&plan, &sink, progress)?;
+    Ok(sink.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect())
+}
+
+/// Simulates `replicates` RLR users on `topic` and returns, in user order, their effort (gain
+/// targets) or gain (effort budgets): see [`CutOff::measure`]. `cont` is He et al.'s table
+/// (p_r = `cont[r - 1]`), `alpha` the Dirichlet prior over the topic's sublists. User `u`'s
+/// random numbers are keyed by `(seed, topic id, u)` (common to every call on the topic).
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_users(
     topic: &TopicSublists,
@@ -100,34 +160,39 @@ pub fn simulate_users(
     weights: &ActionWeights,
     replicates: usize,
     seed: u64,
-    ids: &[u64],
 ) -> Result<Vec<f64>> {
-    let gammas = dirichlet_samplers(alpha)?;
-    let mut scratch = Scratch::default();
-    let mut c = Vec::with_capacity(alpha.len());
-    let mut key: Vec<u64> = ids.to_vec();
-    key.push(0);
-    let last = key.len() - 1;
-    Ok((0..replicates)
-        .map(|i| {
-            key[last] = i as u64;
-            let mut rng = stream(seed, &key);
-            draw_dirichlet(&gammas, &mut rng, &mut c);
-            cutoff.measure(&simulate_path(topic, cont, &c, page_size, weights, cutoff, &mut rng, &mut scratch, None))
-        })
-        .collect())
+    let mut world = topic_world(topic, true);
+    world.page_size = page_size.max(1) as usize;
+    let mut prepared = Prepared::new(&world, &he_profile("rlr", cont, weights, cutoff), seed, None)?;
+    prepared.samplers[0][0][0] = dirichlet_samplers(alpha)?;
+    let m = measure_of(cutoff);
+    Ok(crate::simulate::outcomes(&world, &prepared, replicates as u64, seed)?.iter().map(|o| o.measures()[m]).collect())
 }
 
 /// Effort (gain targets) or gain (effort budgets) of the basic interface ("All" only,
 /// deterministic).
 pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weights: &ActionWeights) -> f64 {
-    let basic = topic.basic();
-    let cont = vec![1.0; basic.grades.len()];
-    let mut rng = stream(0, &[]);
-    cutoff.measure(&simulate_path(&basic, &cont, &[1.0], page_size, weights, cutoff, &mut rng, &mut Scratch::default(), None))
+    let mut world = topic_world(topic, false);
+    world.page_size = page_size.max(1) as usize;
+    let prepared = Prepared::new(&world, &he_profile("basic", &[1.0], weights, cutoff), 0, None).expect("no click model, no prior");
+    let o = crate::simulate::outcomes(&world, &prepared, 1, 0).expect("a valid one-topic world");
+    o.first().map_or(0.0, |o| o.measures()[measure_of(cutoff)])
 }
 
-/// Runs the sweep in parallel; `progress(done, total)` is called as cells finish.
+/// The He et al. profile of grid point (task, prior, lambda).
+pub fn grid_profile(grid: &SweepGrid, task: usize, prior: usize, lambda: usize, max_rank: usize) -> UserProfile {
+    let table: Vec<f64> = ContinuationKind::Exponential { lambda: grid.lambdas[lambda] }.table(max_rank + 1);
+    let mut p = he_profile(&format!("{} {} {}", grid.tasks[task].name(), grid.priors[prior].name(), grid.lambdas[lambda]), &table, &grid.weights, grid.tasks[task]);
+    p.sublists = match grid.priors[prior] {
+        Prior::Ndcg => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Ndcg, scale: 1.0, smoothing: 0.0 },
+        Prior::Random => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Random, scale: 1.0, smoothing: 0.0 },
+        Prior::Smoothed(s) => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Ndcg, scale: 1.0, smoothing: s },
+    };
+    p
+}
+
+/// Runs the sweep over `topics` (the RLR interface and the basic one) with the engine;
+/// `progress(done, total)` is called as units finish.
 pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
     if topics.is_empty() {
         return Err(Error::Invalid("the sweep has no topics".into()));
@@ -135,36 +200,76 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
     if grid.lambdas.is_empty() || grid.priors.is_empty() || grid.tasks.is_empty() || grid.replicates == 0 {
         return Err(Error::Invalid("the sweep grid is empty (lambdas, priors, tasks and replicates must be non-empty)".into()));
     }
+    let mut world = world_of_topics(topics);
+    world.page_size = grid.page_size.max(1) as usize;
+    world.add_basic_twins();
     let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0);
-    let tables: Vec<Vec<f64>> = grid.lambdas.iter().map(|&l| ContinuationKind::Exponential { lambda: l }.table(max_n)).collect();
-    let alphas: Vec<Vec<Vec<f64>>> = topics.iter().map(|t| grid.priors.iter().map(|p| p.alpha(t)).collect()).collect();
+    let mut profiles = Vec::new();
+    let mut labels = Vec::new();
+    for k in 0..grid.tasks.len() {
+        for p in 0..grid.priors.len() {
+            for l in 0..grid.lambdas.len() {
+                profiles.push(grid_profile(grid, k, p, l, max_n));
+                labels.push((k, p, l));
+            }
+        }
+    }
+    let prepared: Vec<Prepared> = profiles.iter().map(|p| Prepared::new(&world, p, grid.seed, None)).collect::<Result<_>>()?;
+    run_sweep_world(&world, &prepared, &labels, grid, progress)
+}
+
+/// The sweep on a world whose system 0 has sublists and system 1 is its basic twin; `labels`
+/// give each profile's (task, prior, lambda) indices into `grid`. The engine runs the users on
+/// the sublist interface; the basic interface is deterministic for He et al.'s user (a failed
+/// continuation stays in "All"), so it is walked once per (topic, task).
+pub fn run_sweep_world(world: &World, prepared: &[Prepared], labels: &[(usize, usize, usize)], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
+    if world.systems.len() != 2 {
+        return Err(Error::Invalid("the sublist sweep needs one system with sublists and its basic twin (interface.basic_twin = true)".into()));
+    }
+    let mut rlr_world = world.clone();
+    rlr_world.systems.truncate(1);
+    let cutoffs: Vec<CutOff> = labels.iter().map(|l| grid.tasks[l.0]).collect();
+    let cells = cell_sketches(&rlr_world, prepared, &cutoffs, grid.replicates as u64, grid.seed, progress)?;
+    let topics = super::scenario::topics_of(world)?;
+    let nt = world.topics.len();
     let basics: Vec<Vec<f64>> = topics.iter().map(|t| grid.tasks.iter().map(|&c| basic_effort(t, c, grid.page_size, &grid.weights)).collect()).collect();
-    let (nl, np, nk) = (grid.lambdas.len(), grid.priors.len(), grid.tasks.len());
-    let total = (topics.len() * nk * np * nl) as u64;
-    let done = AtomicU64::new(0);
-    let tag = hash_str("sublists-sweep");
-    (0..total as usize)
-        .into_par_iter()
-        .map(|i| {
-            let (topic, rest) = (i / (nk * np * nl), i % (nk * np * nl));
-            let (task, rest) = (rest / (np * nl), rest % (np * nl));
-            let (prior, lambda) = (rest / nl, rest % nl);
-            let t = &topics[topic];
-            let ids = [tag, topic as u64, task as u64, prior as u64, lambda as u64];
-            let samples = simulate_users(t, &tables[lambda], &alphas[topic][prior], grid.tasks[task], grid.page_size, &grid.weights, grid.replicates, grid.seed, &ids)?;
-            let mut sorted = samples.clone();
-            let rlr = Quartiles::of(&mut sorted);
-            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(d, total);
-            Ok(SweepCell { topic, task, prior, lambda, rlr, basic: basics[topic][task], samples })
-        })
-        .collect()
+    let mut out = Vec::new();
+    for t in 0..nt {
+        for (p, &(task, prior, lambda)) in labels.iter().enumerate() {
+            let rlr = &cells[p * nt + t];
+            if rlr.n() == 0 {
+                continue;
+            }
+            out.push(SweepCell { topic: t, task, prior, lambda, rlr: quartiles(rlr), basic: basics[t][task], samples: rlr.clone() });
+        }
+    }
+    out.sort_by_key(|c| (c.topic, c.task, c.prior, c.lambda));
+    Ok(out)
+}
+
+/// A world of the topics with sublists, as one system (named `rlr`).
+pub fn world_of_topics(topics: &[TopicSublists]) -> World {
+    let mut world = topic_world(&topics[0], true);
+    world.systems[0].name = "rlr".into();
+    for t in &topics[1..] {
+        let w = topic_world(t, true);
+        world.topics.push(w.topics[0].clone());
+        let serp = w.systems[0].serps[0].clone();
+        world.systems[0].serps.push(serp);
+    }
+    world
 }
 
 /// Pooled quartiles over topics and replicates for (task, prior, lambda), as plotted in Fig. 6.
 pub fn pooled(cells: &[SweepCell], task: usize, prior: usize, lambda: usize) -> Quartiles {
-    let mut xs: Vec<f64> = cells.iter().filter(|c| c.task == task && c.prior == prior && c.lambda == lambda).flat_map(|c| c.samples.iter().copied()).collect();
-    Quartiles::of(&mut xs)
+    let mut all = Sketch::default();
+    for c in cells.iter().filter(|c| c.task == task && c.prior == prior && c.lambda == lambda) {
+        all.merge(&c.samples);
+    }
+    if all.n() == 0 {
+        return Quartiles { q25: f64::NAN, median: f64::NAN, q75: f64::NAN };
+    }
+    quartiles(&all)
 }
 
 /// CSV of the sweep: one row per (topic, task, prior, lambda, interface).
@@ -174,7 +279,7 @@ pub fn sweep_csv(topics: &[TopicSublists], grid: &SweepGrid, cells: &[SweepCell]
         let t = crate::report::csv_field(&topics[c.topic].id);
         let (task, prior, lambda) = (grid.tasks[c.task].name(), grid.priors[c.prior].name(), grid.lambdas[c.lambda]);
         let m = grid.tasks[c.task].measure_name();
-        s += &format!("{t},{task},{m},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.len(), c.rlr.median, c.rlr.q25, c.rlr.q75);
+        s += &format!("{t},{task},{m},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.n(), c.rlr.median, c.rlr.q25, c.rlr.q75);
         s += &format!("{t},{task},{m},{prior},{lambda},basic,1,{b},{b},{b}\n", b = c.basic);
     }
     s
@@ -226,12 +331,9 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
                 .map_err(|e| err(&e))?;
             for (p, prior) in grid.priors.iter().enumerate() {
                 let color = match prior {
-                    Prior::Random => RGBColor(200, 40, 40),
-                    Prior::Ndcg => RGBColor(30, 80, 200),
-                    Prior::Smoothed(_) => {
-                        let (r, g, b) = Palette99::pick(p).to_rgba().rgb();
-                        RGBColor(r, g, b)
-                    }
+                    Prior::Ndcg => crate::report::OKABE_ITO[0],
+                    Prior::Random => crate::report::OKABE_ITO[1],
+                    Prior::Smoothed(_) => crate::report::OKABE_ITO[(p + 2) % 8],
                 };
                 let band: Vec<(f64, f64)> = (0..nl)
                     .map(|l| (l as f64, series[p][l].q75))
@@ -303,12 +405,13 @@ mod tests {
     /// (200 replicates per cell here; analysis/sublists/ has the 1,000-replicate run).
     #[test]
     fn fig6_sanity_facts_hold_on_50_synthetic_topics() {
-        let s = crate::sublists::scenario::SublistScenario::from_str(include_str!("../../simulations/sublists/default.toml"), "sublists.toml").unwrap();
-        let mut grid = s.grid("x").unwrap();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations/sublists/default.toml");
+        let (s, base) = crate::scenario::Scenario::from_file(&path).unwrap();
+        let study = crate::sublists::scenario::SublistStudy::from_scenario(&s, &base, "default.toml").unwrap();
+        let mut grid = study.grid.clone();
         grid.replicates = 200;
-        let topics = s.topics(std::path::Path::new("."), "x").unwrap();
-        assert_eq!(topics.len(), 50);
-        let cells = run_sweep(&topics, &grid, &|_, _| {}).unwrap();
+        assert_eq!(study.topics.len(), 50);
+        let cells = run_sweep_world(&study.loaded.world, &study.loaded.prepared, &study.labels, &grid, &|_, _| {}).unwrap();
         let (ndcg, random) = (0, 1);
         assert_eq!((grid.priors[ndcg], grid.priors[random]), (Prior::Ndcg, Prior::Random));
         for k in 0..grid.tasks.len() {

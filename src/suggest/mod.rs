@@ -19,7 +19,6 @@ pub mod synthetic;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::Path;
 
 /// A displayed text segment (snippet, paragraph) and the attention it received.
@@ -125,27 +124,35 @@ pub fn is_stopword(term: &str) -> bool {
     STOPWORDS.binary_search(&term).is_ok()
 }
 
-fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<(usize, T)>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<(String, Vec<(usize, T)>)> {
+    let input = crate::input::open(path)?;
+    let name = input.name().to_string();
     let mut out = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, e))?;
+    input.lines().for_each(|n, line| {
         if line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
-        let v = serde_json::from_str(&line).map_err(|e| Error::parse(path, i + 1, e.to_string()))?;
-        out.push((i + 1, v));
-    }
-    Ok(out)
+        let v = serde_json::from_str(line).map_err(|e| Error::parse(&name, n, e.to_string()))?;
+        out.push((n, v));
+        Ok(())
+    })?;
+    Ok((name, out))
 }
 
 /// Reads the attention log and the suggestions file and joins them by `id`, in log order.
 /// Errors name file:line: duplicate ids, unknown keys, negative durations, a fixation on a
 /// segment that does not exist, an accepted suggestion that is not among the candidates,
 /// a session without a suggestions line.
-pub fn read_sessions(log: &Path, suggestions: &Path) -> Result<Vec<Session>> {
-    let logs: Vec<(usize, LogSession)> = read_jsonl(log)?;
-    let lists: Vec<(usize, SuggestionList)> = read_jsonl(suggestions)?;
+///
+/// Both files are read through [`crate::input`]: plain, gzip or zstd, `-` for standard input
+/// (for one of the two), BOM and CRLF removed.
+pub fn read_sessions(log_path: &Path, suggestions_path: &Path) -> Result<Vec<Session>> {
+    if crate::input::is_stdin(log_path) && crate::input::is_stdin(suggestions_path) {
+        return Err(Error::Invalid("the attention log and the suggestions cannot both be read from standard input (`-`)".into()));
+    }
+    let (log, logs): (String, Vec<(usize, LogSession)>) = read_jsonl(log_path)?;
+    let (suggestions, lists): (String, Vec<(usize, SuggestionList)>) = read_jsonl(suggestions_path)?;
+    let (log, suggestions) = (log.as_str(), suggestions.as_str());
     let mut by_id: HashMap<String, (usize, SuggestionList)> = HashMap::new();
     for (line, l) in lists {
         if l.suggestions.is_empty() {
@@ -168,12 +175,12 @@ pub fn read_sessions(log: &Path, suggestions: &Path) -> Result<Vec<Session>> {
         }
         let (_, list) = by_id
             .remove(&s.id)
-            .ok_or_else(|| Error::parse(log, line, format!("session `{}` has no line in {}", s.id, suggestions.display())))?;
+            .ok_or_else(|| Error::parse(log, line, format!("session `{}` has no line in {suggestions}", s.id)))?;
         let session = build_session(s, list).map_err(|reason| Error::parse(log, line, reason))?;
         out.push(session);
     }
     if let Some((id, (line, _))) = by_id.into_iter().min_by_key(|(_, (l, _))| *l) {
-        return Err(Error::parse(suggestions, line, format!("session `{id}` is not in {}", log.display())));
+        return Err(Error::parse(suggestions, line, format!("session `{id}` is not in {log}")));
     }
     Ok(out)
 }

@@ -147,19 +147,10 @@ fn generator_config_is_checked() {
 
 /// The generator on the real WordNet: deterministic, and with strong attention and no noise
 /// the attention models beat the engine's order; with no attention preference and every
-/// choice random they do not. Needs WordNet (fails under CI=true when absent).
+/// choice random they do not. Needs WordNet: fails when absent (scripts/test.sh installs it).
 #[test]
 fn generator_on_real_wordnet() {
-    let wn = match WordNet::open_default() {
-        Ok(wn) => wn,
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0") {
-                panic!("CI: real WordNet is required for this test: {e}");
-            }
-            eprintln!("NOTICE: skipping generator_on_real_wordnet: {e}");
-            return;
-        }
-    };
+    let wn = WordNet::open_default().unwrap_or_else(|e| panic!("real WordNet is required (scripts/test.sh installs it): {e}"));
     let cfg = SyntheticSuggestConfig { sessions: 60, strength: 1.0, noise: 0.0, literal: 1.0, ..Default::default() };
     let (logs, lists) = generate(&cfg, &wn).unwrap();
     assert_eq!(generate(&cfg, &wn).unwrap(), (logs.clone(), lists.clone()));

@@ -1,5 +1,8 @@
-//! Costs: effort weights and times per action.
+//! Costs: effort weights and times per action (the user's), and system delays (the
+//! interface's: query latency, page latency, document load delay, as in Crescenzi et al. and
+//! Kelly and Azzopardi).
 
+use super::param::{path_id, Param, Support};
 use crate::error::{check_non_negative, Result};
 use serde::{Deserialize, Serialize};
 
@@ -97,31 +100,115 @@ impl ActionTable {
     }
 }
 
-/// An [`ActionTable`] with every entry optional, for partial overrides in scenario files.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PartialActionTable {
-    issue_query: Option<f64>,
-    serp_look: Option<f64>,
-    examine_snippet: Option<f64>,
-    read_document: Option<f64>,
-    mark_relevant: Option<f64>,
-    paginate: Option<f64>,
-    select_sublist: Option<f64>,
+/// Names of the actions, in [`ActionTable`] field order.
+pub const ACTION_NAMES: [&str; 7] =
+    ["issue_query", "serp_look", "examine_snippet", "read_document", "mark_relevant", "paginate", "select_sublist"];
+
+impl ActionTable {
+    /// The entries in [`ACTION_NAMES`] order.
+    pub fn entries(&self) -> [f64; 7] {
+        [self.issue_query, self.serp_look, self.examine_snippet, self.read_document, self.mark_relevant, self.paginate, self.select_sublist]
+    }
+    /// A table from entries in [`ACTION_NAMES`] order.
+    pub fn from_entries(e: [f64; 7]) -> Self {
+        ActionTable {
+            issue_query: e[0],
+            serp_look: e[1],
+            examine_snippet: e[2],
+            read_document: e[3],
+            mark_relevant: e[4],
+            paginate: e[5],
+            select_sublist: e[6],
+        }
+    }
 }
 
-impl PartialActionTable {
-    /// `base` with the given entries replaced.
-    pub fn over(&self, base: ActionTable) -> ActionTable {
-        ActionTable {
-            issue_query: self.issue_query.unwrap_or(base.issue_query),
-            serp_look: self.serp_look.unwrap_or(base.serp_look),
-            examine_snippet: self.examine_snippet.unwrap_or(base.examine_snippet),
-            read_document: self.read_document.unwrap_or(base.read_document),
-            mark_relevant: self.mark_relevant.unwrap_or(base.mark_relevant),
-            paginate: self.paginate.unwrap_or(base.paginate),
-            select_sublist: self.select_sublist.unwrap_or(base.select_sublist),
+/// An action table in a scenario file: entries not given keep their defaults; entries may be
+/// distributions over users (e.g. reading time `read_document = { dist = "lognormal", mean = 21.45, sd = 10 }`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionParams {
+    /// Issue a query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_query: Option<Param>,
+    /// First look at a result page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serp_look: Option<Param>,
+    /// Examine a snippet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examine_snippet: Option<Param>,
+    /// Read a document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_document: Option<Param>,
+    /// Mark a document relevant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_relevant: Option<Param>,
+    /// Paginate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paginate: Option<Param>,
+    /// Select a sublist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_sublist: Option<Param>,
+}
+
+impl ActionParams {
+    /// A table with every entry fixed.
+    pub fn fixed(t: &ActionTable) -> Self {
+        let e = t.entries().map(|v| Some(Param::Fixed(v)));
+        let [issue_query, serp_look, examine_snippet, read_document, mark_relevant, paginate, select_sublist] = e;
+        ActionParams { issue_query, serp_look, examine_snippet, read_document, mark_relevant, paginate, select_sublist }
+    }
+
+    fn params(&self) -> [&Option<Param>; 7] {
+        [&self.issue_query, &self.serp_look, &self.examine_snippet, &self.read_document, &self.mark_relevant, &self.paginate, &self.select_sublist]
+    }
+
+    /// Checks every given entry is a number >= 0 (or such a distribution); errors name `key`.
+    pub fn validate(&self, context: &str, key: &str) -> Result<()> {
+        for (name, p) in ACTION_NAMES.iter().zip(self.params()) {
+            if let Some(p) = p {
+                p.validate(context, &format!("{key}.{name}"), Support::NonNegative)?;
+            }
         }
+        Ok(())
+    }
+
+    /// The table of user `user`: given entries resolved over `base` (key paths under `prefix`).
+    pub fn resolve(&self, base: ActionTable, seed: u64, user: u64, prefix: &str) -> ActionTable {
+        let mut e = base.entries();
+        for (i, (name, p)) in ACTION_NAMES.iter().zip(self.params()).enumerate() {
+            if let Some(p) = p {
+                e[i] = p.value(seed, path_id(&format!("{prefix}.{name}")), user, Support::NonNegative);
+            }
+        }
+        ActionTable::from_entries(e)
+    }
+
+    /// True when some entry is a distribution over users.
+    pub fn varies(&self) -> bool {
+        self.params().iter().any(|p| p.as_ref().is_some_and(|p| p.fixed().is_none()))
+    }
+}
+
+/// System delays of the interface, in seconds: they count towards time (and the time budget)
+/// but are not the user's effort; `adjusted_time` leaves them out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Delays {
+    /// After each query (e.g. 5 s in Crescenzi et al.'s delay condition).
+    pub query_latency: f64,
+    /// After each page request beyond the first page of a list.
+    pub page_latency: f64,
+    /// After each document click, before the document is shown (document load delay).
+    pub document_latency: f64,
+}
+
+impl Delays {
+    /// Checks every delay is finite and >= 0.
+    pub fn validate(&self, context: &str, key: &str) -> Result<()> {
+        check_non_negative(context, &format!("{key}query_latency"), self.query_latency)?;
+        check_non_negative(context, &format!("{key}page_latency"), self.page_latency)?;
+        check_non_negative(context, &format!("{key}document_latency"), self.document_latency)
     }
 }
 

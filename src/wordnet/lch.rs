@@ -16,6 +16,25 @@
 
 use super::{Pos, PosDb, WordNet};
 
+/// A word similarity computed from WordNet's hypernym taxonomy, as NLTK defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Leacock–Chodorow: -ln((p + 1) / (2 D)).
+    Lch,
+    /// Path similarity: 1 / (p + 1).
+    Path,
+}
+
+impl Measure {
+    /// The name used on the command line and in output headers (`lch`, `path`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Lch => "lch",
+            Measure::Path => "path",
+        }
+    }
+}
+
 /// Ancestor id of NLTK's simulated `*ROOT*`.
 const ROOT: u32 = u32::MAX;
 
@@ -130,11 +149,33 @@ impl<'a> Similarity<'a> {
     /// Word-level LCH: maximum of NLTK's `lch_similarity` over `wn.synsets(w1, pos)` x
     /// `wn.synsets(w2, pos)`. `None` when a word has no synset or no pair is connected.
     pub fn lch(&mut self, w1: &str, w2: &str, pos: Pos) -> Option<f64> {
+        let d = self.distance(w1, w2, pos)?;
+        lch_of_distance(d, self.wn.db(pos).taxonomy_depth())
+    }
+
+    /// Word-level path similarity: maximum of NLTK's `path_similarity` (default
+    /// `simulate_root=True`) over `wn.synsets(w1, pos)` x `wn.synsets(w2, pos)`, i.e.
+    /// 1 / (p + 1) with p the same shortest path length as LCH uses. `None` when a word has no
+    /// synset or no pair is connected.
+    pub fn path(&mut self, w1: &str, w2: &str, pos: Pos) -> Option<f64> {
+        self.distance(w1, w2, pos).map(|p| 1.0 / (p as f64 + 1.0))
+    }
+
+    /// Word-level similarity by `measure`.
+    pub fn score(&mut self, measure: Measure, w1: &str, w2: &str, pos: Pos) -> Option<f64> {
+        match measure {
+            Measure::Lch => self.lch(w1, w2, pos),
+            Measure::Path => self.path(w1, w2, pos),
+        }
+    }
+
+    /// Shortest path length between any synset of `w1` and any of `w2` (NLTK's
+    /// `shortest_path_distance` with a simulated root for verbs).
+    pub fn distance(&mut self, w1: &str, w2: &str, pos: Pos) -> Option<u32> {
         let a = self.entry(w1, pos);
         let b = self.entry(w2, pos);
         let c = &self.caches[pos as usize];
-        let d = min_distance(c.word_at(a).1, c.word_at(b).1)?;
-        lch_of_distance(d, self.wn.db(pos).taxonomy_depth())
+        min_distance(c.word_at(a).1, c.word_at(b).1)
     }
 
     /// LCH of two synsets (indices into the part of speech's [`PosDb`]), as NLTK.

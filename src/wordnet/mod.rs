@@ -1,6 +1,7 @@
 //! WordNet 3.0: a reader for the database files, the hypernym taxonomy of nouns and verbs,
-//! NLTK-style lemmatisation (`morphy`) and Leacock–Chodorow similarity exactly as NLTK's
-//! `Synset.lch_similarity` computes it.
+//! NLTK-style lemmatisation (`morphy`), Leacock–Chodorow and path similarity exactly as NLTK's
+//! `Synset.lch_similarity` and `Synset.path_similarity` compute them, and a batch scorer for
+//! TSV files of word pairs ([`batch`]).
 //!
 //! The database is looked up in `$WNHOME` (or `$WNHOME/dict`), else `/usr/share/wordnet`
 //! (Debian's `wordnet-base`). Only nouns and verbs are loaded: LCH is defined on the
@@ -15,10 +16,11 @@
 //! # Ok::<(), serpsim::Error>(())
 //! ```
 
+pub mod batch;
 mod lch;
 mod reader;
 
-pub use lch::Similarity;
+pub use lch::{Measure, Similarity};
 pub use reader::PosDb;
 
 use crate::error::{Error, Result};

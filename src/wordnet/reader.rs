@@ -48,8 +48,9 @@ const VERB_RULES: &[(&str, &str)] = &[
     ("ing", ""),
 ];
 
+/// The whole file through the input layer (BOM removed; CRLF lines and gzip also work).
 fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
+    crate::input::read_to_string(path)
 }
 
 impl PosDb {

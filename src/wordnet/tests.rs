@@ -98,31 +98,22 @@ fn malformed_data_line_names_file_and_line() {
     assert!(err.contains("data.verb:2") && err.contains("w_cnt"), "{err}");
 }
 
-/// Word-level LCH on the real WordNet 3.0 against NLTK (1,200 pairs, 1e-9).
-/// Needs /usr/share/wordnet (or WNHOME): fails when absent under CI=true, else skips loudly.
-#[test]
-fn real_wordnet_matches_nltk() {
-    let dir = default_dir();
-    let wn = match WordNet::open(&dir) {
-        Ok(wn) => wn,
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0") {
-                panic!("CI: real WordNet is required for this test: {e}");
-            }
-            eprintln!("NOTICE: skipping real_wordnet_matches_nltk: {e}");
-            return;
-        }
-    };
-    assert_eq!(wn.db(Pos::Noun).taxonomy_depth(), 19);
-    assert_eq!(wn.db(Pos::Verb).taxonomy_depth(), 13);
-    let text = include_str!("../../tests/fixtures/wordnet/nltk_lch.tsv");
-    let mut s = Similarity::new(&wn);
+/// The real WordNet 3.0. A missing database fails the test (scripts/test.sh installs
+/// `wordnet-base`); it never skips.
+fn real() -> WordNet {
+    WordNet::open(&default_dir()).unwrap_or_else(|e| panic!("real WordNet is required (scripts/test.sh installs it): {e}"))
+}
+
+/// Compares word-level scores with an NLTK fixture (`pos word1 word2 value|none`); returns
+/// the pairs checked per part of speech and the largest difference.
+fn against_nltk(wn: &WordNet, measure: Measure, text: &str) -> ([usize; 2], f64) {
+    let mut s = Similarity::new(wn);
     let mut checked = [0usize; 2];
     let mut max_diff: f64 = 0.0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split('\t').collect();
         let pos = Pos::parse(f[0]).unwrap();
-        let got = s.lch(f[1], f[2], pos);
+        let got = s.score(measure, f[1], f[2], pos);
         match f[3] {
             "none" => assert_eq!(got, None, "{line}"),
             v => {
@@ -134,8 +125,67 @@ fn real_wordnet_matches_nltk() {
         }
         checked[pos as usize] += 1;
     }
-    eprintln!("real WordNet vs NLTK: {checked:?} noun/verb pairs, max |diff| = {max_diff:e}");
+    (checked, max_diff)
+}
+
+/// Word-level LCH on the real WordNet 3.0 against NLTK 3.10.4 (1,200 pairs, 1e-9;
+/// tests/fixtures/wordnet/nltk_lch.tsv, made by analysis/wordnet/nltk_lch.py).
+#[test]
+fn real_wordnet_matches_nltk() {
+    let wn = real();
+    assert_eq!(wn.db(Pos::Noun).taxonomy_depth(), 19);
+    assert_eq!(wn.db(Pos::Verb).taxonomy_depth(), 13);
+    let (checked, max_diff) = against_nltk(&wn, Measure::Lch, include_str!("../../tests/fixtures/wordnet/nltk_lch.tsv"));
+    eprintln!("real WordNet vs NLTK (lch): {checked:?} noun/verb pairs, max |diff| = {max_diff:e}");
     assert!(checked[0] >= 500 && checked[1] >= 500 && checked[0] + checked[1] >= 1000, "{checked:?}");
+}
+
+/// Word-level path similarity against NLTK 3.10.4's `path_similarity` on the same 1,200
+/// pairs (tests/fixtures/wordnet/nltk_path.tsv, `MEASURE=path analysis/wordnet/nltk_lch.py`).
+#[test]
+fn real_wordnet_path_matches_nltk() {
+    let wn = real();
+    let (checked, max_diff) = against_nltk(&wn, Measure::Path, include_str!("../../tests/fixtures/wordnet/nltk_path.tsv"));
+    eprintln!("real WordNet vs NLTK (path): {checked:?} noun/verb pairs, max |diff| = {max_diff:e}");
+    assert_eq!(checked, [700, 500]);
+}
+
+#[test]
+fn mini_path_similarity_closed_forms() {
+    let wn = mini();
+    let mut s = Similarity::new(&wn);
+    // Path lengths from the LCH tests above: 1 / (p + 1).
+    close(s.path("dog", "cat", Pos::Noun), 1.0 / 3.0);
+    close(s.path("dog", "dog", Pos::Noun), 1.0);
+    close(s.path("rex", "cat", Pos::Noun), 0.25);
+    close(s.path("sprint", "ponder", Pos::Verb), 1.0 / 6.0); // through the simulated root, p = 5
+    assert_eq!(s.path("orphan", "dog", Pos::Noun), None);
+}
+
+#[test]
+fn batch_reads_checks_and_scores_pairs() {
+    use crate::input::Input;
+    let wn = mini();
+    let text = "word1\tword2\tpos\ndog\tcat\n# comment\n\nran\twalk\tverb\nunicorn\tdog\tn\n";
+    let pairs = batch::read_pairs(Input::from_bytes("p.tsv", text.as_bytes().to_vec()).unwrap(), Pos::Noun).unwrap();
+    assert_eq!(pairs.len(), 3);
+    assert_eq!(pairs.get(1), ("ran", "walk", Pos::Verb));
+    let mut out = Vec::new();
+    let c = batch::write_scores(&mut Similarity::new(&wn), Measure::Lch, &pairs, &mut out, None).unwrap();
+    assert_eq!(c, batch::Counts { scored: 2, missing: 1 });
+    // ln(8/3) and ln 2 from the closed forms above, printed as Rust's shortest round trip.
+    let want = format!("word1\tword2\tpos\tlch\ndog\tcat\tn\t{}\nran\twalk\tv\t{}\nunicorn\tdog\tn\t\n", (8.0f64 / 3.0).ln(), 2f64.ln());
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+    for (bad, what) in [
+        ("dog\n", "p.tsv:1: expected 2 or 3 TAB-separated fields (word1, word2[, pos]), found 1"),
+        ("dog\tcat\tn\tx\n", "p.tsv:1: expected 2 or 3 TAB-separated fields (word1, word2[, pos]), found 4"),
+        ("dog\tcat\na\tb\tadj\n", "p.tsv:2: part of speech `adj`: use n or v"),
+        ("dog\t \n", "p.tsv:1: empty word"),
+        ("# nothing\n", "p.tsv: no word pairs"),
+    ] {
+        let err = batch::read_pairs(Input::from_bytes("p.tsv", bad.as_bytes().to_vec()).unwrap(), Pos::Noun).unwrap_err().to_string();
+        assert!(err.starts_with(what), "{bad:?}: {err}");
+    }
 }
 
 #[test]

@@ -1,0 +1,50 @@
+//! Click-log reading: the Yandex sample (3.0 MB, 35,064 SERPs) repeated 10 times (30 MB),
+//! read and interned from memory as plain text, gzip and zstd. Target (issue 15): gzip input
+//! costs at most 2x plain input. Throughput is in bytes of uncompressed text per second.
+//!
+//! `cargo bench --bench clicklogs`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serpsim::input::Input;
+use serpsim::logs::{Format, LogData, ReadOptions};
+use std::hint::black_box;
+use std::io::Write;
+use std::time::Duration;
+
+fn bench(c: &mut Criterion) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let one = std::fs::read(&path).expect("the bundled Yandex sample");
+    let plain: Vec<u8> = one.repeat(10);
+    let gz = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(&plain).unwrap();
+        e.finish().unwrap()
+    };
+    let zst = {
+        let tmp = std::env::temp_dir().join(format!("serpsim-bench-{}.txt", std::process::id()));
+        std::fs::write(&tmp, &plain).unwrap();
+        let out = std::process::Command::new("zstd").args(["-q", "-c", "-3"]).arg(&tmp).output().ok().filter(|o| o.status.success());
+        let _ = std::fs::remove_file(&tmp);
+        out.map(|o| o.stdout)
+    };
+    eprintln!("plain {} bytes, gzip {} bytes ({:.1} %)", plain.len(), gz.len(), 100.0 * gz.len() as f64 / plain.len() as f64);
+    let opts = ReadOptions::new(Format::Yandex);
+    let read = |bytes: &[u8]| {
+        let d = LogData::from_input(Input::from_bytes("bench", bytes.to_vec()).unwrap(), &opts).unwrap();
+        assert_eq!(d.log.len(), 350_640);
+        d.log.len()
+    };
+    let mut g = c.benchmark_group("clicklogs");
+    g.sample_size(10).measurement_time(Duration::from_secs(8)).throughput(Throughput::Bytes(plain.len() as u64));
+    g.bench_function("read_yandex_30MB_plain", |b| b.iter(|| black_box(read(&plain))));
+    g.bench_function("read_yandex_30MB_gzip", |b| b.iter(|| black_box(read(&gz))));
+    if let Some(z) = &zst {
+        g.bench_function("read_yandex_30MB_zstd", |b| b.iter(|| black_box(read(z))));
+    } else {
+        eprintln!("NOTICE: the zstd tool is missing; the zstd case is not measured");
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,149 @@
+"""Click models: CM, DCM, CCM, DBN, SDBN, UBM, PBM and the CTR baselines.
+
+Logs are DataFrames (or Arrow tables) with the columns ``query_id``, ``docs`` (the ranked
+document ids, a list per row) and ``clicks`` (0/1 or booleans, a list aligned with ``docs``),
+or paths to log files in the formats of ``serpsim clicks`` (gzip accepted).
+
+>>> import serpsim, pandas as pd
+>>> log = pd.DataFrame({"query_id": ["q1", "q1"], "docs": [["a", "b"], ["b", "a"]],
+...                     "clicks": [[1, 0], [0, 0]]})
+>>> m = serpsim.clicks.fit(log, model="sdbn", progress=False)
+>>> round(float(m.params.set_index("doc_id").loc["a", "satisfaction"]), 4)
+0.6667
+
+(By hand: SDBN counts with a Beta(1, 1) prior; ``a`` was the last click of the one session
+in which it was clicked, so its satisfaction is (1 + 1) / (2 + 1).)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import _jobs, _serpsim
+from ._tables import is_path, to_arrow, to_pandas
+
+MODELS = ("cm", "dcm", "ccm", "dbn", "sdbn", "ubm", "pbm", "gctr", "rctr", "dctr")
+
+
+class ClickModel:
+    """A fitted (or loaded) click model."""
+
+    def __init__(self, inner: Any) -> None:
+        self._m = inner
+        scalars, ranks, matrices, pairs = inner.param_tables()
+        self.scalars: Dict[str, float] = dict(scalars)
+        self.rank_params: Dict[str, List[float]] = dict(ranks)
+        self.matrices: Dict[str, List[List[float]]] = dict(matrices)
+        self._pairs = pairs
+
+    @property
+    def kind(self) -> str:
+        """The model's short name, e.g. ``"dbn"``."""
+        return self._m.kind
+
+    @property
+    def params(self) -> Any:
+        """Per query-document parameters as a DataFrame: ``query_id``, ``doc_id`` and one column
+        per parameter (``attractiveness``, ``satisfaction``, ``ctr``)."""
+        return to_pandas(self._pairs)
+
+    def evaluate(self, test: Any, known_queries_only: bool = True) -> Dict[str, Any]:
+        """Log-likelihood, perplexity (overall and per rank), conditional perplexity and CTR
+        error on ``test``, as ``serpsim clicks eval`` computes them. With
+        ``known_queries_only`` (PyClick's protocol) sessions of queries the model was not
+        fitted on are left out; ``test_sessions`` says how many were used."""
+        return dict(self._m.evaluate(to_arrow(test, "test"), known_queries_only))
+
+    def log_likelihood(self, test: Any, known_queries_only: bool = True) -> float:
+        """Mean per-session mean log-likelihood of the clicks in ``test`` (PyClick's definition)."""
+        return float(self.evaluate(test, known_queries_only)["log_likelihood"])
+
+    def perplexity(self, test: Any, known_queries_only: bool = True) -> float:
+        """Perplexity over ranks 1-10 (PyClick's definition)."""
+        return float(self.evaluate(test, known_queries_only)["perplexity"])
+
+    def click_probabilities(self, serps: Any) -> Any:
+        """P(click) per result: a long DataFrame (``serp``, ``rank``, ``query_id``, ``doc_id``,
+        ``click_probability``). ``serps`` needs ``query_id`` and ``docs``; pairs the model has
+        not seen get its prior."""
+        return to_pandas(self._m.click_probabilities(to_arrow(serps, "serps")))
+
+    def simulate(self, serps: Any, n: int = 1, seed: int = 1) -> Any:
+        """``n`` simulated sessions per SERP, in the click-log layout plus ``serp`` and
+        ``replicate`` columns; the same streams as ``serpsim clicks simulate``."""
+        return to_pandas(self._m.simulate(to_arrow(serps, "serps"), int(n), int(seed)))
+
+    def save(self, path: "os.PathLike[str] | str") -> None:
+        """Writes the model in the CLI's JSON format (atomically)."""
+        self._m.save(os.fspath(path))
+
+    def to_json(self) -> str:
+        """The model file's JSON text."""
+        return self._m.to_json()
+
+    def __repr__(self) -> str:
+        return repr(self._m)
+
+
+def fit(
+    log: Any,
+    model: str = "dbn",
+    iterations: int = 50,
+    tolerance: float = 0.0,
+    gamma: Optional[float] = None,
+    format: str = "yandex",
+    skip_bad_lines: bool = False,
+    progress: Optional[bool] = None,
+) -> ClickModel:
+    """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
+
+    ``iterations`` and ``tolerance`` apply to the EM models (dbn, ccm, ubm, pbm); ``gamma``
+    fixes DBN's continuation probability. ``format`` and ``skip_bad_lines`` apply to paths.
+    """
+    model = model.lower()
+    if is_path(log):
+        job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), float(tolerance), gamma, bool(skip_bad_lines))
+    else:
+        job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), float(tolerance), gamma)
+    return ClickModel(_jobs.run(job, progress))
+
+
+def read_log(path: "os.PathLike[str] | str", format: str = "yandex", skip_bad_lines: bool = False, progress: Optional[bool] = None) -> Any:
+    """Reads a click-log file (``yandex``, ``tsv`` or ``jsonl``; gzip accepted) into a
+    DataFrame with ``query_id``, ``docs`` and ``clicks``. With ``skip_bad_lines`` malformed
+    lines are counted and a warning names the first."""
+    batch, skipped, first = _jobs.run(_serpsim.read_log_path(os.fspath(path), format, bool(skip_bad_lines)), progress)
+    if skipped:
+        import warnings
+
+        warnings.warn(f"{os.fspath(path)}: skipped {skipped} bad line(s); first: {first}", stacklevel=2)
+    return to_pandas(batch)
+
+
+def load(path: "os.PathLike[str] | str") -> ClickModel:
+    """Loads a model file written by ``serpsim clicks fit`` or :meth:`ClickModel.save`."""
+    return ClickModel(_serpsim.load(os.fspath(path)))
+
+
+def loads(text: str) -> ClickModel:
+    """Parses a model from JSON text."""
+    return ClickModel(_serpsim.loads(text))
+
+
+def split(log: Any) -> Tuple[Any, Any]:
+    """PyClick's protocol, as ``serpsim clicks eval`` without ``--test``: the first
+    floor(75 %) of sessions train; the rest, restricted to queries seen in training, test."""
+    import pandas as pd
+
+    if not isinstance(log, pd.DataFrame):
+        log = to_arrow(log, "log")
+        log = log.to_pandas() if hasattr(log, "to_pandas") else pd.DataFrame(log)
+    n_train = len(log) * 3 // 4
+    train = log.iloc[:n_train].reset_index(drop=True)
+    rest = log.iloc[n_train:]
+    test = rest[rest["query_id"].isin(set(train["query_id"]))].reset_index(drop=True)
+    return train, test
+
+
+__all__ = ["ClickModel", "fit", "load", "loads", "read_log", "split", "MODELS"]

@@ -1,0 +1,419 @@
+//! Click models from Python: fit from an Arrow table or a log file, evaluate, predict, simulate,
+//! save and load (the CLI's JSON format).
+
+use crate::arrow_io::{self, Flags, Lists, Strs};
+use crate::errors::{guard, invalid, to_py};
+use crate::job::{spawn, Finish, Job};
+use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
+use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
+use serpsim::logs::{ClickLog, Format, LogData, SessionRef, SessionSource, Vocab};
+use pyo3::IntoPyObject;
+use serpsim::progress::Progress;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Reads a click log table (`query_id`, `docs` list, `clicks` list) into `data`'s vocabulary.
+/// `clicks` may be absent when `need_clicks` is false (SERPs to predict or simulate on).
+fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_clicks: bool, what: &str) -> PyResult<ClickLog> {
+    let batches = arrow_io::read_batches(table, what)?;
+    let mut log = ClickLog::new();
+    let (mut qbuf, mut dbuf) = (String::new(), String::new());
+    let mut pairs = Vec::new();
+    let mut clicks = Vec::new();
+    let mut row_base = 0usize;
+    for batch in &batches {
+        let q_col = arrow_io::column(py, batch, "query_id", what)?;
+        let docs_col = arrow_io::column(py, batch, "docs", what)?;
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        let q = Strs::new(py, q_col.as_ref(), &format!("{what}: column `query_id`"))?;
+        let docs = Lists::new(py, docs_col.as_ref(), &format!("{what}: column `docs`"))?;
+        let doc_values = Strs::new(py, docs.values.as_ref(), &format!("{what}: column `docs` (its items)"))?;
+        let click_lists = match batch.column_by_name("clicks") {
+            Some(c) => Some(Lists::new(py, c.as_ref(), &format!("{what}: column `clicks`"))?),
+            None if need_clicks => {
+                return Err(invalid(py, format!("{what}: missing column `clicks` (a list of 0/1 or booleans per row, aligned with `docs`)")))
+            }
+            None => None,
+        };
+        let click_values = match &click_lists {
+            Some(l) => Some(Flags::new(py, l.values.as_ref(), &format!("{what}: column `clicks` (its items)"))?),
+            None => None,
+        };
+        for i in 0..batch.num_rows() {
+            let row = row_base + i;
+            let query = q.get(i, &mut qbuf).ok_or_else(|| invalid(py, format!("{what}: row {row}: `query_id` is null")))?;
+            let qi = data.vocab.intern_query(query);
+            let range = docs.range(i).ok_or_else(|| invalid(py, format!("{what}: row {row}: `docs` is null")))?;
+            pairs.clear();
+            for j in range.clone() {
+                let d = doc_values.get(j, &mut dbuf).ok_or_else(|| invalid(py, format!("{what}: row {row}: a document id is null")))?;
+                let di = data.vocab.intern_doc(d);
+                pairs.push(data.vocab.intern_pair(qi, di));
+            }
+            clicks.clear();
+            match (&click_lists, &click_values) {
+                (Some(l), Some(v)) => {
+                    let r = l.range(i).ok_or_else(|| invalid(py, format!("{what}: row {row}: `clicks` is null")))?;
+                    if r.len() != range.len() {
+                        return Err(invalid(
+                            py,
+                            format!("{what}: row {row}: {} clicks for {} documents; `clicks` must align with `docs`", r.len(), range.len()),
+                        ));
+                    }
+                    for j in r {
+                        match v.get(j) {
+                            Ok(Some(c)) => clicks.push(c),
+                            Ok(None) => return Err(invalid(py, format!("{what}: row {row}: a click flag is null"))),
+                            Err(e) => return Err(invalid(py, format!("{what}: row {row}: click flag {e}"))),
+                        }
+                    }
+                }
+                _ => clicks.resize(pairs.len(), false),
+            }
+            log.push(qi, &pairs, &clicks);
+        }
+        row_base += batch.num_rows();
+    }
+    Ok(log)
+}
+
+/// Counts passes over the log on a progress handle (one per EM iteration).
+struct Counted<'a> {
+    inner: &'a mut dyn SessionSource,
+    progress: &'a Progress,
+}
+
+impl SessionSource for Counted<'_> {
+    fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> serpsim::Result<()> {
+        serpsim::interrupt::check()?;
+        let r = self.inner.pass(f);
+        self.progress.inc(1);
+        r
+    }
+    fn pair_count_hint(&self) -> usize {
+        self.inner.pair_count_hint()
+    }
+}
+
+fn config(py: Python<'_>, model: &str, iterations: usize, tolerance: f64, gamma: Option<f64>) -> PyResult<ModelConfig> {
+    let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
+    let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance });
+    match (&mut cfg, gamma) {
+        (ModelConfig::Dbn(d), Some(g)) => {
+            serpsim::error::check_probability("gamma", "gamma", g).map_err(|e| to_py(py, e))?;
+            d.gamma = Gamma::Fixed(g);
+        }
+        (_, Some(_)) => return Err(invalid(py, "gamma applies to the dbn model only")),
+        _ => {}
+    }
+    Ok(cfg)
+}
+
+fn passes(cfg: &ModelConfig) -> u64 {
+    match cfg {
+        ModelConfig::Dbn(c) => c.iterations as u64,
+        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => c.iterations as u64,
+        _ => 1,
+    }
+}
+
+/// A fitted or loaded click model.
+#[pyclass(module = "serpsim._serpsim", name = "ClickModel", frozen)]
+pub struct PyClickModel {
+    model: Arc<dyn ClickModel>,
+    vocab: Arc<Vocab>,
+    sessions: usize,
+}
+
+fn finish_model(model: Box<dyn ClickModel>, vocab: Vocab, sessions: usize) -> Finish {
+    Box::new(move |py| Ok(Py::new(py, PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions })?.into_any()))
+}
+
+/// Fits `model` on a click-log table. Returns a job.
+#[pyfunction]
+#[pyo3(signature = (log, model, iterations=50, tolerance=0.0, gamma=None))]
+fn fit_table(py: Python<'_>, log: &Bound<'_, PyAny>, model: &str, iterations: usize, tolerance: f64, gamma: Option<f64>) -> PyResult<Job> {
+    let cfg = config(py, model, iterations, tolerance, gamma)?;
+    let mut data = LogData::default();
+    data.log = read_log(py, log, &mut data, true, "log")?;
+    if data.log.is_empty() {
+        return Err(invalid(py, "log: no sessions to fit on"));
+    }
+    spawn(&format!("fitting {model}"), None, move |p| {
+        p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
+        let n = data.log.len();
+        let m = cfg.fit(&mut Counted { inner: &mut &data.log, progress: p })?;
+        Ok(finish_model(m, data.vocab, n))
+    })
+}
+
+fn cfg_name(cfg: &ModelConfig) -> &'static str {
+    match cfg {
+        ModelConfig::Cm => "cm",
+        ModelConfig::Dcm => "dcm",
+        ModelConfig::Sdbn => "sdbn",
+        ModelConfig::Ctr(_) => "ctr",
+        ModelConfig::Dbn(_) => "dbn",
+        ModelConfig::Ccm(_) => "ccm",
+        ModelConfig::Ubm(_) => "ubm",
+        ModelConfig::Pbm(_) => "pbm",
+    }
+}
+
+/// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
+#[pyfunction]
+#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=0.0, gamma=None, skip_bad_lines=false))]
+#[allow(clippy::too_many_arguments)]
+fn fit_path(
+    py: Python<'_>,
+    path: PathBuf,
+    model: &str,
+    format: &str,
+    iterations: usize,
+    tolerance: f64,
+    gamma: Option<f64>,
+    skip_bad_lines: bool,
+) -> PyResult<Job> {
+    let cfg = config(py, model, iterations, tolerance, gamma)?;
+    let format: Format = format.parse().map_err(|e| to_py(py, e))?;
+    spawn(&format!("reading {}", path.display()), None, move |p| {
+        p.phase(&format!("reading {}", path.display()), "", None);
+        let data = LogData::read(&path, format, skip_bad_lines)?;
+        if data.log.is_empty() {
+            return Err(serpsim::Error::Invalid(format!("{}: no sessions to fit on", path.display())));
+        }
+        p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
+        let n = data.log.len();
+        let m = cfg.fit(&mut Counted { inner: &mut &data.log, progress: p })?;
+        Ok(finish_model(m, data.vocab, n))
+    })
+}
+
+/// Reads a click-log file into a record batch (`query_id`, `docs`, `clicks`). Returns a job.
+#[pyfunction]
+#[pyo3(signature = (path, format="yandex", skip_bad_lines=false))]
+fn read_log_path(py: Python<'_>, path: PathBuf, format: &str, skip_bad_lines: bool) -> PyResult<Job> {
+    let format: Format = format.parse().map_err(|e| to_py(py, e))?;
+    spawn(&format!("reading {}", path.display()), None, move |p| {
+        p.phase(&format!("reading {}", path.display()), "", None);
+        let data = LogData::read(&path, format, skip_bad_lines)?;
+        let mut q = StringBuilder::new();
+        let mut docs = ListBuilder::new(StringBuilder::new());
+        let mut clicks = ListBuilder::new(BooleanBuilder::new());
+        for s in data.log.iter() {
+            q.append_value(&data.vocab.queries[s.query as usize]);
+            for &pair in s.pairs {
+                docs.values().append_value(&data.vocab.docs[data.vocab.pairs[pair as usize].1 as usize]);
+            }
+            docs.append(true);
+            for &c in s.clicks {
+                clicks.values().append_value(c);
+            }
+            clicks.append(true);
+        }
+        let batch = arrow_io::batch(vec![("query_id", Arc::new(q.finish())), ("docs", Arc::new(docs.finish())), ("clicks", Arc::new(clicks.finish()))]);
+        let skipped = (data.report.skipped_lines, data.report.first_error.clone());
+        Ok(Box::new(move |py: Python<'_>| {
+            let b = arrow_io::to_python(py, batch)?;
+            Ok((b, skipped.0, skipped.1).into_pyobject(py)?.into_any().unbind())
+        }) as Finish)
+    })
+}
+
+/// Loads a model file written by `serpsim clicks fit` or `ClickModel.save`.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyClickModel> {
+    let (model, vocab) = guard(py, || io::load(&path))?;
+    Ok(PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions: 0 })
+}
+
+/// Parses a model from the JSON text of a model file.
+#[pyfunction]
+#[pyo3(signature = (text, name="<string>"))]
+fn loads(py: Python<'_>, text: &str, name: &str) -> PyResult<PyClickModel> {
+    let (model, vocab) = guard(py, || io::from_json_str(text, name))?;
+    Ok(PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions: 0 })
+}
+
+fn scores_dict<'py>(py: Python<'py>, s: &Scores, sessions: usize) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("test_sessions", sessions)?;
+    d.set_item("log_likelihood", s.log_likelihood)?;
+    d.set_item("perplexity", s.perplexity)?;
+    d.set_item("perplexity_at_rank", s.perplexity_at_rank.clone())?;
+    d.set_item("conditional_perplexity", s.conditional_perplexity)?;
+    d.set_item("conditional_perplexity_at_rank", s.conditional_perplexity_at_rank.clone())?;
+    d.set_item("ctr_rmse", s.ctr_rmse)?;
+    Ok(d)
+}
+
+impl PyClickModel {
+    /// Reads `table` against a copy of the model's vocabulary (new pairs get new indices,
+    /// which the model answers with its prior).
+    fn read(&self, py: Python<'_>, table: &Bound<'_, PyAny>, need_clicks: bool, what: &str) -> PyResult<(LogData, ClickLog)> {
+        let mut data = LogData { vocab: (*self.vocab).clone(), ..Default::default() };
+        let log = read_log(py, table, &mut data, need_clicks, what)?;
+        Ok((data, log))
+    }
+}
+
+#[pymethods]
+impl PyClickModel {
+    /// The model's short name (`dbn`, `sdbn`, ...).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.model.kind().name()
+    }
+
+    /// Sessions the model was fitted on (0 when loaded from a file).
+    #[getter]
+    fn sessions(&self) -> usize {
+        self.sessions
+    }
+
+    /// The model as the CLI's JSON text.
+    fn to_json(&self) -> String {
+        io::to_json(self.model.as_ref(), &self.vocab).to_string()
+    }
+
+    /// Writes the model file (atomically).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        guard(py, || io::save(&path, self.model.as_ref(), &self.vocab))
+    }
+
+    /// `(scalars, per-rank vectors, matrices, per-pair record batch)`.
+    fn param_tables(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
+        let t = self.model.to_table();
+        let scalars = PyDict::new(py);
+        for (n, v) in &t.scalars {
+            scalars.set_item(n, v)?;
+        }
+        let ranks = PyDict::new(py);
+        for (n, v) in &t.ranks {
+            ranks.set_item(n, v.clone())?;
+        }
+        let matrices = PyDict::new(py);
+        for (n, v) in &t.matrices {
+            matrices.set_item(n, v.clone())?;
+        }
+        let len = t.pairs.iter().map(|(_, v)| v.len()).max().unwrap_or(0).min(self.vocab.pairs.len());
+        let (q, d): (Vec<&str>, Vec<&str>) = (0..len)
+            .map(|i| {
+                let (q, d) = self.vocab.pairs[i];
+                (self.vocab.queries[q as usize].as_str(), self.vocab.docs[d as usize].as_str())
+            })
+            .unzip();
+        let mut cols: Vec<(&str, ArrayRef)> = vec![("query_id", Arc::new(StringArray::from(q))), ("doc_id", Arc::new(StringArray::from(d)))];
+        for (n, v) in &t.pairs {
+            cols.push((n.as_str(), Arc::new(Float64Array::from(v[..len].to_vec()))));
+        }
+        let pairs = arrow_io::to_python(py, arrow_io::batch(cols))?;
+        Ok((scalars.into_any().unbind(), ranks.into_any().unbind(), matrices.into_any().unbind(), pairs))
+    }
+
+    /// Scores on test sessions as the CLI's `clicks eval` computes them. With
+    /// `known_queries_only` (PyClick's protocol, the CLI's default) sessions whose query the
+    /// model has not seen are left out; the number used is returned as `test_sessions`.
+    #[pyo3(signature = (test, known_queries_only=true))]
+    fn evaluate<'py>(&self, py: Python<'py>, test: &Bound<'py, PyAny>, known_queries_only: bool) -> PyResult<Bound<'py, PyDict>> {
+        let (_, log) = self.read(py, test, true, "test")?;
+        let log = if known_queries_only {
+            let known = ClickLog { queries: (0..self.vocab.queries.len() as u32).collect(), ..ClickLog::new() };
+            restrict_to_train_queries(&known, &log)
+        } else {
+            log
+        };
+        let model = self.model.clone();
+        let s = py.detach(|| evaluate(model.as_ref(), &log)).map_err(|e| to_py(py, e))?;
+        scores_dict(py, &s, log.len())
+    }
+
+    /// P(click) per result of each SERP, as a long record batch
+    /// (`serp`, `rank`, `query_id`, `doc_id`, `click_probability`).
+    fn click_probabilities(&self, py: Python<'_>, serps: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let (data, log) = self.read(py, serps, false, "serps")?;
+        let (mut serp, mut rank, mut q, mut d, mut p) = (vec![], vec![], vec![], vec![], vec![]);
+        let mut probs = Vec::new();
+        for (i, s) in log.iter().enumerate() {
+            self.model.click_probs(s.pairs, &mut probs);
+            for (r, (&pair, &pr)) in s.pairs.iter().zip(&probs).enumerate() {
+                let (qi, di) = data.vocab.pairs[pair as usize];
+                serp.push(i as u64);
+                rank.push(r as u32 + 1);
+                q.push(data.vocab.queries[qi as usize].clone());
+                d.push(data.vocab.docs[di as usize].clone());
+                p.push(pr);
+            }
+        }
+        arrow_io::to_python(
+            py,
+            arrow_io::batch(vec![
+                ("serp", Arc::new(UInt64Array::from(serp))),
+                ("rank", Arc::new(UInt32Array::from(rank))),
+                ("query_id", Arc::new(StringArray::from(q))),
+                ("doc_id", Arc::new(StringArray::from(d))),
+                ("click_probability", Arc::new(Float64Array::from(p))),
+            ]),
+        )
+    }
+
+    /// Simulates `n` sessions per SERP with the CLI's streams (`clicks simulate`): a record
+    /// batch (`serp`, `replicate`, `query_id`, `docs`, `clicks`) in the click-log layout.
+    #[pyo3(signature = (serps, n=1, seed=1))]
+    fn simulate(&self, py: Python<'_>, serps: &Bound<'_, PyAny>, n: usize, seed: u64) -> PyResult<Py<PyAny>> {
+        if n == 0 {
+            return Err(invalid(py, "n must be at least 1"));
+        }
+        let (data, log) = self.read(py, serps, false, "serps")?;
+        let model = self.model.clone();
+        let sim = py.detach(|| serpsim::clickmodels::simulate_log(model.as_ref(), &log, n, seed));
+        let (mut serp, mut rep) = (Vec::with_capacity(sim.len()), Vec::with_capacity(sim.len()));
+        let mut q = StringBuilder::new();
+        let mut docs = ListBuilder::new(StringBuilder::new());
+        let mut clicks = ListBuilder::new(BooleanBuilder::new());
+        for (i, s) in sim.iter().enumerate() {
+            serp.push((i / n) as u64);
+            rep.push((i % n) as u64);
+            q.append_value(&data.vocab.queries[s.query as usize]);
+            for &pair in s.pairs {
+                let (_, di) = data.vocab.pairs[pair as usize];
+                docs.values().append_value(&data.vocab.docs[di as usize]);
+            }
+            docs.append(true);
+            for &c in s.clicks {
+                clicks.values().append_value(c);
+            }
+            clicks.append(true);
+        }
+        arrow_io::to_python(
+            py,
+            arrow_io::batch(vec![
+                ("serp", Arc::new(UInt64Array::from(serp))),
+                ("replicate", Arc::new(UInt64Array::from(rep))),
+                ("query_id", Arc::new(q.finish())),
+                ("docs", Arc::new(docs.finish())),
+                ("clicks", Arc::new(clicks.finish())),
+            ]),
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<serpsim ClickModel {}: {} query-document pairs>", self.model.kind().name(), self.vocab.pair_count())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyClickModel>()?;
+    m.add_function(wrap_pyfunction!(fit_table, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_path, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(read_log_path, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+"""Shared fixtures: the repository's bundled data and the CLI binary to compare against."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = ROOT / "study_logs"
+
+
+@pytest.fixture(scope="session")
+def cli() -> pathlib.Path:
+    """The `serpsim` binary of this checkout, built if needed (the Python results are checked
+    against it, so it must exist: a missing binary fails the tests, it does not skip them)."""
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bin", "serpsim"], cwd=ROOT, check=True)
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    path = target / "release" / "serpsim"
+    assert path.exists(), f"{path} was not built"
+    return path
+
+
+def run_cli(cli: pathlib.Path, *args: str) -> str:
+    out = subprocess.run([str(cli), "--quiet", *args], cwd=ROOT, check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+def run_cli_json(cli: pathlib.Path, *args: str):
+    return json.loads(run_cli(cli, *args))

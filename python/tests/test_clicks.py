@@ -1,0 +1,120 @@
+"""serpsim.clicks against the CLI on the bundled Yandex sample, JSON round trips, bad input."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import serpsim
+from conftest import DATA, run_cli_json
+
+YANDEX = DATA / "clicks" / "yandex_sample_train.txt"
+
+
+@pytest.fixture(scope="module")
+def log():
+    return serpsim.clicks.read_log(YANDEX, progress=False)
+
+
+def test_read_log_matches_the_file(log):
+    # Independent of the reader: split the file's first impression with str.split.
+    first = YANDEX.read_text().splitlines()[0].split(";")[0]
+    query, rest = first.split("\t")
+    docs, clicked = rest.split(":")
+    docs = docs.strip().split(",")
+    clicked = {c.strip() for c in clicked.split(",") if c.strip()}
+    row = log.iloc[0]
+    assert row["query_id"] == query
+    assert list(row["docs"]) == docs
+    assert [bool(c) for c in row["clicks"]] == [d in clicked for d in docs]
+
+
+@pytest.mark.parametrize("model", ["sdbn", "dbn"])
+def test_log_likelihood_equals_the_cli(cli, log, model):
+    # Expected: `serpsim clicks eval --model M --train yandex_sample_train.txt` of this checkout
+    # (the 75/25 protocol). JSON from serde_json and Python's repr are both shortest round-trip,
+    # so equal floats print equally: compare exactly.
+    expected = run_cli_json(cli, "clicks", "eval", "--model", model, "--train", str(YANDEX), "--iterations", "20")
+    train, test = serpsim.clicks.split(log)
+    assert (len(train), len(test)) == (expected["train_sessions"], expected["test_sessions"])
+    m = serpsim.clicks.fit(train, model=model, iterations=20, progress=False)
+    got = m.evaluate(test)
+    assert got["log_likelihood"] == expected["log_likelihood"]
+    assert got["perplexity"] == expected["perplexity"]
+    assert got["perplexity_at_rank"] == expected["perplexity_at_rank"]
+
+
+def test_sdbn_matches_pyclick_published_numbers(log):
+    # PyClick's SDBN on this sample with the same split (fixture recorded in
+    # analysis/clickmodels/README.md): log-likelihood -0.285353, perplexity 1.325411.
+    train, test = serpsim.clicks.split(log)
+    got = serpsim.clicks.fit(train, model="sdbn", progress=False).evaluate(test)
+    assert round(got["log_likelihood"], 6) == -0.285353
+    assert round(got["perplexity"], 6) == 1.325411
+
+
+def test_json_round_trip_and_cli_files(cli, log, tmp_path):
+    m = serpsim.clicks.fit(log.head(2000), model="dbn", iterations=5, progress=False)
+    path = tmp_path / "m.json"
+    m.save(path)
+    back = serpsim.clicks.load(path)
+    pd.testing.assert_frame_equal(back.params, m.params)
+    assert back.scalars == m.scalars
+    # A file the CLI wrote loads and predicts like the CLI's own model.
+    cli_file = tmp_path / "cli.json"
+    run_cli_text = __import__("subprocess").run(
+        [str(cli), "--quiet", "clicks", "fit", "--model", "sdbn", "--train", str(YANDEX), "--out", str(cli_file)],
+        check=True,
+        capture_output=True,
+    )
+    assert run_cli_text.returncode == 0
+    loaded = serpsim.clicks.load(cli_file)
+    refit = serpsim.clicks.fit(log, model="sdbn", progress=False)
+    pd.testing.assert_frame_equal(loaded.params, refit.params, check_exact=True)
+    assert json.loads(loaded.to_json())["model"] == "sdbn"
+
+
+def test_click_probabilities_and_simulate(log):
+    m = serpsim.clicks.fit(log, model="sdbn", progress=False)
+    serps = log.head(3)[["query_id", "docs"]]
+    p = m.click_probabilities(serps)
+    assert list(p.columns) == ["serp", "rank", "query_id", "doc_id", "click_probability"]
+    assert len(p) == sum(len(d) for d in serps["docs"])
+    # SDBN's first-rank click probability is the attractiveness of the first document.
+    first = serps.iloc[0]
+    a = m.params.set_index(["query_id", "doc_id"]).loc[(first["query_id"], first["docs"][0]), "attractiveness"]
+    assert p.iloc[0]["click_probability"] == a
+    sim = m.simulate(serps, n=4, seed=3)
+    assert len(sim) == 12 and list(sim.columns) == ["serp", "replicate", "query_id", "docs", "clicks"]
+    again = m.simulate(serps, n=4, seed=3)
+    pd.testing.assert_frame_equal(sim, again)
+
+
+def test_arrow_tables_with_several_batches_and_integer_ids():
+    import pyarrow as pa
+
+    # Two record batches, integer ids: the same model as one pandas frame of string ids.
+    b1 = pa.record_batch({"query_id": [1, 1], "docs": [[10, 11], [11, 10]], "clicks": [[True, False], [False, False]]})
+    b2 = pa.record_batch({"query_id": [2], "docs": [[10]], "clicks": [[True]]})
+    from_arrow = serpsim.clicks.fit(pa.Table.from_batches([b1, b2]), model="sdbn", progress=False)
+    frame = pd.DataFrame({"query_id": ["1", "1", "2"], "docs": [["10", "11"], ["11", "10"], ["10"]], "clicks": [[1, 0], [0, 0], [1]]})
+    from_pandas = serpsim.clicks.fit(frame, model="sdbn", progress=False)
+    pd.testing.assert_frame_equal(from_arrow.params, from_pandas.params)
+    assert len(from_arrow.params) == 3
+
+
+def test_bad_inputs_raise_clear_errors(tmp_path):
+    with pytest.raises(serpsim.InvalidInputError, match="missing column `docs`"):
+        serpsim.clicks.fit(pd.DataFrame({"query_id": ["q"], "documents": [["a"]], "clicks": [[1]]}), model="sdbn")
+    with pytest.raises(ValueError, match="row 0: 1 clicks for 2 documents"):
+        serpsim.clicks.fit(pd.DataFrame({"query_id": ["q"], "docs": [["a", "b"]], "clicks": [[1]]}), model="sdbn")
+    with pytest.raises(ValueError, match="unknown click model `dbx`"):
+        serpsim.clicks.fit(pd.DataFrame({"query_id": ["q"], "docs": [["a"]], "clicks": [[1]]}), model="dbx")
+    with pytest.raises(FileNotFoundError, match="nope.txt"):
+        serpsim.clicks.fit(tmp_path / "nope.txt", model="sdbn")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1\td1,d2 : d1\nq2 no tab here\n")
+    with pytest.raises(serpsim.ParseError, match=r"bad.txt:2:"):
+        serpsim.clicks.fit(bad, model="sdbn")
+    with pytest.raises(serpsim.InvalidInputError, match="no sessions"):
+        serpsim.clicks.fit(pd.DataFrame({"query_id": [], "docs": [], "clicks": []}), model="sdbn")

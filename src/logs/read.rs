@@ -1,0 +1,231 @@
+//! The streaming reader shared by every click-log format: one pass over the lines of an
+//! [`Input`] (plain, gzip or zstd, a file or standard input), sessions handed to a callback
+//! one at a time, so memory is bounded by the longest line, not by the file.
+
+use super::formats::{self, describe, fitting_formats, Pool, RpcState, RpcStep, SessionBuf};
+use super::{Format, ReadReport};
+use crate::error::{Error, Result};
+use crate::input::Input;
+
+/// Longest line a click-log reader accepts by default (64 MiB). A longer line is refused
+/// with `file:line: line longer than ...`: real logs have SERPs of tens of results, and the
+/// Yandex sample's longest line (hundreds of impressions) is under 100 KB.
+pub const MAX_LINE: usize = 64 << 20;
+
+/// How many data lines [`Format::Auto`] looks at before deciding.
+const SNIFF_LINES: usize = 50;
+
+/// How to read a click log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadOptions {
+    /// The format, or [`Format::Auto`] to detect it from the first lines.
+    pub format: Format,
+    /// Count and skip malformed lines (also lines with invalid UTF-8) instead of failing.
+    pub skip_bad_lines: bool,
+    /// Longest line accepted, in bytes.
+    pub max_line: usize,
+}
+
+impl ReadOptions {
+    /// Options for `format`, failing on the first bad line.
+    pub fn new(format: Format) -> Self {
+        ReadOptions { format, skip_bad_lines: false, max_line: MAX_LINE }
+    }
+
+    /// Sets whether bad lines are skipped.
+    pub fn skip_bad_lines(mut self, skip: bool) -> Self {
+        self.skip_bad_lines = skip;
+        self
+    }
+}
+
+struct Driver<'a> {
+    name: String,
+    opts: &'a ReadOptions,
+    format: Format,
+    pool: Pool,
+    one: SessionBuf,
+    rpc: RpcState,
+    report: ReadReport,
+}
+
+impl Driver<'_> {
+    fn bad(&mut self, line_no: usize, line: Option<&str>, reason: String) -> Result<()> {
+        let mut reason = reason;
+        if let Some(line) = line {
+            if let [other] = fitting_formats(line, Some(&self.format)).as_slice() {
+                reason.push_str(&format!("; the line looks like the `{other}` format (--format {other})"));
+            }
+        }
+        let err = Error::parse(&self.name, line_no, reason);
+        if self.opts.skip_bad_lines {
+            self.report.skipped_lines += 1;
+            if self.report.first_error.is_none() {
+                self.report.first_error = Some(err.to_string());
+            }
+            Ok(())
+        } else {
+            Err(err)
+        }
+    }
+
+    fn emit(report: &mut ReadReport, s: &SessionBuf, f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<()> {
+        report.sessions += 1;
+        f(s)
+    }
+
+    fn line(&mut self, line_no: usize, bytes: &[u8], f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<()> {
+        let line = match std::str::from_utf8(bytes) {
+            Ok(l) => l,
+            Err(e) => {
+                let at = e.valid_up_to();
+                return self.bad(line_no, None, format!("invalid UTF-8 (byte 0x{:02x} at column {})", bytes[at], at + 1));
+            }
+        };
+        if line.trim().is_empty() || line.starts_with('#') {
+            return Ok(());
+        }
+        if self.format == Format::YandexRpc {
+            let parsed = match formats::split_rpc(line) {
+                Ok(p) => p,
+                Err(reason) => return self.bad(line_no, Some(line), reason),
+            };
+            let step = match self.rpc.step(&parsed) {
+                Ok(s) => s,
+                Err(reason) => return self.bad(line_no, Some(line), reason),
+            };
+            if step == RpcStep::EmitThenStart {
+                Self::emit(&mut self.report, &self.rpc.serp, f)?;
+            }
+            if step != RpcStep::Done {
+                if let Err(reason) = self.rpc.start(parsed) {
+                    return self.bad(line_no, Some(line), reason);
+                }
+            }
+            return Ok(());
+        }
+        if self.format == Format::Yandex {
+            // Impressions are handed out one at a time (a line of a million impressions costs
+            // its own size). With skipping, the line is checked whole first, so a bad line
+            // is skipped whole, as in every other format.
+            if self.opts.skip_bad_lines {
+                if let Err(reason) = formats::yandex_impressions(line, &mut self.one, &mut |_| Ok(())) {
+                    return self.bad(line_no, Some(line), reason);
+                }
+            }
+            let mut failed: Option<Error> = None;
+            let report = &mut self.report;
+            let result = formats::yandex_impressions(line, &mut self.one, &mut |s| {
+                Self::emit(report, s, f).map_err(|e| {
+                    failed = Some(e);
+                    String::new()
+                })
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            return match result {
+                Ok(()) => Ok(()),
+                Err(reason) => self.bad(line_no, Some(line), reason),
+            };
+        }
+        match formats::parse_line(line, &self.format, &mut self.pool) {
+            Ok(()) => {
+                for s in self.pool.sessions() {
+                    Self::emit(&mut self.report, s, f)?;
+                }
+                Ok(())
+            }
+            Err(reason) => self.bad(line_no, Some(line), reason),
+        }
+    }
+}
+
+/// Detects the format from the first data lines: the one detectable format whose syntax
+/// every one of them fits. Anything else (none, or several) is an error that shows the line.
+fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
+    let lines: Vec<(usize, &str)> = sample
+        .iter()
+        .filter_map(|(n, b)| std::str::from_utf8(b).ok().map(|l| (*n, l)))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    let Some(&(first_no, first)) = lines.first() else {
+        return Err(Error::Invalid(format!("{name}: no sessions (the log is empty or holds only blank and comment lines)")));
+    };
+    let mut pool = Pool::default();
+    let fits: Vec<Format> = formats::detectable()
+        .into_iter()
+        .filter(|f| lines.iter().all(|(_, l)| formats::line_fits(l, f, &mut pool)))
+        .collect();
+    match fits.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let per_line = fitting_formats(first, None);
+            let hint = if per_line.is_empty() {
+                "it fits none of yandex, tsv, jsonl, ncm, yandex-rpc (see docs/clickmodels.md); for other bracketed \
+                 layouts give --format bracketed:query=N,documents=N,clicks=N"
+                    .to_string()
+            } else {
+                format!("its first line fits {} but a later line does not; give --format", names(&per_line))
+            };
+            Err(Error::parse(name, first_no, format!("cannot detect the log format: the line has {}; {hint}", describe(first))))
+        }
+        several => Err(Error::parse(
+            name,
+            first_no,
+            format!("cannot detect the log format: the lines fit {}; give --format", names(several)),
+        )),
+    }
+}
+
+fn names(fs: &[Format]) -> String {
+    fs.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" and ")
+}
+
+/// Reads every session of `input`, calling `f` on each in file order, and returns what was
+/// read and skipped. A log without any session is an error (a model fitted on nothing is no
+/// model). Errors name `file:line`; with `skip_bad_lines`, malformed lines (also invalid
+/// UTF-8) are counted and skipped, but an over-long line still stops the read.
+pub fn for_each_session(input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<ReadReport> {
+    let name = input.name().to_string();
+    let mut lines = input.lines().max_line(opts.max_line);
+    let mut sample: Vec<(usize, Vec<u8>)> = Vec::new();
+    let format = if opts.format == Format::Auto {
+        let mut data = 0;
+        while data < SNIFF_LINES {
+            let n = lines.line_no() + 1;
+            let Some(b) = lines.next_bytes()? else { break };
+            let blank = b.iter().all(u8::is_ascii_whitespace) || b.first() == Some(&b'#');
+            data += usize::from(!blank);
+            sample.push((n, b.to_vec()));
+        }
+        detect(&name, &sample)?
+    } else {
+        opts.format
+    };
+    let mut d = Driver { name, opts, format, pool: Pool::default(), one: SessionBuf::default(), rpc: RpcState::default(), report: ReadReport::default() };
+    d.report.format = Some(format);
+    for (n, b) in &sample {
+        d.line(*n, b, f)?;
+    }
+    loop {
+        let n = lines.line_no() + 1;
+        if n % 8192 == 0 {
+            crate::interrupt::check()?;
+        }
+        let Some(b) = lines.next_bytes()? else { break };
+        d.line(n, b, f)?;
+    }
+    if d.format == Format::YandexRpc && d.rpc.finish() {
+        Driver::emit(&mut d.report, &d.rpc.serp, f)?;
+    }
+    d.report.unmatched_clicks = d.rpc.unmatched_clicks;
+    if d.report.sessions == 0 {
+        let why = match &d.report.first_error {
+            Some(first) => format!("all {} data line(s) were bad; first: {first}", d.report.skipped_lines),
+            None => "the log is empty or holds only blank and comment lines".to_string(),
+        };
+        return Err(Error::Invalid(format!("{}: no sessions ({why})", d.name)));
+    }
+    Ok(d.report)
+}

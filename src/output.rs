@@ -1,0 +1,533 @@
+//! All-or-nothing outputs.
+//!
+//! A run that writes several files ([`RunDir`]) writes them into a staging directory beside the
+//! output directory, adds `manifest.json` (serpsim version, command, seed, scenario hash, one
+//! SHA-256 per file, warnings), and only then puts the whole set in place with one atomic
+//! rename (Linux: `renameat2(RENAME_EXCHANGE)`). At every moment the output directory holds
+//! either the previous complete set or the new one. A run that fails, is interrupted or is
+//! killed leaves a staging directory at most, which the next run into the same place removes.
+//!
+//! A single output file ([`write_file`]) is written to a temporary file beside it and renamed.
+//!
+//! The output directory must be absent, empty, or a previous serpsim output set (it holds a
+//! `manifest.json`): it is replaced as a whole, so a directory with other files is refused
+//! before any work starts.
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let out = dir.path().join("results");
+//! let mut run = serpsim::output::RunDir::begin(&out, serpsim::output::RunInfo::new("simulate")).unwrap();
+//! run.write("summary.csv", b"measure,mean\ngain,1.5\n").unwrap();
+//! let written = run.commit().unwrap();
+//! assert_eq!(written, vec![out.join("summary.csv"), out.join("manifest.json")]);
+//! assert!(out.join("manifest.json").exists());
+//! ```
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Name of the manifest written into every output set.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Marker in the names of staging and retired directories and temporary files.
+const MARK: &str = ".serpsim-";
+
+/// What produced a run, recorded in its manifest.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RunInfo {
+    /// The subcommand, e.g. `simulate` or `sessions sweep`.
+    pub command: String,
+    /// The command-line arguments that affect results (the CLI leaves out `--threads`, which
+    /// does not), so that equal runs have equal manifests.
+    pub args: Vec<String>,
+    /// The master seed, when the run is random.
+    pub seed: Option<u64>,
+    /// SHA-256 of the scenario text, when there is one.
+    pub scenario_sha256: Option<String>,
+}
+
+impl RunInfo {
+    /// A run of `command` with nothing else recorded yet.
+    pub fn new(command: &str) -> Self {
+        RunInfo { command: command.to_string(), ..Default::default() }
+    }
+
+    /// Records the scenario text's hash.
+    pub fn scenario(mut self, text: &str) -> Self {
+        self.scenario_sha256 = Some(sha256_hex(text.as_bytes()));
+        self
+    }
+}
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    serpsim_version: &'static str,
+    #[serde(flatten)]
+    info: &'a RunInfo,
+    files: Vec<ManifestFile>,
+    warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ManifestFile {
+    name: String,
+    bytes: u64,
+    sha256: String,
+}
+
+/// Hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Staging directories and temporary files of this process that an interrupt must remove.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every staging directory and temporary file this process has not committed yet.
+/// The CLI's interrupt handler calls it before exiting; commits and this cleanup are
+/// serialised, so an interrupt during a commit leaves the old or the new set, never a mix.
+pub fn abandon_pending() {
+    let mut list = pending();
+    for p in list.drain(..) {
+        if p.is_dir() {
+            let _ = std::fs::remove_dir_all(&p);
+        } else {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    // Keep the lock held until the process exits, so no commit starts after the cleanup.
+    std::mem::forget(list);
+}
+
+/// Takes an exclusive, non-blocking advisory lock on `file`; false when another process has it.
+fn try_lock(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a valid open descriptor; no memory is passed.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        true
+    }
+}
+
+/// Splits `path` into its parent directory (`.` when none) and file name.
+fn split(path: &Path) -> Result<(PathBuf, String)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("{}: not a usable output path (no file name)", path.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name))
+}
+
+/// Removes leftovers `.{name}.serpsim-*` in `parent` of runs that are no longer alive (their
+/// lock is free). Returns an error if a live run holds one.
+fn clean_leftovers(parent: &Path, name: &str) -> Result<()> {
+    let prefix = format!(".{name}{MARK}");
+    let entries = match std::fs::read_dir(parent) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(parent, e)),
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        if !file_name.to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(handle) = File::open(&path) else { continue };
+        if !try_lock(&handle) {
+            return Err(Error::Invalid(format!(
+                "{}: another serpsim run is writing here (its staging area {} is in use)",
+                parent.join(name).display(),
+                path.display()
+            )));
+        }
+        let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        removed.map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Atomically exchanges two directories (both must exist). Returns false where the platform
+/// or file system cannot exchange.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let ca = CString::new(a.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        let cb = CString::new(b.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+        let rc = unsafe {
+            libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
+        };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => Ok(false),
+            _ => Err(e),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Ok(false)
+    }
+}
+
+fn sync_dir(dir: &Path) {
+    // Persisting the rename needs the directory synced; failure to open a directory for sync
+    // (some platforms) is not an error of the run.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Checks that `out` can be replaced by a run's output set: absent, an empty directory, or a
+/// previous serpsim output set. Called before any long work starts.
+pub fn check_output_dir(out: &Path) -> Result<()> {
+    match std::fs::metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let (parent, _) = split(out)?;
+            match std::fs::metadata(&parent) {
+                Ok(m) if m.is_dir() => Ok(()),
+                Ok(_) => Err(Error::Invalid(format!("{}: not a directory", parent.display()))),
+                // A missing parent is created, like `mkdir -p`.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(Error::io(&parent, e)),
+            }
+        }
+        Err(e) => Err(Error::io(out, e)),
+        Ok(m) if !m.is_dir() => Err(Error::Invalid(format!(
+            "{}: exists and is not a directory; the output must be a directory",
+            out.display()
+        ))),
+        Ok(_) => {
+            let mut entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+            if entries.next().is_none() || out.join(MANIFEST).is_file() {
+                Ok(())
+            } else {
+                Err(Error::Invalid(format!(
+                    "{}: holds files serpsim did not write (no {MANIFEST}); a run replaces its output \
+                     directory as a whole, so choose a new or empty directory",
+                    out.display()
+                )))
+            }
+        }
+    }
+}
+
+/// An output set being written. Files go to a staging directory; [`RunDir::commit`] puts the
+/// whole set in place at once. Dropping a `RunDir` without committing removes the staging.
+#[derive(Debug)]
+pub struct RunDir {
+    out: PathBuf,
+    staging: PathBuf,
+    _lock: File,
+    info: RunInfo,
+    files: Vec<String>,
+    warnings: Vec<String>,
+    committed: bool,
+}
+
+impl RunDir {
+    /// Validates `out` (see [`check_output_dir`]), removes leftovers of dead runs, and creates
+    /// the staging directory.
+    pub fn begin(out: &Path, info: RunInfo) -> Result<RunDir> {
+        check_output_dir(out)?;
+        let (parent, name) = split(out)?;
+        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        clean_leftovers(&parent, &name)?;
+        let staging = parent.join(format!(".{name}{MARK}staging-{}", std::process::id()));
+        std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+        let lock = File::open(&staging).map_err(|e| Error::io(&staging, e))?;
+        try_lock(&lock);
+        pending().push(staging.clone());
+        Ok(RunDir { out: out.to_path_buf(), staging, _lock: lock, info, files: Vec::new(), warnings: Vec::new(), committed: false })
+    }
+
+    /// The final output directory.
+    pub fn out_dir(&self) -> &Path {
+        &self.out
+    }
+
+    /// Where file `name` is staged, for writers that stream into it (then call [`RunDir::add`]).
+    pub fn staged_path(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
+    }
+
+    /// Records a file written directly to [`RunDir::staged_path`].
+    pub fn add(&mut self, name: &str) -> Result<()> {
+        check_name(name)?;
+        let path = self.staging.join(name);
+        if !path.is_file() {
+            return Err(Error::Invalid(format!("{}: staged output missing", path.display())));
+        }
+        if !self.files.iter().any(|f| f == name) {
+            self.files.push(name.to_string());
+        }
+        Ok(())
+    }
+
+    /// Writes file `name` of the set.
+    pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_with(name, |w| w.write_all(bytes))
+    }
+
+    /// Writes file `name` of the set through a buffered writer.
+    pub fn write_with<F>(&mut self, name: &str, fill: F) -> Result<()>
+    where
+        F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    {
+        check_name(name)?;
+        let path = self.staging.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let result = (|| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, File::create(&path)?);
+            fill(&mut w)?;
+            w.into_inner().map_err(|e| e.into_error())?.sync_all()
+        })();
+        result.map_err(|e| Error::io(self.out.join(name), e))?;
+        if !self.files.iter().any(|f| f == name) {
+            self.files.push(name.to_string());
+        }
+        Ok(())
+    }
+
+    /// Records a warning in the manifest (the caller also prints it).
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(message.into());
+    }
+
+    /// Writes the manifest and puts the set in place. Returns the final paths, manifest last.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>> {
+        let mut files = Vec::with_capacity(self.files.len());
+        for name in &self.files {
+            let path = self.staging.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            files.push(ManifestFile { name: name.clone(), bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) });
+        }
+        let manifest = Manifest { serpsim_version: env!("CARGO_PKG_VERSION"), info: &self.info, files, warnings: &self.warnings };
+        let mut json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(e.to_string()))?;
+        json.push(b'\n');
+        self.write(MANIFEST, &json)?;
+        sync_dir(&self.staging);
+
+        let mut list = pending();
+        let out = &self.out;
+        let swapped = if out.exists() {
+            if !exchange(&self.staging, out).map_err(|e| Error::io(out, e))? {
+                // No atomic exchange here: retire the old set under a marked name first. A kill
+                // between the two renames leaves the old set retired and the new one staged;
+                // the next run removes both leftovers.
+                let (parent, name) = split(out)?;
+                let retired = parent.join(format!(".{name}{MARK}retired-{}", std::process::id()));
+                std::fs::rename(out, &retired).map_err(|e| Error::io(out, e))?;
+                std::fs::rename(&self.staging, out).map_err(|e| Error::io(out, e))?;
+                std::fs::rename(&retired, &self.staging).map_err(|e| Error::io(&retired, e))?;
+            }
+            true
+        } else {
+            std::fs::rename(&self.staging, out).map_err(|e| Error::io(out, e))?;
+            false
+        };
+        self.committed = true;
+        list.retain(|p| p != &self.staging);
+        drop(list);
+        if let Ok((parent, _)) = split(out) {
+            sync_dir(&parent);
+        }
+        if swapped {
+            // The staging path now holds the previous set.
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+        Ok(self.files.iter().map(|f| out.join(f)).collect())
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+            pending().retain(|p| p != &self.staging);
+        }
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let p = Path::new(name);
+    if name.is_empty() || p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(Error::Invalid(format!("output file name `{name}` must be a relative path inside the output directory")));
+    }
+    Ok(())
+}
+
+/// Writes one output file atomically: a reader sees the old file or the whole new one, and a
+/// failed or interrupted write leaves the old file. Leftover temporary files of dead runs
+/// beside `path` are removed first.
+pub fn write_file_with<F>(path: &Path, fill: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
+{
+    let (dir, name) = split(path)?;
+    if path.is_dir() {
+        return Err(Error::Invalid(format!("{}: is a directory, expected a file name", path.display())));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    clean_leftovers(&dir, &name)?;
+    let tmp = dir.join(format!(".{name}{MARK}tmp-{}", std::process::id()));
+    pending().push(tmp.clone());
+    let result = (|| {
+        let file = File::create(&tmp)?;
+        try_lock(&file);
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+        fill(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        let _guard = pending();
+        std::fs::rename(&tmp, path)
+    })();
+    let mut list = pending();
+    list.retain(|p| p != &tmp);
+    drop(list);
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically (see [`write_file_with`]).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_file_with(path, |w| w.write_all(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn commit_replaces_the_whole_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut a = RunDir::begin(&out, RunInfo::new("t")).unwrap();
+        a.write("a.csv", b"1").unwrap();
+        a.write("b.csv", b"2").unwrap();
+        a.commit().unwrap();
+        let mut b = RunDir::begin(&out, RunInfo::new("t")).unwrap();
+        b.write("a.csv", b"new").unwrap();
+        b.commit().unwrap();
+        // b.csv belonged to the previous set only: it must be gone, not mixed with the new set.
+        assert_eq!(listing(&out), vec!["a.csv", "manifest.json"]);
+        assert_eq!(std::fs::read(out.join("a.csv")).unwrap(), b"new");
+        assert_eq!(listing(dir.path()), vec!["out"], "no staging left");
+    }
+
+    #[test]
+    fn manifest_lists_files_with_checksums() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut info = RunInfo::new("simulate").scenario("x = 1\n");
+        info.seed = Some(7);
+        let mut r = RunDir::begin(&out, info).unwrap();
+        r.write("s.csv", b"abc").unwrap();
+        r.warn("something odd");
+        r.commit().unwrap();
+        let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m["command"], "simulate");
+        assert_eq!(m["seed"], 7);
+        // SHA-256("abc") from FIPS 180-2, Appendix B.1.
+        assert_eq!(m["files"][0]["sha256"], "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(m["files"][0]["bytes"], 3);
+        assert_eq!(m["warnings"][0], "something odd");
+        // `printf 'x = 1\n' | sha256sum` (GNU coreutils 9.1).
+        assert_eq!(m["scenario_sha256"], "9e26bf369911c45c243c684147b23fc9e1dcfcf257d299a1c632016a6fcd33f4");
+    }
+
+    #[test]
+    fn dropped_run_leaves_previous_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut a = RunDir::begin(&out, RunInfo::new("t")).unwrap();
+        a.write("a.csv", b"old").unwrap();
+        a.commit().unwrap();
+        {
+            let mut b = RunDir::begin(&out, RunInfo::new("t")).unwrap();
+            b.write("a.csv", b"half").unwrap();
+            // dropped: an error happened
+        }
+        assert_eq!(std::fs::read(out.join("a.csv")).unwrap(), b"old");
+        assert_eq!(listing(dir.path()), vec!["out"]);
+    }
+
+    #[test]
+    fn leftovers_of_dead_runs_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        // What a killed run leaves: an unlocked staging directory and a temporary file.
+        std::fs::create_dir(dir.path().join(".out.serpsim-staging-999999")).unwrap();
+        std::fs::write(dir.path().join(".out.serpsim-staging-999999/x.csv"), "x").unwrap();
+        let r = RunDir::begin(&out, RunInfo::new("t")).unwrap();
+        r.commit().unwrap();
+        assert_eq!(listing(dir.path()), vec!["out"]);
+        let f = dir.path().join("model.json");
+        std::fs::write(dir.path().join(".model.json.serpsim-tmp-999999"), "x").unwrap();
+        write_file(&f, b"{}").unwrap();
+        assert_eq!(listing(dir.path()), vec!["model.json", "out"]);
+    }
+
+    #[test]
+    fn refuses_a_directory_with_foreign_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let err = RunDir::begin(dir.path(), RunInfo::new("t")).unwrap_err().to_string();
+        assert!(err.contains("did not write"), "{err}");
+        let file = dir.path().join("notes.txt");
+        assert!(RunDir::begin(&file, RunInfo::new("t")).unwrap_err().to_string().contains("not a directory"));
+        // An empty directory is fine.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        RunDir::begin(&empty, RunInfo::new("t")).unwrap().commit().unwrap();
+    }
+
+    #[test]
+    fn bad_names_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = RunDir::begin(&dir.path().join("o"), RunInfo::new("t")).unwrap();
+        assert!(r.write("../x", b"").is_err());
+        assert!(r.write("/tmp/x", b"").is_err());
+        r.write("sub/x.csv", b"ok").unwrap();
+    }
+}

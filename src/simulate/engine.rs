@@ -1,0 +1,371 @@
+//! The replicate loop: every (profile, user) meets every topic and every system.
+//!
+//! Work is split into units of (profile, block of users); the block size depends only on the
+//! number of users, never on the thread count. Within a unit, each user's parameters are drawn
+//! once ([`UserProfile::resolve`]), then for each topic the user runs one session on every
+//! system with the session key `(seed, topic id, user)`: the same random numbers on every
+//! system and profile (common random numbers). A [`Sink`] receives every user's outcomes on all
+//! systems at once (so it can pair them) and must merge units in an order-independent way (or
+//! keep them apart); the output is then the same for any `--threads`.
+
+use super::walk::{walk, DirichletChooser, GainEvents, Outcome, Scratch, Stage};
+use super::world::World;
+use crate::error::{Error, Result};
+use crate::rng::{derive_key, hash_str};
+use crate::user::{ClickSource, ClickTables, Coverage, ModelClicks, PriorBase, ResolvedUser, Unseen, UnseenPolicy, UserProfile};
+use rand_distr::Gamma;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// A profile made ready for a world: its click-model tables per topic and its sublist priors.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The profile.
+    pub profile: UserProfile,
+    /// The resolved user when no parameter varies between users.
+    pub fixed: Option<ResolvedUser>,
+    /// Click-model tables per topic (`None`: grade tables).
+    pub clicks: Option<Vec<ClickTables>>,
+    /// Gamma(alpha_k, 1) samplers per topic, system, query variant and sublist (empty when the
+    /// profile does not switch or the list has no sublists).
+    pub samplers: Vec<Vec<Vec<Vec<Option<Gamma<f64>>>>>>,
+    /// Warnings to report (e.g. documents a click model does not know).
+    pub warnings: Vec<String>,
+}
+
+/// How many documents of the world's result lists a click model knows, per system.
+fn coverage(world: &World, tables: &[ClickTables]) -> Vec<(String, Coverage)> {
+    world
+        .systems
+        .iter()
+        .map(|s| {
+            let mut c = Coverage::default();
+            for (t, serp) in s.serps.iter().enumerate() {
+                for l in serp.iter().flatten() {
+                    for &d in &l.docs {
+                        c.total += 1;
+                        c.known += usize::from(!tables[t].attractiveness[d as usize].is_nan());
+                    }
+                }
+            }
+            (s.name.clone(), c)
+        })
+        .collect()
+}
+
+impl Prepared {
+    /// Prepares `profile` for `world`; `clicks` is the loaded click model when the profile has
+    /// one. Errors when the click model knows no document of the world at all, or knows too few
+    /// under `unseen = "error"`.
+    pub fn new(world: &World, profile: &UserProfile, seed: u64, clicks: Option<&Arc<dyn ClickSource>>) -> Result<Self> {
+        let mut warnings = Vec::new();
+        let tables = match (&profile.click_model, clicks) {
+            (Some(spec), Some(src)) => {
+                let mut tables: Vec<ClickTables> = Vec::with_capacity(world.topics.len());
+                for t in &world.topics {
+                    tables.push(src.tables(&t.id, &t.doc_ids).0);
+                }
+                let cov = coverage(world, &tables);
+                let (known, total) = cov.iter().fold((0, 0), |a, (_, c)| (a.0 + c.known, a.1 + c.total));
+                if known == 0 {
+                    let ex = src.example_queries();
+                    return Err(Error::Invalid(format!(
+                        "profile `{}`: click model {} knows none of the {total} results in the collection (its query ids look like {}; the topics are {}): the model's query and document ids must be the collection's topic and document ids",
+                        profile.name,
+                        src.describe(),
+                        ex.iter().take(3).map(|q| format!("`{q}`")).collect::<Vec<_>>().join(", "),
+                        world.topics.iter().take(3).map(|t| format!("`{}`", t.id)).collect::<Vec<_>>().join(", ")
+                    )));
+                }
+                for (name, c) in &cov {
+                    if c.known < c.total {
+                        let share = 100.0 * (c.total - c.known) as f64 / c.total.max(1) as f64;
+                        let policy = match &spec.unseen {
+                            Unseen::Policy(UnseenPolicy::Error) => {
+                                return Err(Error::Invalid(format!(
+                                    "profile `{}`: click model {} has no parameters for {} of the {} results of system `{name}` ({share:.1} %), and `unseen = \"error\"`",
+                                    profile.name,
+                                    src.describe(),
+                                    c.total - c.known,
+                                    c.total
+                                )))
+                            }
+                            Unseen::Policy(UnseenPolicy::Prior) => "get the prior 0.5".to_string(),
+                            Unseen::Policy(UnseenPolicy::Grade) => "use the profile's grade tables (`clicks`)".to_string(),
+                            Unseen::Values { attractiveness, satisfaction } => {
+                                format!("get attractiveness {attractiveness} and satisfaction {satisfaction}")
+                            }
+                        };
+                        warnings.push(format!(
+                            "profile `{}`: click model {} has no parameters for {} of the {} results of system `{name}` ({share:.1} %); they {policy}",
+                            profile.name,
+                            src.describe(),
+                            c.total - c.known,
+                            c.total
+                        ));
+                    }
+                }
+                for t in tables.iter_mut() {
+                    for (a, s) in t.attractiveness.iter_mut().zip(t.satisfaction.iter_mut()) {
+                        if a.is_nan() {
+                            match spec.unseen {
+                                Unseen::Policy(UnseenPolicy::Prior) => {
+                                    *a = crate::user::UNFITTED;
+                                    *s = crate::user::UNFITTED;
+                                }
+                                Unseen::Values { attractiveness, satisfaction } => {
+                                    *a = attractiveness;
+                                    *s = satisfaction;
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                Some(tables)
+            }
+            (Some(_), None) => return Err(Error::Invalid(format!("profile `{}`: its click model was not loaded", profile.name))),
+            (None, _) => None,
+        };
+        let su = &profile.sublists;
+        let mut samplers = Vec::with_capacity(world.topics.len());
+        for t in 0..world.topics.len() {
+            let mut per_system = Vec::with_capacity(world.systems.len());
+            for s in &world.systems {
+                let mut per_variant = Vec::new();
+                for l in s.serps[t].iter().flatten() {
+                    match (&l.sublists, su.switch) {
+                        (Some(sl), true) => {
+                            let k = sl.k();
+                            let alpha: Vec<f64> = (0..k)
+                                .map(|i| {
+                                    let base = match su.prior {
+                                        PriorBase::Ndcg => sl.ndcg[i],
+                                        PriorBase::Random => 1.0 / k as f64,
+                                    };
+                                    su.scale * base + su.smoothing
+                                })
+                                .collect();
+                            per_variant.push(super::walk::dirichlet_samplers(&alpha)?);
+                        }
+                        _ => per_variant.push(Vec::new()),
+                    }
+                }
+                per_system.push(per_variant);
+            }
+            samplers.push(per_system);
+        }
+        let fixed = (!profile.varies()).then(|| profile.resolve(seed, 0));
+        Ok(Prepared { profile: profile.clone(), fixed, clicks: tables, samplers, warnings })
+    }
+}
+
+/// What to simulate.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// Topics, systems, interface.
+    pub world: &'a World,
+    /// Prepared profiles.
+    pub profiles: &'a [Prepared],
+    /// Simulated users per profile (each meets every topic and system).
+    pub users: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Users per unit of work (`None`: [`default_block`]).
+    pub block: Option<u64>,
+}
+
+/// One unit of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// Index of the unit (profile-major, then user blocks).
+    pub index: usize,
+    /// Profile index.
+    pub profile: usize,
+    /// First user.
+    pub first: u64,
+    /// One past the last user.
+    pub end: u64,
+}
+
+/// Users per unit: at most 1,024 and at least 16, aiming at 32 units per profile. Depends on
+/// the number of users only.
+pub fn default_block(users: u64) -> u64 {
+    users.div_ceil(32).clamp(16, 1024)
+}
+
+/// Everything a sink learns about one user on one topic.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// The unit.
+    pub unit: &'a Unit,
+    /// Topic index.
+    pub topic: usize,
+    /// User id.
+    pub user: u64,
+    /// Outcome per system (`None`: the system returned nothing for the topic).
+    pub outcomes: &'a [Option<Outcome>],
+    /// Gain events per system.
+    pub events: &'a [GainEvents],
+}
+
+/// Receives outcomes. `finish` is called once per unit, from any thread and in any order.
+pub trait Sink: Sync {
+    /// The per-unit accumulator.
+    type Acc: Send;
+    /// A fresh accumulator for `unit`.
+    fn start(&self, unit: &Unit) -> Self::Acc;
+    /// One user on one topic.
+    fn record(&self, acc: &mut Self::Acc, r: &Record);
+    /// Every user of the unit has done `topic` (a place to flush per-topic state).
+    fn topic_done(&self, _acc: &mut Self::Acc, _unit: &Unit, _topic: usize) {}
+    /// The unit is done.
+    fn finish(&self, unit: &Unit, acc: Self::Acc) -> Result<()>;
+}
+
+/// The units of `plan`, in order.
+pub fn units(plan: &Plan) -> Vec<Unit> {
+    let block = plan.block.unwrap_or_else(|| default_block(plan.users)).max(1);
+    let mut out = Vec::new();
+    for p in 0..plan.profiles.len() {
+        let mut first = 0;
+        while first < plan.users {
+            let end = (first + block).min(plan.users);
+            out.push(Unit { index: out.len(), profile: p, first, end });
+            first = end;
+        }
+    }
+    out
+}
+
+/// The session key of `user` on topic `topic_id`: shared by every system and profile.
+#[inline]
+pub fn session_key(seed: u64, topic_hash: u64, user: u64) -> u64 {
+    derive_key(seed, &[topic_hash, user])
+}
+
+/// Runs `plan` on the current rayon pool; `progress(done, total)` is called after each unit.
+pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
+    plan.world.validate()?;
+    if plan.profiles.is_empty() {
+        return Err(Error::Invalid("no user profiles to simulate".into()));
+    }
+    if plan.users == 0 {
+        return Err(Error::Invalid("users (replicates) must be at least 1".into()));
+    }
+    let units = units(plan);
+    let total = units.len() as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    units.par_iter().try_for_each(|unit| -> Result<()> {
+        let acc = run_unit(plan, sink, unit);
+        sink.finish(unit, acc)?;
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(d, total);
+        Ok(())
+    })
+}
+
+fn run_unit<S: Sink>(plan: &Plan, sink: &S, unit: &Unit) -> S::Acc {
+    let world = plan.world;
+    let prepared = &plan.profiles[unit.profile];
+    let users: Vec<ResolvedUser> = match &prepared.fixed {
+        Some(_) => Vec::new(),
+        None => (unit.first..unit.end).map(|u| prepared.profile.resolve(plan.seed, u)).collect(),
+    };
+    let mut acc = sink.start(unit);
+    let mut scratch = Scratch::default();
+    let n_sys = world.systems.len();
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; n_sys];
+    let mut events: Vec<GainEvents> = vec![GainEvents::default(); n_sys];
+    for (t, topic) in world.topics.iter().enumerate() {
+        let th = hash_str(&topic.id);
+        let stages: Vec<Option<Stage>> = world
+            .systems
+            .iter()
+            .map(|s| {
+                s.serps[t].as_ref().map(|queries| Stage {
+                    topic,
+                    queries,
+                    delays: &s.delays,
+                    page_size: world.page_size,
+                    fold: world.fold,
+                    below_fold: world.below_fold,
+                })
+            })
+            .collect();
+        if stages.iter().all(|s| s.is_none()) {
+            continue;
+        }
+        let tables = prepared.clicks.as_ref().map(|c| &c[t]);
+        let mut choosers: Vec<DirichletChooser> = (0..n_sys).map(|s| DirichletChooser::new(&prepared.samplers[t][s])).collect();
+        for u in unit.first..unit.end {
+            let user = match &prepared.fixed {
+                Some(f) => f,
+                None => &users[(u - unit.first) as usize],
+            };
+            let key = session_key(plan.seed, th, u);
+            for (s, stage) in stages.iter().enumerate() {
+                events[s].0.clear();
+                outcomes[s] = stage.as_ref().map(|stage| {
+                    let chooser = &mut choosers[s];
+                    chooser.begin(key);
+                    match tables {
+                        Some(tables) => {
+                            walk(stage, user, &ModelClicks { tables, grades: &user.grades }, chooser, key, &mut scratch, &mut events[s])
+                        }
+                        None => walk(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s]),
+                    }
+                });
+            }
+            sink.record(&mut acc, &Record { unit, topic: t, user: u, outcomes: &outcomes, events: &events });
+        }
+        sink.topic_done(&mut acc, unit, t);
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Collects every outcome in (profile, topic, user, system) order.
+    struct Collect(Mutex<Vec<(usize, usize, u64, usize, Outcome)>>);
+
+    impl Sink for Collect {
+        type Acc = Vec<(usize, usize, u64, usize, Outcome)>;
+        fn start(&self, _: &Unit) -> Self::Acc {
+            Vec::new()
+        }
+        fn record(&self, acc: &mut Self::Acc, r: &Record) {
+            for (s, o) in r.outcomes.iter().enumerate() {
+                if let Some(o) = o {
+                    acc.push((r.unit.profile, r.topic, r.user, s, *o));
+                }
+            }
+        }
+        fn finish(&self, _: &Unit, acc: Self::Acc) -> Result<()> {
+            self.0.lock().unwrap().extend(acc);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn thread_count_does_not_change_outcomes_and_blocks_do_not_either() {
+        let c = crate::collection::synthetic::SyntheticConfig { topics: 3, docs_per_topic: 30, ..Default::default() }.generate().unwrap();
+        let world = World::from_collection(&c);
+        let prepared = [Prepared::new(&world, &UserProfile::named("a"), 5, None).unwrap()];
+        let run_with = |threads: usize, block: Option<u64>| {
+            let plan = Plan { world: &world, profiles: &prepared, users: 2000, seed: 5, block };
+            let sink = Collect(Mutex::new(Vec::new()));
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| run(&plan, &sink, &|_, _| {}).unwrap());
+            let mut v = sink.0.into_inner().unwrap();
+            v.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
+            v
+        };
+        let one = run_with(1, None);
+        assert_eq!(one.len(), 3 * 2 * 2000);
+        assert_eq!(one, run_with(2, None));
+        assert_eq!(one, run_with(2, Some(7)), "the user block size does not change any session");
+    }
+}

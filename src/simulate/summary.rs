@@ -1,0 +1,780 @@
+//! The report's sink: every measure of every (topic, system, profile) cell, paired differences
+//! between systems, gain over time and effort, gain at fixed budgets, and (on request) every
+//! session streamed to disk. Memory does not grow with the number of users: everything is a
+//! mergeable summary from `stats::sketch` (exact counts and fixed-point sums, so the result is
+//! the same whatever order units finish in).
+
+use super::engine::{Record, Sink, Unit};
+use super::walk::{GainEvents, Outcome};
+use super::world::World;
+use crate::error::{Error, Result};
+use crate::stats::{Moments, Sketch, StreamSummary};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Which direction of a measure is better for the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    /// More is better (a benefit).
+    Higher,
+    /// Less is better (a cost).
+    Lower,
+    /// Neither (descriptive).
+    Neither,
+}
+
+/// A measure of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeasureInfo {
+    /// Name in outputs.
+    pub name: &'static str,
+    /// Unit for axis labels.
+    pub unit: &'static str,
+    /// Better direction.
+    pub better: Better,
+}
+
+/// The measures, in output order.
+pub const MEASURES: [MeasureInfo; 13] = [
+    MeasureInfo { name: "gain", unit: "gain", better: Better::Higher },
+    MeasureInfo { name: "relevant_found", unit: "documents", better: Better::Higher },
+    MeasureInfo { name: "rate_of_gain", unit: "gain per second", better: Better::Higher },
+    MeasureInfo { name: "effort", unit: "weighted actions", better: Better::Lower },
+    MeasureInfo { name: "time", unit: "seconds", better: Better::Lower },
+    MeasureInfo { name: "adjusted_time", unit: "seconds without system delays", better: Better::Lower },
+    MeasureInfo { name: "depth", unit: "results examined", better: Better::Lower },
+    MeasureInfo { name: "clicks", unit: "documents read", better: Better::Lower },
+    MeasureInfo { name: "queries", unit: "queries", better: Better::Lower },
+    MeasureInfo { name: "page_turns", unit: "page turns", better: Better::Lower },
+    MeasureInfo { name: "switches", unit: "sublist selections", better: Better::Lower },
+    MeasureInfo { name: "marks", unit: "documents marked", better: Better::Neither },
+    MeasureInfo { name: "depth_per_query", unit: "results per query", better: Better::Neither },
+];
+/// Number of measures.
+pub const N_MEASURES: usize = MEASURES.len();
+
+impl Outcome {
+    /// Every measure, in [`MEASURES`] order.
+    #[inline]
+    pub fn measures(&self) -> [f64; N_MEASURES] {
+        [
+            self.gain,
+            self.relevant_found as f64,
+            if self.time > 0.0 { self.gain / self.time } else { 0.0 },
+            self.effort,
+            self.time,
+            self.adjusted_time,
+            self.depth as f64,
+            self.clicks as f64,
+            self.queries as f64,
+            self.page_turns as f64,
+            self.switches as f64,
+            self.marks as f64,
+            if self.queries > 0 { self.depth as f64 / self.queries as f64 } else { 0.0 },
+        ]
+    }
+}
+
+/// Index of measure `name`.
+pub fn measure_index(name: &str) -> Option<usize> {
+    MEASURES.iter().position(|m| m.name == name)
+}
+
+/// Grid points 0, step, 2 step, ... (`points` of them) of a gain curve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Grid {
+    /// Distance between points.
+    pub step: f64,
+    /// Number of points.
+    pub points: usize,
+}
+
+impl Grid {
+    /// `points` points from 0 to `max`.
+    pub fn to(max: f64, points: usize) -> Self {
+        let points = points.max(2);
+        Grid { step: (max / (points - 1) as f64).max(f64::MIN_POSITIVE), points }
+    }
+    /// The largest point.
+    pub fn max(&self) -> f64 {
+        self.step * (self.points - 1) as f64
+    }
+    /// Index of the first grid point at or after `x` (may be `points`: beyond the grid).
+    #[inline]
+    fn bin(&self, x: f64) -> usize {
+        let b = (x / self.step - 1e-9).ceil();
+        if b <= 0.0 {
+            0
+        } else {
+            (b as usize).min(self.points)
+        }
+    }
+}
+
+/// Settings of the report sink.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SinkConfig {
+    /// Keep quantile sketches per topic (else only pooled over topics).
+    pub per_topic_sketches: bool,
+    /// Grid of the gain-over-time curve (seconds).
+    pub time_grid: Grid,
+    /// Grid of the gain-over-effort curve.
+    pub effort_grid: Grid,
+    /// Time budgets (seconds) at which gain is reported.
+    pub time_budgets: Vec<f64>,
+    /// Effort budgets at which gain is reported.
+    pub effort_budgets: Vec<f64>,
+    /// Compared system pairs (indices).
+    pub pairs: Vec<(usize, usize)>,
+    /// Where to stream per-session samples (a folder for part files), if wanted.
+    pub samples: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct MeasureAcc {
+    m: Moments,
+    s: Sketch,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct CurveAcc {
+    g: Vec<i128>,
+    g2: Vec<i128>,
+}
+
+impl CurveAcc {
+    fn new(points: usize) -> Self {
+        CurveAcc { g: vec![0; points], g2: vec![0; points] }
+    }
+    fn merge(&mut self, o: &CurveAcc) {
+        for (a, b) in self.g.iter_mut().zip(&o.g) {
+            *a += b;
+        }
+        for (a, b) in self.g2.iter_mut().zip(&o.g2) {
+            *a += b;
+        }
+    }
+}
+
+const SCALE: f64 = 4_294_967_296.0;
+
+#[derive(Debug, Clone, PartialEq)]
+struct CellAcc {
+    measures: Vec<MeasureAcc>,
+    time_curve: CurveAcc,
+    effort_curve: CurveAcc,
+    time_budgets: Vec<Moments>,
+    effort_budgets: Vec<Moments>,
+}
+
+impl CellAcc {
+    fn new(cfg: &SinkConfig) -> Self {
+        CellAcc {
+            measures: vec![MeasureAcc::default(); N_MEASURES],
+            time_curve: CurveAcc::new(cfg.time_grid.points),
+            effort_curve: CurveAcc::new(cfg.effort_grid.points),
+            time_budgets: vec![Moments::default(); cfg.time_budgets.len()],
+            effort_budgets: vec![Moments::default(); cfg.effort_budgets.len()],
+        }
+    }
+    fn merge(&mut self, o: &CellAcc, sketches: bool) {
+        for (a, b) in self.measures.iter_mut().zip(&o.measures) {
+            a.m.merge(&b.m);
+            if sketches {
+                a.s.merge(&b.s);
+            }
+        }
+        self.time_curve.merge(&o.time_curve);
+        self.effort_curve.merge(&o.effort_curve);
+        for (a, b) in self.time_budgets.iter_mut().zip(&o.time_budgets) {
+            a.merge(b);
+        }
+        for (a, b) in self.effort_budgets.iter_mut().zip(&o.effort_budgets) {
+            a.merge(b);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct DiffAcc {
+    m: Moments,
+    s: Sketch,
+    higher: u64,
+    lower: u64,
+    tie: u64,
+}
+
+impl DiffAcc {
+    #[inline]
+    fn add(&mut self, a: f64, b: f64, sketch: bool) {
+        let d = a - b;
+        self.m.add(d);
+        if sketch {
+            self.s.add(d);
+        }
+        if a > b {
+            self.higher += 1;
+        } else if a < b {
+            self.lower += 1;
+        } else {
+            self.tie += 1;
+        }
+    }
+    fn merge(&mut self, o: &DiffAcc, sketch: bool) {
+        self.m.merge(&o.m);
+        if sketch {
+            self.s.merge(&o.s);
+        }
+        self.higher += o.higher;
+        self.lower += o.lower;
+        self.tie += o.tie;
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct PairAcc {
+    measures: Vec<DiffAcc>,
+    time_budgets: Vec<DiffAcc>,
+    effort_budgets: Vec<DiffAcc>,
+}
+
+impl PairAcc {
+    fn new(cfg: &SinkConfig) -> Self {
+        PairAcc {
+            measures: vec![DiffAcc::default(); N_MEASURES],
+            time_budgets: vec![DiffAcc::default(); cfg.time_budgets.len()],
+            effort_budgets: vec![DiffAcc::default(); cfg.effort_budgets.len()],
+        }
+    }
+    fn merge(&mut self, o: &PairAcc, sketch: bool) {
+        for (a, b) in self.measures.iter_mut().zip(&o.measures) {
+            a.merge(b, sketch);
+        }
+        for (a, b) in self.time_budgets.iter_mut().zip(&o.time_budgets) {
+            a.merge(b, false);
+        }
+        for (a, b) in self.effort_budgets.iter_mut().zip(&o.effort_budgets) {
+            a.merge(b, false);
+        }
+    }
+}
+
+/// Per-unit state.
+#[derive(Debug)]
+pub struct UnitAcc {
+    cells: Vec<CellAcc>,
+    pairs: Vec<PairAcc>,
+    pooled: Vec<CellAcc>,
+    pooled_pairs: Vec<PairAcc>,
+    samples: Vec<u8>,
+    budget_buf: Vec<[Vec<f64>; 2]>,
+}
+
+/// The report sink: give it to [`super::engine::run`], then call [`ReportSink::finish_summary`].
+#[derive(Debug)]
+pub struct ReportSink<'a> {
+    world: &'a World,
+    profiles: Vec<String>,
+    cfg: SinkConfig,
+    // [p][t][s], [p][t][pair], [p][s], [p][pair]
+    cells: Vec<Mutex<CellAcc>>,
+    pairs: Vec<Mutex<PairAcc>>,
+    pooled: Vec<Mutex<CellAcc>>,
+    pooled_pairs: Vec<Mutex<PairAcc>>,
+}
+
+impl<'a> ReportSink<'a> {
+    /// A sink for `world` and the named profiles.
+    pub fn new(world: &'a World, profiles: Vec<String>, cfg: SinkConfig) -> Result<Self> {
+        let (np, nt, ns, npairs) = (profiles.len(), world.topics.len(), world.systems.len(), cfg.pairs.len());
+        if let Some(dir) = &cfg.samples {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Ok(ReportSink {
+            world,
+            profiles,
+            cells: (0..np * nt * ns).map(|_| Mutex::new(CellAcc::new(&cfg))).collect(),
+            pairs: (0..np * nt * npairs).map(|_| Mutex::new(PairAcc::new(&cfg))).collect(),
+            pooled: (0..np * ns).map(|_| Mutex::new(CellAcc::new(&cfg))).collect(),
+            pooled_pairs: (0..np * npairs).map(|_| Mutex::new(PairAcc::new(&cfg))).collect(),
+            cfg,
+        })
+    }
+
+    fn cell_index(&self, p: usize, t: usize, s: usize) -> usize {
+        (p * self.world.topics.len() + t) * self.world.systems.len() + s
+    }
+
+    /// Part file of a unit's samples.
+    pub fn part_file(dir: &std::path::Path, unit: usize) -> PathBuf {
+        dir.join(format!("part-{unit:08}.csv"))
+    }
+
+    /// Header of `samples.csv`.
+    pub fn samples_header() -> String {
+        let mut h = String::from("topic,system,profile,user");
+        for m in MEASURES {
+            h.push(',');
+            h.push_str(m.name);
+        }
+        h
+    }
+}
+
+#[inline]
+fn add_curve(c: &mut CurveAcc, grid: &Grid, events: &[(f64, f64, f64)], axis: usize) {
+    let mut prev = 0.0f64;
+    for e in events {
+        let x = if axis == 0 { e.0 } else { e.1 };
+        let b = grid.bin(x);
+        if b >= grid.points {
+            break;
+        }
+        let total = e.2;
+        c.g[b] += ((total - prev) * SCALE).round() as i128;
+        c.g2[b] += ((total * total - prev * prev) * SCALE).round() as i128;
+        prev = total;
+    }
+}
+
+/// Gain collected by `budget` on the given axis (0 time, 1 effort).
+#[inline]
+fn gain_by(events: &[(f64, f64, f64)], axis: usize, budget: f64) -> f64 {
+    let mut g = 0.0;
+    for e in events {
+        let x = if axis == 0 { e.0 } else { e.1 };
+        if x > budget {
+            break;
+        }
+        g = e.2;
+    }
+    g
+}
+
+impl Sink for ReportSink<'_> {
+    type Acc = UnitAcc;
+
+    fn start(&self, _unit: &Unit) -> UnitAcc {
+        let ns = self.world.systems.len();
+        UnitAcc {
+            cells: (0..ns).map(|_| CellAcc::new(&self.cfg)).collect(),
+            pairs: (0..self.cfg.pairs.len()).map(|_| PairAcc::new(&self.cfg)).collect(),
+            pooled: if self.cfg.per_topic_sketches { Vec::new() } else { (0..ns).map(|_| CellAcc::new(&self.cfg)).collect() },
+            pooled_pairs: (0..self.cfg.pairs.len()).map(|_| PairAcc::new(&self.cfg)).collect(),
+            samples: Vec::new(),
+            budget_buf: vec![[Vec::new(), Vec::new()]; ns],
+        }
+    }
+
+    fn record(&self, acc: &mut UnitAcc, r: &Record) {
+        let cfg = &self.cfg;
+        let pooled_direct = !cfg.per_topic_sketches;
+        for (s, o) in r.outcomes.iter().enumerate() {
+            let Some(o) = o else { continue };
+            let v = o.measures();
+            let events: &GainEvents = &r.events[s];
+            let cell = &mut acc.cells[s];
+            for (m, &x) in v.iter().enumerate() {
+                cell.measures[m].m.add(x);
+                if cfg.per_topic_sketches {
+                    cell.measures[m].s.add(x);
+                }
+            }
+            add_curve(&mut cell.time_curve, &cfg.time_grid, &events.0, 0);
+            add_curve(&mut cell.effort_curve, &cfg.effort_grid, &events.0, 1);
+            let buf = &mut acc.budget_buf[s];
+            buf[0].clear();
+            buf[1].clear();
+            for (i, &b) in cfg.time_budgets.iter().enumerate() {
+                let g = gain_by(&events.0, 0, b);
+                cell.time_budgets[i].add(g);
+                buf[0].push(g);
+            }
+            for (i, &b) in cfg.effort_budgets.iter().enumerate() {
+                let g = gain_by(&events.0, 1, b);
+                cell.effort_budgets[i].add(g);
+                buf[1].push(g);
+            }
+            if pooled_direct {
+                let p = &mut acc.pooled[s];
+                for (m, &x) in v.iter().enumerate() {
+                    p.measures[m].s.add(x);
+                }
+            }
+            if cfg.samples.is_some() {
+                let w = &mut acc.samples;
+                let _ = write!(
+                    w,
+                    "{},{},{},{}",
+                    crate::write::csv_field(&self.world.topics[r.topic].id),
+                    crate::write::csv_field(&self.world.systems[s].name),
+                    crate::write::csv_field(&self.profiles[r.unit.profile]),
+                    r.user
+                );
+                for x in v {
+                    let _ = write!(w, ",{x}");
+                }
+                w.push(b'\n');
+            }
+        }
+        for (k, &(a, b)) in cfg.pairs.iter().enumerate() {
+            let (Some(oa), Some(ob)) = (&r.outcomes[a], &r.outcomes[b]) else { continue };
+            let (va, vb) = (oa.measures(), ob.measures());
+            let pair = &mut acc.pairs[k];
+            for m in 0..N_MEASURES {
+                pair.measures[m].add(va[m], vb[m], false);
+            }
+            for i in 0..cfg.time_budgets.len() {
+                pair.time_budgets[i].add(acc.budget_buf[a][0][i], acc.budget_buf[b][0][i], false);
+            }
+            for i in 0..cfg.effort_budgets.len() {
+                pair.effort_budgets[i].add(acc.budget_buf[a][1][i], acc.budget_buf[b][1][i], false);
+            }
+            for m in 0..N_MEASURES {
+                acc.pooled_pairs[k].measures[m].s.add(va[m] - vb[m]);
+            }
+        }
+    }
+
+    fn topic_done(&self, acc: &mut UnitAcc, unit: &Unit, topic: usize) {
+        let sk = self.cfg.per_topic_sketches;
+        for s in 0..self.world.systems.len() {
+            let fresh = CellAcc::new(&self.cfg);
+            let local = std::mem::replace(&mut acc.cells[s], fresh);
+            if local.measures[0].m.n == 0 {
+                continue;
+            }
+            let i = self.cell_index(unit.profile, topic, s);
+            self.cells[i].lock().expect("no panics while locked").merge(&local, sk);
+        }
+        for k in 0..self.cfg.pairs.len() {
+            let local = std::mem::replace(&mut acc.pairs[k], PairAcc::new(&self.cfg));
+            if local.measures[0].m.n == 0 {
+                continue;
+            }
+            let i = (unit.profile * self.world.topics.len() + topic) * self.cfg.pairs.len() + k;
+            self.pairs[i].lock().expect("no panics while locked").merge(&local, sk);
+        }
+    }
+
+    fn finish(&self, unit: &Unit, acc: UnitAcc) -> Result<()> {
+        if !self.cfg.per_topic_sketches {
+            let ns = self.world.systems.len();
+            for (s, local) in acc.pooled.iter().enumerate() {
+                let mut g = self.pooled[unit.profile * ns + s].lock().expect("no panics while locked");
+                for (a, b) in g.measures.iter_mut().zip(&local.measures) {
+                    a.s.merge(&b.s);
+                }
+            }
+        }
+        {
+            for (k, local) in acc.pooled_pairs.iter().enumerate() {
+                let mut g = self.pooled_pairs[unit.profile * self.cfg.pairs.len() + k].lock().expect("no panics while locked");
+                for (a, b) in g.measures.iter_mut().zip(&local.measures) {
+                    a.s.merge(&b.s);
+                }
+            }
+        }
+        if let Some(dir) = &self.cfg.samples {
+            let path = Self::part_file(dir, unit.index);
+            std::fs::write(&path, &acc.samples).map_err(|e| Error::io(&path, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// A gain curve pooled over topics: mean gain collected by each grid point, with its standard
+/// error over sessions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Curve {
+    /// Grid points (seconds or effort).
+    pub x: Vec<f64>,
+    /// Mean gain by x.
+    pub mean: Vec<f64>,
+    /// Standard error of the mean.
+    pub se: Vec<f64>,
+}
+
+fn curve_of(c: &CurveAcc, grid: &Grid, n: u64) -> Curve {
+    let (mut g, mut g2) = (0i128, 0i128);
+    let mut out = Curve { x: Vec::new(), mean: Vec::new(), se: Vec::new() };
+    let nf = n.max(1) as f64;
+    for k in 0..grid.points {
+        g += c.g[k];
+        g2 += c.g2[k];
+        let m = g as f64 / SCALE / nf;
+        let m2 = g2 as f64 / SCALE / nf;
+        let var = if n > 1 { ((m2 - m * m) * nf / (nf - 1.0)).max(0.0) } else { 0.0 };
+        out.x.push(grid.step * k as f64);
+        out.mean.push(m);
+        out.se.push((var / nf).sqrt());
+    }
+    out
+}
+
+/// A paired difference A - B of one measure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffSummary {
+    /// Measure (or budget) name.
+    pub measure: String,
+    /// Better direction.
+    pub better: Better,
+    /// Paired sessions.
+    pub n: u64,
+    /// Mean of A.
+    pub mean_a: f64,
+    /// Mean of B.
+    pub mean_b: f64,
+    /// Mean difference A - B.
+    pub diff_mean: f64,
+    /// Standard error of the mean difference (sessions as independent pairs).
+    pub diff_se: f64,
+    /// P(A > B) over paired sessions.
+    pub p_a_higher: f64,
+    /// P(A = B).
+    pub p_tie: f64,
+    /// P(A < B).
+    pub p_a_lower: f64,
+    /// P(A better than B): `p_a_higher` for benefits, `p_a_lower` for costs, NaN otherwise.
+    pub p_a_better: f64,
+    /// Quantiles 5, 25, 50, 75, 95 % of the difference (NaN when not kept).
+    pub diff_quantiles: [f64; 5],
+    /// Whether the quantiles are exact.
+    pub exact: bool,
+}
+
+fn diff_summary(name: &str, better: Better, d: &DiffAcc, mean_a: f64, mean_b: f64) -> DiffSummary {
+    let n = d.m.n.max(1) as f64;
+    let (h, l, t) = (d.higher as f64 / n, d.lower as f64 / n, d.tie as f64 / n);
+    let q = d.s.quantiles(&[0.05, 0.25, 0.5, 0.75, 0.95]);
+    DiffSummary {
+        measure: name.to_string(),
+        better,
+        n: d.m.n,
+        mean_a,
+        mean_b,
+        diff_mean: d.m.mean(),
+        diff_se: d.m.se(),
+        p_a_higher: h,
+        p_tie: t,
+        p_a_lower: l,
+        p_a_better: match better {
+            Better::Higher => h,
+            Better::Lower => l,
+            Better::Neither => f64::NAN,
+        },
+        diff_quantiles: [q[0], q[1], q[2], q[3], q[4]],
+        exact: d.s.is_exact(),
+    }
+}
+
+/// Summary of one (topic, system, profile) cell, or of one (system, profile) over topics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellSummary {
+    /// Topic id (`None` when pooled over topics).
+    pub topic: Option<String>,
+    /// System.
+    pub system: String,
+    /// Profile.
+    pub profile: String,
+    /// One summary per measure, in [`MEASURES`] order.
+    pub measures: Vec<StreamSummary>,
+    /// Gain collected by each time budget: mean and se.
+    pub time_budgets: Vec<(f64, f64, f64)>,
+    /// Gain collected by each effort budget: mean and se.
+    pub effort_budgets: Vec<(f64, f64, f64)>,
+}
+
+/// A pooled cell with what the plots need.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PooledSummary {
+    /// The summary.
+    pub summary: CellSummary,
+    /// Gain over time.
+    pub time_curve: Curve,
+    /// Gain over effort.
+    pub effort_curve: Curve,
+    /// Sorted `(value, count)` per measure, for ECDFs.
+    #[serde(skip)]
+    pub distributions: Vec<Vec<(f64, u64)>>,
+}
+
+/// The comparison of systems A and B under one profile, on one topic or pooled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairSummary {
+    /// Profile.
+    pub profile: String,
+    /// System A.
+    pub system_a: String,
+    /// System B.
+    pub system_b: String,
+    /// Topic (`None`: pooled over the topics both systems answer).
+    pub topic: Option<String>,
+    /// One difference per measure.
+    pub measures: Vec<DiffSummary>,
+    /// Gain by each time budget.
+    pub time_budgets: Vec<DiffSummary>,
+    /// Gain by each effort budget.
+    pub effort_budgets: Vec<DiffSummary>,
+}
+
+/// Everything the report writes, as plain data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Per topic, system and profile.
+    pub cells: Vec<CellSummary>,
+    /// Per system and profile, over topics.
+    pub pooled: Vec<PooledSummary>,
+    /// Per profile, pair and topic.
+    pub pairs: Vec<PairSummary>,
+    /// Per profile and pair, over topics.
+    pub pooled_pairs: Vec<PairSummary>,
+    /// The grids.
+    pub time_grid: Grid,
+    /// The effort grid.
+    pub effort_grid: Grid,
+    /// Time budgets.
+    pub time_budgets: Vec<f64>,
+    /// Effort budgets.
+    pub effort_budgets: Vec<f64>,
+    /// Whether per-topic quantiles were kept.
+    pub per_topic_quantiles: bool,
+}
+
+fn budgets_of(ms: &[Moments], budgets: &[f64]) -> Vec<(f64, f64, f64)> {
+    ms.iter().zip(budgets).map(|(m, &b)| (b, m.mean(), m.se())).collect()
+}
+
+impl ReportSink<'_> {
+    /// The summaries, after the run.
+    pub fn finish_summary(self) -> RunSummary {
+        let (np, nt, ns, npairs) = (self.profiles.len(), self.world.topics.len(), self.world.systems.len(), self.cfg.pairs.len());
+        let sk = self.cfg.per_topic_sketches;
+        let cells: Vec<CellAcc> = self.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let pairs: Vec<PairAcc> = self.pairs.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let mut pooled: Vec<CellAcc> = self.pooled.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let mut pooled_pairs: Vec<PairAcc> = self.pooled_pairs.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let cfg = self.cfg;
+        let world = self.world;
+        let mut out = RunSummary {
+            cells: Vec::new(),
+            pooled: Vec::new(),
+            pairs: Vec::new(),
+            pooled_pairs: Vec::new(),
+            time_grid: cfg.time_grid,
+            effort_grid: cfg.effort_grid,
+            time_budgets: cfg.time_budgets.clone(),
+            effort_budgets: cfg.effort_budgets.clone(),
+            per_topic_quantiles: sk,
+        };
+        let empty = Sketch::default();
+        let summary = |c: &CellAcc, topic: Option<String>, s: usize, p: usize, with_q: bool| CellSummary {
+            topic,
+            system: world.systems[s].name.clone(),
+            profile: self.profiles[p].clone(),
+            measures: c
+                .measures
+                .iter()
+                .map(|m| StreamSummary::of(&m.m, if with_q { &m.s } else { &empty }))
+                .collect(),
+            time_budgets: budgets_of(&c.time_budgets, &cfg.time_budgets),
+            effort_budgets: budgets_of(&c.effort_budgets, &cfg.effort_budgets),
+        };
+        for p in 0..np {
+            for s in 0..ns {
+                for t in 0..nt {
+                    let c = &cells[(p * nt + t) * ns + s];
+                    if c.measures[0].m.n == 0 {
+                        continue;
+                    }
+                    out.cells.push(summary(c, Some(world.topics[t].id.clone()), s, p, sk));
+                    pooled[p * ns + s].merge(c, sk);
+                }
+                let c = &pooled[p * ns + s];
+                if c.measures[0].m.n == 0 {
+                    continue;
+                }
+                out.pooled.push(PooledSummary {
+                    summary: summary(c, None, s, p, true),
+                    time_curve: curve_of(&c.time_curve, &cfg.time_grid, c.measures[0].m.n),
+                    effort_curve: curve_of(&c.effort_curve, &cfg.effort_grid, c.measures[0].m.n),
+                    distributions: c.measures.iter().map(|m| m.s.entries()).collect(),
+                });
+            }
+            for (k, &(a, b)) in cfg.pairs.iter().enumerate() {
+                let mut means_a = vec![Moments::default(); N_MEASURES];
+                let mut means_b = vec![Moments::default(); N_MEASURES];
+                for t in 0..nt {
+                    let d = &pairs[(p * nt + t) * npairs + k];
+                    if d.measures[0].m.n == 0 {
+                        continue;
+                    }
+                    let ca = &cells[(p * nt + t) * ns + a];
+                    let cb = &cells[(p * nt + t) * ns + b];
+                    for m in 0..N_MEASURES {
+                        means_a[m].merge(&ca.measures[m].m);
+                        means_b[m].merge(&cb.measures[m].m);
+                    }
+                    out.pairs.push(pair_summary(&self.profiles[p], world, a, b, Some(world.topics[t].id.clone()), d, ca, cb, &cfg));
+                    pooled_pairs[p * npairs + k].merge(d, false);
+                }
+                let d = &pooled_pairs[p * npairs + k];
+                if d.measures[0].m.n == 0 {
+                    continue;
+                }
+                let mut ca = CellAcc::new(&cfg);
+                let mut cb = CellAcc::new(&cfg);
+                for m in 0..N_MEASURES {
+                    ca.measures[m].m = means_a[m];
+                    cb.measures[m].m = means_b[m];
+                }
+                for t in 0..nt {
+                    if pairs[(p * nt + t) * npairs + k].measures[0].m.n > 0 {
+                        for i in 0..cfg.time_budgets.len() {
+                            ca.time_budgets[i].merge(&cells[(p * nt + t) * ns + a].time_budgets[i]);
+                            cb.time_budgets[i].merge(&cells[(p * nt + t) * ns + b].time_budgets[i]);
+                        }
+                        for i in 0..cfg.effort_budgets.len() {
+                            ca.effort_budgets[i].merge(&cells[(p * nt + t) * ns + a].effort_budgets[i]);
+                            cb.effort_budgets[i].merge(&cells[(p * nt + t) * ns + b].effort_budgets[i]);
+                        }
+                    }
+                }
+                out.pooled_pairs.push(pair_summary(&self.profiles[p], world, a, b, None, d, &ca, &cb, &cfg));
+            }
+        }
+        out
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<String>, d: &PairAcc, ca: &CellAcc, cb: &CellAcc, cfg: &SinkConfig) -> PairSummary {
+    PairSummary {
+        profile: profile.to_string(),
+        system_a: world.systems[a].name.clone(),
+        system_b: world.systems[b].name.clone(),
+        topic,
+        measures: MEASURES
+            .iter()
+            .enumerate()
+            .map(|(m, info)| diff_summary(info.name, info.better, &d.measures[m], ca.measures[m].m.mean(), cb.measures[m].m.mean()))
+            .collect(),
+        time_budgets: cfg
+            .time_budgets
+            .iter()
+            .enumerate()
+            .map(|(i, b)| diff_summary(&format!("gain_by_{b}s"), Better::Higher, &d.time_budgets[i], ca.time_budgets[i].mean(), cb.time_budgets[i].mean()))
+            .collect(),
+        effort_budgets: cfg
+            .effort_budgets
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                diff_summary(&format!("gain_by_effort_{b}"), Better::Higher, &d.effort_budgets[i], ca.effort_budgets[i].mean(), cb.effort_budgets[i].mean())
+            })
+            .collect(),
+    }
+}

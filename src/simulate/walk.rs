@@ -1,0 +1,668 @@
+//! One simulated session: the user walks an action path through the interface (He et al.
+//! §3.2-3.3: a policy walks, a cost model charges, a gain model credits). This is the hot loop.
+//!
+//! A session issues the topic's query variants in order (up to the profile's `queries.max`).
+//! For each query the user looks at the result page, then examines results top-down in the
+//! current list. Before every result except the first of a list visit a continuation decision
+//! is drawn; a failed decision ends the query, or, for a user who switches sublists (He et
+//! al.), selects another sublist drawn from the user's choice probabilities (a Dirichlet draw
+//! per query), and its first unseen result is examined without a decision. Results already seen
+//! in this query are skipped in every list (A2); lists are read top to bottom (A1); selecting a
+//! sublist shows its first page and each page turned costs one `paginate`. When no other list
+//! can be selected, a failed decision ends the query, or, for a user with
+//! `no_alternative = "stay"` (He et al.'s), lets the user go on in the current list.
+//!
+//! At each result: examination (always, or the click model's examination probability), then
+//! the click (cascade tables by grade, or the click model's attractiveness), reading (a
+//! document is read at most once per session; a snippet met again under a later query is
+//! examined again), marking, gain (on reading or marking), satisfaction (ends the query or the
+//! session), then the stopping rules of the query and of the session.
+//!
+//! Costs: every action is charged effort and seconds; system delays add seconds. A hard budget
+//! (`budget.seconds`, `budget.effort`) is checked before every action: an action that does not
+//! fit is not taken and the session ends, so time never exceeds the budget. Stopping rules
+//! are soft: they are checked after each result (so time may exceed a `time_budget` rule by
+//! the last result's actions).
+//!
+//! **Random numbers.** Every draw is counter-based, keyed by the session key `(seed, topic,
+//! user)` that does not depend on the system or profile: the judgements of a document (click,
+//! mark, satisfaction) are fixed per user and document, and the k-th continuation decision of
+//! query q uses the same number on every system. The same user therefore meets every compared
+//! system with common random numbers.
+
+use super::world::{QueryList, Sublists, WorldTopic};
+use crate::rng::{item_key, mix64, uniform_at, unit, Stream};
+use crate::user::{
+    by_grade, Action, ClickBehaviour, Cont, Continuation, CostModel, CreditOn, Delays, GainModel, ResolvedUser, Rule,
+    SatisfiedEnds, StoppingRule, WalkState,
+};
+use rand::SeedableRng;
+use rand_distr::{Distribution, Gamma};
+
+/// What one simulated session did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Outcome {
+    /// Effort spent (weighted actions).
+    pub effort: f64,
+    /// Time spent in seconds, system delays included.
+    pub time: f64,
+    /// Time without system delays (Crescenzi et al.'s adjusted time).
+    pub adjusted_time: f64,
+    /// Gain collected.
+    pub gain: f64,
+    /// Relevant documents found (credited with gain).
+    pub relevant_found: u32,
+    /// Results examined, over all queries.
+    pub depth: u32,
+    /// Documents read (clicked for the first time).
+    pub clicks: u32,
+    /// Documents marked relevant.
+    pub marks: u32,
+    /// Queries issued.
+    pub queries: u32,
+    /// Page turns.
+    pub page_turns: u32,
+    /// Sublist selections.
+    pub switches: u32,
+}
+
+/// One step of the path, for traces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Query variant `q` issued.
+    Query(u32),
+    /// Sublist `list` selected.
+    Select {
+        /// List index (0 = "All").
+        list: u32,
+    },
+    /// Page `page` (1-based) of `list` shown.
+    Paginate {
+        /// List index.
+        list: u32,
+        /// Page now shown.
+        page: u32,
+    },
+    /// A result examined.
+    Examine {
+        /// List index.
+        list: u32,
+        /// Displayed rank in the list, 1-based.
+        rank: u32,
+        /// Position in "All", 1-based.
+        position: u32,
+        /// Document index.
+        doc: u32,
+        /// Judged relevant (grade > 0).
+        relevant: bool,
+        /// Clicked.
+        clicked: bool,
+    },
+    /// A result passed over without examination (click models with an examination probability).
+    Skip {
+        /// List index.
+        list: u32,
+        /// Displayed rank.
+        rank: u32,
+    },
+    /// Document read; `marked` says whether it was marked relevant.
+    Read {
+        /// Document index.
+        doc: u32,
+        /// Marked.
+        marked: bool,
+    },
+}
+
+/// Receives the steps and gain events of a walk. The default methods do nothing, so `()`
+/// traces nothing at no cost.
+pub trait Trace {
+    /// A step.
+    #[inline]
+    fn step(&mut self, _s: Step) {}
+    /// Gain credited: elapsed `time` and `effort` at that moment, `total` gain so far.
+    #[inline]
+    fn gain(&mut self, _time: f64, _effort: f64, _total: f64) {}
+}
+
+impl Trace for () {}
+
+impl Trace for Vec<Step> {
+    fn step(&mut self, s: Step) {
+        self.push(s);
+    }
+}
+
+/// Gain events `(time, effort, total gain)` of a session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GainEvents(pub Vec<(f64, f64, f64)>);
+
+impl Trace for GainEvents {
+    #[inline]
+    fn gain(&mut self, time: f64, effort: f64, total: f64) {
+        self.0.push((time, effort, total));
+    }
+}
+
+/// Chooses the next sublist when a switching user leaves the current one.
+pub trait SublistChooser {
+    /// Picks one of the `count` selectable lists (`selectable(k)`: not the current list and not
+    /// exhausted) of query `q`; `u` gives uniform numbers in [0, 1) (call it with 0, 1, ...).
+    fn pick(&mut self, q: usize, sl: &Sublists, selectable: &dyn Fn(usize) -> bool, count: u32, u: &mut dyn FnMut(u64) -> f64) -> usize;
+}
+
+/// He et al.'s chooser: c_u ~ Dirichlet(alpha) drawn once per (user, query) at the first
+/// switch, then each switch picks a selectable sublist with probability proportional to c_u
+/// (uniformly if they all have weight 0).
+#[derive(Debug, Clone, Default)]
+pub struct DirichletChooser<'a> {
+    samplers: &'a [Vec<Option<Gamma<f64>>>],
+    key: u64,
+    drawn: Vec<bool>,
+    c: Vec<Vec<f64>>,
+}
+
+const DIRICHLET_TAG: u64 = 0x4449_5249_4348_4c54; // "DIRICHLT"
+
+impl<'a> DirichletChooser<'a> {
+    /// A chooser over Gamma(alpha_k, 1) samplers per query variant (`None` for alpha_k = 0).
+    pub fn new(samplers: &'a [Vec<Option<Gamma<f64>>>]) -> Self {
+        DirichletChooser { samplers, key: 0, drawn: Vec::new(), c: Vec::new() }
+    }
+
+    /// Starts a new session keyed by `key`.
+    pub fn begin(&mut self, key: u64) {
+        self.key = key;
+        self.drawn.clear();
+        self.drawn.resize(self.samplers.len(), false);
+        if self.c.len() < self.samplers.len() {
+            self.c.resize(self.samplers.len(), Vec::new());
+        }
+    }
+}
+
+/// Draws c ~ Dirichlet(alpha) into `out` from Gamma(alpha_k, 1) samplers (`None` for
+/// alpha_k = 0, giving c_k = 0). All-zero draws give the uniform vector.
+pub fn draw_dirichlet<R: rand::Rng + ?Sized>(gammas: &[Option<Gamma<f64>>], rng: &mut R, out: &mut Vec<f64>) {
+    out.clear();
+    let mut total = 0.0;
+    for g in gammas {
+        let x = g.as_ref().map_or(0.0, |g| g.sample(rng));
+        total += x;
+        out.push(x);
+    }
+    if total > 0.0 && total.is_finite() {
+        out.iter_mut().for_each(|x| *x /= total);
+    } else {
+        let u = 1.0 / out.len().max(1) as f64;
+        out.iter_mut().for_each(|x| *x = u);
+    }
+}
+
+/// Gamma(alpha_k, 1) samplers for [`draw_dirichlet`]; alpha must be finite and >= 0.
+pub fn dirichlet_samplers(alpha: &[f64]) -> crate::Result<Vec<Option<Gamma<f64>>>> {
+    alpha
+        .iter()
+        .enumerate()
+        .map(|(k, &a)| {
+            if !a.is_finite() || a < 0.0 {
+                return Err(crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a} must be finite and >= 0")));
+            }
+            if a == 0.0 {
+                Ok(None)
+            } else {
+                Gamma::new(a, 1.0).map(Some).map_err(|e| crate::Error::Invalid(format!("Dirichlet alpha[{k}] = {a}: {e}")))
+            }
+        })
+        .collect()
+}
+
+/// Picks among the `count` selectable lists with probability proportional to `choice`
+/// (uniformly when they all weigh 0), as He et al.
+pub fn pick_weighted(choice: &[f64], k_lists: usize, selectable: &dyn Fn(usize) -> bool, count: u32, u: &mut dyn FnMut(u64) -> f64) -> usize {
+    if count == 1 {
+        return (0..k_lists).find(|&k| selectable(k)).unwrap_or(0);
+    }
+    // Summed afresh: a sparse Dirichlet draw puts almost all mass on one sublist, and
+    // subtracting it from a running sum would cancel the others' tiny weights.
+    let total: f64 = (0..k_lists).filter(|&k| selectable(k)).map(|k| choice.get(k).copied().unwrap_or(0.0)).sum();
+    if total > 0.0 {
+        let mut x = u(0) * total;
+        let mut last_positive = None;
+        for k in 0..k_lists {
+            let c = choice.get(k).copied().unwrap_or(0.0);
+            if selectable(k) && c > 0.0 {
+                if x < c {
+                    return k;
+                }
+                x -= c;
+                last_positive = Some(k);
+            }
+        }
+        if let Some(k) = last_positive {
+            return k;
+        }
+    }
+    let mut j = ((u(1) * count as f64) as u32).min(count - 1);
+    for k in 0..k_lists {
+        if selectable(k) {
+            if j == 0 {
+                return k;
+            }
+            j -= 1;
+        }
+    }
+    0
+}
+
+impl SublistChooser for DirichletChooser<'_> {
+    fn pick(&mut self, q: usize, sl: &Sublists, selectable: &dyn Fn(usize) -> bool, count: u32, u: &mut dyn FnMut(u64) -> f64) -> usize {
+        if count > 1 && !self.drawn[q] {
+            let mut rng = Stream::seed_from_u64(mix64(self.key ^ DIRICHLET_TAG ^ mix64(q as u64)));
+            draw_dirichlet(&self.samplers[q], &mut rng, &mut self.c[q]);
+            self.drawn[q] = true;
+        }
+        pick_weighted(&self.c[q], sl.k(), selectable, count, u)
+    }
+}
+
+/// A chooser with fixed choice weights over the lists (e.g. a generator's known probabilities).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixedChoice(pub Vec<f64>);
+
+impl SublistChooser for FixedChoice {
+    fn pick(&mut self, _q: usize, sl: &Sublists, selectable: &dyn Fn(usize) -> bool, count: u32, u: &mut dyn FnMut(u64) -> f64) -> usize {
+        pick_weighted(&self.0, sl.k(), selectable, count, u)
+    }
+}
+
+/// Everything about one (topic, system) the walk needs besides the user.
+#[derive(Debug, Clone, Copy)]
+pub struct Stage<'a> {
+    /// The topic.
+    pub topic: &'a WorldTopic,
+    /// Lists of the query variants, in issue order.
+    pub queries: &'a [QueryList],
+    /// System delays.
+    pub delays: &'a Delays,
+    /// Results per page.
+    pub page_size: usize,
+    /// Results above the fold (`usize::MAX`: all).
+    pub fold: usize,
+    /// Seconds to reach a result below the fold.
+    pub below_fold: f64,
+}
+
+/// Reusable per-thread state (no allocation per session once warmed up).
+#[derive(Debug, Default, Clone)]
+pub struct Scratch {
+    read: Vec<u32>,
+    stamp: u32,
+    seen: Vec<u64>,
+    pos: Vec<u32>,
+    page: Vec<u32>,
+    live: u32,
+}
+
+impl Scratch {
+    fn begin(&mut self, docs: usize) {
+        if self.read.len() < docs {
+            self.read.resize(docs, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.read.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 1;
+        }
+    }
+
+    fn reset_lists(&mut self, n: usize, k: usize, sublists: bool) {
+        self.pos.clear();
+        self.pos.resize(k, 0);
+        self.page.clear();
+        self.page.resize(k, 0);
+        self.live = k as u32;
+        if sublists {
+            self.seen.clear();
+            self.seen.resize(n.div_ceil(64), 0);
+        }
+    }
+
+    #[inline]
+    fn is_seen(&self, r: u32) -> bool {
+        self.seen[(r >> 6) as usize] >> (r & 63) & 1 == 1
+    }
+
+    /// Moves list `k`'s pointer from `from` to its next unseen result.
+    #[inline]
+    fn advance(&mut self, sl: &Sublists, k: usize, from: usize) {
+        let list = &sl.lists[k];
+        let mut q = from + 1;
+        while q < list.len() && self.is_seen(list[q]) {
+            q += 1;
+        }
+        self.pos[k] = q as u32;
+        if q == list.len() {
+            self.live -= 1;
+        }
+    }
+
+    /// Marks position `r` seen and moves every pointer resting on it.
+    #[inline]
+    fn see(&mut self, sl: &Sublists, r: u32) {
+        self.seen[(r >> 6) as usize] |= 1u64 << (r & 63);
+        for &(k, p) in sl.members(r) {
+            if self.pos[k as usize] == p {
+                self.advance(sl, k as usize, p as usize);
+            }
+        }
+    }
+}
+
+const CONT_TAG: u64 = 0x434f_4e54_494e_5545; // "CONTINUE"
+/// Tag of the page-continuation draws (the sessions module's "PAGE").
+pub const PAGE_TAG: u64 = 0x5041_4745;
+const EXAM_TAG: u64 = 0x4558_414d_494e_4521; // "EXAMINE!"
+const PICK_TAG: u64 = 0x5049_434b_4c49_5354; // "PICKLIST"
+const STOP_TAG: u64 = 0x5354_4f50_5255_4c45; // "STOPRULE"
+const SESSION_STOP_TAG: u64 = 0x5345_5353_5354_4f50; // "SESSSTOP"
+
+/// The session clock: elapsed time, effort, delays and the hard budget.
+struct Clock {
+    t: f64,
+    effort: f64,
+    delay: f64,
+    limit_t: f64,
+    limit_e: f64,
+}
+
+impl Clock {
+    /// Takes an action of `effort` and `secs` (+ `lag` system delay) if it fits the budget.
+    #[inline]
+    fn fits(&mut self, effort: f64, secs: f64, lag: f64) -> bool {
+        let c = secs + lag;
+        if self.t + c > self.limit_t || self.effort + effort > self.limit_e {
+            return false;
+        }
+        self.t += c;
+        self.delay += lag;
+        self.effort += effort;
+        true
+    }
+}
+
+#[inline]
+fn rules_stop(rules: &[Rule], s: &WalkState, key: u64, tag: u64, counter: u64) -> bool {
+    if rules.is_empty() {
+        return false;
+    }
+    let mut u = |id: usize| uniform_at(key, tag ^ mix64(id as u64), counter);
+    rules.iter().any(|r| r.should_stop(s, &mut u))
+}
+
+/// Simulates one session of `user` on `stage`. `key` is the session key (see the module docs);
+/// `clicks` answers the click questions (the user's grade tables, or a click model's tables for
+/// this topic); `chooser` picks sublists; `trace` receives steps and gain events.
+#[allow(clippy::too_many_arguments)]
+pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
+    stage: &Stage,
+    user: &ResolvedUser,
+    clicks: &C,
+    chooser: &mut S,
+    key: u64,
+    scratch: &mut Scratch,
+    trace: &mut T,
+) -> Outcome {
+    let topic = stage.topic;
+    let costs = &user.costs;
+    let delays = stage.delays;
+    let page_size = stage.page_size.max(1);
+    let mut out = Outcome::default();
+    let mut clock = Clock { t: 0.0, effort: 0.0, delay: 0.0, limit_t: user.budget_seconds, limit_e: user.budget_effort };
+    scratch.begin(topic.grades.len());
+    let stamp = scratch.stamp;
+    let mut covered = 0u64;
+    let mut session = WalkState { relevant_available: topic.relevant, ..Default::default() };
+    let n_queries = stage.queries.len().min(user.max_queries);
+    let model_continuation = matches!(user.continuation, Cont::ClickModel);
+    let charge = |a: Action| costs.charge(a);
+    'session: for (q, list) in stage.queries.iter().enumerate().take(n_queries) {
+        if rules_stop(&user.session_stopping, &session, key, SESSION_STOP_TAG, (q as u64) << 32) {
+            break;
+        }
+        let (t0, e0, g0) = (clock.t, clock.effort, out.gain);
+        let mut query = WalkState { relevant_available: list.relevant, last_found_time: 0.0, last_click_time: 0.0, ..Default::default() };
+        if user.charge_query {
+            let (e, s) = charge(Action::IssueQuery);
+            if !clock.fits(e, s, delays.query_latency) {
+                break 'session;
+            }
+            out.queries += 1;
+            trace.step(Step::Query(q as u32));
+            let (e, s) = charge(Action::SerpLook);
+            if !clock.fits(e, s, 0.0) {
+                break 'session;
+            }
+        } else {
+            if !clock.fits(0.0, 0.0, delays.query_latency) {
+                break 'session;
+            }
+            out.queries += 1;
+            trace.step(Step::Query(q as u32));
+        }
+        query.time = clock.t - t0;
+        query.effort = clock.effort - e0;
+        if rules_stop(&user.stopping, &query, key, STOP_TAG, (q as u64) << 32) {
+            continue;
+        }
+        let n = list.docs.len();
+        let sl = if user.switch { list.sublists.as_ref() } else { None };
+        let k_lists = sl.map_or(1, |s| s.k());
+        scratch.reset_lists(n, k_lists, sl.is_some());
+        let list_len = |k: usize| sl.map_or(n, |s| s.lists[k].len());
+        let mut cur = 0usize;
+        scratch.page[0] = 1;
+        let mut forced = true;
+        let mut last_clicked = false;
+        let mut last_click_rank = 0usize;
+        let mut decisions = 0u64;
+        let mut steps = 0u64;
+        let mut switches = 0u64;
+        loop {
+            let cur_exhausted = scratch.pos[cur] as usize >= list_len(cur);
+            let mut leave = cur_exhausted;
+            if !leave && !forced {
+                let next_rank = scratch.pos[cur] as usize + 1;
+                let p = if model_continuation {
+                    clicks.own_continuation(next_rank - 1, last_clicked)
+                } else {
+                    user.continuation.continue_prob(next_rank - 1)
+                };
+                let go = p >= 1.0 || (p > 0.0 && uniform_at(key, CONT_TAG, ((q as u64) << 32) | decisions) < p);
+                decisions += 1;
+                leave = !go;
+            }
+            let mut next = cur;
+            if leave {
+                match sl {
+                    None if cur_exhausted || !user.stay => break,
+                    None => {}
+                    Some(s) => {
+                        let count = scratch.live - u32::from(!cur_exhausted);
+                        if count == 0 {
+                            if cur_exhausted || !user.stay {
+                                break;
+                            }
+                        } else {
+                            let sc = &*scratch;
+                            let selectable = |k: usize| k != cur && (sc.pos[k] as usize) < s.lists[k].len();
+                            let mut u = |i: u64| uniform_at(key, PICK_TAG ^ mix64(i), ((q as u64) << 32) | switches);
+                            next = chooser.pick(q, s, &selectable, count, &mut u);
+                            switches += 1;
+                        }
+                    }
+                }
+            }
+            let selecting = next != cur;
+            let idx = scratch.pos[next] as usize;
+            let needed_page = (idx / page_size + 1) as u32;
+            let shown = if selecting { 1 } else { scratch.page[next] };
+            let turns = needed_page.saturating_sub(shown);
+            if turns > 0 && !selecting && user.page_continuation < 1.0 {
+                let i = ((q as u64) << 32) ^ ((next as u64) << 20) ^ u64::from(needed_page - 1);
+                if uniform_at(key, PAGE_TAG, i) >= user.page_continuation {
+                    break;
+                }
+            }
+            if selecting {
+                let (e, s) = charge(Action::SelectSublist);
+                if !clock.fits(e, s, 0.0) {
+                    break 'session;
+                }
+                out.switches += 1;
+                trace.step(Step::Select { list: next as u32 });
+                last_click_rank = 0;
+            }
+            for p in shown + 1..=needed_page {
+                let (e, s) = charge(Action::Paginate);
+                if !clock.fits(e, s, delays.page_latency) {
+                    break 'session;
+                }
+                out.page_turns += 1;
+                trace.step(Step::Paginate { list: next as u32, page: p });
+            }
+            scratch.page[next] = shown.max(needed_page);
+            cur = next;
+            forced = false;
+            let position = sl.map_or(idx as u32, |s| s.lists[cur][idx]);
+            let doc = list.docs[position as usize] as usize;
+            let rank = idx + 1;
+            let pe = clicks.examine_prob(rank, last_click_rank);
+            steps += 1;
+            if pe < 1.0 && !(pe > 0.0 && uniform_at(key, EXAM_TAG, ((q as u64) << 32) | steps) < pe) {
+                match sl {
+                    None => scratch.pos[0] += 1,
+                    Some(s) => scratch.advance(s, cur, idx),
+                }
+                trace.step(Step::Skip { list: cur as u32, rank: rank as u32 });
+                last_clicked = false;
+                continue;
+            }
+            let scroll = if idx % page_size >= stage.fold { stage.below_fold } else { 0.0 };
+            let (e, s) = charge(Action::ExamineSnippet);
+            if !clock.fits(e, s + scroll, 0.0) {
+                break 'session;
+            }
+            match sl {
+                None => scratch.pos[0] += 1,
+                Some(s) => scratch.see(s, position),
+            }
+            out.depth += 1;
+            query.depth += 1;
+            session.depth += 1;
+            let grade = topic.grades[doc];
+            let dk = item_key(key, doc as u64);
+            let pc = clicks.click_prob(doc, grade);
+            let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
+            trace.step(Step::Examine {
+                list: cur as u32,
+                rank: rank as u32,
+                position: position + 1,
+                doc: doc as u32,
+                relevant: grade > 0,
+                clicked,
+            });
+            for st in [&mut query, &mut session] {
+                if grade > 0 {
+                    st.contiguous_nonrelevant = 0;
+                } else {
+                    st.nonrelevant_seen += 1;
+                    st.contiguous_nonrelevant += 1;
+                }
+                if clicked {
+                    st.contiguous_unclicked = 0;
+                } else {
+                    st.unclicked_seen += 1;
+                    st.contiguous_unclicked += 1;
+                }
+            }
+            let mut satisfied = false;
+            if clicked {
+                last_click_rank = rank;
+                query.last_click_time = clock.t - t0;
+                session.last_click_time = clock.t;
+                let slot = &mut scratch.read[doc];
+                if *slot != stamp {
+                    let (e, s) = charge(Action::ReadDocument);
+                    if !clock.fits(e, s, delays.document_latency) {
+                        break 'session;
+                    }
+                    *slot = stamp;
+                    out.clicks += 1;
+                    if user.credit_on == CreditOn::Read {
+                        credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                    }
+                    let pm = by_grade(&user.grades.mark, grade);
+                    let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm);
+                    if marked {
+                        let (e, s) = charge(Action::MarkRelevant);
+                        if !clock.fits(e, s, 0.0) {
+                            break 'session;
+                        }
+                        out.marks += 1;
+                        if user.credit_on == CreditOn::Mark {
+                            credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                        }
+                    }
+                    trace.step(Step::Read { doc: doc as u32, marked });
+                    let ps = clicks.satisfied_prob(doc, grade, rank);
+                    satisfied = ps >= 1.0 || (ps > 0.0 && unit(mix64(dk ^ 3)) < ps);
+                }
+            }
+            last_clicked = clicked;
+            let found = out.relevant_found as usize;
+            if found > session.relevant_found {
+                query.relevant_found += found - session.relevant_found;
+                query.last_found_time = clock.t - t0;
+                session.last_found_time = clock.t;
+                session.relevant_found = found;
+            }
+            query.gain = out.gain - g0;
+            query.time = clock.t - t0;
+            query.effort = clock.effort - e0;
+            session.gain = out.gain;
+            session.time = clock.t;
+            session.effort = clock.effort;
+            if satisfied {
+                match user.satisfied {
+                    SatisfiedEnds::Session => break 'session,
+                    SatisfiedEnds::Query => break,
+                }
+            }
+            let counter = ((q as u64) << 32) | query.depth as u64;
+            if rules_stop(&user.stopping, &query, key, STOP_TAG, counter) {
+                break;
+            }
+            if rules_stop(&user.session_stopping, &session, key, SESSION_STOP_TAG, counter) {
+                break 'session;
+            }
+        }
+    }
+    out.effort = clock.effort;
+    out.time = clock.t;
+    out.adjusted_time = clock.t - clock.delay;
+    out
+}
+
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn credit<T: Trace>(user: &ResolvedUser, topic: &WorldTopic, doc: usize, grade: i32, covered: &mut u64, out: &mut Outcome, clock: &Clock, trace: &mut T) {
+    let g = user.gain.credit(grade, topic.subtopics[doc], covered);
+    if grade > 0 {
+        out.relevant_found += 1;
+    }
+    if g != 0.0 {
+        out.gain += g;
+        trace.gain(clock.t, clock.effort, out.gain);
+    }
+}

@@ -1,0 +1,557 @@
+//! Streaming, mergeable summaries whose result does not depend on the order values arrive or
+//! partial summaries merge in (so a parallel run is byte-identical for any thread count), and
+//! whose memory does not grow with the number of values.
+//!
+//! - [`Moments`]: count, exact sum and sum of squares in 2^-32 fixed point (integer addition is
+//!   associative, so merge order cannot change a bit), minimum and maximum.
+//! - [`Sketch`]: the distribution. Exact while the values are small non-negative integers (a
+//!   count per value: depth, clicks, queries) or while there are at most [`EXACT_CAP`] distinct
+//!   values; beyond that, logarithmic buckets with relative accuracy [`RELATIVE_ACCURACY`]
+//!   (DDSketch, Masson et al. 2019): every quantile is then within 0.2 % (relative) of the value
+//!   of the sample at the same rank, and the bucket counts still merge exactly.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Largest number of distinct values a [`Sketch`] keeps exactly.
+pub const EXACT_CAP: usize = 2048;
+/// Relative accuracy alpha of the bucketed [`Sketch`]: a bucketed quantile q~ of a true
+/// order statistic x satisfies |q~ - x| <= alpha |x|.
+pub const RELATIVE_ACCURACY: f64 = 0.002;
+/// Largest value kept in the dense integer form.
+const DENSE_MAX: f64 = 65_535.0;
+const SCALE: f64 = 4_294_967_296.0; // 2^32
+
+/// Fixed-point value of `x` (2^-32 units).
+#[inline]
+fn fixed(x: f64) -> i128 {
+    (x * SCALE).round() as i128
+}
+
+/// Count, exact sum and sum of squares, minimum and maximum of a stream of values. Values add
+/// into f64 partial sums in arrival order (deterministic within one accumulator); merging
+/// moves partial sums into 2^-32 fixed point, whose addition is associative.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moments {
+    /// Values seen.
+    pub n: u64,
+    sum_f: f64,
+    sumsq_f: f64,
+    sum: i128,
+    sumsq: i128,
+    /// Smallest value (+inf when empty).
+    pub min: f64,
+    /// Largest value (-inf when empty).
+    pub max: f64,
+}
+
+impl Default for Moments {
+    fn default() -> Self {
+        Moments { n: 0, sum_f: 0.0, sumsq_f: 0.0, sum: 0, sumsq: 0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+    }
+}
+
+impl Moments {
+    /// Adds a value.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum_f += x;
+        self.sumsq_f += x * x;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+
+    fn fixed_sums(&self) -> (i128, i128) {
+        (self.sum + fixed(self.sum_f), self.sumsq + fixed(self.sumsq_f))
+    }
+
+    /// Merges another summary in.
+    pub fn merge(&mut self, o: &Moments) {
+        let (a, a2) = self.fixed_sums();
+        let (b, b2) = o.fixed_sums();
+        self.n += o.n;
+        self.sum = a + b;
+        self.sumsq = a2 + b2;
+        self.sum_f = 0.0;
+        self.sumsq_f = 0.0;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
+    /// Sum of the values.
+    pub fn sum(&self) -> f64 {
+        self.fixed_sums().0 as f64 / SCALE
+    }
+
+    /// Mean (NaN when empty).
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.fixed_sums().0 as f64 / SCALE / self.n as f64
+        }
+    }
+
+    /// Sample standard deviation (n - 1); 0 for fewer than two values.
+    pub fn sd(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        // Sum of squared deviations = sumsq - sum^2 / n, in fixed point as far as possible.
+        let n = self.n as f64;
+        let (s, ss) = self.fixed_sums();
+        let (s, ss) = (s as f64 / SCALE, ss as f64 / SCALE);
+        ((ss - s * s / n) / (n - 1.0)).max(0.0).sqrt()
+    }
+
+    /// Standard error of the mean.
+    pub fn se(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sd() / (self.n as f64).sqrt()
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Repr {
+    /// Counts of the values 0, 1, 2, ... (all values so far are such integers).
+    Dense(Vec<u64>),
+    /// Exact counts per distinct value (keyed by the value's bits).
+    Exact(HashMap<u64, u64, BuildMix>),
+    /// Logarithmic buckets: `neg[i]`/`pos[i]` count values v with |v| in bucket `i + offset`.
+    Buckets { zero: u64, pos: Vec<u64>, pos_offset: i32, neg: Vec<u64>, neg_offset: i32 },
+}
+
+/// A hasher for f64 bit patterns (SplitMix64 finaliser).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BuildMix;
+
+/// The hasher of [`BuildMix`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = crate::rng::mix64(self.0 ^ b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = crate::rng::mix64(self.0 ^ x);
+    }
+}
+
+impl std::hash::BuildHasher for BuildMix {
+    type Hasher = MixHasher;
+    fn build_hasher(&self) -> MixHasher {
+        MixHasher(0)
+    }
+}
+
+/// A mergeable distribution sketch (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sketch {
+    repr: Repr,
+    n: u64,
+}
+
+impl Default for Sketch {
+    fn default() -> Self {
+        Sketch { repr: Repr::Dense(Vec::new()), n: 0 }
+    }
+}
+
+#[inline]
+fn gamma() -> f64 {
+    (1.0 + RELATIVE_ACCURACY) / (1.0 - RELATIVE_ACCURACY)
+}
+
+#[inline]
+fn bucket_of(x: f64) -> i32 {
+    (x.ln() / gamma().ln()).ceil() as i32
+}
+
+/// Representative value of bucket `i`: 2 gamma^i / (gamma + 1), within relative error alpha of
+/// every value in (gamma^(i-1), gamma^i].
+#[inline]
+fn bucket_value(i: i32) -> f64 {
+    let g = gamma();
+    2.0 * g.powi(i) / (g + 1.0)
+}
+
+fn bump(v: &mut Vec<u64>, offset: &mut i32, i: i32, c: u64) {
+    if v.is_empty() {
+        *offset = i;
+        v.push(0);
+    }
+    if i < *offset {
+        let extra = (*offset - i) as usize;
+        v.splice(0..0, std::iter::repeat_n(0, extra));
+        *offset = i;
+    }
+    let j = (i - *offset) as usize;
+    if j >= v.len() {
+        v.resize(j + 1, 0);
+    }
+    v[j] += c;
+}
+
+impl Sketch {
+    /// Values seen.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// True while every quantile is exact (no bucketing happened).
+    pub fn is_exact(&self) -> bool {
+        !matches!(self.repr, Repr::Buckets { .. })
+    }
+
+    /// Adds a value (NaN is ignored).
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.add_count(x, 1);
+    }
+
+    /// Adds `c` copies of a value.
+    #[inline]
+    pub fn add_count(&mut self, x: f64, c: u64) {
+        if x.is_nan() || c == 0 {
+            return;
+        }
+        self.n += c;
+        match &mut self.repr {
+            Repr::Dense(v) if x >= 0.0 && x <= DENSE_MAX && x.fract() == 0.0 => {
+                let i = x as usize;
+                if i >= v.len() {
+                    v.resize(i + 1, 0);
+                }
+                v[i] += c;
+                return;
+            }
+            Repr::Dense(_) => {
+                self.to_exact();
+            }
+            _ => {}
+        }
+        match &mut self.repr {
+            Repr::Exact(m) => {
+                *m.entry(normalise(x).to_bits()).or_insert(0) += c;
+                if m.len() > EXACT_CAP {
+                    self.to_buckets();
+                }
+            }
+            Repr::Buckets { .. } => self.bucket_add(x, c),
+            Repr::Dense(_) => unreachable!("converted above"),
+        }
+    }
+
+    fn bucket_add(&mut self, x: f64, c: u64) {
+        if let Repr::Buckets { zero, pos, pos_offset, neg, neg_offset } = &mut self.repr {
+            if x == 0.0 {
+                *zero += c;
+            } else if x > 0.0 {
+                bump(pos, pos_offset, bucket_of(x), c);
+            } else {
+                bump(neg, neg_offset, bucket_of(-x), c);
+            }
+        }
+    }
+
+    fn to_exact(&mut self) {
+        if let Repr::Dense(v) = &self.repr {
+            let mut m: HashMap<u64, u64, BuildMix> = HashMap::with_hasher(BuildMix);
+            for (i, &c) in v.iter().enumerate() {
+                if c > 0 {
+                    m.insert((i as f64).to_bits(), c);
+                }
+            }
+            self.repr = Repr::Exact(m);
+            if let Repr::Exact(m) = &self.repr {
+                if m.len() > EXACT_CAP {
+                    self.to_buckets();
+                }
+            }
+        }
+    }
+
+    fn to_buckets(&mut self) {
+        let entries = self.entries();
+        self.repr = Repr::Buckets { zero: 0, pos: Vec::new(), pos_offset: 0, neg: Vec::new(), neg_offset: 0 };
+        for (v, c) in entries {
+            self.bucket_add(v, c);
+        }
+    }
+
+    /// Merges another sketch in (the result depends only on the union of the values).
+    pub fn merge(&mut self, o: &Sketch) {
+        if o.n == 0 {
+            return;
+        }
+        match (&mut self.repr, &o.repr) {
+            (Repr::Dense(a), Repr::Dense(b)) => {
+                if a.len() < b.len() {
+                    a.resize(b.len(), 0);
+                }
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                self.n += o.n;
+            }
+            _ => {
+                if matches!(o.repr, Repr::Buckets { .. }) && !matches!(self.repr, Repr::Buckets { .. }) {
+                    // The union has more than EXACT_CAP distinct values too.
+                    self.to_exact();
+                    self.to_buckets();
+                }
+                for (v, c) in o.raw_entries() {
+                    self.add_count(v, c);
+                }
+            }
+        }
+    }
+
+    /// Raw entries: exact values, or bucket representatives, with counts (unsorted).
+    fn raw_entries(&self) -> Vec<(f64, u64)> {
+        match &self.repr {
+            Repr::Dense(v) => v.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (i as f64, c)).collect(),
+            Repr::Exact(m) => m.iter().map(|(&b, &c)| (f64::from_bits(b), c)).collect(),
+            Repr::Buckets { zero, pos, pos_offset, neg, neg_offset } => {
+                let mut out = Vec::new();
+                for (j, &c) in neg.iter().enumerate() {
+                    if c > 0 {
+                        out.push((-bucket_value(j as i32 + neg_offset), c));
+                    }
+                }
+                if *zero > 0 {
+                    out.push((0.0, *zero));
+                }
+                for (j, &c) in pos.iter().enumerate() {
+                    if c > 0 {
+                        out.push((bucket_value(j as i32 + pos_offset), c));
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// `(value, count)` pairs sorted by value.
+    pub fn entries(&self) -> Vec<(f64, u64)> {
+        let mut e = self.raw_entries();
+        e.sort_by(|a, b| a.0.total_cmp(&b.0));
+        e
+    }
+
+    /// Type-7 quantile (Hyndman-Fan, as R and NumPy) of the values: exact when
+    /// [`Sketch::is_exact`], else within the relative accuracy. NaN when empty.
+    pub fn quantile(&self, q: f64) -> f64 {
+        quantiles_of(&self.entries(), self.n, &[q])[0]
+    }
+
+    /// Several quantiles at once.
+    pub fn quantiles(&self, qs: &[f64]) -> Vec<f64> {
+        quantiles_of(&self.entries(), self.n, qs)
+    }
+
+    /// Fraction of values `< x`, `== x` (by the sketch's values).
+    pub fn cdf_parts(&self, x: f64) -> (f64, f64) {
+        if self.n == 0 {
+            return (f64::NAN, f64::NAN);
+        }
+        let (mut below, mut at) = (0u64, 0u64);
+        for (v, c) in self.raw_entries() {
+            if v < x {
+                below += c;
+            } else if v == x {
+                at += c;
+            }
+        }
+        (below as f64 / self.n as f64, at as f64 / self.n as f64)
+    }
+}
+
+/// -0.0 and 0.0 are one value.
+#[inline]
+fn normalise(x: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// Type-7 quantiles of the sample given as sorted `(value, count)` pairs with `n` values.
+pub fn quantiles_of(entries: &[(f64, u64)], n: u64, qs: &[f64]) -> Vec<f64> {
+    if n == 0 {
+        return vec![f64::NAN; qs.len()];
+    }
+    let at = |i: u64| -> f64 {
+        let mut seen = 0;
+        for &(v, c) in entries {
+            seen += c;
+            if i < seen {
+                return v;
+            }
+        }
+        entries.last().map_or(f64::NAN, |e| e.0)
+    };
+    qs.iter()
+        .map(|&q| {
+            let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+            let lo = h.floor() as u64;
+            let a = at(lo);
+            let b = at((lo + 1).min(n - 1));
+            a + (h - lo as f64) * (b - a)
+        })
+        .collect()
+}
+
+/// Summary statistics of a sketch plus moments, in the shape of [`super::Summary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamSummary {
+    /// Values.
+    pub n: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Sd (n - 1).
+    pub sd: f64,
+    /// Standard error of the mean.
+    pub se: f64,
+    /// Minimum (exact).
+    pub min: f64,
+    /// Quantiles 5, 25, 50, 75, 95 %.
+    pub q05: f64,
+    /// First quartile.
+    pub q25: f64,
+    /// Median.
+    pub q50: f64,
+    /// Third quartile.
+    pub q75: f64,
+    /// 95th percentile.
+    pub q95: f64,
+    /// Maximum (exact).
+    pub max: f64,
+    /// Whether the quantiles are exact (else within [`RELATIVE_ACCURACY`]).
+    pub exact: bool,
+}
+
+impl StreamSummary {
+    /// From moments and a sketch of the same values (the sketch may be empty: quantiles NaN).
+    pub fn of(m: &Moments, s: &Sketch) -> Self {
+        let q = s.quantiles(&[0.05, 0.25, 0.5, 0.75, 0.95]);
+        StreamSummary {
+            n: m.n,
+            mean: m.mean(),
+            sd: m.sd(),
+            se: m.se(),
+            min: if m.n == 0 { f64::NAN } else { m.min },
+            q05: q[0],
+            q25: q[1],
+            q50: q[2],
+            q75: q[3],
+            q95: q[4],
+            max: if m.n == 0 { f64::NAN } else { m.max },
+            exact: s.is_exact(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{quantile_sorted, Summary};
+
+    #[test]
+    fn exact_quantiles_match_sorted_samples() {
+        // numpy.percentile([1, 2, 3, 4, 10], [5, 25, 50, 75, 95]) = 1.2, 2, 3, 4, 8.8
+        let mut s = Sketch::default();
+        for x in [4.0, 1.0, 10.0, 3.0, 2.0] {
+            s.add(x);
+        }
+        let q = s.quantiles(&[0.05, 0.25, 0.5, 0.75, 0.95]);
+        for (g, e) in q.iter().zip([1.2, 2.0, 3.0, 4.0, 8.8]) {
+            assert!((g - e).abs() < 1e-12, "{q:?}");
+        }
+        // Non-integer values switch to the exact map and stay exact.
+        let xs: Vec<f64> = (0..500).map(|i| (i as f64 * 0.37).sin() * 10.0).collect();
+        let mut s = Sketch::default();
+        let mut m = Moments::default();
+        xs.iter().for_each(|&x| {
+            s.add(x);
+            m.add(x)
+        });
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert!(s.is_exact());
+        for q in [0.0, 0.1, 0.5, 0.9, 1.0] {
+            assert_eq!(s.quantile(q), quantile_sorted(&sorted, q));
+        }
+        let reference = Summary::of(&xs, 3);
+        assert!((m.mean() - reference.mean).abs() < 1e-9 && (m.sd() - reference.sd).abs() < 1e-9);
+    }
+
+    #[test]
+    fn merge_order_does_not_matter_and_buckets_keep_the_stated_accuracy() {
+        // 20,000 distinct values: beyond EXACT_CAP, so bucketed.
+        let xs: Vec<f64> = (0..20_000).map(|i| 0.5 + (i as f64 * 0.618).fract() * 300.0 - if i % 7 == 0 { 400.0 } else { 0.0 }).collect();
+        let mut whole = Sketch::default();
+        xs.iter().for_each(|&x| whole.add(x));
+        let mut parts: Vec<Sketch> = (0..7).map(|_| Sketch::default()).collect();
+        let mut mparts: Vec<Moments> = (0..7).map(|_| Moments::default()).collect();
+        for (i, &x) in xs.iter().enumerate() {
+            parts[i % 7].add(x);
+            mparts[i % 7].add(x);
+        }
+        let mut a = Sketch::default();
+        let mut ma = Moments::default();
+        for (p, m) in parts.iter().zip(&mparts) {
+            a.merge(p);
+            ma.merge(m);
+        }
+        let mut b = Sketch::default();
+        let mut mb = Moments::default();
+        for (p, m) in parts.iter().zip(&mparts).rev() {
+            b.merge(p);
+            mb.merge(m);
+        }
+        assert!(!whole.is_exact());
+        assert_eq!(a.entries(), whole.entries());
+        assert_eq!(b.entries(), whole.entries());
+        assert_eq!((ma.n, ma.mean(), ma.sd()), (mb.n, mb.mean(), mb.sd()), "fixed-point sums are order independent");
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        for q in [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99] {
+            // Compare with the order statistic at the same (lower) rank and its neighbour.
+            let h = (sorted.len() - 1) as f64 * q;
+            let (lo, hi) = (sorted[h.floor() as usize], sorted[h.ceil() as usize]);
+            let got = whole.quantile(q);
+            let bound = RELATIVE_ACCURACY * lo.abs().max(hi.abs()) + 1e-12;
+            assert!(got >= lo.min(hi) - bound && got <= lo.max(hi) + bound, "q {q}: {got} vs [{lo}, {hi}]");
+        }
+    }
+
+    #[test]
+    fn dense_integers_and_mixed_representations() {
+        let mut a = Sketch::default();
+        for x in [0.0, 1.0, 1.0, 3.0] {
+            a.add(x);
+        }
+        let mut b = Sketch::default();
+        b.add(2.5);
+        let mut ab = a.clone();
+        ab.merge(&b);
+        let mut ba = b.clone();
+        ba.merge(&a);
+        assert_eq!(ab.entries(), ba.entries());
+        assert_eq!(ab.entries(), vec![(0.0, 1), (1.0, 2), (2.5, 1), (3.0, 1)]);
+        assert_eq!(ab.n(), 5);
+        assert_eq!(ab.cdf_parts(1.0), (0.2, 0.4));
+    }
+}
