@@ -8,7 +8,7 @@ use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
-use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionReader, SessionRef, SessionSource, Vocab};
+use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionRef, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim clicks`.
@@ -335,9 +335,11 @@ struct ValidateArgs {
     /// Training log (with --model); the fitted model is simulated on the test SERPs.
     #[arg(long)]
     train: Option<PathBuf>,
-    /// Test log: its SERPs are simulated and its sessions are the real side.
+    /// Test log: its SERPs are simulated and its sessions are the real side. Without it, the
+    /// `clicks eval` protocol: the first 75 % of the --train file train, the rest (sessions of
+    /// training queries) test.
     #[arg(long)]
-    test: PathBuf,
+    test: Option<PathBuf>,
     /// A fitted or hand-set model file instead of --train (its ids name the test pairs).
     #[arg(long, conflicts_with = "train")]
     model_file: Option<PathBuf>,
@@ -356,58 +358,67 @@ struct ValidateArgs {
     /// Rankers of the system-level check.
     #[arg(long, default_value_t = 20)]
     rankers: usize,
-    /// Distance table (CSV): model,measure,real,simulated,difference(+interval),tv(+interval),ks(+interval).
+    /// Output directory (written all or nothing): `distances.csv` (per measure and per-rank CTR:
+    /// real, simulated, difference, TV and KS with bootstrap intervals), `system.csv` (ranker
+    /// scores and Kendall tau), `validation.svg` (real against simulated per measure),
+    /// `validation.json` (everything) and `manifest.json`.
     #[arg(long)]
-    csv: Option<PathBuf>,
-    /// SVG plot of real against simulated sessions per measure.
-    #[arg(long)]
-    plot: Option<PathBuf>,
+    out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
 }
 
-/// Reads a log into `data`'s vocabulary, keeping each session's dwell times when logged.
-fn read_with_dwell(data: &mut LogData, path: &Path, format: Format, skip: bool) -> anyhow::Result<(ClickLog, Vec<Option<Vec<f64>>>)> {
-    let mut reader = SessionReader::open(path, format, skip)?;
-    let mut log = ClickLog::new();
-    let mut dwell = Vec::new();
-    for s in reader.by_ref() {
-        let s = s?;
-        let q = data.vocab.intern_query(&s.query);
-        let pairs: Vec<u32> = s
-            .docs
-            .iter()
-            .map(|d| {
-                let d = data.vocab.intern_doc(d);
-                data.vocab.intern_pair(q, d)
-            })
-            .collect();
-        log.push(q, &pairs, &s.clicks);
-        dwell.push(s.dwell);
+/// Dwell times of clicks per 0-based rank (known dwell only), from a log that has dwell.
+fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
+    let mut by_rank = vec![Vec::new(); depth];
+    for i in 0..log.len() {
+        if let Some(d) = log.session_dwell(i) {
+            for (r, (&c, &t)) in log.session(i).clicks.iter().zip(d).enumerate() {
+                if c && t.is_finite() && r < depth {
+                    by_rank[r].push(f64::from(t));
+                }
+            }
+        }
     }
-    report_skipped(path, &reader.report);
-    anyhow::ensure!(!log.is_empty(), "{}: no sessions", path.display());
-    Ok((log, dwell))
+    by_rank
 }
 
 fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let format = a.m.format()?;
+    if let Some(out) = &a.out {
+        serpsim::output::check_output_dir(out)?;
+    }
     let mut data = LogData::default();
-    let (train_dwell, loaded) = match (&a.train, &a.model_file) {
+    let loaded = match (&a.train, &a.model_file) {
         (Some(train), None) => {
-            let (log, dwell) = read_with_dwell(&mut data, train, format, a.m.skip_bad_lines)?;
-            data.log = log;
-            (dwell, None)
+            data = LogData::read(train, format, a.m.skip_bad_lines)?;
+            report_skipped(train, &data.report);
+            anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", train.display());
+            None
         }
         (None, Some(file)) => {
             let (m, vocab) = io::load(file)?;
             data.vocab = vocab;
-            (Vec::new(), Some(m))
+            Some(m)
         }
         _ => anyhow::bail!("give --train (with --model) or --model-file"),
     };
-    let (test, test_dwell) = read_with_dwell(&mut data, &a.test, format, a.m.skip_bad_lines)?;
+    let test = match &a.test {
+        Some(path) => {
+            let (test, report) = data.read_more(path, format, a.m.skip_bad_lines)?;
+            report_skipped(path, &report);
+            anyhow::ensure!(!test.is_empty(), "{}: no sessions", path.display());
+            test
+        }
+        None => {
+            anyhow::ensure!(loaded.is_none(), "--model-file needs --test");
+            let split = split_75_25(&data.log);
+            data.log = split.train;
+            anyhow::ensure!(!split.test.is_empty(), "no test sessions: the last 25 % of the log has no query seen in the first 75 %");
+            split.test
+        }
+    };
     let model: Box<dyn ClickModel> = match loaded {
         Some(m) => m,
         None => match a.m.prior(false)? {
@@ -430,34 +441,33 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
     };
     let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers };
-    // Dwell only when every test session and some training session logged it.
-    let dwell = if !test_dwell.is_empty() && test_dwell.iter().all(Option::is_some) && train_dwell.iter().any(Option::is_some) {
+    // Dwell only when the test log and the training log both logged it.
+    let dwell = if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
         let depth = test.max_len().max(data.log.max_len());
-        let mut by_rank = vec![Vec::new(); depth];
-        for (s, d) in data.log.iter().zip(&train_dwell) {
-            if let Some(d) = d {
-                for (r, (&c, &t)) in s.clicks.iter().zip(d).enumerate() {
-                    if c {
-                        by_rank[r].push(t);
-                    }
-                }
-            }
-        }
-        Some(Dwell { test: test_dwell.into_iter().map(|d| d.expect("checked")).collect(), train_by_rank: by_rank })
+        let per_session = (0..test.len())
+            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
+            .collect();
+        Some(Dwell { test: per_session, train_by_rank: dwell_by_rank(&data.log, depth) })
     } else {
-        if test_dwell.iter().any(Option::is_some) {
-            eprintln!("dwell: not compared (it needs dwell times in every test session and in the training log)");
+        if !test.dwell.is_empty() {
+            eprintln!("warning: dwell not compared: the test log has dwell times but the training log has none");
         }
         None
     };
     let model_ref: &dyn ClickModel = model.as_ref();
     let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
-    let rows = || v.measures.iter().chain(&v.ctr);
-    if let Some(path) = &a.csv {
-        serpsim::report::write_atomic_with(path, |w| {
+    let mut json = serde_json::to_value(&v)?;
+    json["model"] = model_name.clone().into();
+    json["train_sessions"] = data.log.len().into();
+    if let Some(out) = &a.out {
+        let mut info = serpsim::output::RunInfo::new("clicks validate");
+        info.seed = Some(a.validate_seed);
+        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        let mut run = serpsim::output::RunDir::begin(out, info)?;
+        run.write_with("distances.csv", |w| {
             writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
             let f = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
-            for m in rows() {
+            for m in v.measures.iter().chain(&v.ctr) {
                 writeln!(
                     w,
                     "{model_name},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -477,15 +487,22 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             }
             Ok(())
         })?;
+        run.write_with("system.csv", |w| {
+            writeln!(w, "model,metric,kendall_tau,ranker,real,model_score")?;
+            for c in &v.system {
+                for (k, (r, m)) in c.real.iter().zip(&c.model).enumerate() {
+                    writeln!(w, "{model_name},{},{},{k},{r},{m}", c.metric, c.kendall_tau)?;
+                }
+            }
+            Ok(())
+        })?;
+        let svg = plot_svg(&v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
+        run.write("validation.svg", svg.as_bytes())?;
+        let text = serde_json::to_string_pretty(&json)?;
+        run.write("validation.json", format!("{text}\n").as_bytes())?;
+        run.commit()?;
     }
-    if let Some(path) = &a.plot {
-        let svg = plot_svg(&v, &format!("{model_name}: real test sessions against {} simulated", v.simulated_sessions))?;
-        serpsim::report::write_atomic(path, svg.as_bytes())?;
-    }
-    let mut out = serde_json::to_value(&v)?;
-    out["model"] = model_name.into();
-    out["train_sessions"] = data.log.len().into();
-    println!("{out}");
+    println!("{json}");
     Ok(())
 }
 
@@ -511,7 +528,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     // Write the posterior first: if it fails, no model file claims a posterior fit.
     if let (Some(path), Some(post)) = (&a.posterior, &post) {
         let records = post.records(&data.vocab);
-        serpsim::report::write_atomic_with(path, |w| {
+        serpsim::output::write_file_with(path, |w| {
             serde_json::to_writer(&mut *w, &records).map_err(std::io::Error::other)?;
             writeln!(w)
         })?;

@@ -169,7 +169,7 @@ pub struct Validation {
 /// and per rank the dwell times of training clicks.
 #[derive(Debug, Clone, Default)]
 pub struct Dwell {
-    /// Per test session (in test-log order): dwell per rank.
+    /// Per test session (in test-log order): dwell per rank (NaN or absent where unknown).
     pub test: Vec<Vec<f64>>,
     /// Per 0-based rank: dwell times of clicks in training.
     pub train_by_rank: Vec<Vec<f64>>,
@@ -400,8 +400,10 @@ pub fn validate(model: &dyn ClickModel, test: &ClickLog, dwell: Option<&Dwell>, 
         let mut real_d: Vec<f64> = Vec::new();
         for (i, s) in test.iter().enumerate() {
             for (r, &c) in s.clicks.iter().enumerate() {
-                if c {
-                    real_d.push(d.test[i].get(r).copied().unwrap_or(0.0));
+                // Clicks without a known dwell (NaN: e.g. the session's last click) are left out.
+                match d.test[i].get(r) {
+                    Some(&t) if c && t.is_finite() => real_d.push(t),
+                    _ => {}
                 }
             }
         }
