@@ -102,7 +102,9 @@ struct Tracked {
 }
 
 impl Tracked {
-    const PRIOR: Tracked = Tracked { alpha: 1.0, beta: 1.0, ma: 1.0, mb: 1.0 };
+    fn prior(p: (f64, f64)) -> Tracked {
+        Tracked { alpha: p.0, beta: p.1, ma: p.0, mb: p.1 }
+    }
 
     #[inline]
     fn mean(&self) -> f64 {
@@ -162,12 +164,25 @@ struct Chain {
 /// Algorithm 1: the posteriors after processing `log` session by session with continuation
 /// `gamma`. Pairs never shown keep Beta(1, 1).
 pub fn compute_posteriors(log: &ClickLog, gamma: f64) -> Result<Posteriors> {
+    compute_posteriors_with_prior(log, gamma, (1.0, 1.0), (1.0, 1.0))
+}
+
+/// Algorithm 1 with Beta(alpha, beta) priors on every pair's attractiveness (`prior_a`) and
+/// satisfaction (`prior_s`), e.g. empirical-Bayes priors fitted to the log
+/// ([`super::fitted_prior`]). Pairs never shown keep the prior. Both shape parameters must be
+/// at least 1 (the numerical integration of [`Density`] relies on a log-concave density).
+pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Result<Posteriors> {
     if !(0.0..=1.0).contains(&gamma) {
         return Err(Error::config("baraco", "gamma", format!("{gamma} is outside [0, 1]")));
     }
+    for (name, (a, b)) in [("attractiveness prior", prior_a), ("satisfaction prior", prior_s)] {
+        if !(a >= 1.0 && b >= 1.0 && a.is_finite() && b.is_finite()) {
+            return Err(Error::config("baraco", name, format!("Beta({a}, {b}): both shape parameters must be finite and at least 1")));
+        }
+    }
     let n = log.pairs.len();
-    let mut ta = vec![Tracked::PRIOR; n];
-    let mut ts = vec![Tracked::PRIOR; n];
+    let mut ta = vec![Tracked::prior(prior_a); n];
+    let mut ts = vec![Tracked::prior(prior_s); n];
     // (pair, q) factors `1 - q a` and (pair, u) factors `u + (1 - u) s`, grouped at the end.
     let mut fa: Vec<(u32, f64)> = Vec::new();
     let mut fs: Vec<(u32, f64)> = Vec::new();

@@ -358,6 +358,15 @@ struct ValidateArgs {
     /// Rankers of the system-level check.
     #[arg(long, default_value_t = 20)]
     rankers: usize,
+    /// System-level check: result lists shown in fewer test sessions are left out.
+    #[arg(long, default_value_t = 10)]
+    min_list_sessions: usize,
+    /// Without --test: `75-25` (the `clicks eval` protocol: the first 75 % of sessions in file
+    /// order train) or `interleaved` (every fourth session tests, so every query of a log
+    /// sorted by query is in both parts). Test sessions of queries unseen in training are
+    /// dropped either way.
+    #[arg(long, default_value = "75-25")]
+    split: String,
     /// Output directory (written all or nothing): `distances.csv` (per measure and per-rank CTR:
     /// real, simulated, difference, TV and KS with bootstrap intervals), `system.csv` (ranker
     /// scores and Kendall tau), `validation.svg` (real against simulated per measure),
@@ -413,9 +422,18 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         }
         None => {
             anyhow::ensure!(loaded.is_none(), "--model-file needs --test");
-            let split = split_75_25(&data.log);
+            let split = match a.split.as_str() {
+                "75-25" => split_75_25(&data.log),
+                "interleaved" => {
+                    let train = data.log.subset((0..data.log.len()).filter(|i| i % 4 != 3));
+                    let test = data.log.subset((0..data.log.len()).filter(|i| i % 4 == 3));
+                    let test = restrict_to_train_queries(&train, &test);
+                    serpsim::clickmodels::eval::Split { train, test }
+                }
+                s => anyhow::bail!("--split `{s}`: expected 75-25 or interleaved"),
+            };
             data.log = split.train;
-            anyhow::ensure!(!split.test.is_empty(), "no test sessions: the last 25 % of the log has no query seen in the first 75 %");
+            anyhow::ensure!(!split.test.is_empty(), "no test sessions: no test session has a query seen in training");
             split.test
         }
     };
@@ -440,7 +458,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         "auto" => ValidateConfig::auto_replicates(test.len()),
         r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
     };
-    let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers };
+    let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions };
     // Dwell only when the test log and the training log both logged it.
     let dwell = if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
         let depth = test.max_len().max(data.log.max_len());
@@ -459,6 +477,10 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let mut json = serde_json::to_value(&v)?;
     json["model"] = model_name.clone().into();
     json["train_sessions"] = data.log.len().into();
+    // Perplexity and log-likelihood on the same test sessions, to set the distances beside.
+    let scores = evaluate(model.as_ref(), &test)?;
+    json["perplexity"] = scores.perplexity.into();
+    json["log_likelihood"] = scores.log_likelihood.into();
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate");
         info.seed = Some(a.validate_seed);

@@ -20,7 +20,7 @@
 //! true distance is small; the intervals show the sampling spread, not a test.
 //!
 //! **System-level check.** Queries whose test sessions show at least two distinct result
-//! lists define rankers: ranker k shows, for every such query, one of its logged lists
+//! lists, each shown in at least `min_list_sessions` test sessions, define rankers: ranker k shows, for every such query, one of its logged lists
 //! (chosen by a hash of (seed, k, query)). Each ranker gets a real score (mean over queries
 //! of the mean over that list's real test sessions) and a model score (the same over the
 //! simulated sessions on that list), for three click metrics: reciprocal rank of the first
@@ -55,11 +55,14 @@ pub struct ValidateConfig {
     pub seed: u64,
     /// Rankers of the system-level check.
     pub rankers: usize,
+    /// System-level check: result lists with fewer test sessions are left out (their real
+    /// scores would be mostly noise).
+    pub min_list_sessions: usize,
 }
 
 impl Default for ValidateConfig {
     fn default() -> Self {
-        ValidateConfig { replicates: 10, bootstrap: 200, level: 0.95, seed: 1, rankers: 20 }
+        ValidateConfig { replicates: 10, bootstrap: 200, level: 0.95, seed: 1, rankers: 20, min_list_sessions: 10 }
     }
 }
 
@@ -525,6 +528,9 @@ fn system_check(test: &ClickLog, sim_stats: &[[f64; 3]], cfg: &ValidateConfig) -
             Some(x) => x.1.push(i),
             None => v.push((s.pairs.to_vec(), vec![i])),
         }
+    }
+    for v in lists.values_mut() {
+        v.retain(|(_, sessions)| sessions.len() >= cfg.min_list_sessions.max(1));
     }
     let mut queries: Vec<u32> = lists.iter().filter(|(_, v)| v.len() >= 2).map(|(&q, _)| q).collect();
     queries.sort_unstable();
