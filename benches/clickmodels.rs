@@ -2,7 +2,10 @@
 //! `cargo bench --bench clickmodels`; figures in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serpsim::clickmodels::{Cm, Dbn, DbnConfig, Gamma, Sdbn};
+use serpsim::clickmodels::gibbs::{bench_sweeps, Latent};
+use serpsim::clickmodels::posterior::{posterior, PosteriorConfig};
+use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::{Cm, Dbn, DbnConfig, Gamma, ModelKind, Sdbn};
 use serpsim::logs::{Format, LogData};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -20,6 +23,22 @@ fn bench(c: &mut Criterion) {
     g.bench_function("dbn_em_iteration", |b| b.iter(|| black_box(cfg.em_step(&mut &*log, &start).unwrap())));
     let fixed = DbnConfig { gamma: Gamma::Fixed(0.9), ..cfg };
     g.bench_function("dbn_em_iteration_gamma_fixed", |b| b.iter(|| black_box(fixed.em_step(&mut &*log, &Dbn::default()).unwrap())));
+    // Conjugate posteriors (issue 16: < 10 % added to a fit): mean, sd and 90 % interval of
+    // every entry, Beta(1, 1) and the empirical-Bayes prior.
+    let pairs = data.vocab.pair_count();
+    for (name, kind) in [("sdbn", ModelKind::Sdbn), ("cm", ModelKind::Cm)] {
+        for (pname, prior) in [("uniform", PriorScope::Uniform), ("global", PriorScope::Global)] {
+            let pc = PosteriorConfig { prior, ..Default::default() };
+            g.bench_function(format!("{name}_posterior_{pname}"), |b| b.iter(|| black_box(posterior(kind, log, pairs, &pc, &|_| {}).unwrap())));
+        }
+    }
+    g.finish();
+    // Gibbs sampler (issue 16: >= 0.5 M session-sweeps/s on one core): 10 sweeps of the DBN
+    // sampler over the whole log (set-up included); throughput in session-sweeps.
+    let mut g = c.benchmark_group("clickmodels_gibbs_yandex");
+    g.throughput(Throughput::Elements(10 * log.len() as u64));
+    g.bench_function("dbn_10_sweeps_gamma_fixed", |b| b.iter(|| black_box(bench_sweeps(Latent::Dbn { gamma: Some(0.9) }, log, 10, 1))));
+    g.bench_function("dbn_10_sweeps_gamma_sampled", |b| b.iter(|| black_box(bench_sweeps(Latent::Dbn { gamma: None }, log, 10, 1))));
     g.finish();
 }
 

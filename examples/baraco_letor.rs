@@ -4,11 +4,14 @@
 //! cargo run --release --example baraco_letor -- [--runs 30] [--candidates 1000] [--samples 1000]
 //!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
 //!     [--gen dbn,sdbn,ubm] [--users P,N,I] [--trainer adarank|coordinate-ascent]
+//!     [--prior uniform|fitted]
 //! ```
+//! `--prior fitted` gives BARACO empirical-Bayes Beta priors fitted to each run's log
+//! (`harness::fitted_prior`) instead of the paper's Beta(1, 1).
 //! Writes `runs.csv` (one row per cell and run), `tables.md` (Tables 2/3 style plus AUC) and
 //! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
 
-use serpsim::baraco::harness::{GenModel, RunResult, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::harness::{GenModel, PriorChoice, RunResult, Study, StudyConfig, Trainer, UserModel};
 use serpsim::collection::letor::LetorData;
 use serpsim::report::{write_atomic, write_atomic_with};
 use serpsim::stats::{mean, wilcoxon_signed_rank};
@@ -32,6 +35,7 @@ fn main() -> anyhow::Result<()> {
             "--sessions" => cfg.sessions = v.parse()?,
             "--seed" => cfg.seed = v.parse()?,
             "--trainer" => cfg.trainer = Trainer::parse(&v).ok_or_else(|| anyhow::anyhow!("--trainer: unknown `{v}` (adarank, coordinate-ascent)"))?,
+            "--prior" => cfg.prior = PriorChoice::parse(&v).ok_or_else(|| anyhow::anyhow!("--prior: unknown `{v}` (uniform, fitted)"))?,
             "--data" => data = v.into(),
             "--from-csv" => from_csv = Some(PathBuf::from(v)),
             "--out" => out = v.into(),
@@ -90,10 +94,15 @@ fn main() -> anyhow::Result<()> {
     }
     write_atomic_with(&out.join("runs.csv"), |w| {
         let m: Vec<String> = cfg.mt_margins.iter().map(|m| format!("auc_mt_{m}")).collect();
-        writeln!(w, "gen,user,run,auc_baraco,{},auc_mt_sweep,rmse_baraco,rmse_em,pearson_baraco,pearson_em,truly_safe,unseen_share", m.join(","))?;
+        writeln!(w, "gen,user,run,auc_baraco,{},auc_mt_sweep,rmse_baraco,rmse_em,pearson_baraco,pearson_em,truly_safe,unseen_share,prior_a_alpha,prior_a_beta,prior_s_alpha,prior_s_beta", m.join(","))?;
         for r in &results {
             let m: Vec<String> = r.auc_mt.iter().map(|x| x.to_string()).collect();
-            writeln!(w, "{},{},{},{},{},{},{},{},{},{},{},{}", r.gen.name(), r.user.code(), r.run, r.auc_baraco, m.join(","), r.auc_mt_sweep, r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, r.truly_safe, r.unseen_share)?;
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                r.gen.name(), r.user.code(), r.run, r.auc_baraco, m.join(","), r.auc_mt_sweep, r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, r.truly_safe, r.unseen_share,
+                r.prior_a.0, r.prior_a.1, r.prior_s.0, r.prior_s.1
+            )?;
         }
         Ok(())
     })?;
@@ -118,6 +127,9 @@ fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunRe
             gen, user, run: f[2].parse()?, auc_baraco: num(3), auc_mt: (4..k).map(num).collect(),
             auc_mt_sweep: num(k), rmse_baraco: num(k + 1), rmse_em: num(k + 2), pearson_baraco: num(k + 3),
             pearson_em: num(k + 4), truly_safe: num(k + 5), unseen_share: num(k + 6),
+            // Older files have no prior columns: Beta(1, 1).
+            prior_a: (f.get(k + 7).map_or(1.0, |_| num(k + 7)), f.get(k + 8).map_or(1.0, |_| num(k + 8))),
+            prior_s: (f.get(k + 9).map_or(1.0, |_| num(k + 9)), f.get(k + 10).map_or(1.0, |_| num(k + 10))),
         });
     }
     Ok(out)
@@ -143,6 +155,37 @@ fn sig(p: f64) -> &'static str {
     if p.is_nan() { "" } else if p < 0.01 { " ▲▼" } else if p < 0.05 { " △▽" } else { "" }
 }
 
+/// The prior used, with the mean fitted Beta parameters per cell when fitted.
+fn prior_line(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel]) -> String {
+    match cfg.prior {
+        PriorChoice::Uniform => "Beta(1, 1) on every attractiveness and satisfaction (the paper's)".into(),
+        PriorChoice::Fitted => {
+            let mut s = String::from(
+                "empirical-Bayes Beta priors fitted to each run's log (`harness::fitted_prior`); mean over runs of the fitted \
+                 attractiveness prior Beta(alpha, beta) [its mean] and satisfaction prior, per cell:",
+            );
+            for &g in gens {
+                for &u in users {
+                    let rows: Vec<&RunResult> = rs.iter().filter(|r| r.gen == g && r.user == u).collect();
+                    let m = |f: &dyn Fn(&RunResult) -> f64| mean(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
+                    s.push_str(&format!(
+                        "\n- {} {}: a ~ Beta({:.2}, {:.2}) [{:.3}], s ~ Beta({:.2}, {:.2}) [{:.3}]",
+                        g.name(),
+                        u.code(),
+                        m(&|r| r.prior_a.0),
+                        m(&|r| r.prior_a.1),
+                        m(&|r| r.prior_a.0 / (r.prior_a.0 + r.prior_a.1)),
+                        m(&|r| r.prior_s.0),
+                        m(&|r| r.prior_s.1),
+                        m(&|r| r.prior_s.0 / (r.prior_s.0 + r.prior_s.1)),
+                    ));
+                }
+            }
+            s
+        }
+    }
+}
+
 fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel], cmd: &str) -> String {
     let cell = |g: GenModel, u: UserModel| rs.iter().filter(move |r| r.gen == g && r.user == u);
     let mut s = String::new();
@@ -150,7 +193,8 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
         "# BARACO on MQ2008 (subset a): LETOR protocol of Grotov et al. §6.1\n\nCommand: `{cmd}`\n\n\
          Settings: ranker trained by {}, {} runs, {} candidates, {} sessions, K = {}, epsilon = {}, gamma = {}, depth {}, weight noise N(0, {}), seed {}.\n\
          Values are means over runs; p-values are two-sided Wilcoxon signed-rank tests over the paired runs\n\
-         (BARACO vs EM, or BARACO vs the best MT margin); ▲▼ p < 0.01, △▽ p < 0.05 (exact when n < 50 without ties).\n\n",
+         (BARACO vs EM, or BARACO vs the best MT margin); ▲▼ p < 0.01, △▽ p < 0.05 (exact when n < 50 without ties).\n\n\
+         BARACO prior: {}.\n\n",
         match cfg.trainer {
             Trainer::AdaRank => "AdaRank (nDCG@10)",
             Trainer::CoordinateAscent => "coordinate ascent (nDCG@10, RMS weight 1)",
@@ -163,7 +207,8 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
         cfg.gamma,
         cfg.depth,
         cfg.noise_sd,
-        cfg.seed
+        cfg.seed,
+        prior_line(cfg, rs, gens, users)
     ));
     for (title, pick_b, pick_e, sci) in [
         ("Table 2 style: RMSE of the estimated E[M_c - M_p] (lower is better)", 0usize, 1usize, true),

@@ -104,3 +104,60 @@ fn streamed_fit_writes_the_same_model() {
     assert_eq!(v["model"], "dbn");
     assert!(v["pairs"].as_array().unwrap().len() > 1000);
 }
+
+#[test]
+fn fit_posterior_writes_conjugate_records_with_draws() {
+    // CM on a hand-made log: pair (q, a) is examined in both sessions (clicked in s1, first
+    // result and unclicked in s2), so with s = 1 success in n = 2 trials under Beta(1, 1) its
+    // posterior is Beta(2, 2) (hand derivation): mean 1/2, sd sqrt(2*2 / (4^2 * 5)) = 0.2236;
+    // the 90 % interval of Beta(2, 2) is [0.1354, 0.8646] (scipy.stats.beta(2, 2).ppf([0.05, 0.95])).
+    let dir = tempfile::tempdir().unwrap();
+    let train = dir.path().join("train.tsv");
+    std::fs::write(&train, "s1\tq\ta,b\t1,0\ns2\tq\ta,b\t0,1\n").unwrap();
+    let post = dir.path().join("post.json");
+    let out = bin()
+        .args(["clicks", "fit", "--model", "cm", "--format", "tsv", "--prior", "uniform", "--draws", "7", "--train"])
+        .arg(&train)
+        .arg("--out")
+        .arg(dir.path().join("m.json"))
+        .arg("--posterior")
+        .arg(&post)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&post).unwrap()).unwrap();
+    let rec = v.as_array().unwrap().iter().find(|r| r["document"] == "a").unwrap();
+    assert_eq!(rec["parameter"], "attractiveness");
+    assert!((rec["mean"].as_f64().unwrap() - 0.5).abs() < 1e-12, "{rec}");
+    assert!((rec["sd"].as_f64().unwrap() - 0.223607).abs() < 1e-5, "{rec}");
+    assert!((rec["lower"].as_f64().unwrap() - 0.135350).abs() < 1e-4, "{rec}");
+    assert!((rec["upper"].as_f64().unwrap() - 0.864650).abs() < 1e-4, "{rec}");
+    assert_eq!(rec["draws"].as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn validate_writes_a_complete_output_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("val");
+    let out = bin()
+        .args(["--quiet", "clicks", "validate", "--model", "pbm", "--split", "interleaved", "--bootstrap", "20", "--train"])
+        .arg(yandex())
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every fourth of the 35,064 sessions tests (8,766); all their queries are in training.
+    assert_eq!(v["test_sessions"], 8766);
+    assert_eq!(v["train_sessions"], 35064 - 8766);
+    for f in ["distances.csv", "system.csv", "validation.json", "validation.svg", "manifest.json"] {
+        assert!(out_dir.join(f).exists(), "{f}");
+    }
+    let csv = std::fs::read_to_string(out_dir.join("distances.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("pbm,abandonment,")), "{csv}");
+    // A bad split name is refused before anything is written.
+    let again = bin().args(["clicks", "validate", "--model", "pbm", "--split", "random", "--train"]).arg(yandex()).arg("--out").arg(dir.path().join("x")).output().unwrap();
+    assert!(!again.status.success());
+    assert!(!dir.path().join("x").exists());
+}

@@ -17,9 +17,9 @@
 use super::decide::{compare, point_metric, Config};
 use super::log::{ClickLog, Ranking};
 use super::metrics::{Metric, Unseen};
-use super::posterior::compute_posteriors;
+use super::posterior::compute_posteriors_with_prior;
 use crate::collection::letor::{linear_score, LetorData};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stats::{pearson, rmse, roc_auc};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
@@ -138,6 +138,29 @@ pub struct StudyConfig {
     pub em_iterations: usize,
     /// Master seed.
     pub seed: u64,
+    /// BARACO's prior on attractiveness and satisfaction: the paper's Beta(1, 1), or
+    /// empirical-Bayes Beta priors fitted to each run's log ([`fitted_prior`]).
+    pub prior: PriorChoice,
+}
+
+/// BARACO's prior of every pair's attractiveness and satisfaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum PriorChoice {
+    /// Beta(1, 1) (Grotov et al.).
+    Uniform,
+    /// Empirical-Bayes Beta priors fitted to the logged sessions ([`fitted_prior`]).
+    Fitted,
+}
+
+impl PriorChoice {
+    /// Parses `uniform` or `fitted`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "uniform" => Some(PriorChoice::Uniform),
+            "fitted" => Some(PriorChoice::Fitted),
+            _ => None,
+        }
+    }
 }
 
 impl Default for StudyConfig {
@@ -155,6 +178,7 @@ impl Default for StudyConfig {
             mt_margins: vec![-0.1, -0.05, -0.02, 0.0, 0.02],
             em_iterations: 50,
             seed: 2015,
+            prior: PriorChoice::Uniform,
         }
     }
 }
@@ -186,6 +210,10 @@ pub struct RunResult {
     pub truly_safe: f64,
     /// Mean unseen share of the candidates.
     pub unseen_share: f64,
+    /// BARACO's attractiveness prior Beta(alpha, beta) in this run.
+    pub prior_a: (f64, f64),
+    /// BARACO's satisfaction prior in this run.
+    pub prior_s: (f64, f64),
 }
 
 /// Per-candidate detail of one run (for ROC plots and checks).
@@ -418,7 +446,11 @@ impl Study {
         let diff_true: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ta, &ts, metric, cfg.depth, Unseen::Prior) - m_p).collect();
         let safe: Vec<bool> = diff_true.iter().map(|d| d + cfg.epsilon >= 0.0).collect();
         // BARACO.
-        let post = compute_posteriors(&log, cfg.gamma)?;
+        let (prior_a, prior_s) = match cfg.prior {
+            PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0)),
+            PriorChoice::Fitted => fitted_prior(&log, cfg.gamma, crate::rng::derive_key(cfg.seed, &[5, run as u64, gen as u64, user as u64]))?,
+        };
+        let post = compute_posteriors_with_prior(&log, cfg.gamma, prior_a, prior_s)?;
         let bcfg = Config {
             epsilon: cfg.epsilon,
             delta: 0.05,
@@ -457,9 +489,49 @@ impl Study {
             pearson_em: pearson(&diff_em, &diff_true),
             truly_safe: safe.iter().filter(|&&s| s).count() as f64 / n,
             unseen_share: answers.iter().map(|a| a.unseen_share).sum::<f64>() / n,
+            prior_a,
+            prior_s,
         };
         Ok((result, RunDetail { p_safe, diff_baraco, diff_em, diff_true }))
     }
+}
+
+/// Empirical-Bayes Beta priors of DBN attractiveness and satisfaction (continuation `gamma`
+/// fixed), fitted to `log` by marginal likelihood over all its pairs: Monte-Carlo EM with the
+/// click-model Gibbs sampler (`clickmodels::gibbs`, [`PriorScope::Global`], 20 rounds of 5
+/// sweeps). BARACO's numerical posteriors need log-concave densities, so a fitted shape below
+/// 1 is raised to 1 by increasing the concentration at the same mean (the prior then
+/// pools a little more strongly than the fit); the priors returned are those used.
+///
+/// [`PriorScope::Global`]: crate::clickmodels::prior::PriorScope::Global
+pub fn fitted_prior(log: &ClickLog, gamma: f64, seed: u64) -> Result<((f64, f64), (f64, f64))> {
+    use crate::clickmodels::gibbs::{sample, GibbsConfig, Latent};
+    use crate::clickmodels::prior::PriorScope;
+    let cl = to_click_log(log);
+    let cfg = GibbsConfig { chains: 1, warmup: 0, draws: 1, thin: 1, seed, prior_rounds: 20, prior_sweeps: 5 };
+    let sampled = sample(Latent::Dbn { gamma: Some(gamma) }, &cl, log.pairs.len(), PriorScope::Global, &cfg, &|_| {})?;
+    let get = |name: &str| -> Result<(f64, f64)> {
+        let t = sampled.tables.iter().find(|t| t.name == name).ok_or_else(|| Error::Invalid(format!("DBN sampler has no `{name}` table")))?;
+        let p = t.prior.global;
+        Ok(log_concave(p.alpha, p.beta))
+    };
+    Ok((get("attractiveness")?, get("satisfaction")?))
+}
+
+/// Beta(alpha, beta) with both shapes raised to at least 1 at the same mean.
+fn log_concave(alpha: f64, beta: f64) -> (f64, f64) {
+    let m = alpha / (alpha + beta);
+    let k = (alpha + beta).max(1.0 / m).max(1.0 / (1.0 - m));
+    ((m * k).max(1.0), ((1.0 - m) * k).max(1.0))
+}
+
+fn to_click_log(log: &ClickLog) -> crate::logs::ClickLog {
+    let mut cl = crate::logs::ClickLog::new();
+    for j in 0..log.len() {
+        let (q, docs, clicks) = log.session(j);
+        cl.push(q, docs, clicks);
+    }
+    cl
 }
 
 /// DBN EM point estimates (gamma fixed) from the click-model module, per pair of `log`.

@@ -102,7 +102,9 @@ struct Tracked {
 }
 
 impl Tracked {
-    const PRIOR: Tracked = Tracked { alpha: 1.0, beta: 1.0, ma: 1.0, mb: 1.0 };
+    fn prior(p: (f64, f64)) -> Tracked {
+        Tracked { alpha: p.0, beta: p.1, ma: p.0, mb: p.1 }
+    }
 
     #[inline]
     fn mean(&self) -> f64 {
@@ -162,12 +164,25 @@ struct Chain {
 /// Algorithm 1: the posteriors after processing `log` session by session with continuation
 /// `gamma`. Pairs never shown keep Beta(1, 1).
 pub fn compute_posteriors(log: &ClickLog, gamma: f64) -> Result<Posteriors> {
+    compute_posteriors_with_prior(log, gamma, (1.0, 1.0), (1.0, 1.0))
+}
+
+/// Algorithm 1 with Beta(alpha, beta) priors on every pair's attractiveness (`prior_a`) and
+/// satisfaction (`prior_s`), e.g. empirical-Bayes priors fitted to the log
+/// ([`super::fitted_prior`]). Pairs never shown keep the prior. Both shape parameters must be
+/// at least 1 (the numerical integration of [`Density`] relies on a log-concave density).
+pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Result<Posteriors> {
     if !(0.0..=1.0).contains(&gamma) {
         return Err(Error::config("baraco", "gamma", format!("{gamma} is outside [0, 1]")));
     }
+    for (name, (a, b)) in [("attractiveness prior", prior_a), ("satisfaction prior", prior_s)] {
+        if !(a >= 1.0 && b >= 1.0 && a.is_finite() && b.is_finite()) {
+            return Err(Error::config("baraco", name, format!("Beta({a}, {b}): both shape parameters must be finite and at least 1")));
+        }
+    }
     let n = log.pairs.len();
-    let mut ta = vec![Tracked::PRIOR; n];
-    let mut ts = vec![Tracked::PRIOR; n];
+    let mut ta = vec![Tracked::prior(prior_a); n];
+    let mut ts = vec![Tracked::prior(prior_s); n];
     // (pair, q) factors `1 - q a` and (pair, u) factors `u + (1 - u) s`, grouped at the end.
     let mut fa: Vec<(u32, f64)> = Vec::new();
     let mut fs: Vec<(u32, f64)> = Vec::new();
@@ -636,6 +651,28 @@ mod tests {
         assert!(compute_posteriors(&log, 1.5).is_err());
     }
 
+    /// The same two sessions with Beta(2, 3) priors on attractiveness and Beta(1.5, 4) on
+    /// satisfaction. Hand derivation: the conjugate counts add to the prior shapes (x: examined
+    /// twice, clicked once: Beta(3, 4); s_x: one failure: Beta(1.5, 5)); y keeps its
+    /// satisfaction prior; the factor for a_2 uses the prior mean 2/5 of both attractivenesses:
+    /// after the click-less first session, P(no click at 1, 2) = Z = (1 - 0.4)(0.1 + 0.9 (1 - 0.4))
+    /// = 0.384 and q_2 = 0.9 * 0.6 / (Z + 0.4 * 0.9 * 0.6) (no factor for the second session,
+    /// where y's examination is known).
+    #[test]
+    fn fitted_priors_replace_beta_one_one() {
+        let log = ClickLog::parse("q\tx y\t0 0\nq\tx y\t1 1\n", "t").unwrap();
+        let post = compute_posteriors_with_prior(&log, 0.9, (2.0, 3.0), (1.5, 4.0)).unwrap();
+        assert_eq!((post.a[0].alpha, post.a[0].beta), (3.0, 4.0));
+        assert_eq!(post.s[0], FactoredBeta::beta(1.5, 5.0));
+        assert_eq!(post.s[1], FactoredBeta::beta(1.5, 4.0));
+        let q = 0.9 * 0.6 / (0.384 + 0.4 * 0.9 * 0.6);
+        assert!(close(-post.a[1].factors[0].1, q, 1e-12), "{:?} vs {q}", post.a[1].factors);
+        assert_eq!((post.a[1].alpha, post.a[1].beta), (3.0, 3.0));
+        // Shapes below 1 would make the density non-log-concave: refused, naming the prior.
+        let e = compute_posteriors_with_prior(&log, 0.9, (0.5, 3.0), (1.0, 1.0)).unwrap_err().to_string();
+        assert!(e.contains("attractiveness prior"), "{e}");
+    }
+
     #[test]
     fn grouped_factors_are_in_merge_order() {
         let log = ClickLog::parse("q\tx y z\t1 0 0\nq\tx z y\t0 1 0\nq\ty x z\t1 0 0\nq\tx y z\t1 0 0\n", "t").unwrap();
@@ -653,7 +690,7 @@ mod tests {
         // Exact for the first two (moment matching of a Beta times one factor is exact in the
         // first two moments); measured errors then 1.5e-4 .. 1.0e-3, and 0.0047 after a strong
         // factor (1 - 0.9a) at step 7.
-        let mut t = Tracked::PRIOR;
+        let mut t = Tracked::prior((1.0, 1.0));
         let mut exact = FactoredBeta::beta(1.0, 1.0);
         let steps: [(f64, f64); 8] = [(1.0, -0.3), (1.0, -0.5), (0.4, 0.6), (1.0, -0.8), (1.0, -0.45), (0.7, 0.3), (1.0, -0.2), (1.0, -0.9)];
         for (i, &(b, m)) in steps.iter().enumerate() {

@@ -1,8 +1,12 @@
-//! `serpsim clicks fit|eval|simulate`.
+//! `serpsim clicks fit|eval|simulate|validate`.
 
 use super::common::{progress_bar, with_threads};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
+use serpsim::clickmodels::gibbs::GibbsConfig;
+use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
+use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionRef, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
@@ -22,6 +26,9 @@ enum ClicksCommand {
     Eval(EvalArgs),
     /// Simulate clicks of a fitted or hand-set model (JSON) on the SERPs of a log; writes TSV.
     Simulate(SimulateArgs),
+    /// Fit on a training log, simulate the test SERPs and compare with the real test sessions
+    /// (distances with bootstrap intervals, system-level Kendall tau); prints one JSON object.
+    Validate(ValidateArgs),
 }
 
 #[derive(clap::Args)]
@@ -44,6 +51,46 @@ struct ModelArgs {
     /// Count and report malformed lines instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
+    /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `global` or
+    /// `query` (empirical-Bayes Beta priors fitted by marginal likelihood). Default: `global`
+    /// with --posterior, `uniform` otherwise. With a fitted prior the model holds posterior
+    /// means and pairs never seen get the prior mean.
+    #[arg(long)]
+    prior: Option<String>,
+    /// UBM/PBM: hold the examination of rank 1 at this value (`free`: not held; UBM and PBM are
+    /// then identified only up to scale). Default: `free` for EM fits, 1 for posteriors.
+    #[arg(long)]
+    top_examination: Option<String>,
+    #[command(flatten)]
+    sampler: SamplerArgs,
+}
+
+/// Settings of posteriors and the sampler.
+#[derive(clap::Args)]
+struct SamplerArgs {
+    /// Credible level of the posterior intervals.
+    #[arg(long, default_value_t = 0.9)]
+    level: f64,
+    /// Sampler chains (dbn, ccm, ubm, pbm; sdbn and dcm with --exact).
+    #[arg(long, default_value_t = 4)]
+    chains: usize,
+    /// Sampler sweeps discarded per chain.
+    #[arg(long, default_value_t = 500)]
+    warmup: usize,
+    /// Sampler draws kept per chain.
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    /// Sampler sweeps per kept draw.
+    #[arg(long, default_value_t = 1)]
+    thin: usize,
+    /// Seed of the sampler (and of conjugate draws).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// SDBN and DCM: sample the exact posterior, in which a user may go on after the last
+    /// click, instead of the conjugate posterior of the counting fit (which assumes the user
+    /// stopped there).
+    #[arg(long)]
+    exact: bool,
 }
 
 impl ModelArgs {
@@ -61,6 +108,96 @@ impl ModelArgs {
     fn format(&self) -> anyhow::Result<Format> {
         Ok(self.format.parse()?)
     }
+
+    /// The prior scope, defaulting to `global` when a posterior is asked for.
+    fn prior(&self, posterior: bool) -> anyhow::Result<PriorScope> {
+        match &self.prior {
+            Some(p) => Ok(p.parse()?),
+            None if posterior => Ok(PriorScope::Global),
+            None => Ok(PriorScope::Uniform),
+        }
+    }
+
+    /// The held rank-1 examination: None for `free`.
+    fn top(&self, default: Option<f64>) -> anyhow::Result<Option<f64>> {
+        let kind: ModelKind = self.model.parse()?;
+        match self.top_examination.as_deref() {
+            None => Ok(if matches!(kind, ModelKind::Ubm | ModelKind::Pbm) { default } else { None }),
+            Some(_) if !matches!(kind, ModelKind::Ubm | ModelKind::Pbm) => anyhow::bail!("--top-examination applies to ubm and pbm only"),
+            Some("free") => Ok(None),
+            Some(v) => {
+                let x: f64 = v.parse().with_context(|| format!("--top-examination `{v}`: expected `free` or a probability"))?;
+                serpsim::error::check_probability("--top-examination", "top_examination", x)?;
+                Ok(Some(x))
+            }
+        }
+    }
+
+    fn posterior_config(&self, scope: PriorScope, keep_draws: usize) -> anyhow::Result<PosteriorConfig> {
+        let s = &self.sampler;
+        let gamma = parse_gamma(&self.gamma)?;
+        if s.exact && !matches!(self.model.as_str(), "sdbn" | "dcm") {
+            anyhow::bail!("--exact applies to sdbn and dcm (the other models are exact already)");
+        }
+        Ok(PosteriorConfig {
+            prior: scope,
+            level: s.level,
+            sampler: GibbsConfig { chains: s.chains, warmup: s.warmup, draws: s.samples, thin: s.thin, seed: s.seed, ..Default::default() },
+            keep_draws,
+            gamma,
+            top_examination: self.top(Some(1.0))?,
+            exact: s.exact,
+        })
+    }
+
+    /// Fits the model: the usual fit with the uniform prior (EM or counting), posterior means
+    /// under a fitted prior. Returns the model and, when computed, the posterior.
+    fn fit(&self, log: &ClickLog, pairs: usize, want_posterior: bool, keep_draws: usize) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>)> {
+        let scope = self.prior(want_posterior)?;
+        let cfg = self.config()?;
+        let top = self.top(None)?;
+        let em = |log: &ClickLog| -> anyhow::Result<Box<dyn ClickModel>> {
+            let mut src: &ClickLog = log;
+            Ok(match (&cfg, top) {
+                (ModelConfig::Ubm(c), Some(t)) => Box::new(serpsim::clickmodels::Ubm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
+                (ModelConfig::Pbm(c), Some(t)) => Box::new(serpsim::clickmodels::Pbm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
+                _ => fit_with_progress(&cfg, &mut src)?,
+            })
+        };
+        if !want_posterior && scope == PriorScope::Uniform {
+            return Ok((em(log)?, None));
+        }
+        let pc = self.posterior_config(scope, keep_draws)?;
+        let post = run_posterior(self.model.parse()?, log, pairs, &pc)?;
+        for line in post.summary_lines() {
+            eprintln!("{line}");
+        }
+        if let Some(d) = post.diagnostics() {
+            if d.flagged > 0 {
+                eprintln!(
+                    "WARNING: {} of {} parameters have not converged (R-hat > 1.01 or too few effective draws): run longer chains (--warmup, --samples) before trusting their intervals",
+                    d.flagged, d.checked
+                );
+            }
+        }
+        let model = if scope == PriorScope::Uniform { em(log)? } else { post.point_model() };
+        Ok((model, Some(post)))
+    }
+}
+
+/// Runs the posterior with a progress bar over the sampler's sweeps.
+fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> anyhow::Result<Posterior> {
+    let g = &cfg.sampler;
+    let sampled = kind.is_em() || cfg.exact;
+    let bar = progress_bar("sampling (sweeps)");
+    if sampled {
+        let mcem = if cfg.prior == PriorScope::Uniform { 0 } else { g.prior_rounds * g.prior_sweeps };
+        bar.set_length((mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64);
+    }
+    let tick = |n: u64| bar.inc(n);
+    let post = posterior(kind, log, pairs, cfg, &tick);
+    bar.finish_and_clear();
+    Ok(post?)
 }
 
 fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
@@ -129,12 +266,21 @@ struct FitArgs {
     /// Load the whole log into memory before fitting. By default the log is streamed from disk
     /// on every pass: memory then depends on the number of (query, document) pairs, not on the
     /// number of sessions (docs/scale.md), at the same speed. Standard input and pipes are
-    /// kept in memory as interned ids (a warning says so).
+    /// kept in memory as interned ids (a warning says so). --posterior, a fitted --prior and
+    /// --top-examination need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
     in_memory: bool,
-    /// Stream the log from disk on every pass (the default; kept for existing scripts).
+    /// Stream the log from disk on every pass (the default; kept for existing scripts; not
+    /// with --posterior, a fitted --prior or --top-examination).
     #[arg(long)]
     stream: bool,
+    /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
+    /// for sampled models) as JSON records, one object per parameter entry.
+    #[arg(long)]
+    posterior: Option<PathBuf>,
+    /// Posterior draws kept per parameter in the records (`draws` key).
+    #[arg(long, default_value_t = 0)]
+    draws: usize,
 }
 
 #[derive(clap::Args)]
@@ -185,26 +331,242 @@ pub fn run(args: ClicksArgs) -> anyhow::Result<()> {
         ClicksCommand::Fit(a) => fit(a),
         ClicksCommand::Eval(a) => eval(a),
         ClicksCommand::Simulate(a) => simulate(a),
+        ClicksCommand::Validate(a) => validate(a),
     }
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    #[command(flatten)]
+    m: ModelArgs,
+    /// Training log (with --model); the fitted model is simulated on the test SERPs.
+    #[arg(long)]
+    train: Option<PathBuf>,
+    /// Test log: its SERPs are simulated and its sessions are the real side. Without it, the
+    /// `clicks eval` protocol: the first 75 % of the --train file train, the rest (sessions of
+    /// training queries) test.
+    #[arg(long)]
+    test: Option<PathBuf>,
+    /// A fitted or hand-set model file instead of --train (its ids name the test pairs).
+    #[arg(long, conflicts_with = "train")]
+    model_file: Option<PathBuf>,
+    /// Simulated sessions per test session (`auto`: enough for 100,000 simulated sessions).
+    #[arg(long, default_value = "auto")]
+    replicates: String,
+    /// Bootstrap resamples for the intervals.
+    #[arg(long, default_value_t = 200)]
+    bootstrap: usize,
+    /// Level of the bootstrap intervals.
+    #[arg(long, default_value_t = 0.95)]
+    ci_level: f64,
+    /// Seed of the simulation and the bootstrap.
+    #[arg(long, default_value_t = 1)]
+    validate_seed: u64,
+    /// Rankers of the system-level check.
+    #[arg(long, default_value_t = 20)]
+    rankers: usize,
+    /// System-level check: result lists shown in fewer test sessions are left out.
+    #[arg(long, default_value_t = 10)]
+    min_list_sessions: usize,
+    /// Without --test: `75-25` (the `clicks eval` protocol: the first 75 % of sessions in file
+    /// order train) or `interleaved` (every fourth session tests, so every query of a log
+    /// sorted by query is in both parts). Test sessions of queries unseen in training are
+    /// dropped either way.
+    #[arg(long, default_value = "75-25")]
+    split: String,
+    /// Output directory (written all or nothing): `distances.csv` (per measure and per-rank CTR:
+    /// real, simulated, difference, TV and KS with bootstrap intervals), `system.csv` (ranker
+    /// scores and Kendall tau), `validation.svg` (real against simulated per measure),
+    /// `validation.json` (everything) and `manifest.json`.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Dwell times of clicks per 0-based rank (known dwell only), from a log that has dwell.
+fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
+    let mut by_rank = vec![Vec::new(); depth];
+    for i in 0..log.len() {
+        if let Some(d) = log.session_dwell(i) {
+            for (r, (&c, &t)) in log.session(i).clicks.iter().zip(d).enumerate() {
+                if c && t.is_finite() && r < depth {
+                    by_rank[r].push(f64::from(t));
+                }
+            }
+        }
+    }
+    by_rank
+}
+
+fn validate(a: ValidateArgs) -> anyhow::Result<()> {
+    let format = a.m.format()?;
+    if let Some(out) = &a.out {
+        serpsim::output::check_output_dir(out)?;
+    }
+    let mut data = LogData::default();
+    let loaded = match (&a.train, &a.model_file) {
+        (Some(train), None) => {
+            data = LogData::read(train, format, a.m.skip_bad_lines)?;
+            report_skipped(train, &data.report);
+            anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", train.display());
+            None
+        }
+        (None, Some(file)) => {
+            let (m, vocab) = io::load(file)?;
+            data.vocab = vocab;
+            Some(m)
+        }
+        _ => anyhow::bail!("give --train (with --model) or --model-file"),
+    };
+    let test = match &a.test {
+        Some(path) => {
+            let (test, report) = data.read_more(path, format, a.m.skip_bad_lines)?;
+            report_skipped(path, &report);
+            anyhow::ensure!(!test.is_empty(), "{}: no sessions", path.display());
+            test
+        }
+        None => {
+            anyhow::ensure!(loaded.is_none(), "--model-file needs --test");
+            let split = match a.split.as_str() {
+                "75-25" => split_75_25(&data.log),
+                "interleaved" => {
+                    let train = data.log.subset((0..data.log.len()).filter(|i| i % 4 != 3));
+                    let test = data.log.subset((0..data.log.len()).filter(|i| i % 4 == 3));
+                    let test = restrict_to_train_queries(&train, &test);
+                    serpsim::clickmodels::eval::Split { train, test }
+                }
+                s => anyhow::bail!("--split `{s}`: expected 75-25 or interleaved"),
+            };
+            data.log = split.train;
+            anyhow::ensure!(!split.test.is_empty(), "no test sessions: no test session has a query seen in training");
+            split.test
+        }
+    };
+    let model: Box<dyn ClickModel> = match loaded {
+        Some(m) => m,
+        None => match a.m.prior(false)? {
+            PriorScope::Uniform => a.m.fit(&data.log, data.vocab.pair_count(), false, 0)?.0,
+            scope => {
+                // Test pairs never seen in training get their query's prior mean.
+                let pc = a.m.posterior_config(scope, 0)?;
+                let post = run_posterior(a.m.model.parse()?, &data.log, data.vocab.pair_count(), &pc)?;
+                for line in post.summary_lines() {
+                    eprintln!("{line}");
+                }
+                let pq: Vec<u32> = data.vocab.pairs.iter().map(|&(q, _)| q).collect();
+                post.point_model_for(&pq)
+            }
+        },
+    };
+    let model_name = model.kind().name().to_string();
+    let replicates = match a.replicates.as_str() {
+        "auto" => ValidateConfig::auto_replicates(test.len()),
+        r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
+    };
+    let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions };
+    // Dwell only when the test log and the training log both logged it.
+    let dwell = if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
+        let depth = test.max_len().max(data.log.max_len());
+        let per_session = (0..test.len())
+            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
+            .collect();
+        Some(Dwell { test: per_session, train_by_rank: dwell_by_rank(&data.log, depth) })
+    } else {
+        if !test.dwell.is_empty() {
+            eprintln!("warning: dwell not compared: the test log has dwell times but the training log has none");
+        }
+        None
+    };
+    let model_ref: &dyn ClickModel = model.as_ref();
+    let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
+    let mut json = serde_json::to_value(&v)?;
+    json["model"] = model_name.clone().into();
+    json["train_sessions"] = data.log.len().into();
+    // Perplexity and log-likelihood on the same test sessions, to set the distances beside.
+    let scores = evaluate(model.as_ref(), &test)?;
+    json["perplexity"] = scores.perplexity.into();
+    json["log_likelihood"] = scores.log_likelihood.into();
+    if let Some(out) = &a.out {
+        let mut info = serpsim::output::RunInfo::new("clicks validate");
+        info.seed = Some(a.validate_seed);
+        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        let mut run = serpsim::output::RunDir::begin(out, info)?;
+        run.write_with("distances.csv", |w| {
+            writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
+            let f = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
+            for m in v.measures.iter().chain(&v.ctr) {
+                writeln!(
+                    w,
+                    "{model_name},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    m.measure,
+                    f(m.real),
+                    f(m.simulated),
+                    f(m.difference),
+                    f(m.difference_lower),
+                    f(m.difference_upper),
+                    f(m.tv),
+                    f(m.tv_lower),
+                    f(m.tv_upper),
+                    f(m.ks),
+                    f(m.ks_lower),
+                    f(m.ks_upper)
+                )?;
+            }
+            Ok(())
+        })?;
+        run.write_with("system.csv", |w| {
+            writeln!(w, "model,metric,kendall_tau,ranker,real,model_score")?;
+            for c in &v.system {
+                for (k, (r, m)) in c.real.iter().zip(&c.model).enumerate() {
+                    writeln!(w, "{model_name},{},{},{k},{r},{m}", c.metric, c.kendall_tau)?;
+                }
+            }
+            Ok(())
+        })?;
+        let svg = plot_svg(&v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
+        run.write("validation.svg", svg.as_bytes())?;
+        let text = serde_json::to_string_pretty(&json)?;
+        run.write("validation.json", format!("{text}\n").as_bytes())?;
+        run.commit()?;
+    }
+    outln!("{json}")?;
+    Ok(())
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
-    let (model, vocab, sessions) = if !a.in_memory {
+    let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
+    let needs_memory = a.posterior.is_some() || fitted_prior || a.m.top_examination.is_some();
+    if a.stream {
+        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --top-examination");
+    }
+    if !a.in_memory && !needs_memory {
         let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
         let model = fit_with_progress(&cfg, &mut src)?;
         report_skipped(&a.train, &src.report);
-        (model, src.vocab, src.report.sessions)
-    } else {
-        let data = LogData::read(&a.train, format, a.m.skip_bad_lines)?;
-        report_skipped(&a.train, &data.report);
-        let model = fit_with_progress(&cfg, &mut &data.log)?;
-        let n = data.log.len();
-        (model, data.vocab, n)
-    };
-    io::save(&a.out, model.as_ref(), &vocab)?;
-    eprintln!("fitted {} on {sessions} sessions ({} query-document pairs)", model.kind(), vocab.pair_count());
+        io::save(&a.out, model.as_ref(), &src.vocab)?;
+        eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());
+        outln!("{}", a.out.display())?;
+        return Ok(());
+    }
+    let data = LogData::read(&a.train, format, a.m.skip_bad_lines)?;
+    report_skipped(&a.train, &data.report);
+    anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
+    let (model, post) = a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws)?;
+    // Write the posterior first: if it fails, no model file claims a posterior fit.
+    if let (Some(path), Some(post)) = (&a.posterior, &post) {
+        let records = post.records(&data.vocab);
+        serpsim::output::write_file_with(path, |w| {
+            serde_json::to_writer(&mut *w, &records).map_err(std::io::Error::other)?;
+            writeln!(w)
+        })?;
+        eprintln!("posterior: {} ({} records)", path.display(), records.len());
+    }
+    io::save(&a.out, model.as_ref(), &data.vocab)?;
+    eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())
 }
@@ -228,7 +590,8 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         }
     };
     anyhow::ensure!(!train.is_empty(), "{}: no training sessions", a.train.display());
-    let model = fit_with_progress(&cfg, &mut &train)?;
+    let _ = cfg;
+    let (model, _) = a.m.fit(&train, data.vocab.pair_count(), false, 0)?;
     let scores = evaluate(model.as_ref(), &test)?;
     if let Some(path) = &a.save {
         io::save(path, model.as_ref(), &data.vocab)?;

@@ -620,10 +620,23 @@ pub struct Pbm {
 impl Pbm {
     /// Fits by EM from parameters at 0.5.
     pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Self> {
+        Self::fit_pinned(cfg, src, None)
+    }
+
+    /// Fits by EM; with `top_examination`, the examination of rank 1 is held at that value
+    /// (PBM, like UBM, is identified only up to a common scale).
+    pub fn fit_pinned(cfg: &EmConfig, src: &mut dyn SessionSource, top_examination: Option<f64>) -> Result<Self> {
         cfg.validate()?;
         let mut model = Pbm::default();
+        if let Some(t) = top_examination {
+            crate::error::check_probability("pbm", "top_examination", t)?;
+            model.examination = vec![t];
+        }
         for _ in 0..cfg.iterations {
-            let next = Self::em_step(src, &model)?;
+            let mut next = Self::em_step(src, &model)?;
+            if let (Some(t), Some(e)) = (top_examination, next.examination.first_mut()) {
+                *e = t;
+            }
             let change =
                 max_change(&model.attractiveness, &next.attractiveness).max(max_change(&model.examination, &next.examination));
             model = next;

@@ -7,7 +7,8 @@
 //!  "pair_params": ["attractiveness", "satisfaction"],
 //!  "pairs": [["q1", "d1", 0.6, 0.3], ["q1", "d2", 0.2, 0.5]]}
 //! ```
-//! Pairs that are not listed get the prior 0.5.
+//! Pairs that are not listed get the prior 0.5, or the values of the optional `unseen` object
+//! (`{"attractiveness": 0.21, ...}`: the means of fitted priors, written by posterior fits).
 
 use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
 use crate::error::{check_probability, Error, Result};
@@ -31,12 +32,14 @@ pub struct ParamTable {
     pub matrices: Vec<(String, Vec<Vec<f64>>)>,
     /// Values per pair index.
     pub pairs: Vec<(String, Vec<f64>)>,
+    /// Values of pairs not listed (empty: 0.5), by pair parameter; written as `unseen`.
+    pub unseen: Vec<(String, f64)>,
 }
 
 impl ParamTable {
     /// An empty table for `model`.
     pub fn new(model: ModelKind) -> Self {
-        ParamTable { model, scalars: Vec::new(), ranks: Vec::new(), matrices: Vec::new(), pairs: Vec::new() }
+        ParamTable { model, scalars: Vec::new(), ranks: Vec::new(), matrices: Vec::new(), pairs: Vec::new(), unseen: Vec::new() }
     }
     /// Adds a scalar.
     pub fn scalar(mut self, name: &str, v: f64) -> Self {
@@ -76,8 +79,29 @@ impl ParamTable {
         self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
     }
 
-    /// Builds the model the table describes. `ctx` names the source in errors.
-    pub fn into_model(self, ctx: &str) -> Result<Box<dyn ClickModel>> {
+    /// Builds the model the table describes. `ctx` names the source in errors. With `unseen`
+    /// values, pairs not listed take them (see [`super::unseen::WithUnseen`]).
+    pub fn into_model(mut self, ctx: &str) -> Result<Box<dyn ClickModel>> {
+        if self.unseen.is_empty() {
+            return self.into_plain_model(ctx);
+        }
+        let known = self.pairs.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+        for (n, _) in &self.unseen {
+            if !self.pairs.iter().any(|(m, _)| m == n) {
+                return Err(Error::config(ctx, format!("unseen.{n}"), "is not a pair parameter of the model"));
+            }
+        }
+        let unseen = std::mem::take(&mut self.unseen);
+        for (n, v) in self.pairs.iter_mut() {
+            let u = unseen.iter().find(|(m, _)| m == n).map_or(super::PRIOR, |x| x.1);
+            v.resize(known, u);
+            v.push(u);
+        }
+        let inner = self.into_plain_model(ctx)?;
+        Ok(Box::new(super::unseen::WithUnseen::new(inner, known as u32, unseen)))
+    }
+
+    fn into_plain_model(self, ctx: &str) -> Result<Box<dyn ClickModel>> {
         let expected: &[&str] = match self.model {
             ModelKind::Cm | ModelKind::Ccm | ModelKind::Ubm | ModelKind::Pbm | ModelKind::Dcm => &["attractiveness"],
             ModelKind::Sdbn | ModelKind::Dbn => &["attractiveness", "satisfaction"],
@@ -141,7 +165,7 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
             Value::Array(row)
         })
         .collect();
-    json!({
+    let mut v = json!({
         "format": FORMAT,
         "model": t.model.name(),
         "scalars": scalars,
@@ -149,7 +173,11 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
         "matrices": matrices,
         "pair_params": names,
         "pairs": rows,
-    })
+    });
+    if !t.unseen.is_empty() {
+        v["unseen"] = Value::Object(t.unseen.iter().map(|(n, x)| (n.clone(), json!(x))).collect());
+    }
+    v
 }
 
 /// Writes the model file atomically.
@@ -180,7 +208,7 @@ fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
 pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab)> {
     let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
-    const KEYS: [&str; 7] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs"];
+    const KEYS: [&str; 8] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen"];
     for k in obj.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(Error::config(ctx, k.clone(), "unknown key"));
@@ -252,5 +280,8 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
         }
     }
     t.pairs = names.into_iter().zip(cols).collect();
+    for (n, x) in section("unseen")? {
+        t.unseen.push((n.clone(), prob(ctx, &format!("unseen.{n}"), &x)?));
+    }
     Ok((t.into_model(ctx)?, vocab))
 }

@@ -17,15 +17,21 @@
 //! assert!(probs.iter().all(|p| (0.0..=1.0).contains(p)));
 //! ```
 
+pub mod calibration;
 mod em;
 pub mod estep;
 pub mod eval;
+pub mod gibbs;
 pub mod io;
 pub mod metrics;
+mod mle;
+pub mod posterior;
+pub mod prior;
 pub mod recovery;
 pub mod synthetic;
+pub mod unseen;
+pub mod validate;
 pub mod user;
-mod mle;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
 pub use estep::{Counts, EStats, EmState, ExactSum};

@@ -1,12 +1,15 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
+pub mod beta_binomial;
 pub mod bootstrap;
 pub mod correlation;
 pub mod counts;
 pub mod discriminative;
+pub mod distance;
 pub mod extreme;
 pub mod glm;
 pub mod ks;
+pub mod mcmc;
 pub mod paired;
 pub mod randomisation;
 pub mod roc;

@@ -1,0 +1,548 @@
+//! Posteriors of every click model: per parameter the posterior mean, sd and an equal-tailed
+//! credible interval, with posterior draws on request.
+//!
+//! - **Conjugate** (CM, DCM, SDBN, GCTR, RCTR, DCTR): these models are fitted by counting
+//!   successes and failures of each parameter with nothing hidden, so the posterior of an
+//!   entry with `s` successes in `n` trials under a Beta(alpha, beta) prior is exactly
+//!   Beta(alpha + s, beta + n - s). Under Beta(1, 1) its mean is the fitted value
+//!   (1 + s) / (2 + n). Intervals from the inverse regularised incomplete Beta function.
+//! - **Sampled** (DBN, CCM, UBM, PBM): Gibbs sampling with data augmentation
+//!   ([`super::gibbs`]), several chains, with split R-hat and bulk effective sample size per
+//!   parameter ([`crate::stats::mcmc`]).
+//!
+//! Priors ([`PriorScope`]): Beta(1, 1) or empirical-Bayes priors fitted by marginal likelihood
+//! ([`super::prior`]). With a fitted prior, a pair never seen in training gets the prior mean
+//! ([`Posterior::point_model`]).
+//!
+//! ```
+//! use serpsim::clickmodels::posterior::{posterior, PosteriorConfig};
+//! use serpsim::clickmodels::ModelKind;
+//! use serpsim::logs::{Format, LogData};
+//! let data = LogData::parse("q\ta,b : a; q\ta,b :\n", Format::Yandex, "x", false).unwrap();
+//! let post = posterior(ModelKind::Cm, &data.log, data.vocab.pair_count(), &PosteriorConfig::default(), &|_| {}).unwrap();
+//! // Pair (q, a): 1 click in 2 trials, Beta(1 + 1, 1 + 1): mean 1/2.
+//! assert_eq!(post.params[0].mean[0], 0.5);
+//! ```
+
+use super::gibbs::{sample, GibbsConfig, Latent, Sampled};
+use super::io::ParamTable;
+use super::prior::{pair_queries, Axis, PriorScope, TablePrior};
+use super::{ClickModel, Gamma, ModelKind};
+use crate::error::{Error, Result};
+use crate::logs::{ClickLog, Vocab};
+use crate::stats::beta_binomial::BetaPrior;
+use rand_distr::{Beta, Distribution};
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use statrs::function::beta::inv_beta_reg;
+
+/// R-hat above this flags a parameter (Vehtari et al. 2021).
+pub const RHAT_MAX: f64 = 1.01;
+/// Bulk ESS below this many per chain flags a parameter (Vehtari et al. 2021).
+pub const ESS_PER_CHAIN_MIN: f64 = 100.0;
+
+/// How to compute a posterior.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PosteriorConfig {
+    /// Prior scope (default: uniform, Beta(1, 1)).
+    pub prior: PriorScope,
+    /// Credible level of the intervals (default 0.9).
+    pub level: f64,
+    /// Sampler settings (DBN, CCM, UBM, PBM).
+    pub sampler: GibbsConfig,
+    /// Draws kept per parameter in the output (0: none).
+    pub keep_draws: usize,
+    /// DBN continuation: fitted (sampled) or fixed.
+    pub gamma: Gamma,
+    /// UBM/PBM: examination of rank 1 pinned at this value (None: free, unidentified scale).
+    pub top_examination: Option<f64>,
+    /// SDBN and DCM: sample the exact posterior (a user may go on after the last click and
+    /// examine the results below without clicking) instead of the conjugate posterior of the
+    /// counting likelihood, which assumes the user stops at the last click.
+    pub exact: bool,
+}
+
+impl Default for PosteriorConfig {
+    fn default() -> Self {
+        PosteriorConfig { prior: PriorScope::Uniform, level: 0.9, sampler: GibbsConfig::default(), keep_draws: 0, gamma: Gamma::Fitted, top_examination: Some(1.0), exact: false }
+    }
+}
+
+/// How a posterior was obtained.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Method {
+    /// Exact Beta posteriors of counts.
+    Conjugate,
+    /// Gibbs sampling with these settings.
+    Gibbs(GibbsConfig),
+}
+
+/// Posterior of one parameter table.
+#[derive(Debug, Clone)]
+pub struct ParamPosterior {
+    /// Parameter name as in model files.
+    pub name: &'static str,
+    /// What the entries are indexed by.
+    pub axis: Axis,
+    /// The prior.
+    pub prior: TablePrior,
+    /// Posterior mean per entry.
+    pub mean: Vec<f64>,
+    /// Posterior sd per entry.
+    pub sd: Vec<f64>,
+    /// Lower end of the equal-tailed credible interval.
+    pub lower: Vec<f64>,
+    /// Upper end of the equal-tailed credible interval.
+    pub upper: Vec<f64>,
+    /// Successes: observed (conjugate) or posterior mean including hidden ones (sampled).
+    pub successes: Vec<f64>,
+    /// Trials, likewise.
+    pub trials: Vec<f64>,
+    /// Entries held at a fixed value (not estimated).
+    pub pinned: Vec<Option<f64>>,
+    /// Rank-normalised split R-hat per entry (sampled only; empty for conjugate).
+    pub rhat: Vec<f64>,
+    /// Bulk effective sample size per entry (sampled only).
+    pub ess: Vec<f64>,
+    /// Kept draws per entry (only with `keep_draws > 0`).
+    pub draws: Vec<Vec<f32>>,
+}
+
+/// The posterior of a model.
+#[derive(Debug, Clone)]
+pub struct Posterior {
+    /// Which model.
+    pub model: ModelKind,
+    /// How it was computed.
+    pub method: Method,
+    /// Credible level.
+    pub level: f64,
+    /// Tables in the model's order.
+    pub params: Vec<ParamPosterior>,
+    /// Query of each pair index (`u32::MAX` for pairs not in the log).
+    pub pair_query: Vec<u32>,
+    /// Sessions used.
+    pub sessions: usize,
+}
+
+/// One table of successes and failures counted without hidden variables.
+struct Counted {
+    name: &'static str,
+    axis: Axis,
+    s: Vec<f64>,
+    f: Vec<f64>,
+}
+
+impl Counted {
+    fn new(name: &'static str, axis: Axis, len: usize) -> Self {
+        Counted { name, axis, s: vec![0.0; len], f: vec![0.0; len] }
+    }
+    #[inline]
+    fn add(&mut self, i: usize, success: bool) {
+        if i >= self.s.len() {
+            self.s.resize(i + 1, 0.0);
+            self.f.resize(i + 1, 0.0);
+        }
+        if success {
+            self.s[i] += 1.0;
+        } else {
+            self.f[i] += 1.0;
+        }
+    }
+}
+
+/// The counts the counting models are fitted on (the same rules as `mle.rs`).
+fn count(kind: ModelKind, log: &ClickLog, pairs: usize) -> Vec<Counted> {
+    let depth = log.max_len();
+    let mut t: Vec<Counted> = match kind {
+        ModelKind::Cm => vec![Counted::new("attractiveness", Axis::Pair, pairs)],
+        ModelKind::Dcm => vec![Counted::new("attractiveness", Axis::Pair, pairs), Counted::new("continuation", Axis::Rank, depth)],
+        ModelKind::Sdbn => vec![Counted::new("attractiveness", Axis::Pair, pairs), Counted::new("satisfaction", Axis::Pair, pairs)],
+        ModelKind::Gctr => vec![Counted::new("ctr", Axis::Scalar, 1)],
+        ModelKind::Rctr => vec![Counted::new("ctr", Axis::Rank, depth)],
+        ModelKind::Dctr => vec![Counted::new("ctr", Axis::Pair, pairs)],
+        _ => unreachable!("not a counting model"),
+    };
+    for s in log.iter() {
+        let last = s.last_click().unwrap_or(s.clicks.len());
+        match kind {
+            ModelKind::Cm => {
+                for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+                    t[0].add(p as usize, c);
+                    if c {
+                        break;
+                    }
+                }
+            }
+            ModelKind::Dcm => {
+                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                    if r <= last {
+                        t[0].add(p as usize, c);
+                    }
+                    if c {
+                        t[1].add(r, r != last);
+                    }
+                }
+            }
+            ModelKind::Sdbn => {
+                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
+                    t[0].add(p as usize, c);
+                    if c {
+                        t[1].add(p as usize, r == last);
+                    }
+                }
+            }
+            ModelKind::Gctr | ModelKind::Rctr | ModelKind::Dctr => {
+                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                    let i = match kind {
+                        ModelKind::Gctr => 0,
+                        ModelKind::Rctr => r,
+                        _ => p as usize,
+                    };
+                    t[0].add(i, c);
+                }
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+/// Equal-tailed interval of Beta(a, b) at `level`.
+fn beta_interval(a: f64, b: f64, level: f64) -> (f64, f64) {
+    let q = (1.0 - level) / 2.0;
+    (inv_beta_reg(a, b, q), inv_beta_reg(a, b, 1.0 - q))
+}
+
+/// Mean, sd and interval of draws (type-7 quantiles).
+fn summarise(mut v: Vec<f64>, level: f64) -> (f64, f64, f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+    v.sort_by(f64::total_cmp);
+    let q = (1.0 - level) / 2.0;
+    (m, sd, crate::stats::quantile_sorted(&v, q), crate::stats::quantile_sorted(&v, 1.0 - q))
+}
+
+/// `k` draws spread evenly over `all` (chain by chain).
+fn keep_evenly(all: &[f32], k: usize) -> Vec<f32> {
+    if k == 0 || all.is_empty() {
+        return Vec::new();
+    }
+    let k = k.min(all.len());
+    (0..k).map(|j| all[j * all.len() / k]).collect()
+}
+
+/// Computes the posterior of `kind` on `log`, whose pair indices run below `pairs` (the
+/// vocabulary size). `progress` receives sampler sweeps as they finish.
+pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Posterior> {
+    if !(cfg.level > 0.0 && cfg.level < 1.0) {
+        return Err(Error::config("posterior", "level", format!("{} is not in (0, 1)", cfg.level)));
+    }
+    if log.is_empty() {
+        return Err(Error::Invalid("no sessions: nothing to fit".into()));
+    }
+    let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
+    if kind.is_em() || (cfg.exact && matches!(kind, ModelKind::Sdbn | ModelKind::Dcm)) {
+        let latent = match kind {
+            ModelKind::Sdbn => Latent::Dbn { gamma: Some(1.0) },
+            ModelKind::Dcm => Latent::Dcm,
+            ModelKind::Dbn => Latent::Dbn {
+                gamma: match cfg.gamma {
+                    Gamma::Fitted => None,
+                    Gamma::Fixed(g) => Some(g),
+                },
+            },
+            ModelKind::Ccm => Latent::Ccm,
+            ModelKind::Ubm => Latent::Ubm { top: cfg.top_examination },
+            _ => Latent::Pbm { top: cfg.top_examination },
+        };
+        let mut s = sample(latent, log, pairs, cfg.prior, &cfg.sampler, progress)?;
+        if kind == ModelKind::Sdbn {
+            s.tables.retain(|t| t.name != "gamma"); // SDBN is DBN with gamma = 1
+        }
+        return Ok(from_sampled(kind, s, cfg));
+    }
+    let pair_query = pair_queries(log, pairs);
+    let counted = count(kind, log, pairs);
+    let mut params = Vec::with_capacity(counted.len());
+    for (ti, c) in counted.into_iter().enumerate() {
+        let pairs_counts: Vec<(f64, f64)> = c.s.iter().zip(&c.f).map(|(&s, &f)| (s, f)).collect();
+        let pq: &[u32] = if c.axis == Axis::Pair { &pair_query } else { &[] };
+        let prior = TablePrior::fit(cfg.prior, c.axis, &pairs_counts, pq)?;
+        let len = c.s.len();
+        let rows: Vec<(f64, f64, f64, f64, Vec<f32>)> = (0..len)
+            .into_par_iter()
+            .map(|i| {
+                let pr = if c.axis == Axis::Pair { prior.of(i, &pair_query) } else { prior.global };
+                let (a, b) = (pr.alpha + c.s[i], pr.beta + c.f[i]);
+                let t = a + b;
+                let (lo, hi) = beta_interval(a, b, cfg.level);
+                let draws = if cfg.keep_draws > 0 {
+                    let mut rng = crate::rng::stream(cfg.sampler.seed, &[ti as u64, i as u64]);
+                    let d = Beta::new(a, b).expect("positive shapes");
+                    (0..cfg.keep_draws).map(|_| d.sample(&mut rng) as f32).collect()
+                } else {
+                    Vec::new()
+                };
+                (a / t, (a * b / (t * t * (t + 1.0))).sqrt(), lo, hi, draws)
+            })
+            .collect();
+        let mut p = ParamPosterior {
+            name: c.name,
+            axis: c.axis,
+            prior,
+            mean: Vec::with_capacity(len),
+            sd: Vec::with_capacity(len),
+            lower: Vec::with_capacity(len),
+            upper: Vec::with_capacity(len),
+            trials: c.s.iter().zip(&c.f).map(|(s, f)| s + f).collect(),
+            successes: c.s,
+            pinned: vec![None; len],
+            rhat: Vec::new(),
+            ess: Vec::new(),
+            draws: Vec::new(),
+        };
+        for (m, sd, lo, hi, d) in rows {
+            p.mean.push(m);
+            p.sd.push(sd);
+            p.lower.push(lo);
+            p.upper.push(hi);
+            if cfg.keep_draws > 0 {
+                p.draws.push(d);
+            }
+        }
+        params.push(p);
+    }
+    Ok(Posterior { model: kind, method: Method::Conjugate, level: cfg.level, params, pair_query, sessions: log.len() })
+}
+
+fn from_sampled(kind: ModelKind, s: Sampled, cfg: &PosteriorConfig) -> Posterior {
+    let chains = s.config.chains;
+    let params = s
+        .tables
+        .into_iter()
+        .map(|t| {
+            let rows: Vec<(f64, f64, f64, f64, f64, f64, Vec<f32>)> = (0..t.len())
+                .into_par_iter()
+                .map(|i| {
+                    if let Some(v) = t.pinned[i] {
+                        return (v, 0.0, v, v, f64::NAN, f64::NAN, Vec::new());
+                    }
+                    let ch = t.chains(i, chains);
+                    let f: Vec<Vec<f64>> = ch.iter().map(|c| c.iter().map(|&x| x as f64).collect()).collect();
+                    let refs: Vec<&[f64]> = f.iter().map(|c| c.as_slice()).collect();
+                    let (m, sd, lo, hi) = summarise(f.concat(), cfg.level);
+                    let all: Vec<f32> = ch.concat();
+                    (m, sd, lo, hi, crate::stats::mcmc::rhat(&refs), crate::stats::mcmc::ess_bulk(&refs), keep_evenly(&all, cfg.keep_draws))
+                })
+                .collect();
+            let mut p = ParamPosterior {
+                name: t.name,
+                axis: t.axis,
+                prior: t.prior,
+                mean: Vec::new(),
+                sd: Vec::new(),
+                lower: Vec::new(),
+                upper: Vec::new(),
+                successes: t.successes,
+                trials: t.trials,
+                pinned: t.pinned,
+                rhat: Vec::new(),
+                ess: Vec::new(),
+                draws: Vec::new(),
+            };
+            for (m, sd, lo, hi, r, e, d) in rows {
+                p.mean.push(m);
+                p.sd.push(sd);
+                p.lower.push(lo);
+                p.upper.push(hi);
+                p.rhat.push(r);
+                p.ess.push(e);
+                if cfg.keep_draws > 0 {
+                    p.draws.push(d);
+                }
+            }
+            p
+        })
+        .collect();
+    Posterior { model: kind, method: Method::Gibbs(s.config), level: cfg.level, params, pair_query: s.pair_query, sessions: s.sessions }
+}
+
+/// Convergence summary of a sampled posterior.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Diagnostics {
+    /// Largest R-hat over estimated parameters.
+    pub max_rhat: f64,
+    /// Smallest bulk ESS.
+    pub min_ess: f64,
+    /// Parameters with R-hat > [`RHAT_MAX`] or bulk ESS < [`ESS_PER_CHAIN_MIN`] per chain.
+    pub flagged: usize,
+    /// Parameters checked.
+    pub checked: usize,
+}
+
+impl Posterior {
+    /// R-hat and ESS over every estimated parameter (None for conjugate posteriors).
+    pub fn diagnostics(&self) -> Option<Diagnostics> {
+        let Method::Gibbs(g) = self.method else { return None };
+        let ess_min = ESS_PER_CHAIN_MIN * g.chains as f64;
+        let mut d = Diagnostics { max_rhat: f64::NAN, min_ess: f64::NAN, flagged: 0, checked: 0 };
+        for p in &self.params {
+            for i in 0..p.mean.len() {
+                if p.pinned[i].is_some() {
+                    continue;
+                }
+                let (r, e) = (p.rhat[i], p.ess[i]);
+                d.checked += 1;
+                d.max_rhat = d.max_rhat.max(r);
+                d.min_ess = d.min_ess.min(e);
+                if !(r <= RHAT_MAX) || !(e >= ess_min) {
+                    d.flagged += 1;
+                }
+            }
+        }
+        Some(d)
+    }
+
+    /// The table of `name`.
+    pub fn param(&self, name: &str) -> Option<&ParamPosterior> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Posterior means as a model file table; pairs beyond the tables take the prior means
+    /// when a prior was fitted.
+    pub fn point_table(&self) -> ParamTable {
+        let mut t = ParamTable::new(self.model);
+        for p in &self.params {
+            match p.axis {
+                Axis::Pair => t = t.pair(p.name, &p.mean),
+                Axis::Rank => t = t.rank(p.name, &p.mean),
+                Axis::Scalar => t = t.scalar(p.name, p.mean[0]),
+                Axis::Matrix => {
+                    let mut rows = Vec::new();
+                    let mut r = 0;
+                    while r * (r + 1) / 2 < p.mean.len() {
+                        rows.push(p.mean[r * (r + 1) / 2..((r + 1) * (r + 2) / 2).min(p.mean.len())].to_vec());
+                        r += 1;
+                    }
+                    t = t.matrix(p.name, &rows);
+                }
+            }
+            if p.axis == Axis::Pair && p.prior.scope != PriorScope::Uniform {
+                t.unseen.push((p.name.to_string(), p.prior.global.mean()));
+            }
+        }
+        t
+    }
+
+    /// The model with posterior means (for simulation and prediction).
+    pub fn point_model(&self) -> Box<dyn ClickModel> {
+        self.point_table().into_model("posterior").expect("posterior means are probabilities")
+    }
+
+    /// The model with posterior means, its per-pair tables extended to the pairs of
+    /// `pair_query` (pair index -> query index, e.g. from a vocabulary that grew when test
+    /// sessions were read): unseen pairs of a known query take that query's prior mean, others
+    /// the table-wide prior mean.
+    pub fn point_model_for(&self, pair_query: &[u32]) -> Box<dyn ClickModel> {
+        let mut t = self.point_table();
+        for (name, v) in t.pairs.iter_mut() {
+            let Some(p) = self.param(name) else { continue };
+            let n0 = v.len();
+            for (i, &q) in pair_query.iter().enumerate().skip(n0) {
+                let _ = i;
+                v.push(p.prior.of_query(if q == u32::MAX { None } else { Some(q) }).mean());
+            }
+        }
+        t.into_model("posterior").expect("posterior means are probabilities")
+    }
+
+    /// One record per estimated entry, for `pandas.read_json(path)` (a list of flat objects
+    /// with the same keys; missing values are null).
+    pub fn records(&self, vocab: &Vocab) -> Vec<Value> {
+        let mut out = Vec::new();
+        for p in &self.params {
+            let n = if p.axis == Axis::Pair { p.mean.len().min(vocab.pair_count()) } else { p.mean.len() };
+            let mut row_of_cell = Vec::new();
+            if p.axis == Axis::Matrix {
+                let mut r = 0;
+                while row_of_cell.len() < p.mean.len() {
+                    for j in 0..=r {
+                        row_of_cell.push((r, j));
+                    }
+                    r += 1;
+                }
+            }
+            for i in 0..n {
+                let (query, doc, rank, prev): (Value, Value, Value, Value) = match p.axis {
+                    Axis::Pair => {
+                        let (q, d) = vocab.pairs[i];
+                        (json!(vocab.queries[q as usize]), json!(vocab.docs[d as usize]), Value::Null, Value::Null)
+                    }
+                    Axis::Rank => (Value::Null, Value::Null, json!(i + 1), Value::Null),
+                    Axis::Matrix => {
+                        let (r, j) = row_of_cell[i];
+                        (Value::Null, Value::Null, json!(r + 1), json!(j))
+                    }
+                    Axis::Scalar => (Value::Null, Value::Null, Value::Null, Value::Null),
+                };
+                let pr: BetaPrior = if p.axis == Axis::Pair { p.prior.of(i, &self.pair_query) } else { p.prior.global };
+                let opt = |v: &Vec<f64>| v.get(i).copied().map_or(Value::Null, |x| json!(x));
+                let mut rec = json!({
+                    "parameter": p.name,
+                    "query": query,
+                    "document": doc,
+                    "rank": rank,
+                    "previous_click": prev,
+                    "mean": p.mean[i],
+                    "sd": p.sd[i],
+                    "lower": p.lower[i],
+                    "upper": p.upper[i],
+                    "level": self.level,
+                    "prior_alpha": if p.pinned[i].is_some() { Value::Null } else { json!(pr.alpha) },
+                    "prior_beta": if p.pinned[i].is_some() { Value::Null } else { json!(pr.beta) },
+                    "successes": p.successes[i],
+                    "trials": p.trials[i],
+                    "rhat": opt(&p.rhat),
+                    "ess": opt(&p.ess),
+                    "pinned": p.pinned[i].is_some(),
+                });
+                if !p.draws.is_empty() {
+                    rec["draws"] = json!(p.draws[i].iter().map(|&x| x as f64).collect::<Vec<f64>>());
+                }
+                out.push(rec);
+            }
+        }
+        out
+    }
+
+    /// Human-readable lines: priors and diagnostics.
+    pub fn summary_lines(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for p in &self.params {
+            if p.axis != Axis::Scalar {
+                v.push(format!("prior of {}: {}", p.name, p.prior.describe()));
+            }
+        }
+        match (self.method, self.diagnostics()) {
+            (Method::Gibbs(g), Some(d)) => v.push(format!(
+                "Gibbs sampler: {} chains x {} draws (warm-up {}, thin {}); max R-hat {:.4}, min bulk ESS {:.0}; {} of {} parameters flagged (R-hat > {RHAT_MAX} or ESS < {:.0})",
+                g.chains,
+                g.draws,
+                g.warmup,
+                g.thin,
+                d.max_rhat,
+                d.min_ess,
+                d.flagged,
+                d.checked,
+                ESS_PER_CHAIN_MIN * g.chains as f64
+            )),
+            _ => v.push("conjugate Beta posteriors (exact)".into()),
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests;
