@@ -428,6 +428,72 @@ impl MappedRun {
     }
 }
 
+impl MappedRun {
+    /// Maps rows `(topic, docno, score)` of a run held in memory (e.g. the columns of a data
+    /// frame) onto the judgements: the same grouping, trec_eval ordering (score descending,
+    /// ties by docno descending) and duplicate rejection as [`MappedRun::parse`], with row
+    /// numbers (from 0) in place of line numbers. `source` names the table in errors.
+    pub fn from_rows<'a>(j: &Judgements, name: &str, rows: impl Iterator<Item = (&'a str, &'a str, f64)>, source: &str) -> Result<Self> {
+        type Group<'a> = (&'a str, Vec<(f64, &'a str, u32)>);
+        let mut groups: Vec<Group> = Vec::new();
+        let mut pos: FastMap<&str, usize> = FastMap::default();
+        let mut last: (&str, usize) = ("", usize::MAX);
+        for (row, (topic, docno, score)) in rows.enumerate() {
+            if score.is_nan() {
+                return Err(Error::Invalid(format!("{source}: row {row}: score is NaN")));
+            }
+            let g = if last.1 != usize::MAX && last.0 == topic {
+                last.1
+            } else {
+                let g = *pos.entry(topic).or_insert_with(|| {
+                    groups.push((topic, Vec::new()));
+                    groups.len() - 1
+                });
+                last = (topic, g);
+                g
+            };
+            groups[g].1.push((score, docno, row as u32));
+        }
+        if groups.is_empty() {
+            return Err(Error::Invalid(format!("{source}: no results found (empty run)")));
+        }
+        let dup = groups
+            .par_iter_mut()
+            .filter_map(|(topic, docs)| {
+                let mut seen: FastMap<&str, u32> = FastMap::default();
+                seen.reserve(docs.len());
+                let mut found: Option<(u32, u32, &str)> = None;
+                for &(_, d, row) in docs.iter() {
+                    if let Some(first) = seen.insert(d, row) {
+                        if found.is_none_or(|(_, r, _)| row < r) {
+                            found = Some((first, row, d));
+                        }
+                    }
+                }
+                docs.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.as_bytes().cmp(a.1.as_bytes())));
+                found.map(|(first, row, d)| (row, first, d, *topic))
+            })
+            .min_by_key(|x| x.0);
+        if let Some((row, first, d, topic)) = dup {
+            return Err(Error::Invalid(format!("{source}: row {row}: document `{d}` retrieved twice for topic `{topic}` (first at row {first})")));
+        }
+        let mut slots: Vec<Option<usize>> = vec![None; j.topics.len()];
+        let mut dropped = 0;
+        for (g, (topic, _)) in groups.iter().enumerate() {
+            match j.topic_index(topic) {
+                Some(t) => slots[t] = Some(g),
+                None => dropped += 1,
+            }
+        }
+        let topics = slots
+            .par_iter()
+            .enumerate()
+            .map(|(t, g)| g.map(|g| RankedTopic::map(&j.topics[t], groups[g].1.iter().map(|d| d.1))))
+            .collect();
+        Ok(MappedRun { name: name.to_string(), topics, dropped_topics: dropped })
+    }
+}
+
 /// Per-topic and mean scores of every run on every metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
@@ -684,6 +750,24 @@ mod tests {
 
     fn specs(names: &[&str]) -> Vec<MetricSpec> {
         names.iter().map(|n| parse_metric(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn rows_map_like_run_text() {
+        // Hand derivation: ties on score are broken by docno descending (trec_eval), so topic 1
+        // ranks c, b, a whatever the row order; topic 9 has no judgements and is dropped.
+        let j = Judgements::parse("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n", "q").unwrap();
+        let rows = [("1", "a", 1.0), ("9", "x", 1.0), ("1", "b", 2.0), ("1", "c", 2.0)];
+        let r = MappedRun::from_rows(&j, "r", rows.iter().copied(), "run").unwrap();
+        let t = r.topics[0].as_ref().unwrap();
+        assert_eq!(t.grades, vec![2, 0, 1]);
+        assert!(r.topics[1].is_none());
+        assert_eq!(r.dropped_topics, 1);
+        let text = MappedRun::parse(&j, "1 Q0 a 1 1 r\n9 Q0 x 1 1 r\n1 Q0 b 2 2 r\n1 Q0 c 3 2 r\n", "t").unwrap();
+        assert_eq!(text.topics[0].as_ref().unwrap().docs, t.docs);
+        let dup = [("1", "a", 1.0), ("1", "b", 2.0), ("1", "a", 3.0)];
+        let e = MappedRun::from_rows(&j, "r", dup.iter().copied(), "run").unwrap_err().to_string();
+        assert!(e.contains("run: row 2: document `a` retrieved twice for topic `1` (first at row 0)"), "{e}");
     }
 
     #[test]
