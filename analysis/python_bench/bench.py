@@ -51,13 +51,16 @@ RANX = ["map", "precision@10", "ndcg@10", "ndcg", "mrr", "recall@100", "r-precis
 
 
 def timeit(f, repeat):
-    times = []
+    """Median wall seconds, median CPU seconds (user + system of the whole process, all
+    threads: what a loaded machine does not inflate much) and the last result."""
+    times, cpus = [], []
     out = None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = f()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), min(times), out
+        cpus.append(time.process_time() - c)
+    return statistics.median(times), statistics.median(cpus), out
 
 
 def cold(code):
@@ -66,10 +69,11 @@ def cold(code):
     script = (
         "import time, sys\nsys.path.insert(0, %r)\nfrom bench import make_collection\nqrels, run = make_collection()\n" % HERE
         + code
-        + "\nt = time.perf_counter()\nf()\nprint(time.perf_counter() - t)\n"
+        + "\nt, c = time.perf_counter(), time.process_time()\nf()\nprint(time.perf_counter() - t, time.process_time() - c)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    wall, cpu = out.stdout.strip().splitlines()[-1].split()
+    return {"wall_s": float(wall), "cpu_s": float(cpu)}
 
 
 def bench_eval(repeat):
@@ -77,16 +81,18 @@ def bench_eval(repeat):
 
     qrels, run = make_collection()
     res = {}
-    med, best, ev = timeit(lambda: serpsim.evaluate(qrels, run, SERPSIM, progress=False).aggregate, repeat)
-    res["serpsim"] = med
+    med, cpu, ev = timeit(lambda: serpsim.evaluate(qrels, run, SERPSIM, progress=False).aggregate, repeat)
+    res["serpsim"] = {"wall_s": med, "cpu_s": cpu}
+    med, cpu, _ = timeit(lambda: serpsim.evaluate(qrels, run, SERPSIM, threads=1, progress=False).aggregate, repeat)
+    res["serpsim_1_thread"] = {"wall_s": med, "cpu_s": cpu}
     res["serpsim_cold_s"] = cold("import serpsim\nf = lambda: serpsim.evaluate(qrels, run, %r, progress=False).aggregate" % SERPSIM)
     values = {"serpsim": dict(zip(ev["measure"], ev["value"]))}
     try:
         import ir_measures
 
         measures = [ir_measures.parse_measure(m) for m in IRM]
-        med, _, agg = timeit(lambda: ir_measures.calc_aggregate(measures, qrels, run), max(1, repeat // 3))
-        res["ir_measures"] = med
+        med, cpu, agg = timeit(lambda: ir_measures.calc_aggregate(measures, qrels, run), max(1, repeat // 3))
+        res["ir_measures"] = {"wall_s": med, "cpu_s": cpu}
         res["ir_measures_version"] = ir_measures.__version__
         values["ir_measures"] = {str(k): v for k, v in agg.items()}
     except ImportError:
@@ -94,21 +100,28 @@ def bench_eval(repeat):
     try:
         import ranx
 
+        # ranx wants `object` id columns (pandas 3 defaults to its string dtype): converted
+        # once, outside the timing.
+        oq = qrels.astype({"query_id": object, "doc_id": object})
+        orun = run.astype({"query_id": object, "doc_id": object})
+
         def with_ranx():
-            q = ranx.Qrels.from_df(qrels, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
-            r = ranx.Run.from_df(run, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+            q = ranx.Qrels.from_df(oq, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
+            r = ranx.Run.from_df(orun, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
             return ranx.evaluate(q, r, RANX)
 
         res["ranx_cold_s"] = cold(
             "import ranx\n"
+            "qrels = qrels.astype({'query_id': object, 'doc_id': object})\n"
+            "run = run.astype({'query_id': object, 'doc_id': object})\n"
             "def f():\n"
             "    q = ranx.Qrels.from_df(qrels, q_id_col='query_id', doc_id_col='doc_id', score_col='relevance')\n"
             "    r = ranx.Run.from_df(run, q_id_col='query_id', doc_id_col='doc_id', score_col='score')\n"
             "    return ranx.evaluate(q, r, %r)" % RANX
         )
         with_ranx()  # compile
-        med, _, vals = timeit(with_ranx, repeat)
-        res["ranx_warm"] = med
+        med, cpu, vals = timeit(with_ranx, repeat)
+        res["ranx_warm"] = {"wall_s": med, "cpu_s": cpu}
         res["ranx_version"] = getattr(ranx, "__version__", "?")
         values["ranx"] = {k: float(v) for k, v in vals.items()}
     except ImportError:
@@ -134,10 +147,23 @@ def bench_sdbn(n):
 
     table = make_sessions(n)
     frame = table.to_pandas(types_mapper=pd.ArrowDtype)  # a DataFrame backed by the Arrow buffers
-    med, best, _ = timeit(lambda: serpsim.clicks.fit(frame, model="sdbn", progress=False), 3)
+    med, cpu, _ = timeit(lambda: serpsim.clicks.fit(frame, model="sdbn", progress=False), 3)
     numpy_frame = table.to_pandas()  # object columns of numpy arrays: converted to Arrow once per call
-    med2, _, _ = timeit(lambda: serpsim.clicks.fit(numpy_frame, model="sdbn", progress=False), 3)
-    return {"sessions": n, "arrow_backed_s": med, "sessions_per_s": n / med, "numpy_object_s": med2, "numpy_sessions_per_s": n / med2}
+    med2, cpu2, _ = timeit(lambda: serpsim.clicks.fit(numpy_frame, model="sdbn", progress=False), 3)
+    # The fit alone, on the log already read (what the CLI's figure in docs/performance.md measures).
+    from serpsim import _serpsim
+
+    arrow = serpsim._tables.to_arrow(frame, "log")
+    job = _serpsim.fit_table(arrow, "sdbn")  # reads the table here (interning the ids)
+    t, c = time.perf_counter(), time.process_time()
+    job.result()
+    fit_wall, fit_cpu = time.perf_counter() - t, time.process_time() - c
+    return {
+        "sessions": n,
+        "arrow_backed": {"wall_s": med, "cpu_s": cpu, "sessions_per_s_wall": n / med, "sessions_per_s_cpu": n / cpu},
+        "numpy_object": {"wall_s": med2, "cpu_s": cpu2, "sessions_per_s_cpu": n / cpu2},
+        "fit_only": {"wall_s": fit_wall, "cpu_s": fit_cpu, "sessions_per_s_cpu": n / max(fit_cpu, 1e-9)},
+    }
 
 
 def bench_memory(rows):
@@ -157,11 +183,14 @@ run = pa.table({{"query_id": q, "doc_id": d, "score": rng.random(rows)}})
 qrels = pa.table({{"query_id": [f"q{{t}}" for t in range(topics) for _ in range(50)], "doc_id": [f"doc{{i}}" for t in range(topics) for i in range(0, 5000, 100)], "relevance": [1] * (topics * 50)}})
 del q, d
 import gc; gc.collect()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-with open("/proc/self/status") as f:
-    rss_before = [int(l.split()[1]) for l in f if l.startswith("VmRSS")][0]
+def status(key):
+    with open("/proc/self/status") as f:
+        return [int(l.split()[1]) for l in f if l.startswith(key)][0]
+rss_before = status("VmRSS")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # resets the peak (VmHWM) to the current RSS: the peak of the call alone
 ev = serpsim.evaluate(qrels, run, ["map", "ndcg@10"], progress=False)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = status("VmHWM")
 print(json.dumps({{"rows": rows, "table_bytes": run.nbytes, "rss_before_kib": rss_before, "peak_kib": peak, "value": float(ev.aggregate["value"][0])}}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

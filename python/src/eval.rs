@@ -175,27 +175,10 @@ fn judgements_from_table(batches: &[RecordBatch]) -> serpsim::Result<Judgements>
     let q = Ids::read(batches, "query_id", what)?;
     let d = Ids::read(batches, "doc_id", what)?;
     let rel = numbers(batches, "relevance", what, true)?;
-    let mut topics: Vec<(String, Vec<(String, i32)>)> = Vec::new();
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut seen: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
-    for (i, (topic, doc)) in q.iter().zip(d.iter()).enumerate() {
-        if let Some(first) = seen.insert((topic, doc), i) {
-            return Err(Error::Invalid(format!("{what}: row {i}: document `{doc}` judged twice for topic `{topic}` (first at row {first})")));
-        }
-        let g = rel[i];
-        if g < i32::MIN as f64 || g > i32::MAX as f64 {
-            return Err(Error::Invalid(format!("{what}: row {i}: relevance {g} is out of range")));
-        }
-        let t = *index.entry(topic).or_insert_with(|| {
-            topics.push((topic.to_string(), Vec::new()));
-            topics.len() - 1
-        });
-        topics[t].1.push((doc.to_string(), g as i32));
+    if let Some((i, g)) = rel.iter().enumerate().find(|(_, g)| **g < i32::MIN as f64 || **g > i32::MAX as f64) {
+        return Err(Error::Invalid(format!("{what}: row {i}: relevance {g} is out of range")));
     }
-    if topics.is_empty() {
-        return Err(Error::Invalid(format!("{what}: no judgements found (empty qrels)")));
-    }
-    Ok(Judgements::from_qrels(&serpsim::collection::trec::Qrels { topics }))
+    Judgements::from_rows(q.iter().zip(d.iter()).zip(rel.iter()).map(|((q, d), &g)| (q, d, g as i32)), what)
 }
 
 fn run_from_table(j: &Judgements, name: &str, batches: &[RecordBatch]) -> serpsim::Result<MappedRun> {

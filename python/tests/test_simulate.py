@@ -82,3 +82,18 @@ def test_bad_scenarios_raise_clear_errors(tmp_path):
         serpsim.simulate(42, progress=False)
     with pytest.raises(ValueError, match="threads must be at least 1"):
         serpsim.simulate(replicates=5, threads=0, progress=False)
+
+
+def test_a_long_run_can_be_cancelled(tmp_path):
+    # What Ctrl-C does (serpsim._jobs.run turns KeyboardInterrupt into cancel()): the work stops
+    # at its next check and the job raises KeyboardInterrupt; nothing is left in `out`.
+    from serpsim import _serpsim
+
+    out = tmp_path / "run"
+    job = _serpsim.simulate(str(out), replicates=50_000_000, seed=1, samples=False)
+    assert not job.wait(0.5)  # still running: the GIL is free meanwhile
+    job.cancel()
+    assert job.wait(60.0), "the job did not stop within 60 s of cancel()"
+    with pytest.raises(KeyboardInterrupt):
+        job.result()
+    assert not out.exists()

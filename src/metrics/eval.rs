@@ -152,6 +152,46 @@ impl Judgements {
         Ok(j)
     }
 
+    /// Judgements from rows `(topic, docno, grade)` held in memory (e.g. the columns of a data
+    /// frame): the same indexing and duplicate rejection as [`Judgements::parse`], with row
+    /// numbers (from 0) in place of line numbers. `source` names the table in errors.
+    pub fn from_rows<'a>(rows: impl Iterator<Item = (&'a str, &'a str, i32)>, source: &str) -> Result<Self> {
+        let mut j = Judgements { max_grade: 1, ..Default::default() };
+        let mut first_row: Vec<Vec<u32>> = Vec::new();
+        let mut last: (&str, usize) = ("", usize::MAX);
+        for (row, (topic, docno, grade)) in rows.enumerate() {
+            let t = if last.1 != usize::MAX && last.0 == topic {
+                last.1
+            } else {
+                let t = match j.index.get(topic) {
+                    Some(&t) => t,
+                    None => {
+                        j.index.insert(topic.to_string(), j.topics.len());
+                        j.topics.push(JudgedTopic { id: topic.to_string(), ..Default::default() });
+                        first_row.push(Vec::new());
+                        j.topics.len() - 1
+                    }
+                };
+                last = (topic, t);
+                t
+            };
+            let judged = &mut j.topics[t];
+            if let Some(&d) = judged.index.get(docno) {
+                let first = first_row[t][d as usize];
+                return Err(Error::Invalid(format!("{source}: row {row}: document `{docno}` judged twice for topic `{topic}` (first at row {first})")));
+            }
+            let d = judged.doc(docno);
+            judged.grades[d] = grade;
+            first_row[t].push(row as u32);
+            j.max_grade = j.max_grade.max(grade);
+        }
+        if j.topics.is_empty() {
+            return Err(Error::Invalid(format!("{source}: no judgements found (empty qrels)")));
+        }
+        j.refresh();
+        Ok(j)
+    }
+
     fn refresh(&mut self) {
         for t in &mut self.topics {
             t.num_rel = t.grades.iter().filter(|&&g| g >= RELEVANCE_LEVEL).count();
@@ -750,6 +790,23 @@ mod tests {
 
     fn specs(names: &[&str]) -> Vec<MetricSpec> {
         names.iter().map(|n| parse_metric(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn judgement_rows_index_like_qrels_text() {
+        // Hand derivation: the same judgements as text and as rows give the same topics,
+        // grades and relevant counts; a repeated (topic, doc) is refused with both rows.
+        let text = Judgements::parse("1 0 a 1\n1 0 b 0\n2 0 c 2\n1 0 d 3\n", "q").unwrap();
+        let rows = [("1", "a", 1), ("1", "b", 0), ("2", "c", 2), ("1", "d", 3)];
+        let j = Judgements::from_rows(rows.iter().copied(), "qrels").unwrap();
+        assert_eq!(j.topics.len(), 2);
+        for (x, y) in j.topics.iter().zip(&text.topics) {
+            assert_eq!((&x.id, &x.grades, x.num_rel, &x.ideal), (&y.id, &y.grades, y.num_rel, &y.ideal));
+        }
+        assert_eq!(j.max_grade, 3);
+        let dup = [("1", "a", 1), ("2", "a", 1), ("1", "a", 0)];
+        let e = Judgements::from_rows(dup.iter().copied(), "qrels").unwrap_err().to_string();
+        assert!(e.contains("qrels: row 2: document `a` judged twice for topic `1` (first at row 0)"), "{e}");
     }
 
     #[test]
