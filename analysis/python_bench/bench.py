@@ -122,7 +122,9 @@ def bench_eval(repeat):
         with_ranx()  # compile
         med, cpu, vals = timeit(with_ranx, repeat)
         res["ranx_warm"] = {"wall_s": med, "cpu_s": cpu}
-        res["ranx_version"] = getattr(ranx, "__version__", "?")
+        import importlib.metadata
+
+        res["ranx_version"] = importlib.metadata.version("ranx")
         values["ranx"] = {k: float(v) for k, v in vals.items()}
     except ImportError:
         res["ranx_warm"] = None
