@@ -22,3 +22,23 @@ def test_walkthrough_runs(monkeypatch, capsys):
         serpsim.set_progress(True)
     out = capsys.readouterr().out
     assert "missing column `score`" in out
+
+
+def test_type_stubs_cover_the_extension_and_public_functions_have_docstrings():
+    import ast
+    import inspect
+
+    import serpsim
+    import serpsim._serpsim as ext
+
+    tree = ast.parse((ROOT / "python" / "serpsim" / "_serpsim.pyi").read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    exported = {n for n in dir(ext) if not n.startswith("__")}
+    assert stubbed == exported, (exported - stubbed, stubbed - exported)
+    assert (ROOT / "python" / "serpsim" / "py.typed").exists()
+    modules = [serpsim, serpsim.clicks, serpsim.evaluation, serpsim.simulation, serpsim.study, serpsim.rankers, serpsim.wordnet]
+    for mod in modules:
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                assert obj.__doc__ and obj.__doc__.strip(), f"{mod.__name__}.{name} has no docstring"
