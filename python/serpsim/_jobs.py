@@ -82,10 +82,10 @@ def run(job: Any, progress: Optional[bool] = None) -> Any:
     show = _enabled if progress is None else bool(progress)
     start = time.monotonic()
     bar = None
-    wait = 0.0005
+    wait = 0.01
     try:
-        while not job.done():
-            time.sleep(wait)
+        # Wait on the job without the GIL in short slices, so that Ctrl-C is seen between them.
+        while not job.wait(wait):
             wait = min(wait * 2, 0.1)
             if show and time.monotonic() - start > 0.5:
                 if bar is None:

@@ -33,3 +33,13 @@ def to_arrow(obj: Any, what: str) -> Any:
 def to_pandas(batch: Any) -> Any:
     """A pandas DataFrame from a pyarrow RecordBatch returned by the library."""
     return pa.Table.from_batches([batch]).to_pandas()
+
+
+def read_csv(*args: Any, **kwargs: Any) -> Any:
+    """``pandas.read_csv`` parsing floats exactly (shortest round-trip text back to the same
+    double): the default of pandas 3, ``float_precision="round_trip"`` before it."""
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) < 3:
+        kwargs.setdefault("float_precision", "round_trip")
+    return pd.read_csv(*args, **kwargs)

@@ -38,31 +38,21 @@ pub enum Strs<'a> {
     Utf8(&'a arrow_array::StringArray),
     LargeUtf8(&'a arrow_array::LargeStringArray),
     View(&'a arrow_array::StringViewArray),
-    /// Integers, formatted in decimal.
-    Int(Vec<Option<i128>>),
+    /// Integers, formatted in decimal when read.
+    Int(&'a dyn Array, fn(&dyn Array, usize) -> i128),
 }
 
 impl<'a> Strs<'a> {
     /// Reads `array` as ids; `what` names the column in errors.
     pub fn new(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Strs<'a>> {
-        macro_rules! ints {
-            ($t:ty) => {
-                Strs::Int(array.as_primitive::<$t>().iter().map(|v| v.map(i128::from)).collect())
-            };
-        }
         Ok(match array.data_type() {
             DataType::Utf8 => Strs::Utf8(array.as_string::<i32>()),
             DataType::LargeUtf8 => Strs::LargeUtf8(array.as_string::<i64>()),
             DataType::Utf8View => Strs::View(array.as_string_view()),
-            DataType::Int8 => ints!(Int8Type),
-            DataType::Int16 => ints!(Int16Type),
-            DataType::Int32 => ints!(Int32Type),
-            DataType::Int64 => ints!(Int64Type),
-            DataType::UInt8 => ints!(UInt8Type),
-            DataType::UInt16 => ints!(UInt16Type),
-            DataType::UInt32 => ints!(UInt32Type),
-            DataType::UInt64 => ints!(UInt64Type),
-            other => return Err(invalid(py, format!("{what}: expected strings or integers, found Arrow type {other}"))),
+            other => match int_reader(other) {
+                Some(f) => Strs::Int(array, f),
+                None => return Err(invalid(py, format!("{what}: expected strings or integers, found Arrow type {other}"))),
+            },
         })
     }
 
@@ -72,53 +62,71 @@ impl<'a> Strs<'a> {
             Strs::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
             Strs::LargeUtf8(a) => a.is_valid(i).then(|| a.value(i)),
             Strs::View(a) => a.is_valid(i).then(|| a.value(i)),
-            Strs::Int(v) => v[i].map(|x| {
+            Strs::Int(a, f) => a.is_valid(i).then(|| {
                 buf.clear();
-                let _ = write!(buf, "{x}");
+                let _ = write!(buf, "{}", f(*a, i));
                 buf.as_str()
             }),
         }
     }
 }
 
-/// A column of flags: booleans, or integers that are 0 or 1.
+/// A column of flags: booleans, or integers that are 0 or 1 (read in place).
 pub enum Flags<'a> {
     Bool(&'a arrow_array::BooleanArray),
-    Int(Vec<Option<i128>>),
+    Int(&'a dyn Array, fn(&dyn Array, usize) -> i128),
+}
+
+/// Reads value `i` of an integer array of type `T` as i128 (the caller checked the type).
+fn int_at<T: arrow_array::ArrowPrimitiveType>(a: &dyn Array, i: usize) -> i128
+where
+    T::Native: Into<i128>,
+{
+    a.as_primitive::<T>().value(i).into()
+}
+
+/// The reader of an integer array's values, or `None` for other types.
+fn int_reader(t: &DataType) -> Option<fn(&dyn Array, usize) -> i128> {
+    Some(match t {
+        DataType::Int8 => int_at::<Int8Type>,
+        DataType::Int16 => int_at::<Int16Type>,
+        DataType::Int32 => int_at::<Int32Type>,
+        DataType::Int64 => int_at::<Int64Type>,
+        DataType::UInt8 => int_at::<UInt8Type>,
+        DataType::UInt16 => int_at::<UInt16Type>,
+        DataType::UInt32 => int_at::<UInt32Type>,
+        DataType::UInt64 => int_at::<UInt64Type>,
+        _ => return None,
+    })
 }
 
 impl<'a> Flags<'a> {
     /// Reads `array` as flags; `what` names the column in errors.
     pub fn new(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Flags<'a>> {
-        macro_rules! ints {
-            ($t:ty) => {
-                Flags::Int(array.as_primitive::<$t>().iter().map(|v| v.map(i128::from)).collect())
-            };
+        match array.data_type() {
+            DataType::Boolean => Ok(Flags::Bool(array.as_boolean())),
+            t => match int_reader(t) {
+                Some(f) => Ok(Flags::Int(array, f)),
+                None => Err(invalid(py, format!("{what}: expected booleans or 0/1 integers, found Arrow type {t}"))),
+            },
         }
-        Ok(match array.data_type() {
-            DataType::Boolean => Flags::Bool(array.as_boolean()),
-            DataType::Int8 => ints!(Int8Type),
-            DataType::Int16 => ints!(Int16Type),
-            DataType::Int32 => ints!(Int32Type),
-            DataType::Int64 => ints!(Int64Type),
-            DataType::UInt8 => ints!(UInt8Type),
-            DataType::UInt16 => ints!(UInt16Type),
-            DataType::UInt32 => ints!(UInt32Type),
-            DataType::UInt64 => ints!(UInt64Type),
-            other => return Err(invalid(py, format!("{what}: expected booleans or 0/1 integers, found Arrow type {other}"))),
-        })
     }
 
     /// Value `i`: `Ok(None)` when null, an error message when not 0/1.
+    #[inline]
     pub fn get(&self, i: usize) -> Result<Option<bool>, String> {
         match self {
             Flags::Bool(a) => Ok(a.is_valid(i).then(|| a.value(i))),
-            Flags::Int(v) => match v[i] {
-                None => Ok(None),
-                Some(0) => Ok(Some(false)),
-                Some(1) => Ok(Some(true)),
-                Some(x) => Err(format!("{x} is not 0 or 1")),
-            },
+            Flags::Int(a, f) => {
+                if a.is_null(i) {
+                    return Ok(None);
+                }
+                match f(*a, i) {
+                    0 => Ok(Some(false)),
+                    1 => Ok(Some(true)),
+                    x => Err(format!("{x} is not 0 or 1")),
+                }
+            }
         }
     }
 }

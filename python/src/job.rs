@@ -18,6 +18,7 @@ type Outcome = std::thread::Result<serpsim::Result<Finish>>;
 pub struct Job {
     progress: Progress,
     handle: Mutex<Option<JoinHandle<Outcome>>>,
+    finished: std::sync::Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
 
 /// Starts `work` on a new thread, on a rayon pool of `threads` workers (all cores when None).
@@ -39,16 +40,24 @@ where
         ),
     };
     serpsim::interrupt::reset();
+    let finished = std::sync::Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    let signal = finished.clone();
     let handle = std::thread::Builder::new()
         .name("serpsim-job".into())
         .spawn(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match pool {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match pool {
                 Some(pool) => pool.install(|| work(&p)),
                 None => work(&p),
-            }))
+            }));
+            let (lock, cv) = &*signal;
+            if let Ok(mut done) = lock.lock() {
+                *done = true;
+            }
+            cv.notify_all();
+            out
         })
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    Ok(Job { progress, handle: Mutex::new(Some(handle)) })
+    Ok(Job { progress, handle: Mutex::new(Some(handle)), finished })
 }
 
 #[pymethods]
@@ -62,6 +71,20 @@ impl Job {
     /// Whether the work has finished (successfully or not).
     fn done(&self) -> bool {
         self.handle.lock().map(|h| h.as_ref().is_none_or(|h| h.is_finished())).unwrap_or(true)
+    }
+
+    /// Waits up to `seconds` (without the GIL) for the work to finish; returns whether it has.
+    fn wait(&self, py: Python<'_>, seconds: f64) -> bool {
+        let finished = self.finished.clone();
+        let timeout = std::time::Duration::from_secs_f64(seconds.clamp(0.0, 3600.0));
+        py.detach(move || {
+            let (lock, cv) = &*finished;
+            let Ok(done) = lock.lock() else { return true };
+            match cv.wait_timeout_while(done, timeout, |d| !*d) {
+                Ok((d, _)) => *d,
+                Err(_) => true,
+            }
+        })
     }
 
     /// Asks the work to stop at its next check.

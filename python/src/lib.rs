@@ -8,9 +8,14 @@
 use pyo3::prelude::*;
 
 mod arrow_io;
+mod baraco;
 mod clicks;
 mod errors;
+mod eval;
 mod job;
+mod simulate;
+mod study;
+mod wordnet;
 mod spark;
 
 /// The serpsim version this binding was built from.
@@ -24,6 +29,11 @@ fn _serpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<job::Job>()?;
     clicks::register(m)?;
+    eval::register(m)?;
+    simulate::register(m)?;
+    study::register(m)?;
+    baraco::register(m)?;
+    wordnet::register(m)?;
     spark::register(m)?;
     Ok(())
 }

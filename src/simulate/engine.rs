@@ -257,6 +257,8 @@ pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync))
     let total = units.len() as u64;
     let done = std::sync::atomic::AtomicU64::new(0);
     units.par_iter().try_for_each(|unit| -> Result<()> {
+        // Ctrl-C (the CLI's handler, the Python binding's cancel) stops the run between units.
+        crate::interrupt::check()?;
         let acc = run_unit(plan, sink, unit);
         sink.finish(unit, acc)?;
         let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

@@ -1,0 +1,76 @@
+//! What-if simulation from Python: a scenario (file, TOML text, or a dict sent as JSON) run by
+//! the library's `run_scenario`, the code of `serpsim simulate`, writing the same report files.
+//! The Python side reads the report's tables into DataFrames.
+
+use crate::errors::to_py;
+use crate::job::{spawn, Finish, Job};
+use pyo3::prelude::*;
+use pyo3::IntoPyObject;
+use serpsim::scenario::{run_scenario, Overrides, Scenario};
+use std::path::PathBuf;
+
+/// The scenario to run.
+enum Spec {
+    Default,
+    Path(PathBuf),
+    Text(String),
+}
+
+/// Runs a scenario: `path`, or TOML `text`, or JSON `json` (a dict), or the embedded default
+/// when none is given. Relative paths in text are resolved against `base`. The report is
+/// written to `out`. Returns a job whose result is `(written paths, warnings)`.
+#[pyfunction]
+#[pyo3(signature = (out, path=None, text=None, json=None, base=None, replicates=None, seed=None, threads=None, samples=true))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    out: PathBuf,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    json: Option<String>,
+    base: Option<PathBuf>,
+    replicates: Option<u64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    samples: bool,
+) -> PyResult<Job> {
+    let spec = match (path, text, json) {
+        (None, None, None) => Spec::Default,
+        (Some(p), None, None) => Spec::Path(p),
+        (None, Some(t), None) => Spec::Text(t),
+        (None, None, Some(j)) => {
+            let value: serde_json::Value = serde_json::from_str(&j).map_err(|e| crate::errors::invalid(py, format!("scenario: {e}")))?;
+            let t = toml::to_string(&value).map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
+            Spec::Text(t)
+        }
+        _ => return Err(crate::errors::invalid(py, "give one of path, text or json")),
+    };
+    let (scenario, base) = match spec {
+        Spec::Default => (Scenario::embedded_default(), base.unwrap_or_else(|| PathBuf::from("."))),
+        Spec::Path(p) => Scenario::from_file(&p).map_err(|e| to_py(py, e))?,
+        Spec::Text(t) => (Scenario::parse(&t, "<scenario>").map_err(|e| to_py(py, e))?, base.unwrap_or_else(|| PathBuf::from("."))),
+    };
+    let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples) };
+    spawn("simulating users", threads, move |p| {
+        p.phase("simulating users", "units", None);
+        let run = run_scenario(scenario, &base, &overrides, &|done, total| {
+            p.set_total(total);
+            p.set_done(done);
+        })?;
+        let written: Vec<String> = run.written.iter().map(|w| w.display().to_string()).collect();
+        let warnings = run.warnings;
+        Ok(Box::new(move |py: Python<'_>| Ok((written, warnings).into_pyobject(py)?.into_any().unbind())) as Finish)
+    })
+}
+
+/// The embedded default scenario's TOML text (what `serpsim simulate` runs without a file).
+#[pyfunction]
+fn default_scenario() -> &'static str {
+    serpsim::scenario::DEFAULT_SCENARIO
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
+    Ok(())
+}
