@@ -100,12 +100,23 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// The CLI's interrupt handler calls it before exiting; commits and this cleanup are
 /// serialised, so an interrupt during a commit leaves the old or the new set, never a mix.
 pub fn abandon_pending() {
+    // Workers see the request at their next check and stop writing.
+    crate::interrupt::request();
     let mut list = pending();
     for p in list.drain(..) {
-        if p.is_dir() {
-            let _ = std::fs::remove_dir_all(&p);
-        } else {
-            let _ = std::fs::remove_file(&p);
+        // A worker may still create a file in a staging directory while it is being removed
+        // (then removing the directory fails: not empty). Nothing re-creates the directory
+        // itself (see RunDir::write_with), so a few retries remove it for good.
+        for attempt in 0..50 {
+            let gone = if p.is_dir() {
+                std::fs::remove_dir_all(&p).is_ok() || !p.exists()
+            } else {
+                std::fs::remove_file(&p).is_ok() || !p.exists()
+            };
+            if gone {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2 + attempt));
         }
     }
     // Keep the lock held until the process exits, so no commit starts after the cleanup.
