@@ -303,6 +303,10 @@ fn a_full_disk_keeps_the_previous_output() {
     let scen = tempfile::tempdir().unwrap();
     std::fs::write(scen.path().join("sweep.toml"), SWEEP).unwrap();
     let sweep = scen.path().join("sweep.toml").display().to_string();
+    std::fs::write(scen.path().join("pairs.tsv"), "dog\tcat\ncar\tbus\n").unwrap();
+    let pairs = scen.path().join("pairs.tsv").display().to_string();
+    let (topics, nuggets, matches, updates) =
+        (fix("streams/topics.tsv"), fix("streams/nuggets.tsv"), fix("streams/matches.tsv"), fix("streams/example.tsv"));
     // (command, output name): `OUT` is replaced by the output path on the full disk.
     let commands: Vec<(Vec<&str>, &str)> = vec![
         (vec!["simulate", "--replicates", "300", "--samples", "--out", "OUT"], "sim"),
@@ -317,6 +321,16 @@ fn a_full_disk_keeps_the_previous_output() {
                 "OUT",
             ],
             "baraco.csv",
+        ),
+        (vec!["clicks", "validate", "--model", "sdbn", "--train", &yandex, "--out", "OUT"], "validation"),
+        (vec!["suggest", "generate", "--sessions", "20", "--out", "OUT"], "suggest"),
+        (vec!["wordnet", "lch", "--pairs", &pairs, "--out", "OUT"], "lch.tsv"),
+        (
+            vec![
+                "streams", "msu", "--topics", &topics, "--nuggets", &nuggets, "--matches", &matches, "--updates", &updates,
+                "--users", "50", "--out", "OUT",
+            ],
+            "msu.csv",
         ),
     ];
     let log = fix("baraco/log.tsv");
