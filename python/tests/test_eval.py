@@ -128,7 +128,8 @@ def test_bad_inputs_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match="qrels: column `relevance`: expected integers"):
         serpsim.evaluate(qrels.astype({"relevance": str}), run, ["map"], progress=False)
     dup = pd.concat([run, run.head(1)], ignore_index=True)
-    with pytest.raises(ValueError, match=rf"row {len(run)}: document `{run['doc_id'][0]}` retrieved twice for topic `301` \(first at row 0\)"):
+    # A table is read by the run reader itself; its messages count lines, line = row + 1.
+    with pytest.raises(ValueError, match=rf"\(table; line = row \+ 1\):{len(run) + 1}: document `{run['doc_id'][0]}` retrieved twice for topic `301` \(first at line 1\)"):
         serpsim.evaluate(qrels, dup, ["map"], progress=False)
     with pytest.raises(ValueError, match="nosuchmeasure"):
         serpsim.evaluate(qrels, run, ["nosuchmeasure"], progress=False)
