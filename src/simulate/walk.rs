@@ -31,7 +31,7 @@
 //! system with common random numbers.
 
 use super::world::{QueryList, Sublists, WorldTopic};
-use crate::rng::{item_key, mix64, uniform_at, unit, Stream};
+use crate::rng::{item_key_fast, mix64, uniform_at, unit, Stream, TaggedDraws};
 use crate::user::{
     by_grade, Action, ClickBehaviour, Cont, Continuation, CostModel, CreditOn, Delays, GainModel, ResolvedUser, Rule,
     SatisfiedEnds, StoppingRule, WalkState,
@@ -366,6 +366,10 @@ const EXAM_TAG: u64 = 0x4558_414d_494e_4521; // "EXAMINE!"
 const PICK_TAG: u64 = 0x5049_434b_4c49_5354; // "PICKLIST"
 const STOP_TAG: u64 = 0x5354_4f50_5255_4c45; // "STOPRULE"
 const SESSION_STOP_TAG: u64 = 0x5345_5353_5354_4f50; // "SESSSTOP"
+/// The continuation and examination draws of the first query's first 256 decisions and steps,
+/// precomputed (identical to `uniform_at` with the tag; see `rng::TaggedDraws`).
+static CONT_DRAWS: TaggedDraws<256> = TaggedDraws::new(CONT_TAG);
+static EXAM_DRAWS: TaggedDraws<256> = TaggedDraws::new(EXAM_TAG);
 
 /// The session clock: elapsed time, effort, delays and the hard budget.
 struct Clock {
@@ -405,6 +409,23 @@ fn rules_stop(rules: &[Rule], s: &WalkState, key: u64, tag: u64, counter: u64) -
 /// this topic); `chooser` picks sublists; `trace` receives steps and gain events.
 #[allow(clippy::too_many_arguments)]
 pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
+    stage: &Stage,
+    user: &ResolvedUser,
+    clicks: &C,
+    chooser: &mut S,
+    key: u64,
+    scratch: &mut Scratch,
+    trace: &mut T,
+) -> Outcome {
+    if is_plain(stage, user, clicks) {
+        return walk_plain(stage, user, clicks, key, scratch, trace);
+    }
+    walk_general(stage, user, clicks, chooser, key, scratch, trace)
+}
+
+/// [`walk`] for any session (the definition; [`walk_plain`] is its fast path).
+#[allow(clippy::too_many_arguments)]
+fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     stage: &Stage,
     user: &ResolvedUser,
     clicks: &C,
@@ -478,7 +499,7 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
                 } else {
                     user.continuation.continue_prob(next_rank - 1)
                 };
-                let go = p >= 1.0 || (p > 0.0 && uniform_at(key, CONT_TAG, ((q as u64) << 32) | decisions) < p);
+                let go = p >= 1.0 || (p > 0.0 && CONT_DRAWS.at(key, ((q as u64) << 32) | decisions) < p);
                 decisions += 1;
                 leave = !go;
             }
@@ -539,7 +560,7 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
             let rank = idx + 1;
             let pe = clicks.examine_prob(rank, last_click_rank);
             steps += 1;
-            if pe < 1.0 && !(pe > 0.0 && uniform_at(key, EXAM_TAG, ((q as u64) << 32) | steps) < pe) {
+            if pe < 1.0 && !(pe > 0.0 && EXAM_DRAWS.at(key, ((q as u64) << 32) | steps) < pe) {
                 match sl {
                     None => scratch.pos[0] += 1,
                     Some(s) => scratch.advance(s, cur, idx),
@@ -561,7 +582,7 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
             query.depth += 1;
             session.depth += 1;
             let grade = topic.grades[doc];
-            let dk = item_key(key, doc as u64);
+            let dk = item_key_fast(key, doc as u64);
             let pc = clicks.click_prob(doc, grade);
             let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
             trace.step(Step::Examine {
@@ -654,6 +675,158 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     out
 }
 
+/// True when the session is one query on one list, with every snippet examined, no page or
+/// session-level draws and no fold: then [`walk_plain`] gives exactly [`walk`]'s outcome.
+#[inline]
+fn is_plain<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) -> bool {
+    stage.queries.len().min(user.max_queries) == 1
+        && user.session_stopping.is_empty()
+        && !(user.switch && stage.queries[0].sublists.is_some())
+        && !matches!(user.continuation, Cont::ClickModel)
+        && user.page_continuation >= 1.0
+        && stage.fold == usize::MAX
+        && clicks.examines_all()
+}
+
+/// [`walk`] for a plain session (see [`is_plain`]): the same actions, charges, draws and
+/// trace, without the sublist, examination, page-draw and session-rule machinery. The
+/// test `plain_walk_equals_general_walk` compares the two on random users and lists.
+fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
+    let topic = stage.topic;
+    let list = &stage.queries[0];
+    let costs = &user.costs;
+    let delays = stage.delays;
+    let page_size = stage.page_size.max(1);
+    let mut out = Outcome::default();
+    let mut clock = Clock { t: 0.0, effort: 0.0, delay: 0.0, limit_t: user.budget_seconds, limit_e: user.budget_effort };
+    scratch.begin(topic.grades.len());
+    let stamp = scratch.stamp;
+    let mut covered = 0u64;
+    let mut query = WalkState { relevant_available: list.relevant, ..Default::default() };
+    let finish = |mut out: Outcome, clock: &Clock| {
+        out.effort = clock.effort;
+        out.time = clock.t;
+        out.adjusted_time = clock.t - clock.delay;
+        out
+    };
+    if user.charge_query {
+        let (e, s) = costs.charge(Action::IssueQuery);
+        if !clock.fits(e, s, delays.query_latency) {
+            return finish(out, &clock);
+        }
+        out.queries = 1;
+        trace.step(Step::Query(0));
+        let (e, s) = costs.charge(Action::SerpLook);
+        if !clock.fits(e, s, 0.0) {
+            return finish(out, &clock);
+        }
+    } else {
+        if !clock.fits(0.0, 0.0, delays.query_latency) {
+            return finish(out, &clock);
+        }
+        out.queries = 1;
+        trace.step(Step::Query(0));
+    }
+    query.time = clock.t;
+    query.effort = clock.effort;
+    if rules_stop(&user.stopping, &query, key, STOP_TAG, 0) {
+        return finish(out, &clock);
+    }
+    let (e_snippet, s_snippet) = costs.charge(Action::ExamineSnippet);
+    let mut shown = 1u32;
+    let mut decisions = 0u64;
+    for (idx, &doc) in list.docs.iter().enumerate() {
+        if idx > 0 {
+            let p = user.continuation.continue_prob(idx);
+            let go = p >= 1.0 || (p > 0.0 && CONT_DRAWS.at(key, decisions) < p);
+            decisions += 1;
+            if !go && !user.stay {
+                break;
+            }
+        }
+        let needed_page = (idx / page_size + 1) as u32;
+        while shown < needed_page {
+            let (e, s) = costs.charge(Action::Paginate);
+            if !clock.fits(e, s, delays.page_latency) {
+                return finish(out, &clock);
+            }
+            shown += 1;
+            out.page_turns += 1;
+            trace.step(Step::Paginate { list: 0, page: shown });
+        }
+        if !clock.fits(e_snippet, s_snippet, 0.0) {
+            return finish(out, &clock);
+        }
+        out.depth += 1;
+        query.depth += 1;
+        let doc = doc as usize;
+        let grade = topic.grades[doc];
+        let rank = idx + 1;
+        let dk = item_key_fast(key, doc as u64);
+        let pc = clicks.click_prob(doc, grade);
+        let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
+        trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
+        if grade > 0 {
+            query.contiguous_nonrelevant = 0;
+        } else {
+            query.nonrelevant_seen += 1;
+            query.contiguous_nonrelevant += 1;
+        }
+        if clicked {
+            query.contiguous_unclicked = 0;
+        } else {
+            query.unclicked_seen += 1;
+            query.contiguous_unclicked += 1;
+        }
+        let mut satisfied = false;
+        if clicked {
+            query.last_click_time = clock.t;
+            let slot = &mut scratch.read[doc];
+            if *slot != stamp {
+                let (e, s) = costs.charge(Action::ReadDocument);
+                if !clock.fits(e, s, delays.document_latency) {
+                    return finish(out, &clock);
+                }
+                *slot = stamp;
+                out.clicks += 1;
+                if user.credit_on == CreditOn::Read {
+                    credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                }
+                let pm = by_grade(&user.grades.mark, grade);
+                let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm);
+                if marked {
+                    let (e, s) = costs.charge(Action::MarkRelevant);
+                    if !clock.fits(e, s, 0.0) {
+                        return finish(out, &clock);
+                    }
+                    out.marks += 1;
+                    if user.credit_on == CreditOn::Mark {
+                        credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                    }
+                }
+                trace.step(Step::Read { doc: doc as u32, marked });
+                let ps = clicks.satisfied_prob(doc, grade, rank);
+                satisfied = ps >= 1.0 || (ps > 0.0 && unit(mix64(dk ^ 3)) < ps);
+            }
+        }
+        let found = out.relevant_found as usize;
+        if found > query.relevant_found {
+            query.relevant_found = found;
+            query.last_found_time = clock.t;
+        }
+        query.gain = out.gain;
+        query.time = clock.t;
+        query.effort = clock.effort;
+        if satisfied {
+            break;
+        }
+        if rules_stop(&user.stopping, &query, key, STOP_TAG, query.depth as u64) {
+            break;
+        }
+    }
+    finish(out, &clock)
+}
+
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn credit<T: Trace>(user: &ResolvedUser, topic: &WorldTopic, doc: usize, grade: i32, covered: &mut u64, out: &mut Outcome, clock: &Clock, trace: &mut T) {
@@ -664,5 +837,107 @@ fn credit<T: Trace>(user: &ResolvedUser, topic: &WorldTopic, doc: usize, grade: 
     if g != 0.0 {
         out.gain += g;
         trace.gain(clock.t, clock.effort, out.gain);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::world::QueryList;
+    use crate::user::{Basis, RelevantEvent, UserProfile};
+    use proptest::prelude::*;
+
+    /// Steps and gain events together.
+    #[derive(Debug, Default, PartialEq)]
+    struct Both(Vec<Step>, Vec<(f64, f64, f64)>);
+    impl Trace for Both {
+        fn step(&mut self, s: Step) {
+            self.0.push(s);
+        }
+        fn gain(&mut self, t: f64, e: f64, g: f64) {
+            self.1.push((t, e, g));
+        }
+    }
+
+    fn rule(kind: u8, x: f64, n: usize) -> Rule {
+        match kind % 9 {
+            0 => Rule::FixedDepth(n),
+            1 => Rule::TotalNonrelevant(n, Basis::Grade),
+            2 => Rule::ContiguousNonrelevant(n, Basis::Snippet),
+            3 => Rule::Satisfaction(n.max(1)),
+            4 => Rule::FindAll,
+            5 => Rule::TimeBudget(x * 200.0),
+            6 => Rule::TimeSinceRelevant(x * 60.0, RelevantEvent::Click),
+            7 => Rule::Random(x * 0.3, 1),
+            _ => Rule::Rbp(0.5 + x * 0.5, 2),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The fast path is an optimisation only: on plain sessions (one query, one list, every
+        /// snippet examined) it must give the general walk's outcome and trace bit for bit.
+        /// Independent source: `walk_general`, the definition the rest of the suite checks
+        /// against closed forms and the reproductions in `analysis/`.
+        #[test]
+        fn plain_walk_equals_general_walk(
+            grades in prop::collection::vec(-1i32..4, 1..40),
+            cont in 0u8..4, p in 0.0f64..1.0, depth in 0usize..12,
+            click in prop::collection::vec(0.0f64..1.0, 1..4),
+            stop in prop::collection::vec(prop_oneof![Just(0.0), Just(1.0), 0.0f64..1.0], 1..4),
+            mark in prop::collection::vec(prop_oneof![Just(0.0), Just(1.0), 0.0f64..1.0], 1..4),
+            rules in prop::collection::vec((0u8..9, 0.0f64..1.0, 0usize..8), 0..3),
+            budget in prop_oneof![Just(f64::INFINITY), 5.0f64..300.0],
+            effort_budget in prop_oneof![Just(f64::INFINITY), 1.0f64..40.0],
+            stay: bool, charge_query: bool, graded: bool, on_mark: bool,
+            page_size in 1usize..12, latency in 0.0f64..3.0, key: u64,
+            dup in 0usize..3,
+        ) {
+            let mut world = crate::simulate::one_list_world(grades.clone(), page_size);
+            // Repeated documents in the list exercise the read-once rule.
+            let mut docs: Vec<u32> = (0..grades.len() as u32).collect();
+            for d in 0..dup.min(grades.len()) {
+                docs.push(d as u32);
+            }
+            world.systems[0].serps[0] = Some(vec![QueryList::new(&world.topics[0], docs)]);
+            world.systems[0].delays.document_latency = latency;
+            world.systems[0].delays.page_latency = latency / 2.0;
+            world.systems[0].delays.query_latency = latency / 3.0;
+            let mut user = UserProfile::named("u").resolve(1, 0);
+            user.continuation = match cont {
+                0 => Cont::Rbp(p),
+                1 => Cont::Fixed(depth),
+                2 => Cont::Exponential(p, depth % 3),
+                _ => Cont::Table(vec![p, 1.0 - p, p / 2.0, 1.0].into(), depth % 2),
+            };
+            user.grades.click = click;
+            user.grades.stop = stop;
+            user.grades.mark = mark;
+            user.stopping = rules.iter().map(|&(k, x, n)| rule(k, x, n)).collect();
+            user.budget_seconds = budget;
+            user.budget_effort = effort_budget;
+            user.stay = stay;
+            user.charge_query = charge_query;
+            if graded {
+                user.gain = crate::user::Gain::Graded(vec![0.0, 1.0, 3.0, 7.0]);
+            }
+            user.credit_on = if on_mark { CreditOn::Mark } else { CreditOn::Read };
+            let sys = &world.systems[0];
+            let stage = Stage {
+                topic: &world.topics[0],
+                queries: sys.serps[0].as_deref().unwrap(),
+                delays: &sys.delays,
+                page_size,
+                fold: usize::MAX,
+                below_fold: 0.0,
+            };
+            prop_assert!(is_plain(&stage, &user, &user.grades));
+            let (mut a, mut b) = (Both::default(), Both::default());
+            let mut scratch = Scratch::default();
+            let fast = walk_plain(&stage, &user, &user.grades, key, &mut scratch, &mut a);
+            let general = walk_general(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), key, &mut scratch, &mut b);
+            prop_assert_eq!(fast, general);
+            prop_assert_eq!(a, b);
+        }
     }
 }

@@ -25,6 +25,11 @@ pub trait ClickBehaviour {
     /// The model's own probability of going on after `rank` (1 for models without one; the
     /// user's continuation then decides).
     fn own_continuation(&self, rank: usize, clicked: bool) -> f64;
+    /// True when [`examine_prob`](Self::examine_prob) is 1 at every rank (the walk may then
+    /// take its fast path for single-list sessions).
+    fn examines_all(&self) -> bool {
+        false
+    }
 }
 
 /// A cascade user. Tables are indexed by grade (negative grades use index 0); a grade above a
@@ -119,6 +124,10 @@ impl ClickBehaviour for GradeTables {
     #[inline]
     fn own_continuation(&self, _rank: usize, _clicked: bool) -> f64 {
         1.0
+    }
+    #[inline]
+    fn examines_all(&self) -> bool {
+        true
     }
 }
 
