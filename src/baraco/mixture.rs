@@ -435,9 +435,12 @@ mod tests {
         let mut es = vec![(0.0, 0.0); 3];
         let ll = e_step(&g, &la, &ls, 3, &prior, &mut ea, &mut es, None);
         let want: f64 = pairs.iter().map(|&(s, f)| ln_marginal(BetaPrior { alpha: 2.0, beta: 3.0 }, s, f)).sum();
-        assert!((ll - want).abs() < 1e-9, "{ll} vs {want}");
+        // Quadrature error: Beta(1.5, 1.5) behaves like x^0.5 at the ends, where Gauss-Legendre
+        // is not exact; measured 1.8e-6 on this sum (the fit compares log-likelihoods that
+        // differ by units).
+        assert!((ll - want).abs() < 1e-5, "{ll} vs {want}");
         // E[ln a] under the posterior Beta(2 + 3, 3 + 1) = psi(5) - psi(9).
-        assert!((ea[0].0 - (digamma(5.0) - digamma(9.0))).abs() < 1e-9, "{:?}", ea[0]);
+        assert!((ea[0].0 - (digamma(5.0) - digamma(9.0))).abs() < 1e-5, "{:?}", ea[0]);
     }
 
     #[test]
