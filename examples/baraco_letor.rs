@@ -4,10 +4,12 @@
 //! cargo run --release --example baraco_letor -- [--runs 30] [--candidates 1000] [--samples 1000]
 //!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
 //!     [--gen dbn,sdbn,ubm] [--users P,N,I] [--trainer adarank|coordinate-ascent]
-//!     [--prior uniform|fitted]
+//!     [--prior uniform|fitted|mixture]
 //! ```
 //! `--prior fitted` gives BARACO empirical-Bayes Beta priors fitted to each run's log
-//! (`harness::fitted_prior`) instead of the paper's Beta(1, 1).
+//! (`harness::fitted_prior`) instead of the paper's Beta(1, 1); `--prior mixture` a fitted
+//! two-component mixture of product Betas over (a, s) (`harness::fitted_mixture`), whose
+//! components per run go to `mixtures.csv`.
 //! Writes `runs.csv` (one row per cell and run), `tables.md` (Tables 2/3 style plus AUC) and
 //! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
 
@@ -35,7 +37,7 @@ fn main() -> anyhow::Result<()> {
             "--sessions" => cfg.sessions = v.parse()?,
             "--seed" => cfg.seed = v.parse()?,
             "--trainer" => cfg.trainer = Trainer::parse(&v).ok_or_else(|| anyhow::anyhow!("--trainer: unknown `{v}` (adarank, coordinate-ascent)"))?,
-            "--prior" => cfg.prior = PriorChoice::parse(&v).ok_or_else(|| anyhow::anyhow!("--prior: unknown `{v}` (uniform, fitted)"))?,
+            "--prior" => cfg.prior = PriorChoice::parse(&v).ok_or_else(|| anyhow::anyhow!("--prior: unknown `{v}` (uniform, fitted, mixture)"))?,
             "--data" => data = v.into(),
             "--from-csv" => from_csv = Some(PathBuf::from(v)),
             "--out" => out = v.into(),
@@ -83,6 +85,9 @@ fn main() -> anyhow::Result<()> {
                     )?;
                     write_atomic(&out.join(format!("roc_{}_{}_run0.svg", gen.name(), user.code())), svg.as_bytes())?;
                 }
+                if let Some(m) = &r.mixture {
+                    eprintln!("{} {} run {run}: mixture prior {} (unseen E[a s] {:.3})", gen.name(), user.code(), m.describe(), m.mean_as());
+                }
                 eprintln!(
                     "{} {} run {run}: AUC baraco {:.3} mt {:?} | RMSE {:.2e} vs {:.2e} | r {:.3} vs {:.3} ({:.0}s)",
                     gen.name(), user.code(), r.auc_baraco, r.auc_mt.iter().map(|x| (x * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
@@ -106,6 +111,19 @@ fn main() -> anyhow::Result<()> {
         }
         Ok(())
     })?;
+    if cfg.prior == PriorChoice::Mixture {
+        write_atomic_with(&out.join("mixtures.csv"), |w| {
+            writeln!(w, "gen,user,run,component,weight,a_alpha,a_beta,s_alpha,s_beta")?;
+            for r in &results {
+                if let Some(m) = &r.mixture {
+                    for k in 0..m.weights.len() {
+                        writeln!(w, "{},{},{},{k},{},{},{},{},{}", r.gen.name(), r.user.code(), r.run, m.weights[k], m.a[k].0, m.a[k].1, m.s[k].0, m.s[k].1)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
     let cmd = format!("cargo run --release --example baraco_letor -- {}", args.join(" "));
     write_atomic(&out.join("command.txt"), cmd.as_bytes())?;
     let tables = tables(&cfg, &results, &gens, &users, &cmd);
@@ -129,6 +147,7 @@ fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunRe
             pearson_em: num(k + 4), truly_safe: num(k + 5), unseen_share: num(k + 6),
             // Older files have no prior columns: Beta(1, 1).
             prior_a: (f.get(k + 7).map_or(1.0, |_| num(k + 7)), f.get(k + 8).map_or(1.0, |_| num(k + 8))),
+            mixture: None,
             prior_s: (f.get(k + 9).map_or(1.0, |_| num(k + 9)), f.get(k + 10).map_or(1.0, |_| num(k + 10))),
         });
     }
@@ -159,11 +178,15 @@ fn sig(p: f64) -> &'static str {
 fn prior_line(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel]) -> String {
     match cfg.prior {
         PriorChoice::Uniform => "Beta(1, 1) on every attractiveness and satisfaction (the paper's)".into(),
-        PriorChoice::Fitted => {
-            let mut s = String::from(
+        PriorChoice::Fitted | PriorChoice::Mixture => {
+            let mut s = String::from(if cfg.prior == PriorChoice::Mixture {
+                "empirical-Bayes two-component mixture of product Betas over (a, s) fitted to each run's log \
+                 (`harness::fitted_mixture`; components per run in `mixtures.csv`); below, Betas matched to the moments of \
+                 its marginals, mean over runs, per cell:"
+            } else {
                 "empirical-Bayes Beta priors fitted to each run's log (`harness::fitted_prior`); mean over runs of the fitted \
-                 attractiveness prior Beta(alpha, beta) [its mean] and satisfaction prior, per cell:",
-            );
+                 attractiveness prior Beta(alpha, beta) [its mean] and satisfaction prior, per cell:"
+            });
             for &g in gens {
                 for &u in users {
                     let rows: Vec<&RunResult> = rs.iter().filter(|r| r.gen == g && r.user == u).collect();

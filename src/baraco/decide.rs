@@ -146,6 +146,9 @@ pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidat
     let draws: Vec<(Vec<f64>, Vec<f64>)> = used
         .par_iter()
         .map(|&p| {
+            if post.mixture.is_some() {
+                return draw_mixture(post, p as usize, cfg, k);
+            }
             let mut a = vec![0.0; k];
             let mut s = vec![0.0; k];
             for (which, (fb, out)) in [(&post.a[p as usize], &mut a), (&post.s[p as usize], &mut s)].into_iter().enumerate() {
@@ -190,6 +193,47 @@ pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidat
         });
     }
     Ok(out)
+}
+
+/// K joint draws of pair `p`'s (a, s) under a mixture prior: the component of each draw from
+/// the posterior component weights (a and s share it), then a and s from that component's
+/// posteriors. Deterministic per (seed, pair).
+fn draw_mixture(post: &Posteriors, p: usize, cfg: &Config, k: usize) -> (Vec<f64>, Vec<f64>) {
+    use rand::Rng;
+    let comps = post.components(p);
+    let mut rng = crate::rng::stream(cfg.seed, &[p as u64, 2]);
+    let assign: Vec<usize> = (0..k)
+        .map(|_| {
+            let mut u = rng.random::<f64>();
+            for (c, (w, _, _)) in comps.iter().enumerate() {
+                if u < *w {
+                    return c;
+                }
+                u -= w;
+            }
+            comps.len() - 1
+        })
+        .collect();
+    let (mut a, mut s) = (vec![0.0; k], vec![0.0; k]);
+    let mut buf = Vec::new();
+    for (c, (_, fa, fs)) in comps.iter().enumerate() {
+        let n = assign.iter().filter(|&&x| x == c).count();
+        if n == 0 {
+            continue;
+        }
+        for (which, (fb, out)) in [(fa, &mut a), (fs, &mut s)].into_iter().enumerate() {
+            let mut rng = crate::rng::stream(cfg.seed, &[p as u64, which as u64, 3 + c as u64]);
+            buf.resize(n, 0.0);
+            cfg.sampler.draw(&Density::new(fb), &mut rng, &mut buf);
+            let mut it = buf.iter();
+            for (j, &x) in assign.iter().enumerate() {
+                if x == c {
+                    out[j] = *it.next().expect("n draws");
+                }
+            }
+        }
+    }
+    (a, s)
 }
 
 /// Metric of a ranker from point values per pair: `unseen` says whether unseen documents are

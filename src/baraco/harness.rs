@@ -17,7 +17,8 @@
 use super::decide::{compare, point_metric, Config};
 use super::log::{ClickLog, Ranking};
 use super::metrics::{Metric, Unseen};
-use super::posterior::compute_posteriors_with_prior;
+use super::mixture::{fit_mixture, MixturePrior};
+use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
 use crate::collection::letor::{linear_score, LetorData};
 use crate::error::{Error, Result};
 use crate::stats::{pearson, rmse, roc_auc};
@@ -150,14 +151,17 @@ pub enum PriorChoice {
     Uniform,
     /// Empirical-Bayes Beta priors fitted to the logged sessions ([`fitted_prior`]).
     Fitted,
+    /// Empirical-Bayes two-component mixture of product Betas over (a, s) ([`fitted_mixture`]).
+    Mixture,
 }
 
 impl PriorChoice {
-    /// Parses `uniform` or `fitted`.
+    /// Parses `uniform`, `fitted` or `mixture`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "uniform" => Some(PriorChoice::Uniform),
             "fitted" => Some(PriorChoice::Fitted),
+            "mixture" => Some(PriorChoice::Mixture),
             _ => None,
         }
     }
@@ -214,6 +218,9 @@ pub struct RunResult {
     pub prior_a: (f64, f64),
     /// BARACO's satisfaction prior in this run.
     pub prior_s: (f64, f64),
+    /// The mixture prior of this run ([`PriorChoice::Mixture`]; `prior_a`, `prior_s` then hold
+    /// Betas matched to its marginal moments).
+    pub mixture: Option<MixturePrior>,
 }
 
 /// Per-candidate detail of one run (for ROC plots and checks).
@@ -446,11 +453,19 @@ impl Study {
         let diff_true: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ta, &ts, metric, cfg.depth, Unseen::Prior) - m_p).collect();
         let safe: Vec<bool> = diff_true.iter().map(|d| d + cfg.epsilon >= 0.0).collect();
         // BARACO.
-        let (prior_a, prior_s) = match cfg.prior {
-            PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0)),
-            PriorChoice::Fitted => fitted_prior(&log, cfg.gamma, crate::rng::derive_key(cfg.seed, &[5, run as u64, gen as u64, user as u64]))?,
+        let (prior_a, prior_s, post) = match cfg.prior {
+            PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0), compute_posteriors_with_prior(&log, cfg.gamma, (1.0, 1.0), (1.0, 1.0))?),
+            PriorChoice::Fitted => {
+                let (pa, ps) = fitted_prior(&log, cfg.gamma, crate::rng::derive_key(cfg.seed, &[5, run as u64, gen as u64, user as u64]))?;
+                (pa, ps, compute_posteriors_with_prior(&log, cfg.gamma, pa, ps)?)
+            }
+            PriorChoice::Mixture => {
+                let post = fitted_mixture(&log, cfg.gamma, MIXTURE_COMPONENTS)?;
+                let mix = post.mixture.as_ref().expect("mixture posteriors");
+                (mix.marginal_a(), mix.marginal_s(), post)
+            }
         };
-        let post = compute_posteriors_with_prior(&log, cfg.gamma, prior_a, prior_s)?;
+        let mixture = post.mixture.clone();
         let bcfg = Config {
             epsilon: cfg.epsilon,
             delta: 0.05,
@@ -491,6 +506,7 @@ impl Study {
             unseen_share: answers.iter().map(|a| a.unseen_share).sum::<f64>() / n,
             prior_a,
             prior_s,
+            mixture,
         };
         Ok((result, RunDetail { p_safe, diff_baraco, diff_em, diff_true }))
     }
@@ -516,6 +532,27 @@ pub fn fitted_prior(log: &ClickLog, gamma: f64, seed: u64) -> Result<((f64, f64)
         Ok(log_concave(p.alpha, p.beta))
     };
     Ok((get("attractiveness")?, get("satisfaction")?))
+}
+
+/// Components of the mixture prior of [`PriorChoice::Mixture`].
+pub const MIXTURE_COMPONENTS: usize = 2;
+/// Refits of the mixture after the first (the chain's messages depend on the prior).
+pub const MIXTURE_REFITS: usize = 2;
+
+/// Empirical-Bayes mixture prior ([`crate::baraco::mixture`]) fitted to `log`, and the
+/// posteriors under it. The pairs' likelihoods come from Algorithm 1 (first with Beta(1, 1)
+/// messages, then [`MIXTURE_REFITS`] times with the fitted prior's); the mixture is fitted by
+/// EM over every shown pair (at most 500 iterations).
+pub fn fitted_mixture(log: &ClickLog, gamma: f64, components: usize) -> Result<super::posterior::Posteriors> {
+    let fit = |post: &super::posterior::Posteriors| -> Result<MixturePrior> {
+        let (la, ls): (Vec<_>, Vec<_>) = (0..log.pairs.len()).filter(|&i| log.seen[i]).map(|i| (post.a[i].clone(), post.s[i].clone())).unzip();
+        Ok(fit_mixture(&la, &ls, components, 500)?.prior)
+    };
+    let mut mix = fit(&compute_posteriors_with_prior(log, gamma, (1.0, 1.0), (1.0, 1.0))?)?;
+    for _ in 0..MIXTURE_REFITS {
+        mix = fit(&compute_posteriors_mixture(log, gamma, &mix)?)?;
+    }
+    compute_posteriors_mixture(log, gamma, &mix)
 }
 
 /// Beta(alpha, beta) with both shapes raised to at least 1 at the same mean.

@@ -11,11 +11,12 @@ pub mod harness;
 pub mod log;
 pub mod metrics;
 pub mod plot;
+pub mod mixture;
 pub mod posterior;
 pub mod sampling;
 
 pub use log::{parse_rankings, parse_weights, ClickLog, Ranking};
-pub use posterior::{compute_posteriors, Density, FactoredBeta, Posteriors, DEFAULT_GAMMA};
+pub use posterior::{compute_posteriors, compute_posteriors_mixture, Density, FactoredBeta, Posteriors, DEFAULT_GAMMA};
 pub use sampling::Sampler;
 pub use decide::{compare, point_metric, Answer, Config};
 pub use metrics::{Metric, Unseen};

@@ -19,6 +19,7 @@
 
 use crate::error::{Error, Result};
 use super::log::ClickLog;
+use crate::stats::beta_binomial::ln_beta;
 
 /// Continuation probability gamma of the DBN used to interpret clicks (paper: 0.9).
 pub const DEFAULT_GAMMA: f64 = 0.9;
@@ -152,6 +153,38 @@ pub struct Posteriors {
     pub a: Vec<FactoredBeta>,
     /// Satisfaction posterior per pair.
     pub s: Vec<FactoredBeta>,
+    /// With a mixture prior ([`compute_posteriors_mixture`]): the prior, and `a`, `s` hold
+    /// each pair's likelihood in Beta(1, 1) form (`alpha - 1` successes, `beta - 1` failures,
+    /// the factors); component k's posterior adds `alpha_k - 1`, `beta_k - 1` to the shapes.
+    pub mixture: Option<super::mixture::MixturePrior>,
+}
+
+impl Posteriors {
+    /// Component posteriors of pair `p` under the mixture, with their posterior weights:
+    /// `(weight, a posterior, s posterior)`. Without a mixture: the pair's posteriors, weight 1.
+    pub fn components(&self, p: usize) -> Vec<(f64, FactoredBeta, FactoredBeta)> {
+        let (la, ls) = (&self.a[p], &self.s[p]);
+        let Some(mix) = &self.mixture else {
+            return vec![(1.0, la.clone(), ls.clone())];
+        };
+        let shift = |l: &FactoredBeta, (al, be): (f64, f64)| FactoredBeta { alpha: l.alpha - 1.0 + al, beta: l.beta - 1.0 + be, factors: l.factors.clone() };
+        let mut out: Vec<(f64, FactoredBeta, FactoredBeta)> = Vec::with_capacity(mix.weights.len());
+        let mut logw = Vec::with_capacity(mix.weights.len());
+        for k in 0..mix.weights.len() {
+            let (fa, fs) = (shift(la, mix.a[k]), shift(ls, mix.s[k]));
+            // Marginal likelihood of the pair under component k: Z(prior x likelihood) / B(prior).
+            let za = if fa.factors.is_empty() { ln_beta(fa.alpha, fa.beta) } else { Density::new(&fa).log_norm };
+            let zs = if fs.factors.is_empty() { ln_beta(fs.alpha, fs.beta) } else { Density::new(&fs).log_norm };
+            logw.push(mix.weights[k].ln() + za - ln_beta(mix.a[k].0, mix.a[k].1) + zs - ln_beta(mix.s[k].0, mix.s[k].1));
+            out.push((0.0, fa, fs));
+        }
+        let m = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = logw.iter().map(|l| (l - m).exp()).sum();
+        for (o, l) in out.iter_mut().zip(&logw) {
+            o.0 = (l - m).exp() / z;
+        }
+        out
+    }
 }
 
 /// Scratch buffers for one session.
@@ -180,6 +213,31 @@ pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, 
             return Err(Error::config("baraco", name, format!("Beta({a}, {b}): both shape parameters must be finite and at least 1")));
         }
     }
+    Ok(pass(log, gamma, prior_a, prior_s))
+}
+
+/// Algorithm 1 with a mixture prior ([`super::mixture`]): the chain's messages use the means
+/// of a Beta matched to the mixture's marginal moments (updated as in Algorithm 1); every
+/// pair's exact likelihood is kept, and [`Posteriors::components`] turns it into the
+/// per-component posteriors and weights.
+pub fn compute_posteriors_mixture(log: &ClickLog, gamma: f64, mix: &super::mixture::MixturePrior) -> Result<Posteriors> {
+    if !(0.0..=1.0).contains(&gamma) {
+        return Err(Error::config("baraco", "gamma", format!("{gamma} is outside [0, 1]")));
+    }
+    mix.validate()?;
+    let (ta, ts) = (mix.marginal_a(), mix.marginal_s());
+    let mut post = pass(log, gamma, ta, ts);
+    // Back to likelihood form: the conjugate counts are integers.
+    for (fb, t) in post.a.iter_mut().map(|f| (f, ta)).chain(post.s.iter_mut().map(|f| (f, ts))) {
+        fb.alpha = (fb.alpha - t.0).round() + 1.0;
+        fb.beta = (fb.beta - t.1).round() + 1.0;
+    }
+    post.mixture = Some(mix.clone());
+    Ok(post)
+}
+
+/// The pass of Algorithm 1 with Beta priors of any positive shapes (not validated).
+fn pass(log: &ClickLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Posteriors {
     let n = log.pairs.len();
     let mut ta = vec![Tracked::prior(prior_a); n];
     let mut ts = vec![Tracked::prior(prior_s); n];
@@ -192,7 +250,7 @@ pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, 
         update_session(docs, clicks, gamma, &mut ta, &mut ts, &mut fa, &mut fs, &mut chain);
     }
     // Orders match FactoredBeta::merge: ascending (b, m), i.e. q descending and u ascending.
-    Ok(Posteriors { a: finish(&ta, &fa, true, |q| (1.0, -q)), s: finish(&ts, &fs, false, |u| (u, 1.0 - u)) })
+    Posteriors { a: finish(&ta, &fa, true, |q| (1.0, -q)), s: finish(&ts, &fs, false, |u| (u, 1.0 - u)), mixture: None }
 }
 
 /// Groups factors by pair (counting sort), sorts each group and merges equal values.
