@@ -119,6 +119,12 @@ impl Input {
         self.compression
     }
 
+    /// The first bytes of the decompressed data (up to `n`, fewer when the first read of a
+    /// pipe delivers fewer), without consuming them: for magic-byte detection.
+    pub fn peek(&mut self, n: usize) -> Result<Vec<u8>> {
+        peek(&mut self.reader, n).map_err(|e| stream_error(&self.name, self.compression, 1, &e))
+    }
+
     /// A line reader over the decompressed text.
     pub fn lines(self) -> LineReader {
         LineReader::new(self)

@@ -415,6 +415,15 @@ pub fn write_file_with<F>(path: &Path, fill: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
 {
+    write_file_with_buf(path, |w| fill(w))
+}
+
+/// As [`write_file_with`], with the concrete buffered file writer (`Send`, as some encoders
+/// such as Parquet's require).
+pub fn write_file_with_buf<F>(path: &Path, fill: F) -> Result<()>
+where
+    F: FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+{
     let (dir, name) = split(path)?;
     if path.is_dir() {
         return Err(Error::Invalid(format!("{}: is a directory, expected a file name", path.display())));

@@ -29,6 +29,29 @@ enum ClicksCommand {
     /// Fit on a training log, simulate the test SERPs and compare with the real test sessions
     /// (distances with bootstrap intervals, system-level Kendall tau); prints one JSON object.
     Validate(ValidateArgs),
+    /// Convert a click log between the text formats, Parquet and Arrow IPC (streaming; the
+    /// output file appears only when the whole log was converted).
+    Convert(ConvertArgs),
+}
+
+#[derive(clap::Args)]
+struct ConvertArgs {
+    /// Input log (`-` for standard input; gzip and zstd are detected).
+    #[arg(long = "in")]
+    input: PathBuf,
+    /// Input format (as for `fit`; `auto` also recognises Parquet and Arrow by their magic bytes).
+    #[arg(long, default_value = "auto")]
+    format: String,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Output format: parquet, arrow, tsv, jsonl or yandex. Default: from the output file's
+    /// extension (.parquet, .arrow/.feather, .tsv, .jsonl).
+    #[arg(long)]
+    to: Option<String>,
+    /// Count and report malformed lines (rows) instead of stopping at the first.
+    #[arg(long)]
+    skip_bad_lines: bool,
 }
 
 #[derive(clap::Args)]
@@ -332,6 +355,7 @@ pub fn run(args: ClicksArgs) -> anyhow::Result<()> {
         ClicksCommand::Eval(a) => eval(a),
         ClicksCommand::Simulate(a) => simulate(a),
         ClicksCommand::Validate(a) => validate(a),
+        ClicksCommand::Convert(a) => convert(a),
     }
 }
 
@@ -408,7 +432,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let mut data = LogData::default();
     let loaded = match (&a.train, &a.model_file) {
         (Some(train), None) => {
-            data = LogData::read(train, format, a.m.skip_bad_lines)?;
+            data = LogData::read(train, format.clone(), a.m.skip_bad_lines)?;
             report_skipped(train, &data.report);
             anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", train.display());
             None
@@ -535,6 +559,31 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn convert(a: ConvertArgs) -> anyhow::Result<()> {
+    use serpsim::logs::convert;
+    let format: Format = a.format.parse()?;
+    let to = match &a.to {
+        Some(t) => convert::parse_target(t)?,
+        None => convert::target_from_extension(&a.out).ok_or_else(|| {
+            anyhow::anyhow!("{}: give --to parquet|arrow|tsv|jsonl|yandex (the file name does not say)", a.out.display())
+        })?,
+    };
+    let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);
+    let input = serpsim::input::open(&a.input)?;
+    let bar = progress_bar("converting");
+    bar.progress().phase("converting", "sessions", None);
+    let report = convert::convert(input, &opts, &to, &a.out, Some(bar.progress()))?;
+    bar.finish_and_clear();
+    report_skipped(&a.input, &report.read);
+    for w in report.warnings(&to) {
+        eprintln!("warning: {w}");
+    }
+    let from = report.read.format.as_ref().map_or_else(|| a.format.clone(), |f| f.to_string());
+    eprintln!("converted {} sessions from {from} to {to}", report.read.sessions);
+    outln!("{}", a.out.display())?;
+    Ok(())
+}
+
 fn fit(a: FitArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
@@ -552,7 +601,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         outln!("{}", a.out.display())?;
         return Ok(());
     }
-    let data = LogData::read(&a.train, format, a.m.skip_bad_lines)?;
+    let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
     let (model, post) = a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws)?;
@@ -574,7 +623,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
 fn eval(a: EvalArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
-    let mut data = LogData::read(&a.train, format, a.m.skip_bad_lines)?;
+    let mut data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     let (train, test): (ClickLog, ClickLog) = match &a.test {
         None => {

@@ -144,7 +144,7 @@ pub(crate) fn parse_line(line: &str, format: &Format, pool: &mut Pool) -> Result
         Format::Tsv => parse_tsv_line(line, pool),
         Format::Jsonl => parse_jsonl_line(line, pool),
         Format::Bracketed(cols) => parse_bracketed_line(line, cols, pool),
-        Format::YandexRpc | Format::Auto => unreachable!("multi-line or unresolved format"),
+        Format::YandexRpc | Format::Columnar(..) | Format::Auto => unreachable!("multi-line, columnar or unresolved format"),
     }
 }
 
@@ -699,7 +699,7 @@ pub(crate) fn detectable() -> [Format; 5] {
 pub(crate) fn line_fits(line: &str, format: &Format, pool: &mut Pool) -> bool {
     match format {
         Format::YandexRpc => split_rpc(line).is_ok(),
-        Format::Auto => false,
+        Format::Auto | Format::Columnar(..) => false,
         f => parse_line(line, f, pool).is_ok() && (pool.sessions().len() > 0 || line.starts_with("session_id")),
     }
 }

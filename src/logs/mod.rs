@@ -18,9 +18,12 @@
 //! assert_eq!(data.log.session(0).clicks, &[false, true, false]);
 //! ```
 
+pub mod columnar;
+pub mod convert;
 pub mod formats;
 pub mod read;
 
+pub use columnar::{ColumnMap, Container};
 pub use formats::{Columns, SessionBuf};
 pub use read::{for_each_session, ReadOptions, MAX_LINE};
 
@@ -30,7 +33,7 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// Log file formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
     /// `QUERY<TAB>d1,...,dn : clicked1 , clicked2 ...`, several impressions per line separated by `;`.
     Yandex,
@@ -45,7 +48,11 @@ pub enum Format {
     /// QueryID RegionID URL1 ... URLn` and `SessionID TimePassed C URLID` lines; SERPs with
     /// click times and dwell are derived (see [`formats::RpcState`]).
     YandexRpc,
-    /// Detect the format from the first lines (only when exactly one format fits them).
+    /// A Parquet or Arrow IPC log, one row per SERP impression, with its columns found by
+    /// their default names or mapped (see [`columnar`]).
+    Columnar(Container, ColumnMap),
+    /// Detect the format: Parquet and Arrow IPC by their magic bytes, text formats from the
+    /// first lines (only when exactly one format fits them).
     Auto,
 }
 
@@ -59,13 +66,23 @@ impl std::str::FromStr for Format {
             "ncm" => Ok(Format::Bracketed(Columns::NCM)),
             "yandex-rpc" => Ok(Format::YandexRpc),
             "auto" => Ok(Format::Auto),
+            "parquet" => Ok(Format::Columnar(Container::Parquet, ColumnMap::default())),
+            "arrow" => Ok(Format::Columnar(Container::Arrow, ColumnMap::default())),
+            _ if s.starts_with("parquet:") || s.starts_with("arrow:") => {
+                let (kind, spec) = s.split_once(':').expect("has a colon");
+                let c = if kind == "parquet" { Container::Parquet } else { Container::Arrow };
+                ColumnMap::parse(spec)
+                    .map(|m| Format::Columnar(c, m))
+                    .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}")))
+            }
             _ => match s.strip_prefix("bracketed:") {
                 Some(spec) => Columns::parse(spec)
                     .map(Format::Bracketed)
                     .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
                 None => Err(Error::Invalid(format!(
                     "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, ncm, \
-                     bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto)"
+                     bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], \
+                     parquet[:ROLE=COLUMN,...], arrow[:ROLE=COLUMN,...], or auto)"
                 ))),
             },
         }
@@ -81,6 +98,8 @@ impl std::fmt::Display for Format {
             Format::Bracketed(c) if *c == Columns::NCM => f.write_str("ncm"),
             Format::Bracketed(c) => write!(f, "bracketed:{c}"),
             Format::YandexRpc => f.write_str("yandex-rpc"),
+            Format::Columnar(c, m) if m.is_default() => write!(f, "{c}"),
+            Format::Columnar(c, m) => write!(f, "{c}:{m}"),
             Format::Auto => f.write_str("auto"),
         }
     }
@@ -494,7 +513,7 @@ impl SessionSource for FileSource {
         }
         let keep = !is_rereadable(&self.path);
         let input = input::open(&self.path)?;
-        let opts = ReadOptions::new(self.format).skip_bad_lines(self.skip_bad_lines);
+        let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
         let vocab = &mut self.vocab;
         let mut kept = ClickLog::new();
         let mut pairs = Vec::new();
@@ -512,8 +531,8 @@ impl SessionSource for FileSource {
             f(SessionRef { query: q, pairs: &pairs, clicks: &s.clicks });
             Ok(())
         })?;
-        if let Some(fmt) = report.format {
-            self.format = fmt;
+        if let Some(fmt) = &report.format {
+            self.format = fmt.clone();
         }
         if keep {
             report.buffered = true;
@@ -529,3 +548,6 @@ impl SessionSource for FileSource {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod columnar_tests;

@@ -2,6 +2,7 @@
 //! [`Input`] (plain, gzip or zstd, a file or standard input), sessions handed to a callback
 //! one at a time, so memory is bounded by the longest line, not by the file.
 
+use super::columnar::{self, ColumnMap};
 use super::formats::{self, describe, fitting_formats, Pool, RpcState, RpcStep, SessionBuf};
 use super::{Format, ReadReport};
 use crate::error::{Error, Result};
@@ -158,7 +159,7 @@ fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
         .filter(|f| lines.iter().all(|(_, l)| formats::line_fits(l, f, &mut pool)))
         .collect();
     match fits.as_slice() {
-        [one] => Ok(*one),
+        [one] => Ok(one.clone()),
         [] => {
             let per_line = fitting_formats(first, None);
             let hint = if per_line.is_empty() {
@@ -186,8 +187,18 @@ fn names(fs: &[Format]) -> String {
 /// read and skipped. A log without any session is an error (a model fitted on nothing is no
 /// model). Errors name `file:line`; with `skip_bad_lines`, malformed lines (also invalid
 /// UTF-8) are counted and skipped, but an over-long line still stops the read.
-pub fn for_each_session(input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<ReadReport> {
+pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<ReadReport> {
     let name = input.name().to_string();
+    let columnar = match &opts.format {
+        Format::Columnar(c, m) => Some((*c, m.clone())),
+        Format::Auto => columnar::sniff(&input.peek(8)?).map(|c| (c, ColumnMap::default())),
+        _ => None,
+    };
+    if let Some((container, map)) = columnar {
+        let mut report = ReadReport { format: Some(Format::Columnar(container, map.clone())), ..Default::default() };
+        columnar::for_each_row(input, container, &map, opts.skip_bad_lines, &mut report, f)?;
+        return finish(&name, report);
+    }
     let mut lines = input.lines().max_line(opts.max_line);
     let mut sample: Vec<(usize, Vec<u8>)> = Vec::new();
     let format = if opts.format == Format::Auto {
@@ -201,9 +212,9 @@ pub fn for_each_session(input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&Ses
         }
         detect(&name, &sample)?
     } else {
-        opts.format
+        opts.format.clone()
     };
-    let mut d = Driver { name, opts, format, pool: Pool::default(), one: SessionBuf::default(), rpc: RpcState::default(), report: ReadReport::default() };
+    let mut d = Driver { name, opts, format: format.clone(), pool: Pool::default(), one: SessionBuf::default(), rpc: RpcState::default(), report: ReadReport::default() };
     d.report.format = Some(format);
     for (n, b) in &sample {
         d.line(*n, b, f)?;
@@ -220,12 +231,18 @@ pub fn for_each_session(input: Input, opts: &ReadOptions, f: &mut dyn FnMut(&Ses
         Driver::emit(&mut d.report, &d.rpc.serp, f)?;
     }
     d.report.unmatched_clicks = d.rpc.unmatched_clicks;
-    if d.report.sessions == 0 {
-        let why = match &d.report.first_error {
-            Some(first) => format!("all {} data line(s) were bad; first: {first}", d.report.skipped_lines),
+    finish(&d.name, d.report)
+}
+
+/// A read without any session is an error.
+fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
+    if report.sessions == 0 {
+        let why = match &report.first_error {
+            Some(first) => format!("all {} data line(s) were bad; first: {first}", report.skipped_lines),
+            None if matches!(report.format, Some(Format::Columnar(..))) => "the file has no rows".to_string(),
             None => "the log is empty or holds only blank and comment lines".to_string(),
         };
-        return Err(Error::Invalid(format!("{}: no sessions ({why})", d.name)));
+        return Err(Error::Invalid(format!("{name}: no sessions ({why})")));
     }
-    Ok(d.report)
+    Ok(report)
 }

@@ -188,7 +188,7 @@ fn ncm_layout_on_a_file_in_the_graphcm_demo_layout() {
 fn bracketed_lists_python_and_json_styles_and_errors() {
     let f: Format = "bracketed:query=1,documents=2,clicks=3,dwell=4".parse().unwrap();
     assert_eq!(f.to_string(), "bracketed:query=1,documents=2,clicks=3,dwell=4");
-    let d = LogData::parse("q\t['a,b', \"c\"]\t[True, False]\t[12.5, 0]\n", f, "b", false).unwrap();
+    let d = LogData::parse("q\t['a,b', \"c\"]\t[True, False]\t[12.5, 0]\n", f.clone(), "b", false).unwrap();
     assert_eq!(d.vocab.docs, ["a,b", "c"]);
     assert_eq!(d.log.session(0).clicks, &[true, false]);
     assert_eq!(d.log.session_dwell(0).unwrap(), &[12.5f32, 0.0]);
@@ -199,7 +199,7 @@ fn bracketed_lists_python_and_json_styles_and_errors() {
         ("q\t['a, b]\t[1]\t[0]\n", "unterminated quote"),
         ("q\t[a, b]\n", "at least 4"),
     ] {
-        let err = LogData::parse(text, f, "b.txt", false).unwrap_err().to_string();
+        let err = LogData::parse(text, f.clone(), "b.txt", false).unwrap_err().to_string();
         assert!(err.starts_with("b.txt:1:") && err.contains(what), "{text:?}: {err}");
     }
     for bad in ["bracketed:query=1,documents=2", "bracketed:query=1,documents=1,clicks=2", "bracketed:q=1", "ncmx"] {
