@@ -431,3 +431,36 @@ fn ci_states_its_method_and_is_deterministic() {
     assert!(v["interval"].as_str().unwrap().contains("BCa"));
     assert_eq!(v["differences"].as_array().unwrap().len(), 3);
 }
+
+/// ir_measures' parameter spellings give ir_measures' values. Expected: ir_measures 0.4.3 with
+/// its back ends (trectools 0.0.50 for `RBP(p=..)`, cwl-eval 1.0.12 for `RBP(rel=..)`,
+/// gdeval for `ERR@10`, pytrec_eval-terrier 0.5.11 for the trec_eval family), per topic and
+/// mean, recorded by `python analysis/metrics/ir_measures_params.py` in
+/// study_logs/metrics/ir_measures_params.json, on tie-free copies of the bundled runs (the
+/// back ends break score ties differently). Tolerance: 1e-12 (summation order), except gdeval,
+/// which prints 5 decimals (5e-6). ir_measures scores a qrels topic the run misses as 0 and
+/// averages over every qrels topic: trec_eval's `-c`.
+#[test]
+fn ir_measures_parameter_spellings_match_ir_measures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("study_logs/metrics/ir_measures_params.json")).unwrap()).unwrap();
+    let cases = fixture["cases"].as_array().unwrap();
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let (measure, qrels, run) = (case["measure"].as_str().unwrap(), case["qrels"].as_str().unwrap(), case["run"].as_str().unwrap());
+        let tol = if case["provider"] == "gdeval" { 5e-6 } else { 1e-12 };
+        let out = serpsim_in(root, &["--quiet", "eval", "-q", "-c", "--format", "csv", "-m", measure, qrels, run], None);
+        assert!(out.ok, "{measure}: {}", out.stderr);
+        let mut seen = 0;
+        for line in out.stdout.lines().skip(1) {
+            let f: Vec<&str> = line.rsplitn(2, ',').collect();
+            let value: f64 = f[0].parse().unwrap();
+            let topic = f[1].rsplit(',').next().unwrap();
+            let expected = if topic == "all" { case["mean"].as_f64() } else { case["per_topic"][topic].as_f64() };
+            let Some(expected) = expected else { continue };
+            assert!((value - expected).abs() <= tol, "{measure} on {run}, topic {topic}: {value} vs ir_measures {expected}");
+            seen += 1;
+        }
+        assert_eq!(seen, case["per_topic"].as_object().unwrap().len() + 1, "{measure} on {run}: every topic and the mean compared\n{}", out.stdout);
+    }
+}

@@ -92,6 +92,35 @@ def default_scenario() -> str:
     return _serpsim.default_scenario()
 
 
+def _scenario_kwargs(scenario: Scenario) -> Dict[str, Any]:
+    """The scenario argument of the binding: ``path``, ``text`` or ``json`` (or none)."""
+    kw: Dict[str, Any] = {}
+    if scenario is None:
+        pass
+    elif isinstance(scenario, Mapping):
+        kw["json"] = json.dumps(scenario)
+    elif isinstance(scenario, os.PathLike):
+        kw["path"] = os.fspath(scenario)
+    elif isinstance(scenario, str):
+        if "\n" in scenario or "=" in scenario or "[" in scenario:
+            kw["text"] = scenario
+        else:
+            kw["path"] = scenario
+    else:
+        raise TypeError(f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}")
+    return kw
+
+
+def _read_files(written: List[str]) -> Dict[str, bytes]:
+    """The report's tables, plots and JSON among the written paths, by file name."""
+    files = {}
+    for p in written:
+        path = pathlib.Path(p)
+        if path.is_file() and (path.suffix in (".csv", ".svg") or path.name == "summary.json"):
+            files[path.name] = path.read_bytes()
+    return files
+
+
 def simulate(
     scenario: Scenario = None,
     replicates: Optional[int] = None,
@@ -111,20 +140,7 @@ def simulate(
     written to a temporary directory and removed after reading. Relative paths inside TOML
     text or a dict resolve against ``base`` (default: the working directory).
     """
-    kw: Dict[str, Any] = {}
-    if scenario is None:
-        pass
-    elif isinstance(scenario, Mapping):
-        kw["json"] = json.dumps(scenario)
-    elif isinstance(scenario, os.PathLike):
-        kw["path"] = os.fspath(scenario)
-    elif isinstance(scenario, str):
-        if "\n" in scenario or "=" in scenario or "[" in scenario:
-            kw["text"] = scenario
-        else:
-            kw["path"] = scenario
-    else:
-        raise TypeError(f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}")
+    kw = _scenario_kwargs(scenario)
     if replicates is not None and int(replicates) < 1:
         raise ValueError("replicates must be at least 1")
     tmp = None
@@ -144,11 +160,7 @@ def simulate(
             **kw,
         )
         written, warnings = _jobs.run(job, progress)
-        files = {}
-        for p in written:
-            path = pathlib.Path(p)
-            if path.is_file() and (path.suffix in (".csv", ".svg") or path.name == "summary.json"):
-                files[path.name] = path.read_bytes()
+        files = _read_files(written)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -15,10 +15,20 @@ ignored. The Baidu-ULTR / CLAX layout (``query_id``, ``url_md5`` lists, ``click`
 onto it with ``columns={"docs": "url_md5", "clicks": "click"}``.
 
 Models: ``sdbn`` (one pass), ``dbn``, ``ubm``, ``ccm`` and ``pbm`` (EM).
+
+:func:`simulate` runs a what-if scenario on Spark: the engine's units of work (a profile and a
+block of users; they depend only on the number of users) are split into contiguous ranges, one
+Spark task each; a task runs its units in Rust with the random streams of one machine (keyed
+by seed, topic and user) and returns its report state (exact fixed-point sums and sketch
+counts); the driver merges the states and writes the report ``serpsim simulate`` writes,
+byte for byte.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import threading
 import uuid
 from dataclasses import dataclass
@@ -27,7 +37,7 @@ from typing import Any, Dict, Iterator, List, Optional
 from . import _serpsim
 from .clicks import ClickModel
 
-__all__ = ["fit", "SparkFitResult"]
+__all__ = ["fit", "SparkFitResult", "simulate"]
 
 # Worker-side cache of decoded pair tables, keyed by a fresh id per fit (Python workers are
 # reused across tasks, so a table is decoded once per worker, not once per task).
@@ -151,3 +161,87 @@ def fit(
             data.unpersist()
     fitted = clicks.ClickModel(_serpsim.loads(fitter.model_json(), f"spark fit of {model}"))
     return SparkFitResult(model=fitted, log_likelihood=ll, sessions=int(fitter.sessions), pairs=int(fitter.pairs), passes=int(fitter.passes))
+
+
+def _unit_ranges(units: int, parts: int) -> List[tuple]:
+    """``parts`` contiguous, non-empty ranges covering ``0..units`` (sizes differing by at most one)."""
+    parts = max(1, min(parts, units))
+    base, extra = divmod(units, parts)
+    out, first = [], 0
+    for i in range(parts):
+        end = first + base + (1 if i < extra else 0)
+        out.append((first, end))
+        first = end
+    return out
+
+
+def simulate(
+    spark: Any,
+    scenario: Any = None,
+    replicates: Optional[int] = None,
+    seed: Optional[int] = None,
+    partitions: Optional[int] = None,
+    threads_per_task: int = 1,
+    out: Optional["os.PathLike[str] | str"] = None,
+    base: Optional["os.PathLike[str] | str"] = None,
+) -> Any:
+    """Runs ``scenario`` on Spark and returns the report :func:`serpsim.simulate` returns
+    (the same tables, byte-identical files for the same seed), without per-session samples.
+
+    ``spark`` is a ``SparkSession`` (or a ``SparkContext``). ``scenario``, ``replicates``,
+    ``seed``, ``out`` and ``base`` are as in :func:`serpsim.simulate`. ``partitions`` (default:
+    the context's default parallelism) is the number of Spark tasks, each running a contiguous
+    range of the run's units on ``threads_per_task`` threads. Every executor must see the
+    scenario's files (its TOML and the collection it names) at the same absolute paths: the
+    scenario path and ``base`` are made absolute on the driver.
+    """
+    from .simulation import Simulation, _read_files, _scenario_kwargs
+
+    kw = _scenario_kwargs(scenario)
+    if "path" in kw:
+        kw["path"] = os.path.abspath(kw["path"])
+    if replicates is not None and int(replicates) < 1:
+        raise ValueError("replicates must be at least 1")
+    sc = getattr(spark, "sparkContext", spark)
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="serpsim-spark-")
+        target = os.path.join(tmp, "run")
+    else:
+        target = os.path.abspath(os.fspath(out))
+    args: Dict[str, Any] = dict(
+        kw,
+        out=target,
+        base=os.path.abspath(os.fspath(base)) if base is not None else os.getcwd(),
+        replicates=None if replicates is None else int(replicates),
+        seed=None if seed is None else int(seed),
+    )
+    try:
+        driver = _serpsim.ShardedScenario(**args)
+        ranges = _unit_ranges(driver.units, int(partitions) if partitions else sc.defaultParallelism)
+        threads = max(1, int(threads_per_task))
+
+        def task(it: Iterator[tuple]) -> Iterator[tuple]:
+            from serpsim import _serpsim as native
+
+            shard = None
+            for first, end in it:
+                shard = shard or native.ShardedScenario(**args)
+                yield first, bytes(shard.run_units(first, end, threads))
+
+        states = sc.parallelize(ranges, len(ranges)).mapPartitions(task).collect()
+        states.sort(key=lambda s: s[0])
+        got = [f for f, _ in states]
+        if got != [f for f, _ in ranges]:
+            raise RuntimeError(f"serpsim.spark.simulate: expected the states of units starting at {[f for f, _ in ranges]}, got {got}")
+        written, warnings = driver.write([s for _, s in states])
+        files = _read_files(written)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if warnings:
+        import warnings as _w
+
+        for message in warnings:
+            _w.warn(message, stacklevel=2)
+    return Simulation(files, warnings, None if out is None else target)

@@ -1,11 +1,11 @@
 //! Click models from Python: fit from an Arrow table or a log file, evaluate, predict, simulate,
 //! save and load (the CLI's JSON format).
 
-use crate::arrow_io::{self, Flags, Lists, Strs};
+use crate::arrow_io;
 use crate::errors::{guard, invalid, to_py};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
-use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
@@ -18,67 +18,88 @@ use std::sync::Arc;
 
 /// Reads a click log table (`query_id`, `docs` list, `clicks` list) into `data`'s vocabulary.
 /// `clicks` may be absent when `need_clicks` is false (SERPs to predict or simulate on).
+/// The columns are read whole from the Arrow buffers ([`crate::id_columns`]) with the GIL
+/// released.
 fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_clicks: bool, what: &str) -> PyResult<ClickLog> {
     let batches = arrow_io::read_batches(table, what)?;
-    let mut log = ClickLog::new();
-    let (mut qbuf, mut dbuf) = (String::new(), String::new());
-    let mut pairs = Vec::new();
-    let mut clicks = Vec::new();
-    let mut row_base = 0usize;
     for batch in &batches {
-        let q_col = arrow_io::column(py, batch, "query_id", what)?;
-        let docs_col = arrow_io::column(py, batch, "docs", what)?;
-        if batch.num_rows() == 0 {
+        arrow_io::column(py, batch, "query_id", what)?;
+        arrow_io::column(py, batch, "docs", what)?;
+        if need_clicks && batch.column_by_name("clicks").is_none() {
+            return Err(invalid(py, format!("{what}: missing column `clicks` (a list of 0/1 or booleans per row, aligned with `docs`)")));
+        }
+    }
+    let vocab = &mut data.vocab;
+    py.detach(|| intern_log(&batches, vocab, what)).map_err(|m| invalid(py, m))
+}
+
+/// The sessions of `batches` (columns checked by [`read_log`]), interned into `vocab` in row
+/// order.
+fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<ClickLog, String> {
+    use crate::id_columns::{list_parts, resolve_flags, resolve_ids, row_of, ColumnError, IdCache, PairCache};
+    let mut log = ClickLog::new();
+    let (mut qcache, mut dcache) = (IdCache::default(), IdCache::default());
+    let mut pair_cache = PairCache::default();
+    let (mut qs, mut ds, mut cs, mut pairs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut row_base = 0usize;
+    let col_err = |col: &str, e: ColumnError, row: &dyn Fn(usize) -> usize| match e {
+        ColumnError::Null(j) => format!("{what}: row {}: {col} is null", row(j)),
+        ColumnError::NotFlag(j, v) => format!("{what}: row {}: click flag {v} is not 0 or 1", row(j)),
+        ColumnError::Type(t) => format!("{what}: column {col}: {t}"),
+    };
+    for batch in batches {
+        let n = batch.num_rows();
+        if n == 0 {
             continue;
         }
-        let q = Strs::new(py, q_col.as_ref(), &format!("{what}: column `query_id`"))?;
-        let docs = Lists::new(py, docs_col.as_ref(), &format!("{what}: column `docs`"))?;
-        let doc_values = Strs::new(py, docs.values.as_ref(), &format!("{what}: column `docs` (its items)"))?;
-        let click_lists = match batch.column_by_name("clicks") {
-            Some(c) => Some(Lists::new(py, c.as_ref(), &format!("{what}: column `clicks`"))?),
-            None if need_clicks => {
-                return Err(invalid(py, format!("{what}: missing column `clicks` (a list of 0/1 or booleans per row, aligned with `docs`)")))
-            }
-            None => None,
-        };
-        let click_values = match &click_lists {
-            Some(l) => Some(Flags::new(py, l.values.as_ref(), &format!("{what}: column `clicks` (its items)"))?),
-            None => None,
-        };
-        for i in 0..batch.num_rows() {
-            let row = row_base + i;
-            let query = q.get(i, &mut qbuf).ok_or_else(|| invalid(py, format!("{what}: row {row}: `query_id` is null")))?;
-            let qi = data.vocab.intern_query(query);
-            let range = docs.range(i).ok_or_else(|| invalid(py, format!("{what}: row {row}: `docs` is null")))?;
-            pairs.clear();
-            for j in range.clone() {
-                let d = doc_values.get(j, &mut dbuf).ok_or_else(|| invalid(py, format!("{what}: row {row}: a document id is null")))?;
-                let di = data.vocab.intern_doc(d);
-                pairs.push(data.vocab.intern_pair(qi, di));
-            }
-            clicks.clear();
-            match (&click_lists, &click_values) {
-                (Some(l), Some(v)) => {
-                    let r = l.range(i).ok_or_else(|| invalid(py, format!("{what}: row {row}: `clicks` is null")))?;
-                    if r.len() != range.len() {
-                        return Err(invalid(
-                            py,
-                            format!("{what}: row {row}: {} clicks for {} documents; `clicks` must align with `docs`", r.len(), range.len()),
-                        ));
-                    }
-                    for j in r {
-                        match v.get(j) {
-                            Ok(Some(c)) => clicks.push(c),
-                            Ok(None) => return Err(invalid(py, format!("{what}: row {row}: a click flag is null"))),
-                            Err(e) => return Err(invalid(py, format!("{what}: row {row}: click flag {e}"))),
-                        }
+        let q_col = batch.column_by_name("query_id").expect("checked");
+        let docs_col = batch.column_by_name("docs").expect("checked");
+        let here = |j: usize| row_base + j;
+        qs.clear();
+        resolve_ids(q_col.as_ref(), 0..n, &mut qcache, &mut |s: &str| vocab.intern_query(s), &mut qs)
+            .map_err(|e| col_err("`query_id`", e, &here))?;
+        let (doffs, dvalues) = list_parts(docs_col.as_ref()).map_err(|e| col_err("`docs`", e, &here))?;
+        if let Some(i) = (0..n).find(|&i| docs_col.is_null(i)) {
+            return Err(format!("{what}: row {}: `docs` is null", row_base + i));
+        }
+        let d_row = |j: usize| row_base + row_of(&doffs, j);
+        ds.clear();
+        resolve_ids(dvalues.as_ref(), doffs[0]..doffs[n], &mut dcache, &mut |s: &str| vocab.intern_doc(s), &mut ds).map_err(|e| match e {
+            ColumnError::Null(j) => format!("{what}: row {}: a document id is null", d_row(j)),
+            e => col_err("`docs` (its items)", e, &d_row),
+        })?;
+        let clicks = match batch.column_by_name("clicks") {
+            Some(c) => {
+                let (coffs, cvalues) = list_parts(c.as_ref()).map_err(|e| col_err("`clicks`", e, &here))?;
+                if let Some(i) = (0..n).find(|&i| c.is_null(i)) {
+                    return Err(format!("{what}: row {}: `clicks` is null", row_base + i));
+                }
+                for i in 0..n {
+                    let (nc, nd) = (coffs[i + 1] - coffs[i], doffs[i + 1] - doffs[i]);
+                    if nc != nd {
+                        return Err(format!("{what}: row {}: {nc} clicks for {nd} documents; `clicks` must align with `docs`", row_base + i));
                     }
                 }
-                _ => clicks.resize(pairs.len(), false),
+                let c_row = |j: usize| row_base + row_of(&coffs, j);
+                cs.clear();
+                resolve_flags(cvalues.as_ref(), coffs[0]..coffs[n], &mut cs).map_err(|e| match e {
+                    ColumnError::Null(j) => format!("{what}: row {}: a click flag is null", c_row(j)),
+                    e => col_err("`clicks` (its items)", e, &c_row),
+                })?;
+                true
             }
-            log.push(qi, &pairs, &clicks);
+            None => false,
+        };
+        let no_clicks = vec![false; doffs.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)];
+        for i in 0..n {
+            let range = doffs[i] - doffs[0]..doffs[i + 1] - doffs[0];
+            let q = qs[i];
+            pairs.clear();
+            pairs.extend(ds[range.clone()].iter().map(|&d| pair_cache.get(q, d, || vocab.intern_pair(q, d))));
+            let c = if clicks { &cs[range] } else { &no_clicks[..range.len()] };
+            log.push(q, &pairs, c);
         }
-        row_base += batch.num_rows();
+        row_base += n;
     }
     Ok(log)
 }

@@ -168,8 +168,8 @@ impl<'a> Scores<'a> {
 }
 
 /// Judgements from a qrels table (`query_id`, `doc_id`, `relevance`; `iteration` ignored),
-/// read by the qrels reader itself (same checks and messages; line N is row N - 1): the
-/// table is written once as qrels text, the one copy of the data.
+/// with the qrels reader's checks and messages (line N is row N - 1), straight from the Arrow
+/// columns (no text copy of the table).
 fn judgements_from_table(batches: &[RecordBatch]) -> serpsim::Result<Judgements> {
     let what = "qrels";
     let q = Ids::read(batches, "query_id", what)?;
@@ -178,17 +178,15 @@ fn judgements_from_table(batches: &[RecordBatch]) -> serpsim::Result<Judgements>
     if let Some((i, g)) = rel.iter().enumerate().find(|(_, g)| **g < i32::MIN as f64 || **g > i32::MAX as f64) {
         return Err(Error::Invalid(format!("{what}: row {i}: relevance {g} is out of range")));
     }
-    let mut text = String::new();
-    for (row, ((q, d), &g)) in q.iter().zip(d.iter()).zip(rel.iter()).enumerate() {
+    let rows = q.iter().zip(d.iter()).zip(rel.iter()).enumerate().map(|(row, ((q, d), &g))| {
         check_id(q, "query_id", what, row)?;
         check_id(d, "doc_id", what, row)?;
-        use std::fmt::Write;
-        let _ = writeln!(text, "{q} 0 {d} {}", g as i32);
-    }
-    Judgements::parse(&text, &format!("{what} (table; line = row + 1)"))
+        Ok((q.as_bytes(), d.as_bytes(), g as i32))
+    });
+    Judgements::from_rows(&format!("{what} (table; line = row + 1)"), rows)
 }
 
-/// Ids go into whitespace-separated text: one with white space would shift the fields.
+/// Ids are those a qrels or run file could hold: not empty, no white space.
 fn check_id(id: &str, column: &str, what: &str, row: usize) -> serpsim::Result<()> {
     if id.is_empty() || id.bytes().any(|b| b.is_ascii_whitespace()) {
         return Err(Error::Invalid(format!("{what}: row {row}: column `{column}`: `{id}` is empty or contains white space")));
@@ -202,20 +200,16 @@ fn run_from_table(j: &Judgements, name: &str, batches: &[RecordBatch]) -> serpsi
     let d = Ids::read(batches, "doc_id", &what)?;
     let s = Scores::read(batches, "score", &what)?;
     let tag = if name.is_empty() || name.bytes().any(|b| b.is_ascii_whitespace()) { "run" } else { name };
-    let mut text = String::new();
-    for (row, ((q, d), s)) in q.iter().zip(d.iter()).zip(s.iter()).enumerate() {
+    let rows = q.iter().zip(d.iter()).zip(s.iter()).enumerate().map(|(row, ((q, d), s))| {
         check_id(q, "query_id", &what, row)?;
         check_id(d, "doc_id", &what, row)?;
         if !s.is_finite() {
             return Err(Error::Invalid(format!("{what}: row {row}: score {s} is not a finite number")));
         }
-        use std::fmt::Write;
-        // `{}` prints the shortest decimal that reads back as the same f64.
-        let _ = writeln!(text, "{q} Q0 {d} {} {s} {tag}", row + 1);
-    }
-    RankedRun::parse(j, &text, &format!("{what} (table; line = row + 1)"), &RunOptions::default())
+        Ok((q.as_bytes(), d.as_bytes(), s))
+    });
+    RankedRun::from_rows(j, &format!("{what} (table; line = row + 1)"), tag.to_string(), rows, &RunOptions::default())
 }
-
 
 /// A finished evaluation: every run on every measure, per query.
 #[pyclass(module = "serpsim._serpsim", name = "Evaluation", frozen)]

@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod arrow_io;
+mod id_columns;
 mod baraco;
 mod clicks;
 mod errors;

@@ -34,22 +34,7 @@ fn simulate(
     threads: Option<usize>,
     samples: bool,
 ) -> PyResult<Job> {
-    let spec = match (path, text, json) {
-        (None, None, None) => Spec::Default,
-        (Some(p), None, None) => Spec::Path(p),
-        (None, Some(t), None) => Spec::Text(t),
-        (None, None, Some(j)) => {
-            let value: serde_json::Value = serde_json::from_str(&j).map_err(|e| crate::errors::invalid(py, format!("scenario: {e}")))?;
-            let t = toml::to_string(&value).map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
-            Spec::Text(t)
-        }
-        _ => return Err(crate::errors::invalid(py, "give one of path, text or json")),
-    };
-    let (scenario, base) = match spec {
-        Spec::Default => (Scenario::embedded_default(), base.unwrap_or_else(|| PathBuf::from("."))),
-        Spec::Path(p) => Scenario::from_file(&p).map_err(|e| to_py(py, e))?,
-        Spec::Text(t) => (Scenario::parse(&t, "<scenario>").map_err(|e| to_py(py, e))?, base.unwrap_or_else(|| PathBuf::from("."))),
-    };
+    let (scenario, base) = scenario_of(py, path, text, json, base)?;
     let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples) };
     spawn("simulating users", threads, move |p| {
         p.phase("simulating users", "units", None);
@@ -63,6 +48,93 @@ fn simulate(
     })
 }
 
+/// A scenario prepared for a sharded (Spark) run: the scenario after the overrides, loaded.
+/// The driver and every task build it from the same arguments, so they see the same world and
+/// units.
+#[pyclass(module = "serpsim._serpsim", name = "ShardedScenario", frozen)]
+pub struct ShardedScenario {
+    scenario: Scenario,
+    loaded: serpsim::scenario::Loaded,
+}
+
+fn load_sharded(py: Python<'_>, scenario: Scenario, base: PathBuf) -> PyResult<ShardedScenario> {
+    let loaded = {
+        let s = &scenario;
+        let b = &base;
+        py.detach(|| s.load(b)).map_err(|e| to_py(py, e))?
+    };
+    Ok(ShardedScenario { scenario, loaded })
+}
+
+#[pymethods]
+impl ShardedScenario {
+    /// Prepares a scenario (as `simulate` takes it) for a sharded run writing into `out`.
+    /// Per-session samples are not collected in a sharded run (`samples` is turned off).
+    #[new]
+    #[pyo3(signature = (out, path=None, text=None, json=None, base=None, replicates=None, seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        out: PathBuf,
+        path: Option<PathBuf>,
+        text: Option<String>,
+        json: Option<String>,
+        base: Option<PathBuf>,
+        replicates: Option<u64>,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let (mut scenario, base) = scenario_of(py, path, text, json, base)?;
+        Overrides { replicates, seed, out: Some(out), samples: Some(false) }.apply(&mut scenario).map_err(|e| to_py(py, e))?;
+        load_sharded(py, scenario, base)
+    }
+
+    /// Units of work (profile, block of users) of the whole run.
+    #[getter]
+    fn units(&self) -> usize {
+        serpsim::report::unit_count(&self.scenario, &self.loaded)
+    }
+
+    /// Runs units `first..end` on `threads` threads (default 1: one Spark task, one core) and
+    /// returns the report sink's state (bytes).
+    #[pyo3(signature = (first, end, threads=1))]
+    fn run_units<'py>(&self, py: Python<'py>, first: usize, end: usize, threads: usize) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| crate::errors::invalid(py, format!("threads: {e}")))?;
+        let state = py
+            .detach(|| pool.install(|| serpsim::report::run_shard(&self.scenario, &self.loaded, first..end, &|_, _| {})))
+            .map_err(|e| to_py(py, e))?;
+        Ok(pyo3::types::PyBytes::new(py, &state))
+    }
+
+    /// Merges the shards' states and writes the report into the scenario's output folder (the
+    /// files `serpsim simulate` writes). Returns `(written paths, warnings)`.
+    fn write(&self, py: Python<'_>, states: Vec<Vec<u8>>) -> PyResult<(Vec<String>, Vec<String>)> {
+        let run = py.detach(|| serpsim::report::write_sharded(&self.scenario, &self.loaded, &states)).map_err(|e| to_py(py, e))?;
+        Ok((run.written.iter().map(|w| w.display().to_string()).collect(), run.warnings))
+    }
+}
+
+fn scenario_of(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, json: Option<String>, base: Option<PathBuf>) -> PyResult<(Scenario, PathBuf)> {
+    let spec = match (path, text, json) {
+        (None, None, None) => Spec::Default,
+        (Some(p), None, None) => Spec::Path(p),
+        (None, Some(t), None) => Spec::Text(t),
+        (None, None, Some(j)) => {
+            let value: serde_json::Value = serde_json::from_str(&j).map_err(|e| crate::errors::invalid(py, format!("scenario: {e}")))?;
+            let t = toml::to_string(&value).map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
+            Spec::Text(t)
+        }
+        _ => return Err(crate::errors::invalid(py, "give one of path, text or json")),
+    };
+    Ok(match spec {
+        Spec::Default => (Scenario::embedded_default(), base.unwrap_or_else(|| PathBuf::from("."))),
+        Spec::Path(p) => Scenario::from_file(&p).map_err(|e| to_py(py, e))?,
+        Spec::Text(t) => (Scenario::parse(&t, "<scenario>").map_err(|e| to_py(py, e))?, base.unwrap_or_else(|| PathBuf::from("."))),
+    })
+}
+
 /// The embedded default scenario's TOML text (what `serpsim simulate` runs without a file).
 #[pyfunction]
 fn default_scenario() -> &'static str {
@@ -72,5 +144,6 @@ fn default_scenario() -> &'static str {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
+    m.add_class::<ShardedScenario>()?;
     Ok(())
 }

@@ -143,3 +143,34 @@ def test_bad_inputs_name_the_problem(tmp_path):
         serpsim.evaluate(QRELS, RUN, ["map"], progress=False).agreement()
     with pytest.raises(TypeError, match="run `run`: expected a pandas DataFrame"):
         serpsim.evaluate(QRELS, 42, ["map"], progress=False)
+
+
+def test_ir_measures_parameter_spellings_match_ir_measures():
+    # Expected: ir_measures 0.4.3 and its back ends (trectools 0.0.50 for RBP(p=..), cwl-eval
+    # 1.0.12 for RBP(rel=..), gdeval for ERR@10, pytrec_eval-terrier 0.5.11 otherwise), per
+    # topic and mean, recorded by `python analysis/metrics/ir_measures_params.py` in
+    # study_logs/metrics/ir_measures_params.json on tie-free copies of the bundled runs.
+    # Tolerance 1e-12 (summation order); gdeval prints 5 decimals (5e-6).
+    import json
+
+    fixture = json.loads((DATA / "metrics" / "ir_measures_params.json").read_text())
+    assert len(fixture["cases"]) >= 10
+    for case in fixture["cases"]:
+        qrels = read_qrels(DATA.parent / case["qrels"])
+        run, _ = read_run(DATA.parent / case["run"])
+        # ir_measures scores a qrels topic the run misses as 0 (trec_eval's -c).
+        ev = serpsim.evaluate(qrels, run, [case["measure"]], complete=True, progress=False)
+        tol = 5e-6 if case["provider"] == "gdeval" else 1e-12
+        per = ev.per_query.set_index("query_id")["value"]
+        for topic, want in case["per_topic"].items():
+            assert abs(per[topic] - want) <= tol, (case["measure"], case["run"], topic, per[topic], want)
+        assert abs(ev.aggregate["value"][0] - case["mean"]) <= tol, (case["measure"], case["run"])
+
+
+def test_unsupported_ir_measures_parameters_are_refused():
+    qrels = read_qrels(QRELS)
+    run, _ = read_run(RUN)
+    with pytest.raises(ValueError, match="judged_only.*not supported"):
+        serpsim.evaluate(qrels, run, ["P(judged_only=True)@5"], progress=False)
+    with pytest.raises(ValueError, match="exp-log2"):
+        serpsim.evaluate(qrels, run, ["nDCG(dcg=exp-log2)@10"], progress=False)

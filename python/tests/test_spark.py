@@ -116,3 +116,36 @@ def test_bad_frames_are_refused(spark):
     df = spark.createDataFrame([("q", ["a"], [True])], "query_id string, docs array<string>, clicks array<boolean>")
     with pytest.raises(serpsim.InvalidInputError, match="not fitted from E-step|single count"):
         serpsim.spark.fit(df, model="cm")
+
+
+# The single-machine reference for the Spark simulation: the CLI on a bundled scenario,
+# `serpsim simulate simulations/default.toml --replicates 2000 --seed 7 --out DIR`
+# (2 profiles x 32 blocks of 63 users = 64 units of work).
+SCENARIO = DATA.parent / "simulations" / "default.toml"
+REPORT_FILES = ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "summary.json", "distributions.svg", "gain_curves.svg"]
+
+
+@pytest.fixture(scope="module")
+def cli_simulation(cli, tmp_path_factory):
+    from conftest import run_cli
+
+    out = tmp_path_factory.mktemp("cli-sim") / "run"
+    run_cli(cli, "simulate", str(SCENARIO), "--replicates", "2000", "--seed", "7", "--out", str(out))
+    return out
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+def test_spark_simulation_equals_the_cli(spark, cli_simulation, tmp_path, partitions):
+    out = tmp_path / "spark"
+    r = serpsim.spark.simulate(spark, SCENARIO, replicates=2000, seed=7, partitions=partitions, out=out)
+    for name in REPORT_FILES:
+        assert (out / name).read_bytes() == (cli_simulation / name).read_bytes(), name
+    assert r.summary is not None and len(r.summary) > 0 and len(r.comparisons) > 0
+    assert r.samples is None
+
+
+def test_spark_simulation_refuses_bad_input(spark, tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.toml"):
+        serpsim.spark.simulate(spark, tmp_path / "nope.toml")
+    with pytest.raises(ValueError, match="replicates"):
+        serpsim.spark.simulate(spark, SCENARIO, replicates=0)

@@ -205,7 +205,12 @@ fn topic_row(plan: &Plan, j: &Judgements, t: usize, ranked: &RankedTopic, opts: 
             }
             MeasureKind::Own(metric) => {
                 let r = if bogus { &empty } else { ranked };
-                out[0] = own_value(metric, topic, r, &grades, level, j.max_grade) + 0.0;
+                // ir_measures' cut-off (`RBP(p=0.8)@10`): only the first `depth` ranks.
+                let g = match m.depth {
+                    Some(k) => &grades[..grades.len().min(k)],
+                    None => &grades[..],
+                };
+                out[0] = own_value(metric, topic, r, g, level, j.max_grade) + 0.0;
             }
         }
     }
@@ -351,7 +356,8 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
     match metric {
         Metric::Ndcg { k, discount } => super::trec::ndcg(g, &topic.ideal, k.unwrap_or(usize::MAX), *discount),
         Metric::Err { k, max_grade: m } => err(g, k.unwrap_or(usize::MAX), m.unwrap_or(max_grade)),
-        Metric::Rbp { p, graded } => super::rbp(&gains(g, *graded, max_grade, level), *p).0,
+        Metric::Rbp { p, raw: true, .. } => super::rbp(&g.iter().map(|&x| f64::from(x.max(0))).collect::<Vec<_>>(), *p).0,
+        Metric::Rbp { p, graded, .. } => super::rbp(&gains(g, *graded, max_grade, level), *p).0,
         Metric::RbpTail { p } => p.powi(g.len() as i32),
         Metric::Ins { variant, t, graded } => ins(&gains(g, *graded, max_grade, level), *t, *variant).value,
         Metric::InsDepth { variant, t, graded } => ins(&gains(g, *graded, max_grade, level), *t, *variant).expected_depth,

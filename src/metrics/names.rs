@@ -11,7 +11,10 @@
 //! - an ir_measures name: `AP`, `AP@10`, `P@5`, `R@100`, `nDCG`, `nDCG@10`, `RR`, `RR@10`,
 //!   `Rprec`, `Bpref`, `infAP`, `NumRet`, `NumRel`, `NumRelRet`, `NumQ`, `SetP`, `SetR`, `SetF`,
 //!   `SetAP`, `SetRelP`, `Success@5`, `IPrec@0.5`, `RBP(p=0.8)`, `ERR@10`, with `(rel=2)` for
-//!   the relevance level where it applies; their values are trec_eval's definitions;
+//!   the relevance level where it applies; their values are those of ir_measures' back ends:
+//!   trec_eval's definitions for the trec_eval family, trectools' `RBP(p=..)[@k]` (gains are
+//!   the grades; `RBP(rel=2,p=..)` is binary at grade 2, as cwl_eval), gdeval's `ERR@k`
+//!   (g_max fixed at 4). `judged_only=True` and `nDCG(dcg=exp-log2)` are refused;
 //! - a serpsim measure: `name[@k][:key=value,...]`, case-insensitive: `ndcg@10:discount=jarvelin`,
 //!   `rbp:p=0.8`, `rbp_tail:p=0.8`, `err@10`, `inst:t=3`, `insq`, `insq'`, `*_depth`, `rrt`, `errt`,
 //!   `tbg`, `pres@1000`, `pres_est@100`, `ct[@k]`, `novelty_utility[@N]`, `rrmetric`, `ebu`.
@@ -75,6 +78,9 @@ pub enum Metric {
         p: f64,
         /// Graded gains `grade / g_max` instead of binary.
         graded: bool,
+        /// Gains are the grades themselves (negative ones 0), unscaled: ir_measures' `RBP(p=..)`
+        /// without `rel`, as its trectools back end computes it. Overrides `graded`.
+        raw: bool,
     },
     /// RBP's tail `p^n` for a ranking of n documents: what the score could still gain if
     /// every rank below the list were relevant (unjudged documents inside the list are not
@@ -698,6 +704,18 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
             no_k()?;
         }
         let rel = p.f64("rel")?.map(|r| r as i32);
+        if let Some(v) = p.raw("judged_only") {
+            match v.to_ascii_lowercase().as_str() {
+                "false" | "0" => {}
+                "true" | "1" => {
+                    return Err(p.err(
+                        "judged_only",
+                        "is not supported: serpsim scores unjudged documents as non-relevant, as trec_eval does; remove them from the run to evaluate judged documents only",
+                    ))
+                }
+                _ => return Err(p.err("judged_only", format!("`{v}` is not True or False"))),
+            }
+        }
         if matches!(t.family, Family::Ndcg | Family::NdcgCut) && rel.is_some() {
             return Err(p.err("rel", "nDCG uses the grades as gains; `rel` does not apply"));
         }
@@ -741,24 +759,30 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
             Metric::Ndcg { k, discount }
         }
         "err" => {
-            let max_grade = p.usize("max")?.map(|g| g as i32);
+            // ir_measures' `ERR@k` is gdeval's: gains (2^g - 1) / 2^4 (its MAX_JUDGMENT = 4);
+            // serpsim's `err@k` takes g_max from the qrels unless `max` is given.
+            let gdeval = base == "ERR" && own_params.is_none() && paren.is_none();
+            let max_grade = p.usize("max")?.map(|g| g as i32).or(gdeval.then_some(4));
             Metric::Err { k, max_grade }
         }
         "rbp" => {
-            no_k()?;
-            if paren.is_none() && own_params.is_none() && base == "RBP" {
-                // ir_measures' default persistence.
+            // ir_measures' spelling `RBP(p=0.8)[@k]`: graded gains (the grades themselves)
+            // unless `rel` makes them binary, and an optional cut-off. serpsim's `rbp:p=0.8` is
+            // binary (or `gain=graded`, grade / g_max) over the whole ranking.
+            let ir = base == "RBP" && own_params.is_none();
+            let depth = if ir { k_usize("RBP")? } else { None };
+            if !ir {
+                no_k()?;
             }
             let pp = p.probability("p", false)?.unwrap_or(0.8);
             if pp >= 1.0 {
                 return Err(p.err("p", "must be < 1"));
             }
-            let graded = p.gain()?;
-            if let Some(rel) = p.f64("rel")? {
-                p.finish()?;
-                return Ok((MeasureKind::Own(Metric::Rbp { p: pp, graded }), Some(rel as i32), None));
-            }
-            Metric::Rbp { p: pp, graded }
+            let graded = if ir { false } else { p.gain()? };
+            let rel = p.f64("rel")?;
+            let raw = ir && rel.is_none();
+            p.finish()?;
+            return Ok((MeasureKind::Own(Metric::Rbp { p: pp, graded, raw }), rel.map(|r| r as i32), depth));
         }
         "rbp_tail" => {
             no_k()?;
@@ -906,8 +930,20 @@ mod tests {
         let c: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(c, ["nDCG@10", "P@5", "AP", "RBP(p=0.8)", "rbp:p=0.8", "novelty_utility@4", "RR@10", "P(rel=2)@5"]);
         assert_eq!(plan.measures[0].kind, MeasureKind::Trec(TrecMeasure::parse(Family::NdcgCut, "10").unwrap()));
-        assert_eq!(plan.measures[3].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false }));
-        assert_eq!(plan.measures[3].kind, plan.measures[4].kind);
+        assert_eq!(plan.measures[3].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: true }));
+        // serpsim's spelling is binary RBP; ir_measures' gains are the grades themselves.
+        assert_eq!(plan.measures[4].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: false }));
+        let irm = Plan::parse(&["RBP(p=0.5)@10", "RBP(rel=2,p=0.8)", "ERR@10", "err@10"]).unwrap();
+        assert_eq!((irm.measures[0].kind.clone(), irm.measures[0].depth), (MeasureKind::Own(Metric::Rbp { p: 0.5, graded: false, raw: true }), Some(10)));
+        assert_eq!(irm.measures[1].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: false }));
+        assert_eq!(irm.measures[1].relevance_level, Some(2));
+        // gdeval's ERR (ir_measures' back end) fixes g_max at 4.
+        assert_eq!(irm.measures[2].kind, MeasureKind::Own(Metric::Err { k: Some(10), max_grade: Some(4) }));
+        assert_eq!(irm.measures[3].kind, MeasureKind::Own(Metric::Err { k: Some(10), max_grade: None }));
+        let e = Plan::parse(&["P(judged_only=True)@5"]).unwrap_err().to_string();
+        assert!(e.contains("judged_only") && e.contains("not supported"), "{e}");
+        assert!(Plan::parse(&["P(judged_only=False)@5"]).is_ok());
+        assert!(Plan::parse(&["rbp:p=0.8@10"]).is_err() && Plan::parse(&["RBP(p=0.8,gain=graded)"]).is_err());
         assert_eq!(plan.measures[6].depth, Some(10));
         assert_eq!(plan.measures[7].relevance_level, Some(2));
         assert!(plan.needs_docs());

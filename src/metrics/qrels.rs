@@ -265,6 +265,68 @@ pub(crate) fn show(field: &[u8]) -> String {
     crate::input::snippet(&String::from_utf8_lossy(field), 60)
 }
 
+/// Accumulates judgements line by line (or row by row).
+struct QrelsBuilder {
+    source: String,
+    topics: Vec<JudgedTopic>,
+    topic_ids: Interner,
+    last: Option<usize>,
+    max_grade: i32,
+}
+
+impl QrelsBuilder {
+    fn new(source: &str) -> Self {
+        QrelsBuilder { source: source.to_string(), topics: Vec::new(), topic_ids: Interner::default(), last: None, max_grade: 1 }
+    }
+
+    #[inline]
+    fn push(&mut self, topic: &[u8], docno: &[u8], grade: i32, lineno: usize) -> Result<()> {
+        let source = &self.source;
+        if grade > MAX_GRADE {
+            return Err(Error::parse(source, lineno, format!("relevance {grade} is larger than {MAX_GRADE}")));
+        }
+        let topics = &mut self.topics;
+        let t = match self.last {
+            Some(t) if topics[t].id.as_bytes() == topic => t,
+            _ => {
+                let (t, new) = self.topic_ids.intern(topic);
+                if new {
+                    let id = std::str::from_utf8(topic)
+                        .map_err(|_| Error::parse(source, lineno, format!("topic id `{}` is not valid UTF-8", show(topic))))?;
+                    // Size a new topic like the one before it (qrels list topics together,
+                    // with similar numbers of judgements): no regrowth for typical files.
+                    let (n, bytes) = self.last.map_or((16, 256), |p| (topics[p].len(), topics[p].docs.bytes()));
+                    let mut new_topic = JudgedTopic::new(id.to_string());
+                    new_topic.reserve(n, bytes);
+                    topics.push(new_topic);
+                }
+                self.last = Some(t as usize);
+                t as usize
+            }
+        };
+        let topic = &mut topics[t];
+        let h = hash_bytes(docno);
+        if let Some(d) = topic.find_hashed(docno, h) {
+            return Err(Error::parse(source, lineno, format!(
+                "document `{}` judged twice for topic `{}` (first at line {})",
+                show(docno), topic.id, topic.lines[d as usize]
+            )));
+        }
+        topic.add_new(docno, h, grade, lineno as u32);
+        self.max_grade = self.max_grade.max(grade);
+        Ok(())
+    }
+
+    fn finish(self, lines: usize) -> Result<Judgements> {
+        if self.topics.is_empty() {
+            return Err(Error::parse(&self.source, lines.max(1), "no judgements found (empty qrels)"));
+        }
+        let mut j = Judgements { topics: self.topics, max_grade: self.max_grade, source: self.source, ..Default::default() };
+        j.finish();
+        Ok(j)
+    }
+}
+
 impl Judgements {
     /// Reads qrels from a file (`-` for standard input; gzip and zstd detected).
     pub fn read(path: &Path) -> Result<Self> {
@@ -279,10 +341,7 @@ impl Judgements {
     /// Reads qrels from an opened input, line by line.
     pub fn from_input(input: Input) -> Result<Self> {
         let source = input.name().to_string();
-        let mut topics: Vec<JudgedTopic> = Vec::new();
-        let mut topic_ids = Interner::default();
-        let mut last: Option<usize> = None;
-        let mut max_grade = 1;
+        let mut b = QrelsBuilder::new(&source);
         let mut lines = 0usize;
         for_each_line(input, |lineno, line| {
             lines = lineno;
@@ -296,46 +355,25 @@ impl Judgements {
             let grade = parse_int(f[3]).ok_or_else(|| {
                 Error::parse(&source, lineno, format!("relevance `{}` is not an integer", show(f[3])))
             })?;
-            if grade > MAX_GRADE {
-                return Err(Error::parse(&source, lineno, format!("relevance {grade} is larger than {MAX_GRADE}")));
-            }
-            let t = match last {
-                Some(t) if topics[t].id.as_bytes() == f[0] => t,
-                _ => {
-                    let (t, new) = topic_ids.intern(f[0]);
-                    if new {
-                        let id = std::str::from_utf8(f[0]).map_err(|_| {
-                            Error::parse(&source, lineno, format!("topic id `{}` is not valid UTF-8", show(f[0])))
-                        })?;
-                        // Size a new topic like the one before it (qrels list topics together,
-                        // with similar numbers of judgements): no regrowth for typical files.
-                        let (n, bytes) = last.map_or((16, 256), |p| (topics[p].len(), topics[p].docs.bytes()));
-                        let mut topic = JudgedTopic::new(id.to_string());
-                        topic.reserve(n, bytes);
-                        topics.push(topic);
-                    }
-                    last = Some(t as usize);
-                    t as usize
-                }
-            };
-            let topic = &mut topics[t];
-            let h = hash_bytes(f[2]);
-            if let Some(d) = topic.find_hashed(f[2], h) {
-                return Err(Error::parse(&source, lineno, format!(
-                    "document `{}` judged twice for topic `{}` (first at line {})",
-                    show(f[2]), topic.id, topic.lines[d as usize]
-                )));
-            }
-            topic.add_new(f[2], h, grade, lineno as u32);
-            max_grade = max_grade.max(grade);
-            Ok(())
+            b.push(f[0], f[2], grade, lineno)
         })?;
-        if topics.is_empty() {
-            return Err(Error::parse(&source, lines.max(1), "no judgements found (empty qrels)"));
+        b.finish(lines)
+    }
+
+    /// Judgements from rows `(topic, docno, grade)` (a table's columns, in row order), with the
+    /// checks and messages of the qrels reader: errors name row + 1 as the line of `source`.
+    pub fn from_rows<'a, I>(source: &str, rows: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = Result<(&'a [u8], &'a [u8], i32)>>,
+    {
+        let mut b = QrelsBuilder::new(source);
+        let mut lines = 0;
+        for (i, row) in rows.into_iter().enumerate() {
+            let (t, d, g) = row?;
+            lines = i + 1;
+            b.push(t, d, g, lines)?;
         }
-        let mut j = Judgements { topics, max_grade, source, ..Default::default() };
-        j.finish();
-        Ok(j)
+        b.finish(lines)
     }
 
     /// Indexes already parsed [`Qrels`].

@@ -410,6 +410,21 @@ impl RankedRun {
         b.finish(name, opts)
     }
 
+    /// Maps rows `(topic, docno, score)` (a table's columns, in row order) onto `j`, with the
+    /// run reader's ordering, checks and messages: errors name row + 1 as the line of
+    /// `source`. Scores must be finite (the caller checks them, as the reader refuses NaN).
+    pub fn from_rows<'a, I>(j: &Judgements, source: &str, name: String, rows: I, opts: &RunOptions) -> Result<Self>
+    where
+        I: IntoIterator<Item = Result<(&'a [u8], &'a [u8], f64)>>,
+    {
+        let mut b = Builder::new(j, source);
+        for (i, row) in rows.into_iter().enumerate() {
+            let (t, d, s) = row?;
+            b.push(t, d, s, i + 1)?;
+        }
+        b.finish(name, opts)
+    }
+
     /// Maps an already parsed [`Run`] (its name is the run's name; its ordering is redone).
     pub fn from_run(j: &Judgements, run: &Run, opts: &RunOptions) -> Result<Self> {
         let mut b = Builder::new(j, &run.name);

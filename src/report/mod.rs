@@ -121,24 +121,30 @@ pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
     Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
 }
 
-/// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
-pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<RunSummary> {
+/// The report sink's settings for `scenario`: grids and budgets (from a deterministic pilot
+/// where the scenario does not give them), quantiles per topic or pooled, the compared pairs,
+/// and where to stream samples (`samples`).
+pub fn sink_config(scenario: &Scenario, loaded: &Loaded, samples: Option<std::path::PathBuf>) -> Result<SinkConfig> {
     let (time_grid, effort_grid, time_budgets, effort_budgets) = grids(scenario, loaded)?;
     let cells = loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len();
     let per_topic = scenario.report.per_topic_quantiles.unwrap_or(cells <= 5000);
-    let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
-    let cfg = SinkConfig {
-        per_topic_sketches: per_topic,
-        time_grid,
-        effort_grid,
-        time_budgets,
-        effort_budgets,
-        pairs: loaded.pairs.clone(),
-        samples: parts.clone(),
-    };
+    Ok(SinkConfig { per_topic_sketches: per_topic, time_grid, effort_grid, time_budgets, effort_budgets, pairs: loaded.pairs.clone(), samples })
+}
+
+fn plan<'a>(scenario: &Scenario, loaded: &'a Loaded) -> Plan<'a> {
+    Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None }
+}
+
+fn sink<'a>(scenario: &Scenario, loaded: &'a Loaded, samples: Option<std::path::PathBuf>) -> Result<ReportSink<'a>> {
     let names: Vec<String> = loaded.prepared.iter().map(|p| p.profile.name.clone()).collect();
-    let sink = ReportSink::new(&loaded.world, names, cfg)?;
-    let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None };
+    ReportSink::new(&loaded.world, names, sink_config(scenario, loaded, samples)?)
+}
+
+/// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
+pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<RunSummary> {
+    let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
+    let sink = sink(scenario, loaded, parts.clone())?;
+    let plan = plan(scenario, loaded);
     crate::simulate::run(&plan, &sink, progress)?;
     let summary = sink.finish_summary();
     if let Some(dir) = &parts {
@@ -155,12 +161,50 @@ pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progr
         })?;
         std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let report = Report::new(scenario, &summary, &loaded.warnings);
+    write_report(scenario, loaded, staged, &summary)?;
+    Ok(summary)
+}
+
+fn write_report(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, summary: &RunSummary) -> Result<()> {
+    let report = Report::new(scenario, summary, &loaded.warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
     for w in &loaded.warnings {
         staged.warn(w.clone());
     }
-    Ok(summary)
+    Ok(())
+}
+
+/// The number of units of work of `scenario` (see [`crate::simulate::engine::units`]): the
+/// pieces a distributed run shards.
+pub fn unit_count(scenario: &Scenario, loaded: &Loaded) -> usize {
+    crate::simulate::engine::units(&plan(scenario, loaded)).len()
+}
+
+/// Runs the units `range` of `scenario` (one shard of a distributed run) and returns the
+/// report sink's state ([`ReportSink::state`]). Shards that together cover every unit, merged
+/// by [`write_sharded`], give the report [`run_and_write`] writes. Samples are not collected.
+pub fn run_shard(scenario: &Scenario, loaded: &Loaded, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<u8>> {
+    let sink = sink(scenario, loaded, None)?;
+    crate::simulate::engine::run_units(&plan(scenario, loaded), &sink, range, progress)?;
+    Ok(sink.state())
+}
+
+/// Merges the states of shards ([`run_shard`]) and writes the report into `[output] dir`, as
+/// [`run_and_write`] does for one process. Refuses a scenario that asks for samples (a
+/// sharded run does not collect them).
+pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -> Result<ScenarioRun> {
+    if scenario.output.samples {
+        return Err(Error::Invalid("a sharded run does not collect per-session samples: set `[output] samples = false`".into()));
+    }
+    let sink = sink(scenario, loaded, None)?;
+    for s in states {
+        sink.merge_state(s)?;
+    }
+    let mut staged = stage(scenario, "simulate")?;
+    let summary = sink.finish_summary();
+    write_report(scenario, loaded, &mut staged, &summary)?;
+    let written = staged.commit()?;
+    Ok(ScenarioRun { written, summary, warnings: loaded.warnings.clone() })
 }
 
 /// An across-topic test of one measure for one pair.
@@ -588,5 +632,38 @@ mod tests {
         assert_eq!(nice_ceil(240.0), 250.0);
         assert_eq!(nice_ceil(300.0), 300.0);
         assert_eq!(nice_ceil(801.0), 1000.0);
+    }
+
+    /// Shards merged in any order give the summary of one run over every unit (the reference
+    /// is the single-process `run_into` path: `ReportSink` fed by `simulate::run`).
+    #[test]
+    fn sharded_states_merge_into_the_single_run() {
+        let mut scenario = Scenario::embedded_default();
+        scenario.replicates = 700;
+        scenario.seed = 3;
+        let loaded = scenario.load(std::path::Path::new(".")).unwrap();
+        let whole = sink(&scenario, &loaded, None).unwrap();
+        crate::simulate::run(&plan(&scenario, &loaded), &whole, &|_, _| {}).unwrap();
+        // Compared through Debug: NaN fields (e.g. quantiles of an empty budget sketch) print
+        // alike, while `==` would call them different.
+        let want = format!("{:?}", whole.finish_summary());
+        let n = unit_count(&scenario, &loaded);
+        assert!(n > 10, "{n} units");
+        let shards: Vec<Vec<u8>> = [0..3, 3..n / 2, n / 2..n].into_iter().map(|r| run_shard(&scenario, &loaded, r, &|_, _| {}).unwrap()).collect();
+        for order in [[0, 1, 2], [2, 0, 1]] {
+            let merged = sink(&scenario, &loaded, None).unwrap();
+            for i in order {
+                merged.merge_state(&shards[i]).unwrap();
+            }
+            assert_eq!(format!("{:?}", merged.finish_summary()), want);
+        }
+        // A missing shard changes the summary; a damaged state is refused whole.
+        let partial = sink(&scenario, &loaded, None).unwrap();
+        partial.merge_state(&shards[0]).unwrap();
+        partial.merge_state(&shards[2]).unwrap();
+        assert_ne!(format!("{:?}", partial.finish_summary()), want);
+        let damaged = sink(&scenario, &loaded, None).unwrap();
+        assert!(damaged.merge_state(&shards[1][..shards[1].len() - 1]).is_err());
+        assert!(damaged.merge_state(b"not a state").is_err());
     }
 }

@@ -259,6 +259,14 @@ pub fn user_key(topic_key: u64, user: u64) -> u64 {
 
 /// Runs `plan` on the current rayon pool; `progress(done, total)` is called after each unit.
 pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
+    run_units(plan, sink, 0..usize::MAX, progress)
+}
+
+/// Runs the units of `plan` whose index is in `range` (clamped to the plan's units): a shard
+/// of the run for another process or machine (the Spark simulation). The units, their users
+/// and their random streams are those of the whole plan, so the shards of a partition of
+/// `0..units(plan).len()` together feed a sink exactly what [`run`] feeds it.
+pub fn run_units<S: Sink>(plan: &Plan, sink: &S, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
     plan.world.validate()?;
     if plan.profiles.is_empty() {
         return Err(Error::Invalid("no user profiles to simulate".into()));
@@ -266,7 +274,8 @@ pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync))
     if plan.users == 0 {
         return Err(Error::Invalid("users (replicates) must be at least 1".into()));
     }
-    let units = units(plan);
+    let all = units(plan);
+    let units = &all[range.start.min(all.len())..range.end.min(all.len())];
     let total = units.len() as u64;
     let done = std::sync::atomic::AtomicU64::new(0);
     units.par_iter().try_for_each(|unit| -> Result<()> {

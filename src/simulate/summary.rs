@@ -486,6 +486,175 @@ impl Sink for ReportSink<'_> {
     }
 }
 
+/// The byte form of the report sink's state (see [`ReportSink::state`]).
+mod state {
+    use super::*;
+    use crate::stats::sketch::codec::{Reader, Writer};
+
+    pub(super) const MAGIC: u64 = 0x7365_7270_7369_6d31; // "serpsim1"
+
+    fn list<T>(w: &mut Writer, xs: &[T], f: impl Fn(&mut Writer, &T)) {
+        w.u64(xs.len() as u64);
+        xs.iter().for_each(|x| f(w, x));
+    }
+
+    fn read_list<T>(r: &mut Reader, f: impl Fn(&mut Reader) -> Result<T>) -> Result<Vec<T>> {
+        let n = r.len(1)?;
+        (0..n).map(|_| f(r)).collect()
+    }
+
+    fn moments(w: &mut Writer, m: &Moments) {
+        m.encode(w)
+    }
+
+    pub(super) fn cell(w: &mut Writer, c: &CellAcc) {
+        list(w, &c.measures, |w, m| {
+            m.m.encode(w);
+            m.s.encode(w);
+        });
+        for curve in [&c.time_curve, &c.effort_curve] {
+            w.i128s(&curve.g);
+            w.i128s(&curve.g2);
+        }
+        list(w, &c.time_budgets, moments);
+        list(w, &c.effort_budgets, moments);
+    }
+
+    pub(super) fn read_cell(r: &mut Reader) -> Result<CellAcc> {
+        let measures = read_list(r, |r| Ok(MeasureAcc { m: Moments::decode(r)?, s: Sketch::decode(r)? }))?;
+        let time_curve = CurveAcc { g: r.i128s()?, g2: r.i128s()? };
+        let effort_curve = CurveAcc { g: r.i128s()?, g2: r.i128s()? };
+        let time_budgets = read_list(r, Moments::decode)?;
+        let effort_budgets = read_list(r, Moments::decode)?;
+        Ok(CellAcc { measures, time_curve, effort_curve, time_budgets, effort_budgets })
+    }
+
+    fn diff(w: &mut Writer, d: &DiffAcc) {
+        d.m.encode(w);
+        d.s.encode(w);
+        w.u64(d.higher);
+        w.u64(d.lower);
+        w.u64(d.tie);
+    }
+
+    fn read_diff(r: &mut Reader) -> Result<DiffAcc> {
+        Ok(DiffAcc { m: Moments::decode(r)?, s: Sketch::decode(r)?, higher: r.u64()?, lower: r.u64()?, tie: r.u64()? })
+    }
+
+    pub(super) fn pair(w: &mut Writer, p: &PairAcc) {
+        list(w, &p.measures, diff);
+        list(w, &p.time_budgets, diff);
+        list(w, &p.effort_budgets, diff);
+    }
+
+    pub(super) fn read_pair(r: &mut Reader) -> Result<PairAcc> {
+        Ok(PairAcc { measures: read_list(r, read_diff)?, time_budgets: read_list(r, read_diff)?, effort_budgets: read_list(r, read_diff)? })
+    }
+}
+
+impl ReportSink<'_> {
+    /// The sink's accumulated state as bytes: what a shard of the run ([`super::engine::run_units`])
+    /// sends to the process that writes the report. Moments travel as exact fixed-point sums
+    /// and sketches as counts, so [`ReportSink::merge_state`] of the shards' states gives the
+    /// very accumulators one process running every unit would hold (merging is exact and does
+    /// not depend on order).
+    pub fn state(&self) -> Vec<u8> {
+        use crate::stats::sketch::codec::Writer;
+        let mut w = Writer::default();
+        w.u64(state::MAGIC);
+        for n in [self.profiles.len(), self.world.topics.len(), self.world.systems.len(), self.cfg.pairs.len()] {
+            w.u64(n as u64);
+        }
+        w.u64(u64::from(self.cfg.per_topic_sketches));
+        let lock = |m: &Mutex<CellAcc>| m.lock().expect("no panics while locked").clone();
+        let lock_pair = |m: &Mutex<PairAcc>| m.lock().expect("no panics while locked").clone();
+        for group in [&self.cells, &self.pooled] {
+            w.u64(group.len() as u64);
+            group.iter().for_each(|c| state::cell(&mut w, &lock(c)));
+        }
+        for group in [&self.pairs, &self.pooled_pairs] {
+            w.u64(group.len() as u64);
+            group.iter().for_each(|p| state::pair(&mut w, &lock_pair(p)));
+        }
+        w.0
+    }
+
+    /// Merges the state of another sink of the same scenario (see [`ReportSink::state`]).
+    pub fn merge_state(&self, bytes: &[u8]) -> Result<()> {
+        use crate::stats::sketch::codec::Reader;
+        let mut r = Reader(bytes);
+        let bad = |what: &str| Error::Invalid(format!("summary state: {what} (a shard of another scenario or version?)"));
+        if r.u64()? != state::MAGIC {
+            return Err(bad("not a serpsim summary state"));
+        }
+        for n in [self.profiles.len(), self.world.topics.len(), self.world.systems.len(), self.cfg.pairs.len()] {
+            if r.u64()? != n as u64 {
+                return Err(bad("its shape differs from this scenario's"));
+            }
+        }
+        let sk = self.cfg.per_topic_sketches;
+        if r.u64()? != u64::from(sk) {
+            return Err(bad("its quantile setting differs"));
+        }
+        let shape_cell = |c: &CellAcc| {
+            c.measures.len() == N_MEASURES
+                && c.time_curve.g.len() == self.cfg.time_grid.points
+                && c.effort_curve.g.len() == self.cfg.effort_grid.points
+                && c.time_budgets.len() == self.cfg.time_budgets.len()
+                && c.effort_budgets.len() == self.cfg.effort_budgets.len()
+        };
+        let shape_pair = |p: &PairAcc| {
+            p.measures.len() == N_MEASURES && p.time_budgets.len() == self.cfg.time_budgets.len() && p.effort_budgets.len() == self.cfg.effort_budgets.len()
+        };
+        // Decode everything before merging anything: a bad state leaves the sink unchanged.
+        let mut cell_groups = Vec::new();
+        for group in [&self.cells, &self.pooled] {
+            if r.len(1)? != group.len() {
+                return Err(bad("its number of cells differs"));
+            }
+            let cells = (0..group.len()).map(|_| state::read_cell(&mut r)).collect::<Result<Vec<_>>>()?;
+            if !cells.iter().all(shape_cell) {
+                return Err(bad("its grids or budgets differ"));
+            }
+            cell_groups.push(cells);
+        }
+        let mut pair_groups = Vec::new();
+        for group in [&self.pairs, &self.pooled_pairs] {
+            if r.len(1)? != group.len() {
+                return Err(bad("its number of pairs differs"));
+            }
+            let pairs = (0..group.len()).map(|_| state::read_pair(&mut r)).collect::<Result<Vec<_>>>()?;
+            if !pairs.iter().all(shape_pair) {
+                return Err(bad("its budgets differ"));
+            }
+            pair_groups.push(pairs);
+        }
+        if !r.is_empty() {
+            return Err(bad("trailing bytes"));
+        }
+        // The merges `topic_done` and `finish` do: cells and pairs whole, pooled ones by sketch.
+        for (g, o) in self.cells.iter().zip(&cell_groups[0]) {
+            g.lock().expect("no panics while locked").merge(o, sk);
+        }
+        for (g, o) in self.pooled.iter().zip(&cell_groups[1]) {
+            let mut g = g.lock().expect("no panics while locked");
+            for (a, b) in g.measures.iter_mut().zip(&o.measures) {
+                a.s.merge(&b.s);
+            }
+        }
+        for (g, o) in self.pairs.iter().zip(&pair_groups[0]) {
+            g.lock().expect("no panics while locked").merge(o, sk);
+        }
+        for (g, o) in self.pooled_pairs.iter().zip(&pair_groups[1]) {
+            let mut g = g.lock().expect("no panics while locked");
+            for (a, b) in g.measures.iter_mut().zip(&o.measures) {
+                a.s.merge(&b.s);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A gain curve pooled over topics: mean gain collected by each grid point, with its standard
 /// error over sessions.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -555,3 +555,203 @@ mod tests {
         assert_eq!(ab.cdf_parts(1.0), (0.2, 0.4));
     }
 }
+
+/// A little-endian byte codec for shipping mergeable summaries between processes (the Spark
+/// simulation's per-task state): fixed-width fields, no floats through text, so a summary read
+/// back is bit-for-bit the one written.
+pub mod codec {
+    use crate::error::{Error, Result};
+
+    /// Appends fields to a byte buffer.
+    #[derive(Debug, Default)]
+    pub struct Writer(pub Vec<u8>);
+
+    impl Writer {
+        /// A `u64`.
+        pub fn u64(&mut self, x: u64) {
+            self.0.extend_from_slice(&x.to_le_bytes());
+        }
+        /// An `i128`.
+        pub fn i128(&mut self, x: i128) {
+            self.0.extend_from_slice(&x.to_le_bytes());
+        }
+        /// An `f64`, by its bits.
+        pub fn f64(&mut self, x: f64) {
+            self.u64(x.to_bits());
+        }
+        /// A length-prefixed list of `u64`.
+        pub fn u64s(&mut self, xs: &[u64]) {
+            self.u64(xs.len() as u64);
+            xs.iter().for_each(|&x| self.u64(x));
+        }
+        /// A length-prefixed list of `i128`.
+        pub fn i128s(&mut self, xs: &[i128]) {
+            self.u64(xs.len() as u64);
+            xs.iter().for_each(|&x| self.i128(x));
+        }
+    }
+
+    /// Reads fields written by [`Writer`]; a short or malformed buffer is an error, not a panic.
+    #[derive(Debug)]
+    pub struct Reader<'a>(pub &'a [u8]);
+
+    impl Reader<'_> {
+        fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+            if self.0.len() < N {
+                return Err(Error::Invalid("summary state: truncated".into()));
+            }
+            let (a, b) = self.0.split_at(N);
+            self.0 = b;
+            Ok(a.try_into().expect("length checked"))
+        }
+        /// A `u64`.
+        pub fn u64(&mut self) -> Result<u64> {
+            Ok(u64::from_le_bytes(self.take()?))
+        }
+        /// An `i128`.
+        pub fn i128(&mut self) -> Result<i128> {
+            Ok(i128::from_le_bytes(self.take()?))
+        }
+        /// An `f64`.
+        pub fn f64(&mut self) -> Result<f64> {
+            Ok(f64::from_bits(self.u64()?))
+        }
+        /// A length, checked against the bytes left (`width` bytes per item).
+        pub fn len(&mut self, width: usize) -> Result<usize> {
+            let n = self.u64()? as usize;
+            if n.saturating_mul(width) > self.0.len() {
+                return Err(Error::Invalid("summary state: a length exceeds the data".into()));
+            }
+            Ok(n)
+        }
+        /// A list of `u64`.
+        pub fn u64s(&mut self) -> Result<Vec<u64>> {
+            let n = self.len(8)?;
+            (0..n).map(|_| self.u64()).collect()
+        }
+        /// A list of `i128`.
+        pub fn i128s(&mut self) -> Result<Vec<i128>> {
+            let n = self.len(16)?;
+            (0..n).map(|_| self.i128()).collect()
+        }
+        /// Whether every byte was read.
+        pub fn is_empty(&self) -> bool {
+            self.0.is_empty()
+        }
+    }
+}
+
+impl Moments {
+    /// Writes the summary (every field, bit for bit).
+    pub fn encode(&self, w: &mut codec::Writer) {
+        w.u64(self.n);
+        w.f64(self.sum_f);
+        w.f64(self.sumsq_f);
+        w.i128(self.sum);
+        w.i128(self.sumsq);
+        w.f64(self.min);
+        w.f64(self.max);
+    }
+
+    /// Reads a summary written by [`Moments::encode`].
+    pub fn decode(r: &mut codec::Reader) -> crate::error::Result<Self> {
+        Ok(Moments { n: r.u64()?, sum_f: r.f64()?, sumsq_f: r.f64()?, sum: r.i128()?, sumsq: r.i128()?, min: r.f64()?, max: r.f64()? })
+    }
+}
+
+impl Sketch {
+    /// Writes the sketch (its representation and counts; exact entries sorted by value bits,
+    /// so equal sketches give equal bytes).
+    pub fn encode(&self, w: &mut codec::Writer) {
+        w.u64(self.n);
+        match &self.repr {
+            Repr::Dense(v) => {
+                w.u64(0);
+                w.u64s(v);
+            }
+            Repr::Exact(m) => {
+                w.u64(1);
+                let mut e: Vec<(u64, u64)> = m.iter().map(|(&k, &c)| (k, c)).collect();
+                e.sort_unstable();
+                w.u64(e.len() as u64);
+                for (k, c) in e {
+                    w.u64(k);
+                    w.u64(c);
+                }
+            }
+            Repr::Buckets { zero, pos, pos_offset, neg, neg_offset } => {
+                w.u64(2);
+                w.u64(*zero);
+                w.u64(*pos_offset as i64 as u64);
+                w.u64s(pos);
+                w.u64(*neg_offset as i64 as u64);
+                w.u64s(neg);
+            }
+        }
+    }
+
+    /// Reads a sketch written by [`Sketch::encode`].
+    pub fn decode(r: &mut codec::Reader) -> crate::error::Result<Self> {
+        let n = r.u64()?;
+        let repr = match r.u64()? {
+            0 => Repr::Dense(r.u64s()?),
+            1 => {
+                let len = r.len(16)?;
+                let mut m: HashMap<u64, u64, BuildMix> = HashMap::with_capacity_and_hasher(len, BuildMix);
+                for _ in 0..len {
+                    let k = r.u64()?;
+                    m.insert(k, r.u64()?);
+                }
+                Repr::Exact(m)
+            }
+            2 => {
+                let zero = r.u64()?;
+                let pos_offset = r.u64()? as i64 as i32;
+                let pos = r.u64s()?;
+                let neg_offset = r.u64()? as i64 as i32;
+                let neg = r.u64s()?;
+                Repr::Buckets { zero, pos, pos_offset, neg, neg_offset }
+            }
+            t => return Err(crate::error::Error::Invalid(format!("summary state: unknown sketch form {t}"))),
+        };
+        Ok(Sketch { repr, n })
+    }
+}
+
+#[cfg(test)]
+mod codec_tests {
+    use super::*;
+
+    /// Every representation survives encode/decode bit for bit (the decoded value is compared
+    /// with the original by `PartialEq`, which compares every field).
+    #[test]
+    fn moments_and_sketches_round_trip() {
+        let mut dense = Sketch::default();
+        let mut exact = Sketch::default();
+        let mut buckets = Sketch::default();
+        let mut m = Moments::default();
+        for i in 0..5000 {
+            dense.add((i % 7) as f64);
+            exact.add(i as f64 * 0.25 % 100.0);
+            buckets.add(i as f64 * 1.001 - 100.0);
+            m.add(i as f64 / 3.0);
+        }
+        let mut merged = Moments::default();
+        merged.merge(&m);
+        assert!(dense.is_exact() && exact.is_exact() && !buckets.is_exact());
+        for s in [Sketch::default(), dense, exact, buckets] {
+            let mut w = codec::Writer::default();
+            s.encode(&mut w);
+            let mut r = codec::Reader(&w.0);
+            assert_eq!(Sketch::decode(&mut r).unwrap(), s);
+            assert!(r.is_empty());
+        }
+        for x in [Moments::default(), m, merged] {
+            let mut w = codec::Writer::default();
+            x.encode(&mut w);
+            let back = Moments::decode(&mut codec::Reader(&w.0)).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{x:?}"));
+        }
+        assert!(Sketch::decode(&mut codec::Reader(&[1, 2, 3])).is_err());
+    }
+}
