@@ -593,20 +593,8 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
                 relevant: grade > 0,
                 clicked,
             });
-            for st in [&mut query, &mut session] {
-                if grade > 0 {
-                    st.contiguous_nonrelevant = 0;
-                } else {
-                    st.nonrelevant_seen += 1;
-                    st.contiguous_nonrelevant += 1;
-                }
-                if clicked {
-                    st.contiguous_unclicked = 0;
-                } else {
-                    st.unclicked_seen += 1;
-                    st.contiguous_unclicked += 1;
-                }
-            }
+            observe(&mut query, grade > 0, clicked);
+            observe(&mut session, grade > 0, clicked);
             let mut satisfied = false;
             if clicked {
                 last_click_rank = rank;
@@ -614,30 +602,12 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
                 session.last_click_time = clock.t;
                 let slot = &mut scratch.read[doc];
                 if *slot != stamp {
-                    let (e, s) = charge(Action::ReadDocument);
-                    if !clock.fits(e, s, delays.document_latency) {
-                        break 'session;
-                    }
                     *slot = stamp;
-                    out.clicks += 1;
-                    if user.credit_on == CreditOn::Read {
-                        credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                    let read = Read { doc, grade, rank, dk };
+                    match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
+                        Some(s) => satisfied = s,
+                        None => break 'session,
                     }
-                    let pm = by_grade(&user.grades.mark, grade);
-                    let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm);
-                    if marked {
-                        let (e, s) = charge(Action::MarkRelevant);
-                        if !clock.fits(e, s, 0.0) {
-                            break 'session;
-                        }
-                        out.marks += 1;
-                        if user.credit_on == CreditOn::Mark {
-                            credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
-                        }
-                    }
-                    trace.step(Step::Read { doc: doc as u32, marked });
-                    let ps = clicks.satisfied_prob(doc, grade, rank);
-                    satisfied = ps >= 1.0 || (ps > 0.0 && unit(mix64(dk ^ 3)) < ps);
                 }
             }
             last_clicked = clicked;
@@ -766,47 +736,18 @@ fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, c
         let pc = clicks.click_prob(doc, grade);
         let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
         trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
-        if grade > 0 {
-            query.contiguous_nonrelevant = 0;
-        } else {
-            query.nonrelevant_seen += 1;
-            query.contiguous_nonrelevant += 1;
-        }
-        if clicked {
-            query.contiguous_unclicked = 0;
-        } else {
-            query.unclicked_seen += 1;
-            query.contiguous_unclicked += 1;
-        }
+        observe(&mut query, grade > 0, clicked);
         let mut satisfied = false;
         if clicked {
             query.last_click_time = clock.t;
             let slot = &mut scratch.read[doc];
             if *slot != stamp {
-                let (e, s) = costs.charge(Action::ReadDocument);
-                if !clock.fits(e, s, delays.document_latency) {
-                    return finish(out, &clock);
-                }
                 *slot = stamp;
-                out.clicks += 1;
-                if user.credit_on == CreditOn::Read {
-                    credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
+                let read = Read { doc, grade, rank, dk };
+                match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
+                    Some(s) => satisfied = s,
+                    None => return finish(out, &clock),
                 }
-                let pm = by_grade(&user.grades.mark, grade);
-                let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm);
-                if marked {
-                    let (e, s) = costs.charge(Action::MarkRelevant);
-                    if !clock.fits(e, s, 0.0) {
-                        return finish(out, &clock);
-                    }
-                    out.marks += 1;
-                    if user.credit_on == CreditOn::Mark {
-                        credit(user, topic, doc, grade, &mut covered, &mut out, &clock, trace);
-                    }
-                }
-                trace.step(Step::Read { doc: doc as u32, marked });
-                let ps = clicks.satisfied_prob(doc, grade, rank);
-                satisfied = ps >= 1.0 || (ps > 0.0 && unit(mix64(dk ^ 3)) < ps);
             }
         }
         let found = out.relevant_found as usize;
@@ -825,6 +766,73 @@ fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, c
         }
     }
     finish(out, &clock)
+}
+
+/// Counts one examined result into a stopping rule's state.
+#[inline]
+fn observe(st: &mut WalkState, relevant: bool, clicked: bool) {
+    if relevant {
+        st.contiguous_nonrelevant = 0;
+    } else {
+        st.nonrelevant_seen += 1;
+        st.contiguous_nonrelevant += 1;
+    }
+    if clicked {
+        st.contiguous_unclicked = 0;
+    } else {
+        st.unclicked_seen += 1;
+        st.contiguous_unclicked += 1;
+    }
+}
+
+/// A clicked document read for the first time in the session.
+struct Read {
+    doc: usize,
+    grade: i32,
+    rank: usize,
+    /// The document's key (`item_key`), whose draws decide the mark and satisfaction.
+    dk: u64,
+}
+
+/// Reads a clicked document: charges the read, credits gain, marks it (maybe), and draws
+/// satisfaction. `None` when an action does not fit the hard budget (the session ends);
+/// otherwise whether the user is satisfied. Shared by [`walk_general`] and [`walk_plain`].
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn read_document<C: ClickBehaviour, T: Trace>(
+    user: &ResolvedUser,
+    topic: &WorldTopic,
+    clicks: &C,
+    r: &Read,
+    delays: &Delays,
+    clock: &mut Clock,
+    covered: &mut u64,
+    out: &mut Outcome,
+    trace: &mut T,
+) -> Option<bool> {
+    let (e, s) = user.costs.charge(Action::ReadDocument);
+    if !clock.fits(e, s, delays.document_latency) {
+        return None;
+    }
+    out.clicks += 1;
+    if user.credit_on == CreditOn::Read {
+        credit(user, topic, r.doc, r.grade, covered, out, clock, trace);
+    }
+    let pm = by_grade(&user.grades.mark, r.grade);
+    let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(r.dk ^ 2)) < pm);
+    if marked {
+        let (e, s) = user.costs.charge(Action::MarkRelevant);
+        if !clock.fits(e, s, 0.0) {
+            return None;
+        }
+        out.marks += 1;
+        if user.credit_on == CreditOn::Mark {
+            credit(user, topic, r.doc, r.grade, covered, out, clock, trace);
+        }
+    }
+    trace.step(Step::Read { doc: r.doc as u32, marked });
+    let ps = clicks.satisfied_prob(r.doc, r.grade, r.rank);
+    Some(ps >= 1.0 || (ps > 0.0 && unit(mix64(r.dk ^ 3)) < ps))
 }
 
 #[inline]
