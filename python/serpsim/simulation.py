@@ -121,6 +121,16 @@ def _read_files(written: List[str]) -> Dict[str, bytes]:
     return files
 
 
+def _result(files: Dict[str, bytes], warnings: List[str], out: Optional[str]) -> "Simulation":
+    """Warns the run's warnings (as the CLI prints them) and wraps its files."""
+    if warnings:
+        import warnings as _w
+
+        for message in warnings:
+            _w.warn(message, stacklevel=3)
+    return Simulation(files, warnings, out)
+
+
 def simulate(
     scenario: Scenario = None,
     replicates: Optional[int] = None,
@@ -164,12 +174,7 @@ def simulate(
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    if warnings:
-        import warnings as _w
-
-        for message in warnings:
-            _w.warn(message, stacklevel=2)
-    return Simulation(files, warnings, None if out is None else target)
+    return _result(files, warnings, None if out is None else target)
 
 
 __all__ = ["Simulation", "simulate", "default_scenario"]

@@ -195,7 +195,7 @@ def simulate(
     scenario's files (its TOML and the collection it names) at the same absolute paths: the
     scenario path and ``base`` are made absolute on the driver.
     """
-    from .simulation import Simulation, _read_files, _scenario_kwargs
+    from .simulation import _read_files, _result, _scenario_kwargs
 
     kw = _scenario_kwargs(scenario)
     if "path" in kw:
@@ -239,9 +239,4 @@ def simulate(
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    if warnings:
-        import warnings as _w
-
-        for message in warnings:
-            _w.warn(message, stacklevel=2)
-    return Simulation(files, warnings, None if out is None else target)
+    return _result(files, warnings, None if out is None else target)
