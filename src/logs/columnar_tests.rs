@@ -3,7 +3,7 @@
 //! hand-written sessions. Where a text reader is the reference, the comment says so.
 
 use super::*;
-use arrow_array::builder::{BooleanBuilder, Int64Builder, ListBuilder, StringBuilder};
+use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use std::sync::Arc;
 
