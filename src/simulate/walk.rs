@@ -305,6 +305,7 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    #[inline]
     fn begin(&mut self, docs: usize) {
         if self.read.len() < docs {
             self.read.resize(docs, 0);
@@ -395,13 +396,21 @@ impl Clock {
     }
 }
 
-#[inline]
+/// True when any of `rules` stops the walk; random rules draw from `(key, tag ^ id, counter)`.
+/// Leaf rules are evaluated inline (a compare for the common SS1-SS3), combinators by a call.
+#[inline(always)]
 fn rules_stop(rules: &[Rule], s: &WalkState, key: u64, tag: u64, counter: u64) -> bool {
-    if rules.is_empty() {
-        return false;
-    }
     let mut u = |id: usize| uniform_at(key, tag ^ mix64(id as u64), counter);
-    rules.iter().any(|r| r.should_stop(s, &mut u))
+    for r in rules {
+        let stop = match r.leaf_stop(s, &mut u) {
+            Some(stop) => stop,
+            None => r.should_stop(s, &mut u),
+        };
+        if stop {
+            return true;
+        }
+    }
+    false
 }
 
 /// Simulates one session of `user` on `stage`. `key` is the session key (see the module docs);
@@ -704,6 +713,7 @@ fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, c
     }
     let (e_snippet, s_snippet) = costs.charge(Action::ExamineSnippet);
     let mut shown = 1u32;
+    let mut next_page = page_size;
     let mut decisions = 0u64;
     for (idx, &doc) in list.docs.iter().enumerate() {
         if idx > 0 {
@@ -714,13 +724,15 @@ fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, c
                 break;
             }
         }
-        let needed_page = (idx / page_size + 1) as u32;
-        while shown < needed_page {
+        // `idx` grows by one, so a new page is due exactly when it reaches the next page's
+        // first index (no division per result).
+        if idx == next_page {
             let (e, s) = costs.charge(Action::Paginate);
             if !clock.fits(e, s, delays.page_latency) {
                 return finish(out, &clock);
             }
             shown += 1;
+            next_page += page_size;
             out.page_turns += 1;
             trace.step(Step::Paginate { list: 0, page: shown });
         }
@@ -797,7 +809,7 @@ struct Read {
 /// Reads a clicked document: charges the read, credits gain, marks it (maybe), and draws
 /// satisfaction. `None` when an action does not fit the hard budget (the session ends);
 /// otherwise whether the user is satisfied. Shared by [`walk_general`] and [`walk_plain`].
-#[inline]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn read_document<C: ClickBehaviour, T: Trace>(
     user: &ResolvedUser,

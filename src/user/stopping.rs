@@ -207,10 +207,13 @@ pub enum Rule {
     All(Vec<Rule>),
 }
 
-impl StoppingRule for Rule {
-    #[inline]
-    fn should_stop(&self, s: &WalkState, u: &mut dyn FnMut(usize) -> f64) -> bool {
-        match self {
+impl Rule {
+    /// [`StoppingRule::should_stop`] of a rule that is not `Any`/`All` (`None` for those).
+    /// Always inlined, so the walk's common case (one leaf rule, e.g. SS3) costs a compare and
+    /// no call; the combinators recurse through [`StoppingRule::should_stop`].
+    #[inline(always)]
+    pub fn leaf_stop(&self, s: &WalkState, u: &mut dyn FnMut(usize) -> f64) -> Option<bool> {
+        Some(match self {
             Rule::FixedDepth(n) => s.depth >= *n,
             Rule::TotalNonrelevant(n, Basis::Grade) => s.nonrelevant_seen >= *n,
             Rule::TotalNonrelevant(n, Basis::Snippet) => s.unclicked_seen >= *n,
@@ -230,7 +233,7 @@ impl StoppingRule for Rule {
             Rule::Ift { rate, min_depth } => s.depth >= (*min_depth).max(1) && s.time > 0.0 && s.gain / s.time < *rate,
             Rule::Inst(t, id) => {
                 if s.depth == 0 {
-                    return false;
+                    return Some(false);
                 }
                 let i = s.depth as f64;
                 let ti = t - s.gain;
@@ -240,8 +243,19 @@ impl StoppingRule for Rule {
             }
             Rule::Rbp(p, id) => s.depth > 0 && u(*id) >= *p,
             Rule::Random(p, id) => s.depth > 0 && u(*id) < *p,
+            Rule::Any(_) | Rule::All(_) => return None,
+        })
+    }
+}
+
+impl StoppingRule for Rule {
+    #[inline]
+    fn should_stop(&self, s: &WalkState, u: &mut dyn FnMut(usize) -> f64) -> bool {
+        match self {
             Rule::Any(of) => of.iter().any(|r| r.should_stop(s, u)),
             Rule::All(of) => !of.is_empty() && of.iter().all(|r| r.should_stop(s, u)),
+            // `leaf_stop` answers every other rule.
+            leaf => leaf.leaf_stop(s, u).unwrap_or(false),
         }
     }
 }
