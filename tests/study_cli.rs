@@ -67,6 +67,18 @@ fn synthetic_study_fits_a_scenario_that_simulates() {
     assert!(summary.lines().count() > 1);
     let out = run(&["study", "attention", &s(&annotated), "--out", &s(&d.join("att"))]);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("row,non_query,query\n"));
+    // Validation on held-out sessions writes the distance table, JSON and plot as one set, the
+    // same for any thread count; a bad share is refused with the flag's name.
+    let qrels = s(&d.join("qrels.txt"));
+    for t in ["1", "2"] {
+        run(&["study", "validate", &s(&annotated), "--qrels", &qrels, "--replicates", "50", "--bootstrap", "50", "--threads", t, "--out", &s(&d.join(format!("val{t}")))]);
+    }
+    let table = std::fs::read_to_string(d.join("val1/distances.csv")).unwrap();
+    assert!(table.starts_with("model,measure,real,simulated,") && table.contains("\nstudy-fitted,visited_depth,") && table.contains("\nstudy-fitted,visit@1,"), "{table}");
+    assert_eq!(table, std::fs::read_to_string(d.join("val2/distances.csv")).unwrap());
+    assert!(std::fs::read_to_string(d.join("val1/validation.svg")).unwrap().contains("deepest rank visited"));
+    let out = bin().args(["study", "validate", &s(&annotated), "--qrels", &qrels, "--test-share", "1.5"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not in (0, 1)"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// Per-word D(w) on the real Data Viewer report equals the sum of Data Viewer's own dwell

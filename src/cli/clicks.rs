@@ -517,29 +517,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         info.seed = Some(a.validate_seed);
         info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
         let mut run = serpsim::output::RunDir::begin(out, info)?;
-        run.write_with("distances.csv", |w| {
-            writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
-            let f = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
-            for m in v.measures.iter().chain(&v.ctr) {
-                writeln!(
-                    w,
-                    "{model_name},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    m.measure,
-                    f(m.real),
-                    f(m.simulated),
-                    f(m.difference),
-                    f(m.difference_lower),
-                    f(m.difference_upper),
-                    f(m.tv),
-                    f(m.tv_lower),
-                    f(m.tv_upper),
-                    f(m.ks),
-                    f(m.ks_lower),
-                    f(m.ks_upper)
-                )?;
-            }
-            Ok(())
-        })?;
+        run.write_with("distances.csv", |w| write_distances(w, &model_name, v.measures.iter().chain(&v.ctr)))?;
         run.write_with("system.csv", |w| {
             writeln!(w, "model,metric,kendall_tau,ranker,real,model_score")?;
             for c in &v.system {
@@ -556,6 +534,31 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         run.commit()?;
     }
     outln!("{json}")?;
+    Ok(())
+}
+
+/// The `distances.csv` of a validation: one row per measure, `label` in the first column.
+pub(super) fn write_distances<'a>(w: &mut dyn std::io::Write, label: &str, measures: impl Iterator<Item = &'a serpsim::clickmodels::validate::Measure>) -> std::io::Result<()> {
+    writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
+    let f = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
+    for m in measures {
+        writeln!(
+            w,
+            "{label},{},{},{},{},{},{},{},{},{},{},{},{}",
+            m.measure,
+            f(m.real),
+            f(m.simulated),
+            f(m.difference),
+            f(m.difference_lower),
+            f(m.difference_upper),
+            f(m.tv),
+            f(m.tv_lower),
+            f(m.tv_upper),
+            f(m.ks),
+            f(m.ks_lower),
+            f(m.ks_upper)
+        )?;
+    }
     Ok(())
 }
 

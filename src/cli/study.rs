@@ -246,6 +246,49 @@ enum StudyCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Validate a user fitted from a study log against held-out searches: fit on the
+    /// training sessions (as `study fit`), run the fitted user on every test search's own
+    /// result list, and compare the deepest rank visited, the rank-visit profile and the
+    /// click measures (TV and KS distances with bootstrap intervals); writes
+    /// distances.csv, validation.json and validation.svg.
+    Validate {
+        /// Study log (JSONL): the training sessions, and the test sessions unless --test.
+        log: PathBuf,
+        /// TREC qrels (topic = task id): the grades of the P(click | grade) table.
+        #[arg(long)]
+        qrels: PathBuf,
+        /// A separate test log (otherwise the log's sessions are split, see --test-share).
+        #[arg(long)]
+        test: Option<PathBuf>,
+        /// Share of the log's sessions held out for testing (split by a hash of the session
+        /// id and --seed).
+        #[arg(long, default_value_t = 0.5)]
+        test_share: f64,
+        /// Evidence of visits on the last page: clicks, fixations or hovers.
+        #[arg(long, default_value = "fixations")]
+        evidence: String,
+        /// Results per page.
+        #[arg(long, default_value_t = 10)]
+        page_size: usize,
+        /// Simulated searches per test search.
+        #[arg(long, default_value_t = 1000)]
+        replicates: usize,
+        /// Bootstrap resamples of the distance intervals.
+        #[arg(long, default_value_t = 200)]
+        bootstrap: usize,
+        /// Level of the bootstrap intervals.
+        #[arg(long, default_value_t = 0.95)]
+        ci_level: f64,
+        /// Seed of the split, the simulation and the bootstrap.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output directory (otherwise the JSON summary goes to stdout only).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Term-level attention (Eickhoff et al. 2015 §4–5): query vs non-query terms
     /// (Tables 2/7), term-length bins with and without stop words, literal term acquisition,
     /// and per-word F(w), D(w).
@@ -356,6 +399,10 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
             annotate(&log, gaze_dir, cursor_dir, &opts, min_hover, &cursor, &out)?
         }
         StudyCommand::Fit { log, qrels, synthetic_collection, evidence, page_size, out } => fit(&log, qrels, synthetic_collection, &evidence, page_size, &out)?,
+        StudyCommand::Validate { log, qrels, test, test_share, evidence, page_size, replicates, bootstrap, ci_level, seed, threads, out } => {
+            let cfg = serpsim::clickmodels::validate::ValidateConfig { replicates, bootstrap, level: ci_level, seed, ..Default::default() };
+            validate(&log, &qrels, test.as_deref(), test_share, &evidence, page_size, &cfg, threads, out.as_deref())?
+        }
         StudyCommand::Attention { log, source, out } => attention(&log, &source, &out)?,
         StudyCommand::Words { file, out } => {
             if let Some(o) = &out {
@@ -546,12 +593,7 @@ fn fit(log_path: &Path, qrels: Option<PathBuf>, synthetic_collection: bool, evid
         (Some(_), true) => anyhow::bail!("--qrels and --synthetic-collection exclude each other"),
         _ => {}
     }
-    let evidence = match evidence {
-        "clicks" => VisitEvidence::Clicks,
-        "fixations" => VisitEvidence::Fixations,
-        "hovers" => VisitEvidence::Hovers,
-        e => anyhow::bail!("--evidence: `{e}` is not clicks, fixations or hovers"),
-    };
+    let evidence = visit_evidence(evidence)?;
     anyhow::ensure!(page_size >= 1, "--page-size must be at least 1");
     serpsim::output::check_output_dir(out)?;
     let log = StudyLog::from_file(log_path)?;
@@ -576,6 +618,62 @@ fn fit(log_path: &Path, qrels: Option<PathBuf>, synthetic_collection: bool, evid
     run.write("fit.json", serde_json::to_string_pretty(&f)?.as_bytes())?;
     run.commit()?;
     outln!("{}", out.join("fitted.toml").display())?;
+    Ok(())
+}
+
+fn visit_evidence(evidence: &str) -> anyhow::Result<VisitEvidence> {
+    Ok(match evidence {
+        "clicks" => VisitEvidence::Clicks,
+        "fixations" => VisitEvidence::Fixations,
+        "hovers" => VisitEvidence::Hovers,
+        e => anyhow::bail!("--evidence: `{e}` is not clicks, fixations or hovers"),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn validate(
+    log_path: &Path,
+    qrels: &Path,
+    test_path: Option<&Path>,
+    test_share: f64,
+    evidence: &str,
+    page_size: usize,
+    cfg: &serpsim::clickmodels::validate::ValidateConfig,
+    threads: Option<usize>,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    use serpsim::study::validate::{split, validate_study};
+    let evidence = visit_evidence(evidence)?;
+    anyhow::ensure!(page_size >= 1, "--page-size must be at least 1");
+    if let Some(o) = out {
+        serpsim::output::check_output_dir(o)?;
+    }
+    let log = StudyLog::from_file(log_path)?;
+    let q = serpsim::collection::trec::Qrels::from_file(qrels)?;
+    let (train, test) = match test_path {
+        Some(p) => (log, StudyLog::from_file(p)?),
+        None => split(&log, test_share, cfg.seed)?,
+    };
+    let opts = FitOptions { evidence, page_size };
+    let sv = super::common::with_threads(threads, || validate_study(&train, &test, &q, &opts, cfg))??;
+    let v = &sv.validation;
+    let mut json = serde_json::to_value(v)?;
+    json["train_sessions"] = train.sessions.len().into();
+    json["train_searches"] = sv.train_searches.into();
+    json["test_study_sessions"] = test.sessions.len().into();
+    json["visits"] = serde_json::to_value(&sv.visits)?;
+    if let Some(o) = out {
+        let mut info = serpsim::output::RunInfo::new("study validate");
+        info.seed = Some(cfg.seed);
+        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        let mut run = serpsim::output::RunDir::begin(o, info)?;
+        run.write_with("distances.csv", |w| super::clicks::write_distances(w, "study-fitted", v.measures.iter().chain(&v.ctr).chain(&sv.visits)))?;
+        let title = format!("user fitted on {} searches: {} real test searches against {} simulated", sv.train_searches, v.test_sessions, v.simulated_sessions);
+        run.write("validation.svg", serpsim::clickmodels::validate::plot_svg(v, &title)?.as_bytes())?;
+        run.write("validation.json", format!("{}\n", serde_json::to_string_pretty(&json)?).as_bytes())?;
+        run.commit()?;
+    }
+    outln!("{json}")?;
     Ok(())
 }
 

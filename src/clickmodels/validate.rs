@@ -130,6 +130,32 @@ pub struct Measure {
     pub sim_values: Vec<f64>,
 }
 
+impl Measure {
+    /// A per-rank row (`ctr@r`, `visit@r`): real and simulated value and the bootstrap
+    /// interval `(lower, upper)` of their difference; no distances (NaN), no histograms.
+    pub fn difference_only(measure: String, real: f64, simulated: f64, (lower, upper): (f64, f64)) -> Measure {
+        Measure {
+            measure,
+            real,
+            simulated,
+            difference: simulated - real,
+            difference_lower: lower,
+            difference_upper: upper,
+            tv: f64::NAN,
+            tv_lower: f64::NAN,
+            tv_upper: f64::NAN,
+            ks: f64::NAN,
+            ks_lower: f64::NAN,
+            ks_upper: f64::NAN,
+            categories: Vec::new(),
+            real_hist: Vec::new(),
+            sim_hist: Vec::new(),
+            real_values: Vec::new(),
+            sim_values: Vec::new(),
+        }
+    }
+}
+
 /// The system-level check for one metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SystemCheck {
@@ -280,6 +306,17 @@ fn measure_list<'a>(r: &'a Hists, s: &'a Hists) -> [(&'static str, &'a [f64], &'
 
 /// Simulates `model` on every test session `replicates` times and compares.
 pub fn validate(model: &dyn ClickModel, test: &ClickLog, dwell: Option<&Dwell>, cfg: &ValidateConfig) -> Result<Validation> {
+    validate_with(&|i, rng, clicks| model.simulate(test.session(i).pairs, rng, clicks), test, dwell, cfg)
+}
+
+/// A simulated user for [`validate_with`]: fills `clicks` (one flag per result of test
+/// session `i`) from the stream `rng`.
+pub type SimulateSession<'a> = dyn Fn(usize, &mut crate::rng::Stream, &mut Vec<bool>) + Sync + 'a;
+
+/// [`validate`] with any simulated user: `simulate(i, rng, clicks)` simulates one session on
+/// the result list of test session `i` (used for users that are not click models, such as a
+/// user fitted from a study log, [`crate::study::validate`]).
+pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<&Dwell>, cfg: &ValidateConfig) -> Result<Validation> {
     cfg.validate()?;
     if test.is_empty() {
         return Err(Error::Invalid("no test sessions to validate on".into()));
@@ -303,11 +340,10 @@ pub fn validate(model: &dyn ClickModel, test: &ClickLog, dwell: Option<&Dwell>, 
             let mut dw = Vec::new();
             let mut clicks = Vec::new();
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let s = test.session(i);
                 let mut acc = [0.0; 3];
                 for k in 0..cfg.replicates {
                     let mut rng = crate::rng::stream(cfg.seed, &[i as u64, k as u64]);
-                    model.simulate(s.pairs, &mut rng, &mut clicks);
+                    simulate(i, &mut rng, &mut clicks);
                     let p = pattern(&clicks);
                     *pats.entry(p).or_insert(0.0) += 1.0;
                     let st = session_stats(p);
@@ -415,26 +451,7 @@ pub fn validate(model: &dyn ClickModel, test: &ClickLog, dwell: Option<&Dwell>, 
     let ctr = (0..depth)
         .map(|k| {
             let (lo, hi) = interval(&|b| b.1[k]);
-            let (r, s) = (ratio(hr.ctr[k]), ratio(hs.ctr[k]));
-            Measure {
-                measure: format!("ctr@{}", k + 1),
-                real: r,
-                simulated: s,
-                difference: s - r,
-                difference_lower: lo,
-                difference_upper: hi,
-                tv: f64::NAN,
-                tv_lower: f64::NAN,
-                tv_upper: f64::NAN,
-                ks: f64::NAN,
-                ks_lower: f64::NAN,
-                ks_upper: f64::NAN,
-                categories: Vec::new(),
-                real_hist: Vec::new(),
-                sim_hist: Vec::new(),
-                real_values: Vec::new(),
-                sim_values: Vec::new(),
-            }
+            Measure::difference_only(format!("ctr@{}", k + 1), ratio(hr.ctr[k]), ratio(hs.ctr[k]), (lo, hi))
         })
         .collect();
     let (system_queries, system) = system_check(test, &sim_stats, cfg);
@@ -592,6 +609,7 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
                 "clicks_per_session" => ("clicks in the session", "share of sessions"),
                 "first_click_rank" => ("rank of the first click", "share of sessions with a click"),
                 "last_click_rank" => ("rank of the last click", "share of sessions with a click"),
+                "visited_depth" => ("deepest rank visited", "share of searches"),
                 _ => ("session", "share of sessions"),
             };
             let n = m.categories.len().max(1);

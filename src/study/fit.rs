@@ -18,7 +18,7 @@
 //! - **Sublist choice counts** (§4.2.2): `filter_select` counts per task and sublist, plus
 //!   one for "All".
 
-use super::log::{EventKind, StudyLog};
+use super::log::{EventKind, LogEvent, StudyLog};
 use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
 use crate::scenario::{CollectionSource, Scenario, TrecSource};
@@ -109,64 +109,21 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
     let mut by_grade: Vec<(u64, u64, u64)> = Vec::new();
     let (mut tq, mut tl, mut ts, mut td, mut tm) = (Acc::default(), Acc::default(), Acc::default(), Acc::default(), Acc::default());
     let mut sublists: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    let mut searches = 0;
+    let mut searches_seen = 0;
     for s in &log.sessions {
         let ev = &s.events;
         let subl = sublists.entry(s.task.clone()).or_default();
         *subl.entry("All".into()).or_insert(0) += 0;
-        // Split into searches at each query.
-        let starts: Vec<usize> = ev.iter().enumerate().filter(|(_, e)| matches!(e.kind, EventKind::Query { .. })).map(|(i, _)| i).collect();
-        for (k, &qi) in starts.iter().enumerate() {
+        for (qi, search) in searches(ev) {
             if qi > 0 {
                 tq.add(ev[qi].t - ev[qi - 1].t);
             }
-            let end = starts.get(k + 1).copied().unwrap_or(ev.len());
-            let search = &ev[qi..end];
-            searches += 1;
-            // SERP pages: page id -> (serp_page, first_rank, results).
-            let mut pages: HashMap<&str, (u32, u32, &Vec<String>)> = HashMap::new();
-            let mut last_page: Option<(u32, u32, usize)> = None; // (serp_page, first_rank, n)
-            for e in search {
-                if let EventKind::SerpView { page, serp_page, results, first_rank, .. } = &e.kind {
-                    let fr = first_rank.unwrap_or((serp_page - 1) * opts.page_size as u32 + 1);
-                    pages.insert(page.as_str(), (*serp_page, fr, results));
-                    if last_page.is_none_or(|(sp, ..)| *serp_page >= sp) {
-                        last_page = Some((*serp_page, fr, results.len()));
-                    }
-                }
-            }
-            let Some((_, last_first, last_n)) = last_page else { continue };
-            let on_last = |r: u32| r >= last_first && (r as usize) < last_first as usize + last_n;
-            let mut deepest = 0u32;
-            let mut clicked: Vec<u32> = Vec::new();
-            let mut per_rank_attention: BTreeMap<u32, f64> = BTreeMap::new();
-            for e in search {
-                match &e.kind {
-                    EventKind::Click { rank, .. } => {
-                        clicked.push(*rank);
-                        if on_last(*rank) {
-                            deepest = deepest.max(*rank);
-                        }
-                    }
-                    EventKind::Fixation { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Fixations && pages.contains_key(page.as_str()) => {
-                        *per_rank_attention.entry(*r).or_insert(0.0) += duration;
-                        if on_last(*r) {
-                            deepest = deepest.max(*r);
-                        }
-                    }
-                    EventKind::Hover { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Hovers && pages.contains_key(page.as_str()) => {
-                        *per_rank_attention.entry(*r).or_insert(0.0) += duration;
-                        if on_last(*r) {
-                            deepest = deepest.max(*r);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            for v in per_rank_attention.values() {
+            searches_seen += 1;
+            let Some(view) = search_view(search, opts) else { continue };
+            for v in view.attention.values() {
                 ts.add(*v);
             }
-            let visited = if deepest > 0 { deepest as usize } else { last_first as usize - 1 };
+            let visited = view.visited;
             if counts.len() < visited {
                 counts.resize(visited, 0);
             }
@@ -175,21 +132,15 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
             }
             // Per-grade tables over visited results.
             if qrels.is_some() {
-                let mut doc_at: HashMap<u32, &str> = HashMap::new();
-                for (_, fr, results) in pages.values() {
-                    for (i, d) in results.iter().enumerate() {
-                        doc_at.insert(fr + i as u32, d.as_str());
-                    }
-                }
                 let marked: Vec<&str> = search.iter().filter_map(|e| if let EventKind::MarkRelevant { document } = &e.kind { Some(document.as_str()) } else { None }).collect();
                 for r in 1..=visited as u32 {
-                    let Some(doc) = doc_at.get(&r) else { continue };
+                    let Some(doc) = view.doc_at.get(&r) else { continue };
                     let g = grades.get(&(s.task.as_str(), *doc)).copied().unwrap_or(0).max(0) as usize;
                     if by_grade.len() <= g {
                         by_grade.resize(g + 1, (0, 0, 0));
                     }
                     by_grade[g].0 += 1;
-                    if clicked.contains(&r) {
+                    if view.clicked.contains(&r) {
                         by_grade[g].1 += 1;
                         if marked.contains(doc) {
                             by_grade[g].2 += 1;
@@ -232,7 +183,7 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
     for m in sublists.values_mut() {
         *m.entry("All".into()).or_insert(0) += 1;
     }
-    if searches == 0 {
+    if searches_seen == 0 {
         return Err(Error::Invalid("the log has no query events: nothing to fit".into()));
     }
     let max = counts.iter().copied().max().unwrap_or(0);
@@ -243,7 +194,78 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
     let mut continuation: Vec<f64> = rank_visits.windows(2).map(|w| if w[0] > 0.0 { (w[1] / w[0]).min(1.0) } else { 0.0 }).collect();
     continuation.push(0.0);
     let times = [("query", tq), ("serp_look", tl), ("snippet", ts), ("document", td), ("mark", tm)].into_iter().map(|(k, a)| (k.to_string(), a.est())).collect();
-    Ok(Fit { searches, visit_counts: counts, rank_visits, continuation, by_grade, times, sublists, evidence: opts.evidence })
+    Ok(Fit { searches: searches_seen, visit_counts: counts, rank_visits, continuation, by_grade, times, sublists, evidence: opts.evidence })
+}
+
+/// The searches of a session: each `query` event with the events up to the next `query`,
+/// as (index of the query event, events).
+pub(crate) fn searches(ev: &[LogEvent]) -> impl Iterator<Item = (usize, &[LogEvent])> {
+    let starts: Vec<usize> = ev.iter().enumerate().filter(|(_, e)| matches!(e.kind, EventKind::Query { .. })).map(|(i, _)| i).collect();
+    (0..starts.len()).map(move |k| (starts[k], &ev[starts[k]..starts.get(k + 1).copied().unwrap_or(ev.len())]))
+}
+
+/// What one search showed and what it visited, by the pagination rule of the module docs.
+pub(crate) struct SearchView<'a> {
+    /// Ranks 1..=visited were visited (0: none).
+    pub visited: usize,
+    /// Ranks clicked, in event order.
+    pub clicked: Vec<u32>,
+    /// Fixation (or hover) time per rank, ms, with the chosen evidence.
+    pub attention: BTreeMap<u32, f64>,
+    /// The document shown at each rank.
+    pub doc_at: HashMap<u32, &'a str>,
+}
+
+/// [`SearchView`] of one search (`None` when it shows no SERP page).
+pub(crate) fn search_view<'a>(search: &'a [LogEvent], opts: &FitOptions) -> Option<SearchView<'a>> {
+    // SERP pages: page id -> (serp_page, first_rank, results).
+    let mut pages: HashMap<&str, (u32, u32, &Vec<String>)> = HashMap::new();
+    let mut last_page: Option<(u32, u32, usize)> = None; // (serp_page, first_rank, n)
+    for e in search {
+        if let EventKind::SerpView { page, serp_page, results, first_rank, .. } = &e.kind {
+            let fr = first_rank.unwrap_or((serp_page - 1) * opts.page_size as u32 + 1);
+            pages.insert(page.as_str(), (*serp_page, fr, results));
+            if last_page.is_none_or(|(sp, ..)| *serp_page >= sp) {
+                last_page = Some((*serp_page, fr, results.len()));
+            }
+        }
+    }
+    let (_, last_first, last_n) = last_page?;
+    let on_last = |r: u32| r >= last_first && (r as usize) < last_first as usize + last_n;
+    let mut deepest = 0u32;
+    let mut clicked: Vec<u32> = Vec::new();
+    let mut attention: BTreeMap<u32, f64> = BTreeMap::new();
+    for e in search {
+        match &e.kind {
+            EventKind::Click { rank, .. } => {
+                clicked.push(*rank);
+                if on_last(*rank) {
+                    deepest = deepest.max(*rank);
+                }
+            }
+            EventKind::Fixation { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Fixations && pages.contains_key(page.as_str()) => {
+                *attention.entry(*r).or_insert(0.0) += duration;
+                if on_last(*r) {
+                    deepest = deepest.max(*r);
+                }
+            }
+            EventKind::Hover { rank: Some(r), duration, page, .. } if opts.evidence == VisitEvidence::Hovers && pages.contains_key(page.as_str()) => {
+                *attention.entry(*r).or_insert(0.0) += duration;
+                if on_last(*r) {
+                    deepest = deepest.max(*r);
+                }
+            }
+            _ => {}
+        }
+    }
+    let visited = if deepest > 0 { deepest as usize } else { last_first as usize - 1 };
+    let mut doc_at: HashMap<u32, &str> = HashMap::new();
+    for (_, fr, results) in pages.values() {
+        for (i, d) in results.iter().enumerate() {
+            doc_at.insert(fr + i as u32, d.as_str());
+        }
+    }
+    Some(SearchView { visited, clicked, attention, doc_at })
 }
 
 impl Fit {

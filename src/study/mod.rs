@@ -20,6 +20,7 @@ pub mod gaze_csv;
 pub mod log;
 pub mod pipeline;
 pub mod synthetic;
+pub mod validate;
 
 use serde::{Deserialize, Serialize};
 
