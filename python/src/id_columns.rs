@@ -14,7 +14,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use arrow_array::{Array, LargeStringArray, StringArray, StringViewArray};
+use arrow_array::{Array, GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray, StringViewArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -193,6 +193,23 @@ impl<'a> IdColumn<'a> {
         Ok(())
     }
 
+    /// Appends the bytes that identify the values in `range` (in order) among those of a
+    /// column of this type; false, leaving `out` to be discarded, if one is null. A plain
+    /// string column gives the count, the lengths and the bytes in one copy (its rows are
+    /// contiguous); other types give each value's [`IdColumn::append_key`]. Keys of columns
+    /// of different types are not comparable.
+    #[inline]
+    pub fn append_keys(&self, range: Range<usize>, out: &mut Vec<u8>) -> bool {
+        if first_null(self.array, &range).is_some() {
+            return false;
+        }
+        match &self.kind {
+            Kind::Utf8(a) => contiguous_key(a, range, out),
+            Kind::LargeUtf8(a) => contiguous_key(a, range, out),
+            _ => range.into_iter().all(|i| self.append_key(i, out)),
+        }
+    }
+
     /// Appends the bytes that identify value `i` among the values of a column of this type
     /// (a string's length and bytes; an integer's native bytes; a dictionary value's own);
     /// false, leaving `out` to be discarded, if the value is null (or a string of 4 GiB).
@@ -216,6 +233,21 @@ impl<'a> IdColumn<'a> {
         out.extend_from_slice(s.as_bytes());
         true
     }
+}
+
+/// The key of `range` of a string array: the count, each length, then the bytes (the
+/// lengths delimit them); false for 4 GiB of values or strings.
+#[inline]
+fn contiguous_key<O: OffsetSizeTrait>(a: &GenericStringArray<O>, range: Range<usize>, out: &mut Vec<u8>) -> bool {
+    let offsets = &a.value_offsets()[range.start..=range.end];
+    let Ok(count) = u32::try_from(range.len()) else { return false };
+    out.extend_from_slice(&count.to_ne_bytes());
+    for w in offsets.windows(2) {
+        let Ok(len) = u32::try_from((w[1] - w[0]).as_usize()) else { return false };
+        out.extend_from_slice(&len.to_ne_bytes());
+    }
+    out.extend_from_slice(&a.value_data()[offsets[0].as_usize()..offsets[range.len()].as_usize()]);
+    true
 }
 
 /// Integer `i` of native `bytes` (`width` bytes each), widened to 64 bits: sign-extended
@@ -369,9 +401,8 @@ mod tests {
     }
 
     fn key_of(array: &dyn Array, range: Range<usize>) -> Option<Vec<u8>> {
-        let column = IdColumn::new(array).unwrap();
         let mut key = Vec::new();
-        range.into_iter().all(|i| column.append_key(i, &mut key)).then_some(key)
+        IdColumn::new(array).unwrap().append_keys(range, &mut key).then_some(key)
     }
 
     fn intern_into(names: &mut Vec<String>) -> impl FnMut(&str) -> u32 + '_ {
@@ -440,9 +471,10 @@ mod tests {
         let ints = Int64Array::from(vec![5, 7, 5, 8]);
         assert_ne!(key_of(&ints, 0..2), key_of(&ints, 2..4));
         assert_eq!(key_of(&ints, 0..1), key_of(&ints, 2..3));
-        let dict = DictionaryArray::new(UInt8Array::from(vec![0, 1, 0, 2]), std::sync::Arc::new(StringArray::from(vec![Some("ab"), Some("c"), None])));
-        assert_eq!(key_of(&dict, 0..2), key_of(&strs, 0..2));
-        assert_eq!(key_of(&dict, 2..4), None);
+        let dict = DictionaryArray::new(UInt8Array::from(vec![0, 1, 0, 1, 2]), std::sync::Arc::new(StringArray::from(vec![Some("ab"), Some("c"), None])));
+        assert_eq!(key_of(&dict, 0..2), key_of(&dict, 2..4));
+        assert_ne!(key_of(&dict, 0..2), key_of(&dict, 1..3));
+        assert_eq!(key_of(&dict, 3..5), None);
     }
 
     // Hand derivation: the cache answers each key with the pairs stored for it, and nothing
