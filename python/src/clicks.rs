@@ -109,7 +109,7 @@ fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<
             let c = if clicks { &cs[doffs[i] - doffs[0]..doffs[i + 1] - doffs[0]] } else { &no_clicks[..doffs[i + 1] - doffs[i]] };
             key.clear();
             key.extend_from_slice(&q.to_ne_bytes());
-            let keyed = dcol.append_keys(doffs[i]..doffs[i + 1], &mut key);
+            let keyed = serps.is_on() && dcol.append_keys(doffs[i]..doffs[i + 1], &mut key);
             let hash = keyed.then(|| SerpCache::hash(&key));
             if let Some(p) = hash.and_then(|h| serps.get(h, &key)) {
                 log.push(q, p, c);

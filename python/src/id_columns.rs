@@ -269,14 +269,22 @@ fn int_at(bytes: &[u8], width: usize, signed: bool, i: usize) -> u64 {
 /// The most key bytes a [`SerpCache`] stores; past it, it answers from what it holds.
 pub const SERP_KEY_BUDGET: usize = 64 << 20;
 
+/// Misses after which a [`SerpCache`] that hit fewer than half as often switches itself off.
+pub const SERP_TRIAL: usize = 1 << 16;
+
 /// Pair indices of the result lists read so far, keyed by the query index and the documents'
 /// key bytes ([`IdColumn::append_key`]). A session whose query and documents (byte for byte)
 /// were read before has all its documents and pairs interned already, so copying its pair
 /// indices interns nothing and the vocabulary keeps its first-occurrence numbering. Click
 /// logs repeat result lists (a query's SERP is shown to many users), so most sessions are
-/// read with one hash of their row instead of one lookup per document and pair.
+/// read with one hash of their row instead of one lookup per document and pair. A log that
+/// rarely repeats a list would pay for the keys without the gain: once [`SERP_TRIAL`] lookups
+/// have missed and fewer than half as many hit, the cache switches itself off.
 #[derive(Default)]
 pub struct SerpCache {
+    hits: usize,
+    misses: usize,
+    off: bool,
     /// Hash of a key → its latest entry (earlier ones with the same hash follow `next`).
     heads: FxHashMap<u64, u32>,
     entries: Vec<SerpEntry>,
@@ -301,23 +309,35 @@ impl SerpCache {
         h.finish()
     }
 
+    /// False once the cache has switched itself off (then it is not worth a key).
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        !self.off
+    }
+
     /// The pair indices stored for `key` (of hash `hash`), if any.
     #[inline]
-    pub fn get(&self, hash: u64, key: &[u8]) -> Option<&[u32]> {
-        let mut e = *self.heads.get(&hash)?;
+    pub fn get(&mut self, hash: u64, key: &[u8]) -> Option<&[u32]> {
+        let mut e = self.heads.get(&hash).copied().unwrap_or(NO_ENTRY);
         while e != NO_ENTRY {
             let entry = &self.entries[e as usize];
             if self.keys[entry.key.clone()] == *key {
+                self.hits += 1;
                 return Some(&self.pairs[entry.pairs.clone()]);
             }
             e = entry.next;
         }
+        self.misses += 1;
         None
     }
 
-    /// Stores `pairs` for `key` (not stored yet), unless the budget of key bytes is spent.
+    /// Stores `pairs` for `key` (a miss), unless the budget of key bytes is spent, or switches
+    /// the cache off if it misses too often (see [`SerpCache`]).
     pub fn insert(&mut self, hash: u64, key: &[u8], pairs: &[u32]) {
-        if self.keys.len() + key.len() > SERP_KEY_BUDGET || self.entries.len() >= NO_ENTRY as usize {
+        if self.misses >= SERP_TRIAL && self.hits * 2 < self.misses {
+            *self = SerpCache { off: true, ..Default::default() };
+        }
+        if self.off || self.keys.len() + key.len() > SERP_KEY_BUDGET || self.entries.len() >= NO_ENTRY as usize {
             return;
         }
         let next = self.heads.insert(hash, self.entries.len() as u32).unwrap_or(NO_ENTRY);
@@ -329,7 +349,7 @@ impl SerpCache {
 
     /// Forgets every entry (keys of another column type mean other things).
     pub fn clear(&mut self) {
-        *self = SerpCache::default();
+        *self = SerpCache { hits: self.hits, misses: self.misses, off: self.off, ..Default::default() };
     }
 }
 
@@ -492,6 +512,28 @@ mod tests {
         assert_eq!(cache.get(7, b"k4"), None);
         cache.clear();
         assert_eq!(cache.get(7, b"k2"), None);
+    }
+
+    // Hand derivation from the rule: SERP_TRIAL misses with fewer than half as many hits
+    // switch the cache off (nothing stored, nothing found); as many hits as misses keep it on.
+    #[test]
+    fn serp_cache_switches_off_when_lists_rarely_repeat() {
+        let mut rare = SerpCache::default();
+        let mut often = SerpCache::default();
+        for i in 0..=SERP_TRIAL as u64 {
+            let key = i.to_ne_bytes();
+            for cache in [&mut rare, &mut often] {
+                let h = SerpCache::hash(&key);
+                assert_eq!(cache.get(h, &key), None);
+                cache.insert(h, &key, &[i as u32]);
+            }
+            let h = SerpCache::hash(&key);
+            assert_eq!(often.get(h, &key), Some(&[i as u32][..]));
+        }
+        assert!(!rare.is_on() && often.is_on());
+        let key = 0u64.to_ne_bytes();
+        assert_eq!(rare.get(SerpCache::hash(&key), &key), None);
+        assert_eq!(often.get(SerpCache::hash(&key), &key), Some(&[0][..]));
     }
 
     #[test]
