@@ -110,36 +110,72 @@ enum Kind<'a> {
     Utf8(&'a StringArray),
     LargeUtf8(&'a LargeStringArray),
     Utf8View(&'a StringViewArray),
-    /// Integers: the values' native bytes, `width` bytes each.
-    Int { bytes: &'a [u8], width: usize, signed: bool },
+    Int(Ints<'a>),
     /// Dictionary-encoded: each row's key into `values`, and the vocabulary index of each
     /// value once a row has used it (`u32::MAX` before), with the values' own integer cache
     /// (the dictionary's values are another column as far as types go).
-    Dict { keys: Vec<usize>, values: Box<IdColumn<'a>>, map: Vec<u32>, cache: IdCache },
+    Dict { keys: Ints<'a>, values: Box<IdColumn<'a>>, map: Vec<u32>, cache: IdCache },
+}
+
+/// An integer array read in place: the values' native bytes, `width` bytes each.
+#[derive(Clone, Copy)]
+struct Ints<'a> {
+    bytes: &'a [u8],
+    width: usize,
+    signed: bool,
+}
+
+impl<'a> Ints<'a> {
+    /// `array` if it holds integers.
+    fn of(array: &'a dyn Array) -> Option<Self> {
+        let (bytes, width, signed) = match array.data_type() {
+            DataType::Int8 => (native_bytes::<Int8Type>(array), 1, true),
+            DataType::Int16 => (native_bytes::<Int16Type>(array), 2, true),
+            DataType::Int32 => (native_bytes::<Int32Type>(array), 4, true),
+            DataType::Int64 => (native_bytes::<Int64Type>(array), 8, true),
+            DataType::UInt8 => (native_bytes::<UInt8Type>(array), 1, false),
+            DataType::UInt16 => (native_bytes::<UInt16Type>(array), 2, false),
+            DataType::UInt32 => (native_bytes::<UInt32Type>(array), 4, false),
+            DataType::UInt64 => (native_bytes::<UInt64Type>(array), 8, false),
+            _ => return None,
+        };
+        Some(Ints { bytes, width, signed })
+    }
+
+    /// Integer `i` widened to 64 bits: sign-extended when signed (so `as i64` gives the
+    /// value back).
+    #[inline]
+    fn at(&self, i: usize) -> u64 {
+        let b = &self.bytes[i * self.width..(i + 1) * self.width];
+        match (self.width, self.signed) {
+            (1, true) => i8::from_ne_bytes([b[0]]) as i64 as u64,
+            (1, false) => b[0] as u64,
+            (2, true) => i16::from_ne_bytes([b[0], b[1]]) as i64 as u64,
+            (2, false) => u16::from_ne_bytes([b[0], b[1]]) as u64,
+            (4, true) => i32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as i64 as u64,
+            (4, false) => u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as u64,
+            _ => u64::from_ne_bytes(b.try_into().expect("8-byte integers")),
+        }
+    }
 }
 
 impl<'a> IdColumn<'a> {
     /// The column `array`, or the reason its type cannot hold ids.
     pub fn new(array: &'a dyn Array) -> Result<Self, ColumnError> {
-        let int = |bytes, width, signed| Kind::Int { bytes, width, signed };
         let kind = match array.data_type() {
             DataType::Utf8 => Kind::Utf8(array.as_string::<i32>()),
             DataType::LargeUtf8 => Kind::LargeUtf8(array.as_string::<i64>()),
             DataType::Utf8View => Kind::Utf8View(array.as_string_view()),
-            DataType::Int8 => int(native_bytes::<Int8Type>(array), 1, true),
-            DataType::Int16 => int(native_bytes::<Int16Type>(array), 2, true),
-            DataType::Int32 => int(native_bytes::<Int32Type>(array), 4, true),
-            DataType::Int64 => int(native_bytes::<Int64Type>(array), 8, true),
-            DataType::UInt8 => int(native_bytes::<UInt8Type>(array), 1, false),
-            DataType::UInt16 => int(native_bytes::<UInt16Type>(array), 2, false),
-            DataType::UInt32 => int(native_bytes::<UInt32Type>(array), 4, false),
-            DataType::UInt64 => int(native_bytes::<UInt64Type>(array), 8, false),
-            DataType::Dictionary(_, _) => {
+            DataType::Dictionary(k, _) => {
                 let dict = array.as_any_dictionary();
+                let keys = Ints::of(dict.keys()).ok_or_else(|| ColumnError::Type(format!("dictionary keys of Arrow type {k}")))?;
                 let values = dict.values().as_ref();
-                Kind::Dict { keys: dict.normalized_keys(), map: vec![u32::MAX; values.len()], values: Box::new(IdColumn::new(values)?), cache: IdCache::default() }
+                Kind::Dict { keys, map: vec![u32::MAX; values.len()], values: Box::new(IdColumn::new(values)?), cache: IdCache::default() }
             }
-            other => return Err(ColumnError::Type(format!("expected strings or integers, found Arrow type {other}"))),
+            other => match Ints::of(array) {
+                Some(ints) => Kind::Int(ints),
+                None => return Err(ColumnError::Type(format!("expected strings or integers, found Arrow type {other}"))),
+            },
         };
         Ok(IdColumn { array, nulls: array.nulls(), kind })
     }
@@ -157,15 +193,15 @@ impl<'a> IdColumn<'a> {
             Kind::Utf8(a) => out.extend(range.map(|i| intern(a.value(i)))),
             Kind::LargeUtf8(a) => out.extend(range.map(|i| intern(a.value(i)))),
             Kind::Utf8View(a) => out.extend(range.map(|i| intern(a.value(i)))),
-            &mut Kind::Int { bytes, width, signed } => {
+            Kind::Int(values) => {
                 let IdCache { ints, text } = cache;
                 for i in range {
-                    let key = int_at(bytes, width, signed, i);
+                    let key = values.at(i);
                     let id = match ints.get(&key) {
                         Some(&id) => id,
                         None => {
                             text.clear();
-                            let _ = if signed { write!(text, "{}", key as i64) } else { write!(text, "{key}") };
+                            let _ = if values.signed { write!(text, "{}", key as i64) } else { write!(text, "{key}") };
                             let id = intern(text.as_str());
                             ints.insert(key, id);
                             id
@@ -177,7 +213,7 @@ impl<'a> IdColumn<'a> {
             Kind::Dict { keys, values, map, cache: inner } => {
                 let mut one = Vec::with_capacity(1);
                 for i in range {
-                    let k = keys[i];
+                    let k = keys.at(i) as usize;
                     if map[k] == u32::MAX {
                         one.clear();
                         values.resolve(k..k + 1, inner, intern, &mut one).map_err(|e| match e {
@@ -222,11 +258,11 @@ impl<'a> IdColumn<'a> {
             Kind::Utf8(a) => a.value(i),
             Kind::LargeUtf8(a) => a.value(i),
             Kind::Utf8View(a) => a.value(i),
-            &Kind::Int { bytes, width, .. } => {
+            Kind::Int(Ints { bytes, width, .. }) => {
                 out.extend_from_slice(&bytes[i * width..(i + 1) * width]);
                 return true;
             }
-            Kind::Dict { keys, values, .. } => return values.append_key(keys[i], out),
+            Kind::Dict { keys, values, .. } => return values.append_key(keys.at(i) as usize, out),
         };
         let Ok(len) = u32::try_from(s.len()) else { return false };
         out.extend_from_slice(&len.to_ne_bytes());
@@ -248,22 +284,6 @@ fn contiguous_key<O: OffsetSizeTrait>(a: &GenericStringArray<O>, range: Range<us
     }
     out.extend_from_slice(&a.value_data()[offsets[0].as_usize()..offsets[range.len()].as_usize()]);
     true
-}
-
-/// Integer `i` of native `bytes` (`width` bytes each), widened to 64 bits: sign-extended
-/// when `signed` (so `as i64` gives the value back).
-#[inline]
-fn int_at(bytes: &[u8], width: usize, signed: bool, i: usize) -> u64 {
-    let b = &bytes[i * width..(i + 1) * width];
-    match (width, signed) {
-        (1, true) => i8::from_ne_bytes([b[0]]) as i64 as u64,
-        (1, false) => b[0] as u64,
-        (2, true) => i16::from_ne_bytes([b[0], b[1]]) as i64 as u64,
-        (2, false) => u16::from_ne_bytes([b[0], b[1]]) as u64,
-        (4, true) => i32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as i64 as u64,
-        (4, false) => u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        _ => u64::from_ne_bytes(b.try_into().expect("8-byte integers")),
-    }
 }
 
 /// The most key bytes a [`SerpCache`] stores; past it, it answers from what it holds.
