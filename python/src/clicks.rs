@@ -34,13 +34,16 @@ fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_c
 }
 
 /// The sessions of `batches` (columns checked by [`read_log`]), interned into `vocab` in row
-/// order.
+/// order. A session whose query and documents were read before takes its pair indices from
+/// a [`SerpCache`](crate::id_columns::SerpCache); the others are interned id by id.
 fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<ClickLog, String> {
-    use crate::id_columns::{list_parts, resolve_flags, resolve_ids, row_of, ColumnError, IdCache, PairCache};
+    use crate::id_columns::{first_null, list_parts, resolve_flags, row_of, ColumnError, IdCache, IdColumn, PairCache, SerpCache};
     let mut log = ClickLog::new();
     let (mut qcache, mut dcache) = (IdCache::default(), IdCache::default());
     let mut pair_cache = PairCache::default();
-    let (mut qs, mut ds, mut cs, mut pairs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut serps = SerpCache::default();
+    let mut serps_type = None;
+    let (mut qs, mut ds, mut cs, mut pairs, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut row_base = 0usize;
     let col_err = |col: &str, e: ColumnError, row: &dyn Fn(usize) -> usize| match e {
         ColumnError::Null(j) => format!("{what}: row {}: {col} is null", row(j)),
@@ -56,22 +59,23 @@ fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<
         let docs_col = batch.column_by_name("docs").expect("checked");
         let here = |j: usize| row_base + j;
         qs.clear();
-        resolve_ids(q_col.as_ref(), 0..n, &mut qcache, &mut |s: &str| vocab.intern_query(s), &mut qs)
+        IdColumn::new(q_col.as_ref())
+            .and_then(|mut c| c.resolve(0..n, &mut qcache, &mut |s: &str| vocab.intern_query(s), &mut qs))
             .map_err(|e| col_err("`query_id`", e, &here))?;
         let (doffs, dvalues) = list_parts(docs_col.as_ref()).map_err(|e| col_err("`docs`", e, &here))?;
-        if let Some(i) = (0..n).find(|&i| docs_col.is_null(i)) {
+        if let Some(i) = first_null(docs_col.as_ref(), &(0..n)) {
             return Err(format!("{what}: row {}: `docs` is null", row_base + i));
         }
         let d_row = |j: usize| row_base + row_of(&doffs, j);
-        ds.clear();
-        resolve_ids(dvalues.as_ref(), doffs[0]..doffs[n], &mut dcache, &mut |s: &str| vocab.intern_doc(s), &mut ds).map_err(|e| match e {
+        let d_err = |e| match e {
             ColumnError::Null(j) => format!("{what}: row {}: a document id is null", d_row(j)),
             e => col_err("`docs` (its items)", e, &d_row),
-        })?;
+        };
+        let mut dcol = IdColumn::new(dvalues.as_ref()).map_err(d_err)?;
         let clicks = match batch.column_by_name("clicks") {
             Some(c) => {
                 let (coffs, cvalues) = list_parts(c.as_ref()).map_err(|e| col_err("`clicks`", e, &here))?;
-                if let Some(i) = (0..n).find(|&i| c.is_null(i)) {
+                if let Some(i) = first_null(c.as_ref(), &(0..n)) {
                     return Err(format!("{what}: row {}: `clicks` is null", row_base + i));
                 }
                 for i in 0..n {
@@ -90,14 +94,35 @@ fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<
             }
             None => false,
         };
+        // Key bytes mean the same thing only within one Arrow type of document ids.
+        if serps_type.as_ref() != Some(dvalues.data_type()) {
+            serps.clear();
+            serps_type = Some(dvalues.data_type().clone());
+        }
+        log.queries.reserve(n);
+        log.offsets.reserve(n);
+        log.pairs.reserve(doffs[n] - doffs[0]);
+        log.clicks.reserve(doffs[n] - doffs[0]);
         let no_clicks = vec![false; doffs.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)];
         for i in 0..n {
-            let range = doffs[i] - doffs[0]..doffs[i + 1] - doffs[0];
             let q = qs[i];
+            let c = if clicks { &cs[doffs[i] - doffs[0]..doffs[i + 1] - doffs[0]] } else { &no_clicks[..doffs[i + 1] - doffs[i]] };
+            key.clear();
+            key.extend_from_slice(&q.to_ne_bytes());
+            let keyed = serps.is_on() && dcol.append_keys(doffs[i]..doffs[i + 1], &mut key);
+            let hash = keyed.then(|| SerpCache::hash(&key));
+            if let Some(p) = hash.and_then(|h| serps.get(h, &key)) {
+                log.push(q, p, c);
+                continue;
+            }
+            ds.clear();
+            dcol.resolve(doffs[i]..doffs[i + 1], &mut dcache, &mut |s: &str| vocab.intern_doc(s), &mut ds).map_err(d_err)?;
             pairs.clear();
-            pairs.extend(ds[range.clone()].iter().map(|&d| pair_cache.get(q, d, || vocab.intern_pair(q, d))));
-            let c = if clicks { &cs[range] } else { &no_clicks[..range.len()] };
+            pairs.extend(ds.iter().map(|&d| pair_cache.get(q, d, || vocab.intern_pair(q, d))));
             log.push(q, &pairs, c);
+            if let Some(h) = hash {
+                serps.insert(h, &key, &pairs);
+            }
         }
         row_base += n;
     }

@@ -118,3 +118,40 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
         serpsim.clicks.fit(bad, model="sdbn")
     with pytest.raises(serpsim.InvalidInputError, match="no sessions"):
         serpsim.clicks.fit(pd.DataFrame({"query_id": [], "docs": [], "clicks": []}), model="sdbn")
+
+
+def test_repeated_result_lists_give_the_cli_model_file(cli, tmp_path):
+    # Expected: the model file `serpsim clicks fit` writes from the same sessions as a Yandex
+    # text log (its own reader). The rows repeat result lists (read from the cache of lists
+    # already seen) between lists that differ only in their query or in how their text splits
+    # into ids (["ab", "c"] against ["a", "bc"]), and new documents arrive after repeats, so
+    # a cache that mixed lists up or skipped interning would change the file.
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = [
+        ("q1", ["ab", "c"], [1, 0]),
+        ("q1", ["a", "bc"], [0, 1]),
+        ("q1", ["ab", "c"], [0, 0]),
+        ("q2", ["ab", "c"], [1, 1]),
+        ("q1", ["a", "bc", "d"], [0, 0, 1]),
+        ("q2", ["ab", "c"], [0, 1]),
+        ("q2", ["e", "ab"], [1, 0]),
+        ("q1", ["a", "bc"], [1, 0]),
+    ]
+    log = tmp_path / "log.txt"
+    log.write_text("".join(f"{q}\t{','.join(d)} : {' , '.join(x for x, c in zip(d, cl) if c)}\n" for q, d, cl in rows))
+    expected = tmp_path / "cli.json"
+    __import__("subprocess").run([str(cli), "--quiet", "clicks", "fit", "--model", "sdbn", "--train", str(log), "--out", str(expected)], check=True)
+    table = pa.table({"query_id": [r[0] for r in rows], "docs": [r[1] for r in rows], "clicks": [r[2] for r in rows]})
+    docs = table["docs"].combine_chunks()
+    layouts = {
+        "pandas": table.to_pandas(),
+        "arrow_strings": table.to_pandas(types_mapper=pd.ArrowDtype),
+        "dictionary": pa.table({"query_id": pc.dictionary_encode(table["query_id"]), "docs": pa.ListArray.from_arrays(docs.offsets, pc.dictionary_encode(docs.values)), "clicks": table["clicks"]}),
+        "batches": pa.Table.from_batches(table.to_batches(max_chunksize=3)),
+    }
+    for name, frame in layouts.items():
+        got = tmp_path / f"{name}.json"
+        serpsim.clicks.fit(frame, model="sdbn", progress=False).save(got)
+        assert got.read_bytes() == expected.read_bytes(), name
