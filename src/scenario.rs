@@ -761,7 +761,7 @@ fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) -> std::resu
 }
 
 /// Resolves `p` against `base` unless absolute.
-fn resolve(base: &Path, p: &Path) -> PathBuf {
+pub(crate) fn resolve(base: &Path, p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
     } else {

@@ -1,9 +1,11 @@
-//! `serpsim streams msu`: modeled stream utility of one or more systems.
+//! `serpsim streams msu|run`: modeled stream utility of one or more systems, thin front ends
+//! over the engine's stream path (`simulate::stream`).
 
 use super::common::with_threads;
 use serpsim::report::write_atomic;
 use serpsim::streams::io::StreamData;
 use serpsim::streams::model::{msu, MeanSd, Population};
+use serpsim::streams::scenario::{msu_csv, run_scenario};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim streams`.
@@ -17,6 +19,24 @@ pub struct StreamsArgs {
 enum StreamsCommand {
     /// MSU of each updates file (one system each), as CSV.
     Msu(MsuArgs),
+    /// Run a stream scenario (docs/scenarios.md): msu.csv, summary.json (every measure, paired
+    /// comparisons), verdicts.json.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Scenario (TOML with `[collection] source = "streams"`).
+    file: PathBuf,
+    /// Output directory (overrides `[output] dir`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Simulated users per profile (overrides `users`).
+    #[arg(long)]
+    users: Option<u64>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -88,7 +108,19 @@ fn seconds(flag: &str, s: &str) -> anyhow::Result<f64> {
 }
 
 pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
-    let StreamsCommand::Msu(a) = args.command;
+    let a = match args.command {
+        StreamsCommand::Msu(a) => a,
+        StreamsCommand::Run(r) => {
+            let text = std::fs::read_to_string(&r.file).map_err(|e| serpsim::Error::io(&r.file, e))?;
+            let base = r.file.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+            let context = r.file.display().to_string();
+            let written = with_threads(r.threads, || run_scenario(&text, &context, &base, r.out.as_deref(), r.users, &|_, _| {}))??;
+            for f in &written {
+                outln!("{}", f.display())?;
+            }
+            return Ok(());
+        }
+    };
     let population = Population {
         away: MeanSd { mean: seconds("--away-mean", &a.away_mean)?, sd: seconds("--away-sd", &a.away_sd)? },
         duration: MeanSd { mean: seconds("--duration-mean", &a.duration_mean)?, sd: seconds("--duration-sd", &a.duration_sd)? },
@@ -103,10 +135,7 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
         .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), data.updates_from_file(p)?)))
         .collect::<serpsim::Result<Vec<_>>>()?;
     let results = with_threads(a.threads, || msu(&data.topics, &systems, &population, a.users, a.seed))??;
-    let mut csv = String::from("system,users,msu,sd,se\n");
-    for r in &results {
-        csv.push_str(&format!("{},{},{:.6},{:.6},{:.6}\n", serpsim::report::csv_field(&r.system), r.users, r.msu, r.sd, r.se));
-    }
+    let csv = msu_csv(&results, false);
     match &a.out {
         Some(p) => {
             write_atomic(p, csv.as_bytes())?;

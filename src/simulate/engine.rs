@@ -160,19 +160,46 @@ impl Prepared {
     }
 }
 
-/// What to simulate.
-#[derive(Debug, Clone, Copy)]
-pub struct Plan<'a> {
+/// What to simulate: the walk's world and prepared profiles by default, or the stream path's
+/// (`simulate::stream::StreamPlan`).
+#[derive(Debug)]
+pub struct Plan<'a, W = World, P = Prepared> {
     /// Topics, systems, interface.
-    pub world: &'a World,
+    pub world: &'a W,
     /// Prepared profiles.
-    pub profiles: &'a [Prepared],
+    pub profiles: &'a [P],
     /// Simulated users per profile (each meets every topic and system).
     pub users: u64,
     /// Master seed.
     pub seed: u64,
     /// Users per unit of work (`None`: [`default_block`]).
     pub block: Option<u64>,
+}
+
+impl<W, P> Clone for Plan<'_, W, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W, P> Copy for Plan<'_, W, P> {}
+
+impl<W, P> Plan<'_, W, P> {
+    /// The plan's units of work, in order (profile-major, then blocks of users): the same
+    /// partition for every front end of the engine.
+    pub fn units(&self) -> Vec<Unit> {
+        let block = self.block.unwrap_or_else(|| default_block(self.users)).max(1);
+        let mut out = Vec::new();
+        for p in 0..self.profiles.len() {
+            let mut first = 0;
+            while first < self.users {
+                let end = (first + block).min(self.users);
+                out.push(Unit { index: out.len(), profile: p, first, end });
+                first = end;
+            }
+        }
+        out
+    }
 }
 
 /// One unit of work.
@@ -225,17 +252,7 @@ pub trait Sink: Sync {
 
 /// The units of `plan`, in order.
 pub fn units(plan: &Plan) -> Vec<Unit> {
-    let block = plan.block.unwrap_or_else(|| default_block(plan.users)).max(1);
-    let mut out = Vec::new();
-    for p in 0..plan.profiles.len() {
-        let mut first = 0;
-        while first < plan.users {
-            let end = (first + block).min(plan.users);
-            out.push(Unit { index: out.len(), profile: p, first, end });
-            first = end;
-        }
-    }
-    out
+    plan.units()
 }
 
 /// The session key of `user` on topic `topic_id`: shared by every system and profile.
@@ -276,12 +293,24 @@ pub fn run_units<S: Sink>(plan: &Plan, sink: &S, range: std::ops::Range<usize>, 
     }
     let all = units(plan);
     let units = &all[range.start.min(all.len())..range.end.min(all.len())];
+    drive(units, sink, progress, |unit| run_unit(plan, sink, unit))
+}
+
+/// Runs `work` on every unit in parallel on the current rayon pool and hands each result to
+/// `sink.finish`; `progress(done, total)` is called after each unit. The replicate loop shared
+/// by the walk ([`run_units`]) and the stream path (`simulate::stream`).
+pub fn drive<S: Sink>(
+    units: &[Unit],
+    sink: &S,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    work: impl Fn(&Unit) -> S::Acc + Sync,
+) -> Result<()> {
     let total = units.len() as u64;
     let done = std::sync::atomic::AtomicU64::new(0);
     units.par_iter().try_for_each(|unit| -> Result<()> {
         // Ctrl-C (the CLI's handler, the Python binding's cancel) stops the run between units.
         crate::interrupt::check()?;
-        let acc = run_unit(plan, sink, unit);
+        let acc = work(unit);
         sink.finish(unit, acc)?;
         let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(d, total);

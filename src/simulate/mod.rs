@@ -6,6 +6,8 @@
 //!   stopping, sublist switching.
 //! - [`engine`]: the replicate loop (units of users, rayon, common random numbers) feeding a
 //!   [`engine::Sink`].
+//! - [`stream`]: the stream path (modeled stream utility): visits at points in time to update
+//!   lists, through the same replicate loop and sinks.
 //! - [`summary`]: the report's sink (every measure, paired differences, gain curves, budgets,
 //!   streamed samples) with memory independent of the number of users.
 //!
@@ -21,6 +23,7 @@
 //! ```
 
 pub mod engine;
+pub mod stream;
 pub mod summary;
 pub mod walk;
 pub mod world;

@@ -2,6 +2,7 @@
 //!
 //! - [`model`]: population, user-traces, reading and gain, MSU.
 //! - [`io`]: the documented input formats (topics, nuggets, updates, matches).
+//! - [`scenario`]: stream scenarios (`serpsim streams run`).
 //!
 //! ```
 //! use serpsim::streams::model::{user_gain, Update, Visit};
@@ -13,3 +14,4 @@
 
 pub mod io;
 pub mod model;
+pub mod scenario;

@@ -1,4 +1,5 @@
-//! Modeled stream utility (Baruah, Smucker and Clarke 2015).
+//! Modeled stream utility (Baruah, Smucker and Clarke 2015): the input types and the MSU front
+//! end over the engine's stream path (`simulate::stream`).
 //!
 //! A user has a mean time away A, a mean session duration D and a reading speed V, drawn from
 //! log-normal population distributions (A and D given by their arithmetic mean M and sd S:
@@ -10,13 +11,15 @@
 //! session time runs out (a partly read update is unread and earns nothing) or an already-read
 //! update is reached. A novel nugget read in session j earns L^delta, delta = the number of
 //! earlier session starts at or after the nugget's time; repeated nuggets earn nothing.
-//! MSU = mean over users of the user's mean over topics.
+//! MSU = mean over users of the user's mean over topics. The simulation itself is the engine's
+//! ([`crate::simulate::stream`]): [`user_gain`] and [`msu`] are thin wrappers over it.
 
-use crate::error::{check_non_negative, check_probability, Error, Result};
-use crate::rng::{hash_str, stream};
-use rand_distr::{Distribution, Exp, LogNormal};
-use rayon::prelude::*;
+use crate::error::Result;
+use crate::simulate::stream::{mean_sd, read_visits, run, MsuSink, StreamList, StreamPlan, StreamProfile, StreamScratch, StreamWorld};
+use crate::user::{Dist, Param};
 use serde::{Deserialize, Serialize};
+
+pub use crate::simulate::stream::Msu;
 
 /// One update emitted by a system.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,37 +67,10 @@ pub struct Visit {
 }
 
 /// Gain of one user on one topic: `updates` in [`reading_order`], `visits` by increasing start,
-/// reading speed `speed` words per second, lateness discount `lateness` (L).
+/// reading speed `speed` words per second, lateness discount `lateness` (L). The engine's
+/// stream walk ([`read_visits`]) on one list.
 pub fn user_gain(updates: &[Update], nugget_times: &[f64], visits: &[Visit], speed: f64, lateness: f64) -> f64 {
-    let mut read = vec![false; updates.len()];
-    let mut seen = vec![false; nugget_times.len()];
-    let mut gain = 0.0;
-    for (j, v) in visits.iter().enumerate() {
-        // First update emitted at or before the session start.
-        let first = updates.partition_point(|u| u.time > v.start);
-        let mut elapsed = 0.0;
-        for (i, u) in updates.iter().enumerate().skip(first) {
-            if read[i] {
-                break;
-            }
-            let need = u.words / speed;
-            if elapsed + need > v.duration {
-                break;
-            }
-            elapsed += need;
-            read[i] = true;
-            for &n in &u.nuggets {
-                let n = n as usize;
-                if !seen[n] {
-                    seen[n] = true;
-                    let earlier = &visits[..j];
-                    let delta = earlier.len() - earlier.partition_point(|w| w.start < nugget_times[n]);
-                    gain += lateness.powi(delta as i32);
-                }
-            }
-        }
-    }
-    gain
+    read_visits(&StreamList::new(updates), nugget_times, visits, speed, lateness, &mut StreamScratch::default(), &mut ()).gain
 }
 
 /// A log-normal given by the arithmetic mean and sd of the data.
@@ -145,82 +121,28 @@ impl Population {
         }
     }
 
+    /// The population as a profile of the engine's stream path: A and D log-normal by mean
+    /// and sd, V log-normal by mu and sigma, L fixed.
+    pub fn profile(&self, name: impl Into<String>) -> StreamProfile {
+        StreamProfile {
+            name: name.into(),
+            away: mean_sd(self.away.mean, self.away.sd),
+            duration: mean_sd(self.duration.mean, self.duration.sd),
+            speed: Param::Dist(Dist::Lognormal { mu: Some(self.speed[0]), sigma: Some(self.speed[1]), mean: None, sd: None }),
+            lateness: Param::Fixed(self.lateness),
+        }
+    }
+
     /// Checks the parameters; errors name the key.
     pub fn validate(&self, context: &str) -> Result<()> {
-        for (name, m) in [("away", self.away), ("duration", self.duration)] {
-            if !(m.mean.is_finite() && m.mean >= 1.0) {
-                return Err(Error::config(context, format!("{name}.mean"), format!("{} must be at least 1 second", m.mean)));
-            }
-            check_non_negative(context, &format!("{name}.sd"), m.sd)?;
-        }
-        if !self.speed[0].is_finite() {
-            return Err(Error::config(context, "speed[0]", "must be finite"));
-        }
-        check_non_negative(context, "speed[1]", self.speed[1])?;
-        check_probability(context, "lateness", self.lateness)
+        self.profile("population").validate(context)
     }
-}
-
-/// One simulated user.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct User {
-    /// Mean time away (s).
-    pub away: f64,
-    /// Mean session duration (s).
-    pub duration: f64,
-    /// Reading speed (words per second).
-    pub speed: f64,
-}
-
-/// Draws user `u` of the population (stream keyed by `(seed, "msu-user", u)`).
-pub fn draw_user(p: &Population, seed: u64, u: u64) -> Result<User> {
-    let mut rng = stream(seed, &[hash_str("msu-user"), u]);
-    let ln = |m: MeanSd| {
-        let (mu, s) = m.log_params();
-        LogNormal::new(mu, s).map_err(|e| Error::Invalid(format!("log-normal: {e}")))
-    };
-    let speed = LogNormal::new(p.speed[0], p.speed[1]).map_err(|e| Error::Invalid(format!("log-normal: {e}")))?;
-    Ok(User { away: ln(p.away)?.sample(&mut rng), duration: ln(p.duration)?.sample(&mut rng), speed: speed.sample(&mut rng) })
-}
-
-/// The user-trace of `user` over `[start, end]` (stream keyed by `(seed, "msu-trace", u, topic)`).
-pub fn user_trace(user: &User, start: f64, end: f64, seed: u64, u: u64, topic: &str) -> Vec<Visit> {
-    let mut rng = stream(seed, &[hash_str("msu-trace"), u, hash_str(topic)]);
-    // Means are positive log-normal draws; the floor only guards against underflow to 0.
-    let session = Exp::new(1.0 / user.duration.max(1e-9)).expect("finite positive rate");
-    let away = Exp::new(1.0 / user.away.max(1e-9)).expect("finite positive rate");
-    let mut visits = Vec::new();
-    let mut t = start;
-    while t <= end {
-        let d = session.sample(&mut rng);
-        visits.push(Visit { start: t, duration: d });
-        let next = t + d + away.sample(&mut rng);
-        if next <= t {
-            break; // no progress in floating point: the rest of the trace is empty
-        }
-        t = next;
-    }
-    visits
-}
-
-/// MSU of one system.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Msu {
-    /// System name.
-    pub system: String,
-    /// Users simulated.
-    pub users: usize,
-    /// MSU: mean over users of the user's mean gain over topics.
-    pub msu: f64,
-    /// Sd over users of the per-user mean.
-    pub sd: f64,
-    /// Standard error of MSU.
-    pub se: f64,
 }
 
 /// MSU of each system (`systems[s][t]` = updates of system s for topic t, in reading order)
-/// with `users` simulated users. Users and traces do not depend on the system (common random
-/// numbers); results do not depend on the thread count.
+/// with `users` simulated users: the engine's stream path with one profile and [`MsuSink`].
+/// Users and traces do not depend on the system (common random numbers); results do not
+/// depend on the thread count.
 pub fn msu(
     topics: &[StreamTopic],
     systems: &[(String, Vec<Vec<Update>>)],
@@ -228,44 +150,11 @@ pub fn msu(
     users: usize,
     seed: u64,
 ) -> Result<Vec<Msu>> {
-    population.validate("population")?;
-    if users == 0 {
-        return Err(Error::Invalid("users must be at least 1".into()));
-    }
-    if topics.is_empty() {
-        return Err(Error::Invalid("no topics".into()));
-    }
-    if let Some((name, lists)) = systems.iter().find(|(_, l)| l.len() != topics.len()) {
-        return Err(Error::Invalid(format!("system `{name}` has update lists for {} topics, expected {}", lists.len(), topics.len())));
-    }
-    let per_user: Vec<Vec<f64>> = (0..users as u64)
-        .into_par_iter()
-        .map(|u| -> Result<Vec<f64>> {
-            let user = draw_user(population, seed, u)?;
-            let traces: Vec<Vec<Visit>> = topics.iter().map(|t| user_trace(&user, t.start, t.end, seed, u, &t.id)).collect();
-            Ok(systems
-                .iter()
-                .map(|(_, per_topic)| {
-                    let total: f64 = topics
-                        .iter()
-                        .zip(per_topic)
-                        .zip(&traces)
-                        .map(|((t, ups), tr)| user_gain(ups, &t.nugget_times, tr, user.speed, population.lateness))
-                        .sum();
-                    total / topics.len() as f64
-                })
-                .collect())
-        })
-        .collect::<Result<_>>()?;
-    Ok(systems
-        .iter()
-        .enumerate()
-        .map(|(s, (name, _))| {
-            let xs: Vec<f64> = per_user.iter().map(|v| v[s]).collect();
-            let sd = crate::stats::sd(&xs);
-            Msu { system: name.clone(), users, msu: crate::stats::mean(&xs), sd, se: sd / (users as f64).sqrt() }
-        })
-        .collect())
+    let world = StreamWorld::new(topics.to_vec(), systems)?;
+    let profiles = [population.profile("population")];
+    let sink = MsuSink::new(&world);
+    run(&StreamPlan { world: &world, profiles: &profiles, users: users as u64, seed, block: None }, &sink, &|_, _| {})?;
+    Ok(sink.finish_msu(&world, &profiles))
 }
 
 #[cfg(test)]
@@ -354,13 +243,7 @@ mod tests {
         // Closed form: E = exp(mu + s^2/2) = M, Var = (exp(s^2) - 1) E^2 = S^2.
         assert!(((mu + s * s / 2.0).exp() - 120.0).abs() < 1e-9);
         assert!((((s * s).exp() - 1.0).sqrt() * 120.0 - 60.0).abs() < 1e-9);
-        // Sampled users: mean duration near 120 s; speed mean exp(1.29 + 0.558^2/2) = 4.245 w/s.
-        let p = Population::reasonable();
-        let users: Vec<User> = (0..40_000).map(|u| draw_user(&p, 3, u).unwrap()).collect();
-        let md = users.iter().map(|u| u.duration).sum::<f64>() / users.len() as f64;
-        let mv = users.iter().map(|u| u.speed).sum::<f64>() / users.len() as f64;
-        assert!((md - 120.0).abs() < 1.5, "{md}");
-        assert!((mv - 4.2457).abs() < 0.04, "{mv}");
+        // Sampled users: `simulate::stream::tests::population_draws_match_their_means`.
     }
 
     #[test]
@@ -374,25 +257,6 @@ mod tests {
         let mut p = Population::reasonable();
         p.away.sd = f64::NAN;
         assert!(p.validate("cli").unwrap_err().to_string().contains("away.sd"));
-    }
-
-    #[test]
-    fn traces_alternate_exponential_sessions_and_away_times() {
-        // Renewal process: about T / (A + D) sessions; mean duration D.
-        let user = User { away: 900.0, duration: 100.0, speed: 4.0 };
-        let mut n = 0usize;
-        let mut dur = 0.0;
-        for u in 0..400 {
-            let tr = user_trace(&user, 0.0, 100_000.0, 1, u, "t");
-            assert_eq!(tr[0].start, 0.0);
-            assert!(tr.windows(2).all(|w| w[1].start >= w[0].start + w[0].duration));
-            assert!(tr.last().unwrap().start <= 100_000.0);
-            n += tr.len();
-            dur += tr.iter().map(|v| v.duration).sum::<f64>();
-        }
-        let per = n as f64 / 400.0;
-        assert!((per - 101.0).abs() < 2.0, "{per}");
-        assert!((dur / n as f64 - 100.0).abs() < 2.0);
     }
 
     #[test]
