@@ -89,3 +89,21 @@ fn bad_scenarios_name_the_key() {
         assert!(!o.status.success() && err.contains(needle), "{to}: {err}");
     }
 }
+
+/// `serpsim simulate` runs a stream scenario through the same front end as `streams run`: the
+/// same files, byte for byte (the manifest names the command, so it is left out).
+#[test]
+fn simulate_runs_stream_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = root().join("simulations/streams/bopha.toml");
+    let (a, b) = (dir.path().join("run"), dir.path().join("simulate"));
+    let o = run(&scen, &a, "2");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--out", b.to_str().unwrap(), "--threads", "1"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["msu.csv", "summary.json", "verdicts.json"] {
+        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--samples", "--out", dir.path().join("x").to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--samples is not available for stream scenarios"));
+}

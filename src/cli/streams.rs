@@ -34,6 +34,9 @@ struct RunArgs {
     /// Simulated users per profile (overrides `users`).
     #[arg(long)]
     users: Option<u64>,
+    /// Master seed (overrides `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -114,7 +117,7 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
             let text = std::fs::read_to_string(&r.file).map_err(|e| serpsim::Error::io(&r.file, e))?;
             let base = r.file.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
             let context = r.file.display().to_string();
-            let written = with_threads(r.threads, || run_scenario(&text, &context, &base, r.out.as_deref(), r.users, &|_, _| {}))??;
+            let written = with_threads(r.threads, || run_scenario(&text, &context, &base, r.out.as_deref(), r.users, r.seed, &|_, _| {}))??;
             for f in &written {
                 outln!("{}", f.display())?;
             }

@@ -180,11 +180,24 @@ pub fn msu_csv(results: &[Msu], with_profile: bool) -> String {
     csv
 }
 
+/// True when `text` is a stream scenario (`[collection] source = "streams"`), which
+/// `serpsim simulate` hands to [`run_scenario`]. Text that is not TOML is not one (the SERP
+/// scenario reader then reports the error with its line).
+pub fn is_stream_scenario(text: &str) -> bool {
+    toml::from_str::<toml::Value>(text)
+        .ok()
+        .and_then(|v| v.get("collection")?.get("source")?.as_str().map(|s| s == "streams"))
+        .unwrap_or(false)
+}
+
 /// Runs the scenario read from `text` (paths relative to `base`) and writes `msu.csv`,
 /// `summary.json` (every measure, the paired comparisons) and `verdicts.json` into `out` (else
 /// `[output] dir`); returns the files written.
-pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, users: Option<u64>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PathBuf>> {
+pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PathBuf>> {
     let mut s = StreamScenario::parse(text, context)?;
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
     if let Some(u) = users {
         if u == 0 {
             return Err(Error::Invalid("--users must be at least 1".into()));
