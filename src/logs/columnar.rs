@@ -219,6 +219,20 @@ impl<'a> Ids<'a> {
         }
     }
 
+    /// Whether the ids at `i` and `j` are both present and equal.
+    fn same(&self, i: usize, j: usize) -> bool {
+        if self.is_null(i) || self.is_null(j) {
+            return false;
+        }
+        match self {
+            Ids::Utf8(a) => a.value(i) == a.value(j),
+            Ids::LargeUtf8(a) => a.value(i) == a.value(j),
+            Ids::View(a) => a.value(i) == a.value(j),
+            Ids::Signed(v, _) => v[i] == v[j],
+            Ids::Unsigned(v, _) => v[i] == v[j],
+        }
+    }
+
     /// The id at `i` (not null) as text; integers are formatted into `tmp`.
     fn get<'b>(&'b self, i: usize, tmp: &'b mut [u8; 24]) -> &'b str {
         match self {
@@ -424,18 +438,34 @@ impl<'a> Batch<'a> {
         })
     }
 
-    /// Fills `s` with row `i`; the reason when the row is bad.
-    fn row(&self, i: usize, s: &mut SessionBuf, order: &mut Vec<usize>) -> std::result::Result<(), String> {
-        s.clear();
+    /// Whether row `i` has the query and documents of row `p` (without a positions column).
+    fn same_serp(&self, i: usize, p: usize) -> bool {
+        if self.positions.is_some() || !self.query.same(i, p) {
+            return false;
+        }
+        let (Some(a), Some(b)) = (self.docs.0.range(i), self.docs.0.range(p)) else { return false };
+        a.len() == b.len() && a.zip(b).all(|(x, y)| self.docs.1.same(x, y))
+    }
+
+    /// Fills `s` with row `i`; the reason when the row is bad. `prev` is the row `s` holds
+    /// (the session handed out last), if it is in this batch: when row `i` has the same query
+    /// and documents, they are kept and `s` is marked [`SessionBuf::same_serp`].
+    fn row(&self, i: usize, prev: Option<usize>, s: &mut SessionBuf, order: &mut Vec<usize>) -> std::result::Result<(), String> {
+        let same = prev.is_some_and(|p| self.same_serp(i, p));
         let mut tmp = [0u8; 24];
-        if self.query.is_null(i) {
-            return Err("null query id".into());
+        if same {
+            s.clear_keep_serp();
+        } else {
+            s.clear();
+            if self.query.is_null(i) {
+                return Err("null query id".into());
+            }
+            let q = self.query.get(i, &mut tmp).trim();
+            if q.is_empty() {
+                return Err("empty query id".into());
+            }
+            s.set_query(q);
         }
-        let q = self.query.get(i, &mut tmp).trim();
-        if q.is_empty() {
-            return Err("empty query id".into());
-        }
-        s.set_query(q);
         if let Some(ids) = &self.session {
             if !ids.is_null(i) {
                 let id = ids.get(i, &mut tmp).trim();
@@ -474,14 +504,16 @@ impl<'a> Batch<'a> {
         }
         for &k in order.iter() {
             let j = docs.start + k;
-            if self.docs.1.is_null(j) {
-                return Err(format!("null document id at list index {}", k + 1));
+            if !same {
+                if self.docs.1.is_null(j) {
+                    return Err(format!("null document id at list index {}", k + 1));
+                }
+                let d = self.docs.1.get(j, &mut tmp).trim();
+                if d.is_empty() {
+                    return Err(format!("empty document id at list index {}", k + 1));
+                }
+                s.push_doc(d);
             }
-            let d = self.docs.1.get(j, &mut tmp).trim();
-            if d.is_empty() {
-                return Err(format!("empty document id at list index {}", k + 1));
-            }
-            s.push_doc(d);
             s.clicks.push(self.clicks.1.get(clicks.start + k).map_err(|e| format!("{e} at list index {}", k + 1))?);
         }
         if let Some(t) = &self.timestamp {
@@ -644,14 +676,17 @@ pub(crate) fn for_each_row(
         };
         crate::interrupt::check()?;
         let b = Batch::new(&name, &batch, &cols)?;
+        let mut prev = None;
         for i in 0..batch.num_rows() {
             row += 1;
-            match b.row(i, &mut s, &mut order) {
+            match b.row(i, prev, &mut s, &mut order) {
                 Ok(()) => {
                     report.sessions += 1;
+                    prev = Some(i);
                     f(&s)?;
                 }
                 Err(reason) => {
+                    prev = None;
                     let msg = format!("{name}: row {row}: {reason}");
                     if !skip_bad_rows {
                         return Err(Error::Invalid(msg));
