@@ -183,6 +183,9 @@ enum Ids<'a> {
     View(&'a StringViewArray),
     Signed(Vec<i64>, Option<&'a NullBuffer>),
     Unsigned(&'a [u64], Option<&'a NullBuffer>),
+    /// A dictionary: the key of each entry (none when the dictionary is empty), the keys'
+    /// nulls, and the values.
+    Dict(Vec<usize>, Option<&'a NullBuffer>, Box<Ids<'a>>),
 }
 
 fn ints<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<Vec<i64>>
@@ -206,6 +209,12 @@ impl<'a> Ids<'a> {
             DataType::UInt16 => Ids::Signed(ints::<UInt16Type>(a)?, a.nulls()),
             DataType::UInt8 => Ids::Signed(ints::<UInt8Type>(a)?, a.nulls()),
             DataType::UInt64 => Ids::Unsigned(a.as_primitive::<UInt64Type>().values(), a.nulls()),
+            DataType::Dictionary(..) => {
+                let d = a.as_any_dictionary_opt()?;
+                let values = Ids::new(d.values().as_ref())?;
+                let keys = if d.values().is_empty() { Vec::new() } else { d.normalized_keys() };
+                Ids::Dict(keys, a.nulls(), Box::new(values))
+            }
             _ => return None,
         })
     }
@@ -216,6 +225,7 @@ impl<'a> Ids<'a> {
             Ids::LargeUtf8(a) => a.is_null(i),
             Ids::View(a) => a.is_null(i),
             Ids::Signed(_, n) | Ids::Unsigned(_, n) => n.is_some_and(|n| n.is_null(i)),
+            Ids::Dict(k, n, v) => n.is_some_and(|n| n.is_null(i)) || k.get(i).is_none_or(|&k| v.is_null(k)),
         }
     }
 
@@ -230,6 +240,7 @@ impl<'a> Ids<'a> {
             Ids::View(a) => a.value(i) == a.value(j),
             Ids::Signed(v, _) => v[i] == v[j],
             Ids::Unsigned(v, _) => v[i] == v[j],
+            Ids::Dict(k, _, v) => k[i] == k[j] || v.same(k[i], k[j]),
         }
     }
 
@@ -241,6 +252,7 @@ impl<'a> Ids<'a> {
             Ids::View(a) => a.value(i),
             Ids::Signed(v, _) => fmt_int(v[i] < 0, v[i].unsigned_abs(), tmp),
             Ids::Unsigned(v, _) => fmt_int(false, v[i], tmp),
+            Ids::Dict(k, _, v) => v.get(k[i], tmp),
         }
     }
 }
@@ -574,13 +586,22 @@ fn source(input: Input) -> Result<Source> {
 type Batches = Box<dyn Iterator<Item = std::result::Result<RecordBatch, arrow_schema::ArrowError>>>;
 
 fn open_parquet(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [Option<usize>; 8])> {
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
     use parquet::arrow::ProjectionMask;
     let corrupt = |e: parquet::errors::ParquetError| Error::Invalid(format!("{name}: not a readable Parquet file: {e}"));
     macro_rules! build {
         ($reader:expr) => {{
-            let b = ParquetRecordBatchReaderBuilder::try_new($reader).map_err(corrupt)?;
-            let cols = map.resolve(name, b.schema())?;
+            let reader = $reader;
+            let meta = ArrowReaderMetadata::load(&reader, ArrowReaderOptions::new()).map_err(corrupt)?;
+            let cols = map.resolve(name, meta.schema())?;
+            // String ids are read as Arrow dictionaries (the Parquet dictionary pages as they
+            // are, not one string per value); when the file does not allow it, as strings.
+            let meta = match dictionary_hint(meta.schema(), &cols) {
+                Some(hint) => ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(hint.into()))
+                    .unwrap_or(meta),
+                None => meta,
+            };
+            let b = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta);
             let mut roots: Vec<usize> = cols.iter().flatten().copied().collect();
             roots.sort_unstable();
             let mask = ProjectionMask::roots(b.parquet_schema(), roots);
@@ -593,6 +614,29 @@ fn open_parquet(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [O
         Source::File(f) => build!(f),
         Source::Memory(v) => build!(bytes::Bytes::from(v)),
     })
+}
+
+/// `schema` with the string columns of the query and the documents (list elements) typed as
+/// dictionaries of strings, or None when neither is a string column.
+fn dictionary_hint(schema: &Schema, cols: &[Option<usize>; 8]) -> Option<Schema> {
+    use arrow_schema::Field;
+    let dict = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8).then(|| DataType::Dictionary(Box::new(DataType::Int32), Box::new(t.clone())));
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut changed = false;
+    for role in [QUERY, DOCS] {
+        let Some(c) = cols[role] else { continue };
+        let f = &mut fields[c];
+        let t = match f.data_type() {
+            DataType::List(item) => dict(item.data_type()).map(|d| DataType::List(item.as_ref().clone().with_data_type(d).into())),
+            DataType::LargeList(item) => dict(item.data_type()).map(|d| DataType::LargeList(item.as_ref().clone().with_data_type(d).into())),
+            other => dict(other),
+        };
+        if let Some(t) = t {
+            *f = f.clone().with_data_type(t);
+            changed = true;
+        }
+    }
+    changed.then(|| Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 fn reader_schema(r: &parquet::arrow::arrow_reader::ParquetRecordBatchReader) -> Schema {

@@ -223,7 +223,7 @@ fn trim_range(s: &[u8], mut a: usize, mut b: usize) -> (usize, usize) {
 /// errors as [`yandex_impressions_text`], which handles lines with Unicode whitespace). An
 /// impression whose `query<TAB>documents` text equals the previous impression's on the line
 /// keeps the parsed query and documents and is marked [`SessionBuf::same_serp`].
-fn yandex_impressions_ascii(
+pub(crate) fn yandex_impressions_ascii(
     line: &str,
     s: &mut SessionBuf,
     emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
@@ -296,7 +296,7 @@ fn yandex_impressions_ascii(
 
 /// [`yandex_impressions`] on text, for lines with non-ASCII characters (`trim` then strips
 /// Unicode whitespace too).
-fn yandex_impressions_text(
+pub(crate) fn yandex_impressions_text(
     line: &str,
     s: &mut SessionBuf,
     emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
