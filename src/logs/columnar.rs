@@ -184,8 +184,8 @@ enum Ids<'a> {
     Signed(Vec<i64>, Option<&'a NullBuffer>),
     Unsigned(&'a [u64], Option<&'a NullBuffer>),
     /// A dictionary: the key of each entry (none when the dictionary is empty), the keys'
-    /// nulls, and the values.
-    Dict(Vec<usize>, Option<&'a NullBuffer>, Box<Ids<'a>>),
+    /// nulls, the values, and whether a value is null.
+    Dict(Vec<usize>, Option<&'a NullBuffer>, Box<Ids<'a>>, bool),
 }
 
 fn ints<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<Vec<i64>>
@@ -213,7 +213,8 @@ impl<'a> Ids<'a> {
                 let d = a.as_any_dictionary_opt()?;
                 let values = Ids::new(d.values().as_ref())?;
                 let keys = if d.values().is_empty() { Vec::new() } else { d.normalized_keys() };
-                Ids::Dict(keys, a.nulls(), Box::new(values))
+                let null_values = d.values().null_count() > 0;
+                Ids::Dict(keys, a.nulls(), Box::new(values), null_values)
             }
             _ => return None,
         })
@@ -225,7 +226,9 @@ impl<'a> Ids<'a> {
             Ids::LargeUtf8(a) => a.is_null(i),
             Ids::View(a) => a.is_null(i),
             Ids::Signed(_, n) | Ids::Unsigned(_, n) => n.is_some_and(|n| n.is_null(i)),
-            Ids::Dict(k, n, v) => n.is_some_and(|n| n.is_null(i)) || k.get(i).is_none_or(|&k| v.is_null(k)),
+            Ids::Dict(k, n, v, null_values) => {
+                n.is_some_and(|n| n.is_null(i)) || k.get(i).is_none_or(|&k| *null_values && v.is_null(k))
+            }
         }
     }
 
@@ -240,7 +243,19 @@ impl<'a> Ids<'a> {
             Ids::View(a) => a.value(i) == a.value(j),
             Ids::Signed(v, _) => v[i] == v[j],
             Ids::Unsigned(v, _) => v[i] == v[j],
-            Ids::Dict(k, _, v) => k[i] == k[j] || v.same(k[i], k[j]),
+            Ids::Dict(k, _, v, _) => k[i] == k[j] || v.same(k[i], k[j]),
+        }
+    }
+
+    /// Whether the ids in `a` and `b` are all present and pairwise equal (for dictionaries
+    /// without nulls: the keys are compared as slices).
+    fn same_run(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        match self {
+            Ids::Dict(k, n, _, false) if !k.is_empty() && n.is_none_or(|n| n.null_count() == 0) => k[a] == k[b],
+            _ => a.zip(b).all(|(x, y)| self.same(x, y)),
         }
     }
 
@@ -252,7 +267,7 @@ impl<'a> Ids<'a> {
             Ids::View(a) => a.value(i),
             Ids::Signed(v, _) => fmt_int(v[i] < 0, v[i].unsigned_abs(), tmp),
             Ids::Unsigned(v, _) => fmt_int(false, v[i], tmp),
-            Ids::Dict(k, _, v) => v.get(k[i], tmp),
+            Ids::Dict(k, _, v, _) => v.get(k[i], tmp),
         }
     }
 }
@@ -456,7 +471,7 @@ impl<'a> Batch<'a> {
             return false;
         }
         let (Some(a), Some(b)) = (self.docs.0.range(i), self.docs.0.range(p)) else { return false };
-        a.len() == b.len() && a.zip(b).all(|(x, y)| self.docs.1.same(x, y))
+        self.docs.1.same_run(a, b)
     }
 
     /// Fills `s` with row `i`; the reason when the row is bad. `prev` is the row `s` holds
