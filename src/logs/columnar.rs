@@ -17,7 +17,10 @@
 //! | `positions`   | (only when mapped)             | list of 1-based ranks, a permutation of 1..n     |
 //!
 //! Integer ids are read as their decimal text, so a Parquet log and its text original intern
-//! the same ids. A null in an optional column means "absent" for that row; a null query, list
+//! the same ids. Id columns may also be dictionaries of strings or integers (Arrow
+//! `Dictionary`, e.g. pandas `category`); Parquet string ids are read as dictionaries, so a
+//! dictionary-encoded column is not expanded into one string per value. A row with the same
+//! query and documents as the row before it is marked [`SessionBuf::same_serp`]. A null in an optional column means "absent" for that row; a null query, list
 //! or list element in a required column is a bad row. Errors read `file: row N: reason`
 //! (rows 1-based, over the whole file).
 
