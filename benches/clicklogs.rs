@@ -2,11 +2,15 @@
 //! read and interned from memory as plain text, gzip and zstd. Target (issue 15): gzip input
 //! costs at most 2x plain input. Throughput is in bytes of uncompressed text per second.
 //!
+//! Parse rate (issue 18): the same 30 MB with one impression per line (so no impression
+//! repeats the SERP of the one before it on its line, and every SERP is interned), and the
+//! 30 MB log converted to Parquet and read from a file; throughput in bytes of the text.
+//!
 //! `cargo bench --bench clicklogs`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serpsim::input::Input;
-use serpsim::logs::{Format, LogData, ReadOptions};
+use serpsim::logs::{Container, Format, LogData, ReadOptions};
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Duration;
@@ -43,6 +47,19 @@ fn bench(c: &mut Criterion) {
     } else {
         eprintln!("NOTICE: the zstd tool is missing; the zstd case is not measured");
     }
+    let split: Vec<u8> = String::from_utf8(plain.clone()).unwrap().split(';').map(str::trim).collect::<Vec<_>>().join("\n").into_bytes();
+    g.bench_function("read_yandex_30MB_one_impression_per_line", |b| b.iter(|| black_box(read(&split))));
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("log.parquet");
+    let input = Input::from_bytes("bench", plain.clone()).unwrap();
+    serpsim::logs::convert::convert(input, &opts, &Format::Columnar(Container::Parquet, Default::default()), &pq, None).unwrap();
+    g.bench_function("read_yandex_30MB_as_parquet", |b| {
+        b.iter(|| {
+            let d = LogData::read(&pq, Format::Auto, false).unwrap();
+            assert_eq!(d.log.len(), 350_640);
+            black_box(d.log.len())
+        })
+    });
     g.finish();
 }
 

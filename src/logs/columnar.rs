@@ -17,7 +17,10 @@
 //! | `positions`   | (only when mapped)             | list of 1-based ranks, a permutation of 1..n     |
 //!
 //! Integer ids are read as their decimal text, so a Parquet log and its text original intern
-//! the same ids. A null in an optional column means "absent" for that row; a null query, list
+//! the same ids. Id columns may also be dictionaries of strings or integers (Arrow
+//! `Dictionary`, e.g. pandas `category`); Parquet string ids are read as dictionaries, so a
+//! dictionary-encoded column is not expanded into one string per value. A row with the same
+//! query and documents as the row before it is marked [`SessionBuf::same_serp`]. A null in an optional column means "absent" for that row; a null query, list
 //! or list element in a required column is a bad row. Errors read `file: row N: reason`
 //! (rows 1-based, over the whole file).
 
@@ -183,6 +186,9 @@ enum Ids<'a> {
     View(&'a StringViewArray),
     Signed(Vec<i64>, Option<&'a NullBuffer>),
     Unsigned(&'a [u64], Option<&'a NullBuffer>),
+    /// A dictionary: the key of each entry (none when the dictionary is empty), the keys'
+    /// nulls, the values, and whether a value is null.
+    Dict(Vec<usize>, Option<&'a NullBuffer>, Box<Ids<'a>>, bool),
 }
 
 fn ints<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<Vec<i64>>
@@ -206,6 +212,13 @@ impl<'a> Ids<'a> {
             DataType::UInt16 => Ids::Signed(ints::<UInt16Type>(a)?, a.nulls()),
             DataType::UInt8 => Ids::Signed(ints::<UInt8Type>(a)?, a.nulls()),
             DataType::UInt64 => Ids::Unsigned(a.as_primitive::<UInt64Type>().values(), a.nulls()),
+            DataType::Dictionary(..) => {
+                let d = a.as_any_dictionary_opt()?;
+                let values = Ids::new(d.values().as_ref())?;
+                let keys = if d.values().is_empty() { Vec::new() } else { d.normalized_keys() };
+                let null_values = d.values().null_count() > 0;
+                Ids::Dict(keys, a.nulls(), Box::new(values), null_values)
+            }
             _ => return None,
         })
     }
@@ -216,6 +229,36 @@ impl<'a> Ids<'a> {
             Ids::LargeUtf8(a) => a.is_null(i),
             Ids::View(a) => a.is_null(i),
             Ids::Signed(_, n) | Ids::Unsigned(_, n) => n.is_some_and(|n| n.is_null(i)),
+            Ids::Dict(k, n, v, null_values) => {
+                n.is_some_and(|n| n.is_null(i)) || k.get(i).is_none_or(|&k| *null_values && v.is_null(k))
+            }
+        }
+    }
+
+    /// Whether the ids at `i` and `j` are both present and equal.
+    fn same(&self, i: usize, j: usize) -> bool {
+        if self.is_null(i) || self.is_null(j) {
+            return false;
+        }
+        match self {
+            Ids::Utf8(a) => a.value(i) == a.value(j),
+            Ids::LargeUtf8(a) => a.value(i) == a.value(j),
+            Ids::View(a) => a.value(i) == a.value(j),
+            Ids::Signed(v, _) => v[i] == v[j],
+            Ids::Unsigned(v, _) => v[i] == v[j],
+            Ids::Dict(k, _, v, _) => k[i] == k[j] || v.same(k[i], k[j]),
+        }
+    }
+
+    /// Whether the ids in `a` and `b` are all present and pairwise equal (for dictionaries
+    /// without nulls: the keys are compared as slices).
+    fn same_run(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        match self {
+            Ids::Dict(k, n, _, false) if !k.is_empty() && n.is_none_or(|n| n.null_count() == 0) => k[a] == k[b],
+            _ => a.zip(b).all(|(x, y)| self.same(x, y)),
         }
     }
 
@@ -227,6 +270,7 @@ impl<'a> Ids<'a> {
             Ids::View(a) => a.value(i),
             Ids::Signed(v, _) => fmt_int(v[i] < 0, v[i].unsigned_abs(), tmp),
             Ids::Unsigned(v, _) => fmt_int(false, v[i], tmp),
+            Ids::Dict(k, _, v, _) => v.get(k[i], tmp),
         }
     }
 }
@@ -424,18 +468,34 @@ impl<'a> Batch<'a> {
         })
     }
 
-    /// Fills `s` with row `i`; the reason when the row is bad.
-    fn row(&self, i: usize, s: &mut SessionBuf, order: &mut Vec<usize>) -> std::result::Result<(), String> {
-        s.clear();
+    /// Whether row `i` has the query and documents of row `p` (without a positions column).
+    fn same_serp(&self, i: usize, p: usize) -> bool {
+        if self.positions.is_some() || !self.query.same(i, p) {
+            return false;
+        }
+        let (Some(a), Some(b)) = (self.docs.0.range(i), self.docs.0.range(p)) else { return false };
+        self.docs.1.same_run(a, b)
+    }
+
+    /// Fills `s` with row `i`; the reason when the row is bad. `prev` is the row `s` holds
+    /// (the session handed out last), if it is in this batch: when row `i` has the same query
+    /// and documents, they are kept and `s` is marked [`SessionBuf::same_serp`].
+    fn row(&self, i: usize, prev: Option<usize>, s: &mut SessionBuf, order: &mut Vec<usize>) -> std::result::Result<(), String> {
+        let same = prev.is_some_and(|p| self.same_serp(i, p));
         let mut tmp = [0u8; 24];
-        if self.query.is_null(i) {
-            return Err("null query id".into());
+        if same {
+            s.clear_keep_serp();
+        } else {
+            s.clear();
+            if self.query.is_null(i) {
+                return Err("null query id".into());
+            }
+            let q = self.query.get(i, &mut tmp).trim();
+            if q.is_empty() {
+                return Err("empty query id".into());
+            }
+            s.set_query(q);
         }
-        let q = self.query.get(i, &mut tmp).trim();
-        if q.is_empty() {
-            return Err("empty query id".into());
-        }
-        s.set_query(q);
         if let Some(ids) = &self.session {
             if !ids.is_null(i) {
                 let id = ids.get(i, &mut tmp).trim();
@@ -474,14 +534,16 @@ impl<'a> Batch<'a> {
         }
         for &k in order.iter() {
             let j = docs.start + k;
-            if self.docs.1.is_null(j) {
-                return Err(format!("null document id at list index {}", k + 1));
+            if !same {
+                if self.docs.1.is_null(j) {
+                    return Err(format!("null document id at list index {}", k + 1));
+                }
+                let d = self.docs.1.get(j, &mut tmp).trim();
+                if d.is_empty() {
+                    return Err(format!("empty document id at list index {}", k + 1));
+                }
+                s.push_doc(d);
             }
-            let d = self.docs.1.get(j, &mut tmp).trim();
-            if d.is_empty() {
-                return Err(format!("empty document id at list index {}", k + 1));
-            }
-            s.push_doc(d);
             s.clicks.push(self.clicks.1.get(clicks.start + k).map_err(|e| format!("{e} at list index {}", k + 1))?);
         }
         if let Some(t) = &self.timestamp {
@@ -542,13 +604,22 @@ fn source(input: Input) -> Result<Source> {
 type Batches = Box<dyn Iterator<Item = std::result::Result<RecordBatch, arrow_schema::ArrowError>>>;
 
 fn open_parquet(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [Option<usize>; 8])> {
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
     use parquet::arrow::ProjectionMask;
     let corrupt = |e: parquet::errors::ParquetError| Error::Invalid(format!("{name}: not a readable Parquet file: {e}"));
     macro_rules! build {
         ($reader:expr) => {{
-            let b = ParquetRecordBatchReaderBuilder::try_new($reader).map_err(corrupt)?;
-            let cols = map.resolve(name, b.schema())?;
+            let reader = $reader;
+            let meta = ArrowReaderMetadata::load(&reader, ArrowReaderOptions::new()).map_err(corrupt)?;
+            let cols = map.resolve(name, meta.schema())?;
+            // String ids are read as Arrow dictionaries (the Parquet dictionary pages as they
+            // are, not one string per value); when the file does not allow it, as strings.
+            let meta = match dictionary_hint(meta.schema(), &cols) {
+                Some(hint) => ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(hint.into()))
+                    .unwrap_or(meta),
+                None => meta,
+            };
+            let b = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta);
             let mut roots: Vec<usize> = cols.iter().flatten().copied().collect();
             roots.sort_unstable();
             let mask = ProjectionMask::roots(b.parquet_schema(), roots);
@@ -561,6 +632,29 @@ fn open_parquet(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [O
         Source::File(f) => build!(f),
         Source::Memory(v) => build!(bytes::Bytes::from(v)),
     })
+}
+
+/// `schema` with the string columns of the query and the documents (list elements) typed as
+/// dictionaries of strings, or None when neither is a string column.
+fn dictionary_hint(schema: &Schema, cols: &[Option<usize>; 8]) -> Option<Schema> {
+    use arrow_schema::Field;
+    let dict = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8).then(|| DataType::Dictionary(Box::new(DataType::Int32), Box::new(t.clone())));
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut changed = false;
+    for role in [QUERY, DOCS] {
+        let Some(c) = cols[role] else { continue };
+        let f = &mut fields[c];
+        let t = match f.data_type() {
+            DataType::List(item) => dict(item.data_type()).map(|d| DataType::List(item.as_ref().clone().with_data_type(d).into())),
+            DataType::LargeList(item) => dict(item.data_type()).map(|d| DataType::LargeList(item.as_ref().clone().with_data_type(d).into())),
+            other => dict(other),
+        };
+        if let Some(t) = t {
+            *f = f.clone().with_data_type(t);
+            changed = true;
+        }
+    }
+    changed.then(|| Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 fn reader_schema(r: &parquet::arrow::arrow_reader::ParquetRecordBatchReader) -> Schema {
@@ -644,14 +738,17 @@ pub(crate) fn for_each_row(
         };
         crate::interrupt::check()?;
         let b = Batch::new(&name, &batch, &cols)?;
+        let mut prev = None;
         for i in 0..batch.num_rows() {
             row += 1;
-            match b.row(i, &mut s, &mut order) {
+            match b.row(i, prev, &mut s, &mut order) {
                 Ok(()) => {
                     report.sessions += 1;
+                    prev = Some(i);
                     f(&s)?;
                 }
                 Err(reason) => {
+                    prev = None;
                     let msg = format!("{name}: row {row}: {reason}");
                     if !skip_bad_rows {
                         return Err(Error::Invalid(msg));

@@ -232,3 +232,95 @@ fn failed_conversion_leaves_no_output() {
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
 }
+
+/// Rows of (query, docs, clicks) with string ids; `None` is a null click flag.
+fn string_batch(rows: &[(&str, &[&str], &[Option<bool>])]) -> RecordBatch {
+    use arrow_array::builder::BooleanBuilder;
+    let mut docs = ListBuilder::new(StringBuilder::new());
+    let mut clicks = ListBuilder::new(BooleanBuilder::new());
+    for (_, d, c) in rows {
+        for x in *d {
+            docs.values().append_value(x);
+        }
+        docs.append(true);
+        for x in *c {
+            clicks.values().append_option(*x);
+        }
+        clicks.append(true);
+    }
+    let queries: Vec<&str> = rows.iter().map(|r| r.0).collect();
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        ("query", Arc::new(arrow_array::StringArray::from(queries))),
+        ("docs", Arc::new(docs.finish())),
+        ("clicks", Arc::new(clicks.finish())),
+    ];
+    RecordBatch::try_from_iter(cols).unwrap()
+}
+
+#[test]
+fn repeated_rows_are_marked_and_a_skipped_row_does_not_leak_its_ids() {
+    // Row 2 is bad (a null click flag after its documents `c, d` were read); rows 3 and 4
+    // repeat row 1's query and documents. Expected by hand: rows 1, 3, 4 with their own
+    // clicks and the documents `a, b`; only row 4 is marked as repeating the row before it
+    // (row 3 follows a skipped row, so nothing is assumed about it).
+    let rows: [(&str, &[&str], &[Option<bool>]); 4] = [
+        ("q", &["a", "b"], &[Some(false), Some(true)]),
+        ("q", &["c", "d"], &[Some(true), None]),
+        ("q", &["a", "b"], &[Some(true), Some(false)]),
+        ("q", &["a", "b"], &[Some(false), Some(false)]),
+    ];
+    let b = string_batch(&rows);
+    for bytes in [arrow_bytes(&b), parquet_bytes(&b)] {
+        let mut got = Vec::new();
+        let input = Input::from_bytes("log", bytes).unwrap();
+        let r = for_each_session(input, &ReadOptions::new(Format::Auto).skip_bad_lines(true), &mut |s| {
+            got.push((s.to_raw(), s.same_serp()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((r.sessions, r.skipped_lines), (3, 1));
+        assert!(r.first_error.as_deref().unwrap().contains("row 2: null click flag at list index 2"), "{:?}", r.first_error);
+        let want = [(vec![false, true], false), (vec![true, false], false), (vec![false, false], true)];
+        for ((s, same), (c, w)) in got.iter().zip(&want) {
+            assert_eq!((s.query.as_str(), &s.docs, &s.clicks, same), ("q", &vec!["a".to_string(), "b".into()], c, w));
+        }
+    }
+}
+
+#[test]
+fn dictionary_encoded_arrow_columns_are_read() {
+    // An Arrow IPC file whose query and document ids are dictionaries (as pandas
+    // `category` columns and Polars `Categorical` write them). Expected: the hand-written
+    // rows; the second row has a null document id (a bad row, located at its list index).
+    use arrow_array::builder::{BooleanBuilder, StringDictionaryBuilder};
+    use arrow_array::types::{Int32Type, Int8Type};
+    let mut q = StringDictionaryBuilder::<Int8Type>::new();
+    let mut docs = ListBuilder::new(StringDictionaryBuilder::<Int32Type>::new());
+    let mut clicks = ListBuilder::new(BooleanBuilder::new());
+    for (query, d, c) in [("q1", vec![Some("u1"), Some("u2")], [true, false]), ("q2", vec![Some("u2"), None], [false, false])] {
+        q.append_value(query);
+        for x in d {
+            docs.values().append_option(x);
+        }
+        docs.append(true);
+        for x in c {
+            clicks.values().append_value(x);
+        }
+        clicks.append(true);
+    }
+    let cols: Vec<(&str, ArrayRef)> =
+        vec![("query", Arc::new(q.finish())), ("docs", Arc::new(docs.finish())), ("clicks", Arc::new(clicks.finish()))];
+    let b = RecordBatch::try_from_iter(cols).unwrap();
+    for bytes in [arrow_bytes(&b), parquet_bytes(&b)] {
+        let mut got = Vec::new();
+        let input = Input::from_bytes("log", bytes).unwrap();
+        let r = for_each_session(input, &ReadOptions::new(Format::Auto).skip_bad_lines(true), &mut |s| {
+            got.push(s.to_raw());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((r.sessions, r.skipped_lines), (1, 1));
+        assert!(r.first_error.as_deref().unwrap().contains("row 2: null document id at list index 2"), "{:?}", r.first_error);
+        assert_eq!((got[0].query.as_str(), got[0].docs.clone(), got[0].clicks.clone()), ("q1", vec!["u1".to_string(), "u2".into()], vec![true, false]));
+    }
+}

@@ -28,6 +28,9 @@ pub struct SessionBuf {
     pub dwell: Vec<f64>,
     /// Time of the first click per rank (NaN when not clicked), or empty.
     pub click_times: Vec<f64>,
+    /// The query and documents are those of the session handed out just before this one by
+    /// the same read (see [`SessionBuf::same_serp`]).
+    same_serp: bool,
 }
 
 impl SessionBuf {
@@ -41,6 +44,27 @@ impl SessionBuf {
         self.timestamp = None;
         self.dwell.clear();
         self.click_times.clear();
+        self.same_serp = false;
+    }
+
+    /// Clears everything but the query and the documents, and marks them as those of the
+    /// session handed out before (the caller checked that they are).
+    pub(crate) fn clear_keep_serp(&mut self) {
+        self.id.clear();
+        self.has_id = false;
+        self.clicks.clear();
+        self.timestamp = None;
+        self.dwell.clear();
+        self.click_times.clear();
+        self.same_serp = true;
+    }
+
+    /// True when the query and the document ids are those of the session the same read
+    /// handed out just before this one (a repeated SERP, as on the lines of the Yandex
+    /// sample): a reader of the ids may reuse what it derived from them last time. False
+    /// says nothing (the SERP may still repeat).
+    pub fn same_serp(&self) -> bool {
+        self.same_serp
     }
 
     /// Session id, when the format has one.
@@ -165,6 +189,114 @@ fn parse_yandex_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
 /// buffer, so a line of many impressions costs its own size only. Stops at the first
 /// malformed impression (after emitting the ones before it) or the first error of `emit`.
 pub(crate) fn yandex_impressions(
+    line: &str,
+    s: &mut SessionBuf,
+    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
+) -> Result<(), Reason> {
+    if line.is_ascii() {
+        yandex_impressions_ascii(line, s, emit)
+    } else {
+        yandex_impressions_text(line, s, emit)
+    }
+}
+
+/// Whitespace as `str::trim` sees it, restricted to ASCII (`char::is_whitespace`; note
+/// U+000B, which `u8::is_ascii_whitespace` leaves out).
+#[inline]
+fn ascii_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// `s[a..b]` without the ASCII whitespace at both ends, as a range.
+#[inline]
+fn trim_range(s: &[u8], mut a: usize, mut b: usize) -> (usize, usize) {
+    while a < b && ascii_ws(s[a]) {
+        a += 1;
+    }
+    while b > a && ascii_ws(s[b - 1]) {
+        b -= 1;
+    }
+    (a, b)
+}
+
+/// [`yandex_impressions`] for an ASCII line, on bytes with `memchr` (the same results and
+/// errors as [`yandex_impressions_text`], which handles lines with Unicode whitespace). An
+/// impression whose `query<TAB>documents` text equals the previous impression's on the line
+/// keeps the parsed query and documents and is marked [`SessionBuf::same_serp`].
+pub(crate) fn yandex_impressions_ascii(
+    line: &str,
+    s: &mut SessionBuf,
+    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
+) -> Result<(), Reason> {
+    let b = line.as_bytes();
+    let mut prev: Option<(usize, usize)> = None;
+    let mut start = 0;
+    for k in 0.. {
+        let end = memchr::memchr(b';', &b[start..]).map_or(b.len(), |i| start + i);
+        let (ps, pe) = trim_range(b, start, end);
+        if ps < pe {
+            let at = |reason: &str| format!("impression {}: {reason}", k + 1);
+            let part = &b[ps..pe];
+            let tab = memchr::memchr(b'\t', part).ok_or_else(|| at("no TAB between the query id and the results"))?;
+            let (qs, qe) = trim_range(part, 0, tab);
+            if qs == qe {
+                return Err(at("empty query id"));
+            }
+            let colon = memchr::memchr(b':', &part[tab + 1..]).map(|i| tab + 1 + i);
+            let colon = colon.ok_or_else(|| at("no `:` between the results and the clicks"))?;
+            let same = prev.is_some_and(|(a, e)| b[a..e] == part[..colon]);
+            if same {
+                s.clear_keep_serp();
+            } else {
+                s.clear();
+                s.set_query(&line[ps + qs..ps + qe]);
+                let mut d0 = tab + 1;
+                loop {
+                    let d1 = memchr::memchr(b',', &part[d0..colon]).map_or(colon, |i| d0 + i);
+                    let (ds, de) = trim_range(part, d0, d1);
+                    if ds == de {
+                        return Err(at("empty document id in the result list"));
+                    }
+                    s.push_doc(&line[ps + ds..ps + de]);
+                    if d1 == colon {
+                        break;
+                    }
+                    d0 = d1 + 1;
+                }
+            }
+            prev = Some((ps, ps + colon));
+            s.clicks.resize(s.len(), false);
+            let mut c0 = colon + 1;
+            while c0 <= part.len() {
+                let c1 = memchr::memchr(b',', &part[c0..]).map_or(part.len(), |i| c0 + i);
+                let (cs, ce) = trim_range(part, c0, c1);
+                let c = &part[cs..ce];
+                if c.iter().any(|&x| ascii_ws(x)) {
+                    return Err(at("clicked document ids must be separated by commas"));
+                }
+                // Clicked ids not on the SERP are ignored (as PyClick's parser does).
+                if !c.is_empty() {
+                    for i in 0..s.len() {
+                        if s.doc(i).as_bytes() == c {
+                            s.clicks[i] = true;
+                        }
+                    }
+                }
+                c0 = c1 + 1;
+            }
+            emit(s)?;
+        }
+        if end == b.len() {
+            break;
+        }
+        start = end + 1;
+    }
+    Ok(())
+}
+
+/// [`yandex_impressions`] on text, for lines with non-ASCII characters (`trim` then strips
+/// Unicode whitespace too).
+pub(crate) fn yandex_impressions_text(
     line: &str,
     s: &mut SessionBuf,
     emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,

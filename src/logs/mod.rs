@@ -371,16 +371,38 @@ pub struct LogData {
     pub report: ReadReport,
 }
 
-/// Interns one parsed session and appends it to `log`.
-fn push_interned(vocab: &mut Vocab, log: &mut ClickLog, pairs: &mut Vec<u32>, s: &SessionBuf) {
-    let q = vocab.intern_query(s.query());
-    pairs.clear();
-    for d in s.docs() {
-        let d = vocab.intern_doc(d);
-        pairs.push(vocab.intern_pair(q, d));
+/// Interns the sessions of one read, in order: the query, then each document and its pair,
+/// so indices are numbered by first occurrence. A session marked [`SessionBuf::same_serp`]
+/// reuses the indices of the one before it without hashing its ids again.
+#[derive(Debug, Default)]
+struct SessionInterner {
+    query: u32,
+    pairs: Vec<u32>,
+    primed: bool,
+}
+
+impl SessionInterner {
+    /// The query index and pair indices of `s` (interned into `vocab` when new).
+    fn intern(&mut self, vocab: &mut Vocab, s: &SessionBuf) -> (u32, &[u32]) {
+        if !(self.primed && s.same_serp()) {
+            let q = vocab.intern_query(s.query());
+            self.pairs.clear();
+            for d in s.docs() {
+                let d = vocab.intern_doc(d);
+                self.pairs.push(vocab.intern_pair(q, d));
+            }
+            self.query = q;
+            self.primed = true;
+        }
+        (self.query, &self.pairs)
     }
-    let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
-    log.push_with_dwell(q, pairs, &s.clicks, dwell);
+
+    /// Interns `s` and appends it to `log`.
+    fn push(&mut self, vocab: &mut Vocab, log: &mut ClickLog, s: &SessionBuf) {
+        let (q, pairs) = self.intern(vocab, s);
+        let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
+        log.push_with_dwell(q, pairs, &s.clicks, dwell);
+    }
 }
 
 impl LogData {
@@ -412,9 +434,9 @@ impl LogData {
     pub fn from_input(input: Input, opts: &ReadOptions) -> Result<Self> {
         let mut data = LogData { log: ClickLog::new(), ..Default::default() };
         let (vocab, log) = (&mut data.vocab, &mut data.log);
-        let mut pairs = Vec::new();
+        let mut interner = SessionInterner::default();
         data.report = for_each_session(input, opts, &mut |s| {
-            push_interned(vocab, log, &mut pairs, s);
+            interner.push(vocab, log, s);
             Ok(())
         })?;
         Ok(data)
@@ -430,10 +452,10 @@ impl LogData {
     pub fn read_more(&mut self, path: &Path, format: Format, skip_bad_lines: bool) -> Result<(ClickLog, ReadReport)> {
         let mut log = ClickLog::new();
         let vocab = &mut self.vocab;
-        let mut pairs = Vec::new();
+        let mut interner = SessionInterner::default();
         let opts = ReadOptions::new(format).skip_bad_lines(skip_bad_lines);
         let report = for_each_session(input::open(path)?, &opts, &mut |s| {
-            push_interned(vocab, &mut log, &mut pairs, s);
+            interner.push(vocab, &mut log, s);
             Ok(())
         })?;
         Ok((log, report))
@@ -516,19 +538,14 @@ impl SessionSource for FileSource {
         let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
         let vocab = &mut self.vocab;
         let mut kept = ClickLog::new();
-        let mut pairs = Vec::new();
+        let mut interner = SessionInterner::default();
         let mut report = for_each_session(input, &opts, &mut |s| {
-            let q = vocab.intern_query(s.query());
-            pairs.clear();
-            for d in s.docs() {
-                let d = vocab.intern_doc(d);
-                pairs.push(vocab.intern_pair(q, d));
-            }
+            let (q, pairs) = interner.intern(vocab, s);
             if keep {
                 let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
-                kept.push_with_dwell(q, &pairs, &s.clicks, dwell);
+                kept.push_with_dwell(q, pairs, &s.clicks, dwell);
             }
-            f(SessionRef { query: q, pairs: &pairs, clicks: &s.clicks });
+            f(SessionRef { query: q, pairs, clicks: &s.clicks });
             Ok(())
         })?;
         if let Some(fmt) = &report.format {

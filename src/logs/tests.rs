@@ -310,3 +310,89 @@ fn dwell_stays_aligned_when_sessions_with_and_without_it_mix() {
     assert_eq!(sub.session_dwell(0).unwrap(), &[3.5f32]);
     assert!(sub.session_dwell(1).unwrap()[0].is_nan());
 }
+
+/// The sessions (with their `same_serp` mark) and the result of one Yandex-line parser.
+fn yandex_parse(
+    line: &str,
+    parser: fn(&str, &mut SessionBuf, &mut dyn FnMut(&SessionBuf) -> std::result::Result<(), String>) -> std::result::Result<(), String>,
+) -> (Vec<(RawSession, bool)>, std::result::Result<(), String>) {
+    let mut out = Vec::new();
+    let r = parser(line, &mut SessionBuf::default(), &mut |s| {
+        out.push((s.to_raw(), s.same_serp()));
+        Ok(())
+    });
+    (out, r)
+}
+
+#[test]
+fn yandex_byte_parser_matches_the_text_parser() {
+    // Reference: the `str` parser (`yandex_impressions_text`, the parser before the byte-level
+    // one, still used for non-ASCII lines), on ASCII lines made to hit every branch: ASCII
+    // whitespace incl. U+000B and U+000C (both `char::is_whitespace`), empty impressions,
+    // empty click ids, a `:` inside the clicked list, and each error.
+    let lines = [
+        "98435_1\ta,b,c : b , a , b , zz; 98435_1\tc,b,a :  ;  7_0\tx,y :",
+        "q\ta,b : a; q\ta,b : b;q\ta,b : a,b",
+        "q\ta,b : a;  q\ta,b : b; q\t a,b : b",
+        "\x0bq\x0c\ta\x0b,b : a\x0b; ;;",
+        "q\ta,b : a ,, b,",
+        ";;",
+        "",
+        "q a,b : a",
+        "\ta,b : a",
+        "q\ta,b",
+        "q\ta,,b : a",
+        "q\ta,b : a b",
+        "q\ta:b,c : c",
+        "q\ta,b : a; q\ta,b : a b",
+        "q\ta,b : a; q\ta,b",
+    ];
+    for line in lines {
+        let (text, text_r) = yandex_parse(line, formats::yandex_impressions_text);
+        let (bytes, bytes_r) = yandex_parse(line, formats::yandex_impressions_ascii);
+        assert_eq!(bytes_r, text_r, "{line:?}");
+        let strip = |v: &[(RawSession, bool)]| v.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
+        assert_eq!(strip(&bytes), strip(&text), "{line:?}");
+    }
+    // By hand: impressions 2 and 3 repeat impression 1's `q<TAB>a,b` (the 3rd after spaces,
+    // which the impression's trim removes); the 4th differs in its text (` a,b`), so it is not
+    // marked although it parses to the same SERP.
+    let (s, r) = yandex_parse("q\ta,b : a; q\ta,b : b;  q\ta,b : a,b; q\t a,b :", formats::yandex_impressions_ascii);
+    assert_eq!(r, Ok(()));
+    assert_eq!(s.iter().map(|(_, same)| *same).collect::<Vec<_>>(), [false, true, true, false]);
+    let clicks: Vec<Vec<bool>> = s.iter().map(|(x, _)| x.clicks.clone()).collect();
+    assert_eq!(clicks, [vec![true, false], vec![false, true], vec![true, true], vec![false, false]]);
+    assert!(s.iter().all(|(x, _)| x.query == "q" && x.docs == ["a", "b"]));
+    // A non-ASCII line goes to the `str` parser: `trim` removes U+00A0 (NO-BREAK SPACE, a
+    // Unicode White_Space character) around the query id.
+    let d = LogData::parse("\u{a0}q\u{a0}\ta,b : b\n", Format::Yandex, "t", false).unwrap();
+    assert_eq!(d.vocab.queries, ["q"]);
+}
+
+#[test]
+fn repeated_serps_reuse_indices_without_mixing_queries() {
+    // By hand: first occurrences q, a, b then r; pairs (q,a)=0, (q,b)=1, (r,a)=2, (r,b)=3.
+    // Sessions 2 and 4 repeat the SERP before them on the line (reused indices), session 3
+    // has other ids (`r`), and session 5 starts a new line (interned again: the same indices).
+    let d = LogData::parse("q\ta,b : b; q\ta,b : a; r\ta,b :; r\ta,b : a\nq\ta,b : b\n", Format::Yandex, "t", false).unwrap();
+    assert_eq!(d.vocab.queries, ["q", "r"]);
+    assert_eq!(d.vocab.docs, ["a", "b"]);
+    assert_eq!(d.vocab.pairs, [(0, 0), (0, 1), (1, 0), (1, 1)]);
+    let got: Vec<(u32, Vec<u32>, Vec<bool>)> = d.log.iter().map(|s| (s.query, s.pairs.to_vec(), s.clicks.to_vec())).collect();
+    let want = [
+        (0, vec![0, 1], vec![false, true]),
+        (0, vec![0, 1], vec![true, false]),
+        (1, vec![2, 3], vec![false, false]),
+        (1, vec![2, 3], vec![true, false]),
+        (0, vec![0, 1], vec![false, true]),
+    ];
+    assert_eq!(got, want);
+    // Streaming (FileSource) gives the same sessions.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.txt");
+    std::fs::write(&path, "q\ta,b : b; q\ta,b : a; r\ta,b :; r\ta,b : a\nq\ta,b : b\n").unwrap();
+    let mut src = FileSource::new(&path, Format::Yandex, false);
+    let mut streamed = Vec::new();
+    src.pass(&mut |s| streamed.push((s.query, s.pairs.to_vec(), s.clicks.to_vec()))).unwrap();
+    assert_eq!(streamed, want);
+}
