@@ -274,10 +274,22 @@ impl RunDir {
         std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
         clean_leftovers(&parent, &name)?;
         let staging = parent.join(format!(".{name}{MARK}staging-{}", std::process::id()));
-        std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
-        let lock = File::open(&staging).map_err(|e| Error::io(&staging, e))?;
+        {
+            // Created and registered under the lock of the pending list, so an interrupt
+            // handler either runs before the directory exists or finds it registered.
+            let mut list = pending();
+            std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+            list.push(staging.clone());
+        }
+        let lock = match File::open(&staging) {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&staging);
+                pending().retain(|p| p != &staging);
+                return Err(Error::io(&staging, e));
+            }
+        };
         try_lock(&lock);
-        pending().push(staging.clone());
         Ok(RunDir { out: out.to_path_buf(), staging, _lock: lock, info, files: Vec::new(), warnings: Vec::new(), committed: false })
     }
 
