@@ -1,12 +1,12 @@
 //! `serpsim streams msu|run`: modeled stream utility of one or more systems, thin front ends
 //! over the engine's stream path (`simulate::stream`).
 
-use super::common::with_threads;
+use super::common::{progress_bar, with_threads};
 use serpsim::report::write_atomic;
 use serpsim::streams::io::StreamData;
 use serpsim::streams::model::{msu, MeanSd, Population};
 use serpsim::streams::scenario::{msu_csv, run_scenario};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim streams`.
 #[derive(clap::Args)]
@@ -114,14 +114,8 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
     let a = match args.command {
         StreamsCommand::Msu(a) => a,
         StreamsCommand::Run(r) => {
-            let text = std::fs::read_to_string(&r.file).map_err(|e| serpsim::Error::io(&r.file, e))?;
-            let base = r.file.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
-            let context = r.file.display().to_string();
-            let written = with_threads(r.threads, || run_scenario(&text, &context, &base, r.out.as_deref(), r.users, r.seed, &|_, _| {}))??;
-            for f in &written {
-                outln!("{}", f.display())?;
-            }
-            return Ok(());
+            let text = serpsim::input::read_to_string(&r.file)?;
+            return run_scenario_file(&r.file, &text, r.out.as_deref(), r.users, r.seed, r.threads);
         }
     };
     let population = Population {
@@ -132,11 +126,7 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
     };
     population.validate("command line")?;
     let data = StreamData::from_files(&a.topics, &a.nuggets, &a.matches)?;
-    let systems = a
-        .updates
-        .iter()
-        .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), data.updates_from_file(p)?)))
-        .collect::<serpsim::Result<Vec<_>>>()?;
+    let systems = data.systems_from_files(a.updates.iter().map(PathBuf::as_path))?;
     let results = with_threads(a.threads, || msu(&data.topics, &systems, &population, a.users, a.seed))??;
     let csv = msu_csv(&results, false);
     match &a.out {
@@ -145,6 +135,25 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
             outln!("{}", p.display())?;
         }
         None => out!("{csv}")?,
+    }
+    Ok(())
+}
+
+/// Runs the stream scenario `text` (read from `path`; its paths are relative to the file's
+/// folder) with the command line's overrides, showing progress, and prints the files written.
+/// The front end of both `streams run` and `simulate` for stream scenarios.
+pub(super) fn run_scenario_file(path: &Path, text: &str, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, threads: Option<usize>) -> anyhow::Result<()> {
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let bar = progress_bar("simulating stream users");
+    let written = with_threads(threads, || {
+        run_scenario(text, &path.display().to_string(), &base, out, users, seed, &|done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })
+    })??;
+    bar.finish_and_clear();
+    for f in &written {
+        outln!("{}", f.display())?;
     }
     Ok(())
 }

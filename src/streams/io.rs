@@ -165,6 +165,14 @@ impl StreamData {
     pub fn updates_from_file(&self, path: &Path) -> Result<Vec<Vec<Update>>> {
         self.parse_updates(&read(path)?, &path.display().to_string())
     }
+
+    /// Reads one updates file per system; each system is named by its file's stem.
+    pub fn systems_from_files<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<(String, Vec<Vec<Update>>)>> {
+        paths
+            .into_iter()
+            .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), self.updates_from_file(p)?)))
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -112,11 +112,8 @@ impl StreamScenario {
     pub fn load(&self, base: &Path) -> Result<StreamWorld> {
         let StreamCollection::Streams(f) = &self.collection;
         let data = StreamData::from_files(&resolve(base, &f.topics), &resolve(base, &f.nuggets), &resolve(base, &f.matches))?;
-        let systems = f
-            .updates
-            .iter()
-            .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), data.updates_from_file(&resolve(base, p))?)))
-            .collect::<Result<Vec<_>>>()?;
+        let paths: Vec<PathBuf> = f.updates.iter().map(|p| resolve(base, p)).collect();
+        let systems = data.systems_from_files(paths.iter().map(PathBuf::as_path))?;
         StreamWorld::new(data.topics, &systems)
     }
 
