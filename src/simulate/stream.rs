@@ -187,8 +187,9 @@ fn default_lateness() -> Param {
     Param::Fixed(0.5)
 }
 
-/// Key paths of the profile's parameters: their population streams.
-const KEYS: [&str; 4] = ["stream.away", "stream.duration", "stream.speed", "stream.lateness"];
+/// Key paths of the profile's parameters (in [`StreamProfile::params`] order): their
+/// population streams.
+const PATHS: [&str; 4] = ["stream.away", "stream.duration", "stream.speed", "stream.lateness"];
 
 /// One stream user's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -210,30 +211,29 @@ impl StreamProfile {
         StreamProfile { name: name.into(), away: default_away(), duration: default_duration(), speed: default_speed(), lateness: default_lateness() }
     }
 
-    fn params(&self) -> [(&Param, Support); 4] {
+    /// Each parameter with its support, its key, and the bound a fixed value (or a
+    /// log-normal's mean) must meet: means of at least 1 second, a speed above 0.
+    fn params(&self) -> [(&Param, Support, &'static str, Option<(f64, &'static str)>); 4] {
         [
-            (&self.away, Support::NonNegative),
-            (&self.duration, Support::NonNegative),
-            (&self.speed, Support::NonNegative),
-            (&self.lateness, Support::Probability),
+            (&self.away, Support::NonNegative, "away", Some((1.0, "at least 1 second"))),
+            (&self.duration, Support::NonNegative, "duration", Some((1.0, "at least 1 second"))),
+            (&self.speed, Support::NonNegative, "speed", Some((f64::MIN_POSITIVE, "above 0"))),
+            (&self.lateness, Support::Probability, "lateness", None),
         ]
     }
 
-    /// Checks the parameters; errors name the key (`away`, `duration.mean`, ...). Fixed means
-    /// of A and D must be at least 1 second, a fixed speed above 0.
+    /// Checks the parameters; errors name the key (`away`, `duration.mean`, ...).
     pub fn validate(&self, context: &str) -> Result<()> {
-        for ((p, support), key) in self.params().into_iter().zip(KEYS) {
-            let key = &key["stream.".len()..];
+        for (p, support, key, bound) in self.params() {
             p.validate(context, key, support)?;
-            let min = if key == "speed" { f64::MIN_POSITIVE } else if key == "lateness" { 0.0 } else { 1.0 };
             let low = match p {
                 Param::Fixed(v) => Some((*v, key.to_string())),
                 Param::Dist(Dist::Lognormal { mean: Some(m), .. }) => Some((*m, format!("{key}.mean"))),
                 _ => None,
             };
-            if let Some((v, k)) = low {
+            if let (Some((v, k)), Some((min, what))) = (low, bound) {
                 if v < min {
-                    return Err(Error::config(context, k, format!("{v} must be at least {}", if key == "speed" { "above 0".into() } else { format!("{min} second") })));
+                    return Err(Error::config(context, k, format!("{v} must be {what}")));
                 }
             }
         }
@@ -243,8 +243,8 @@ impl StreamProfile {
     /// User `user`'s parameters (each from its own population stream).
     pub fn resolve(&self, seed: u64, user: u64) -> StreamUser {
         let mut x = [0.0; 4];
-        for (((p, support), key), x) in self.params().into_iter().zip(KEYS).zip(&mut x) {
-            *x = p.value(seed, path_id(key), user, support);
+        for (((p, support, _, _), path), x) in self.params().into_iter().zip(PATHS).zip(&mut x) {
+            *x = p.value(seed, path_id(path), user, support);
         }
         StreamUser { away: x[0], duration: x[1], speed: x[2], lateness: x[3] }
     }
