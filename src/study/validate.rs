@@ -30,6 +30,7 @@ use crate::stats::distance::{ks_discrete, multinomial, percentile_interval, tota
 use rand::RngCore;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Splits `log` by session into (training, test): a session goes to the test part when
 /// `unit(mix64(seed ^ hash(participant/task))) < test_share`.
@@ -145,38 +146,24 @@ pub fn validate_fit(f: &Fit, test: &StudyLog, qrels: &Qrels, opts: &FitOptions, 
         }
         out.depth as usize
     };
+    // The simulated depths are counted while `validate_with` runs the walks (integer counts:
+    // the same whatever the thread order), so each simulated search is walked once.
+    let max_len = tests.iter().map(|t| t.grades.len()).max().unwrap_or(1);
+    let sim_counts: Vec<AtomicU64> = (0..=max_len).map(|_| AtomicU64::new(0)).collect();
     let mut validation = validate_with(
         &|i, rng, clicks| {
-            run(i, rng, clicks);
+            let depth = run(i, rng, clicks).min(max_len);
+            sim_counts[depth].fetch_add(1, Ordering::Relaxed);
         },
         &log,
         None,
         cfg,
     )?;
-    // Depth histograms: the same streams as the click measures, so the same simulated searches.
-    let max_len = tests.iter().map(|t| t.grades.len()).max().unwrap_or(1);
     let mut real = vec![0.0; max_len + 1];
     for t in &tests {
         real[t.visited] += 1.0;
     }
-    let sim_parts: Vec<Vec<f64>> = (0..tests.len())
-        .into_par_iter()
-        .map(|i| {
-            let mut h = vec![0.0; max_len + 1];
-            let mut clicks = Vec::new();
-            for k in 0..cfg.replicates {
-                let mut rng = crate::rng::stream(cfg.seed, &[i as u64, k as u64]);
-                h[run(i, &mut rng, &mut clicks).min(max_len)] += 1.0;
-            }
-            h
-        })
-        .collect();
-    let mut sim = vec![0.0; max_len + 1];
-    for h in &sim_parts {
-        for (a, b) in sim.iter_mut().zip(h) {
-            *a += b;
-        }
-    }
+    let sim: Vec<f64> = sim_counts.iter().map(|c| c.load(Ordering::Relaxed) as f64).collect();
     let (depth, visits) = depth_measures(&real, &sim, cfg);
     validation.measures.insert(0, depth);
     Ok(StudyValidation { train_searches: f.searches, validation, visits })
