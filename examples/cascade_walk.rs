@@ -13,7 +13,14 @@ use serpsim::simulate::walk::{walk, FixedChoice, Scratch, Stage};
 use serpsim::user::{Basis, Cascade, ContinuationModel, Param, StoppingRuleKind, UserProfile};
 
 fn main() {
-    let n: u64 = std::env::args().nth(1).map_or(100_000, |s| s.parse().expect("sessions: a whole number"));
+    let n: u64 = match std::env::args().nth(1).map(|s| s.parse::<u64>().map_err(|_| s)) {
+        None => 100_000,
+        Some(Ok(n)) => n,
+        Some(Err(s)) => {
+            eprintln!("cascade_walk: `{s}` is not a number of sessions");
+            std::process::exit(2);
+        }
+    };
     let world = one_list_world(vec![1, 0, 0, 1, 0, 1, 0, 0, 0, 1], 10);
     let mut u = UserProfile::named("cascade");
     u.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(0.8) });
