@@ -80,14 +80,14 @@ const ROLES: [(&str, &[&str]); 8] = [
     ("click_times", &["click_times"]),
     ("positions", &[]),
 ];
-const QUERY: usize = 0;
-const DOCS: usize = 1;
-const CLICKS: usize = 2;
+pub(crate) const QUERY: usize = 0;
+pub(crate) const DOCS: usize = 1;
+pub(crate) const CLICKS: usize = 2;
 const SESSION: usize = 3;
 const TIMESTAMP: usize = 4;
 const DWELL: usize = 5;
 const CLICK_TIMES: usize = 6;
-const POSITIONS: usize = 7;
+pub(crate) const POSITIONS: usize = 7;
 
 /// Column names of a columnar log, by role; a role not given is found by its default names
 /// (see the module documentation).
@@ -128,7 +128,7 @@ impl ColumnMap {
     }
 
     /// The column of each role in `schema` (None: an optional role without a column).
-    fn resolve(&self, name: &str, schema: &Schema) -> Result<[Option<usize>; 8]> {
+    pub(crate) fn resolve(&self, name: &str, schema: &Schema) -> Result<[Option<usize>; 8]> {
         let mut out = [None; 8];
         for (role, (rname, defaults)) in ROLES.iter().enumerate() {
             let found = match &self.names[role] {

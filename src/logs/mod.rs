@@ -20,6 +20,7 @@
 
 pub mod columnar;
 pub mod convert;
+mod direct;
 pub mod formats;
 pub mod read;
 
@@ -534,6 +535,15 @@ impl SessionSource for FileSource {
             return Ok(());
         }
         let keep = !is_rereadable(&self.path);
+        if !keep {
+            if let Some(report) = direct::pass(&self.path, &self.format, self.skip_bad_lines, &mut self.vocab, f)? {
+                if let Some(fmt) = &report.format {
+                    self.format = fmt.clone();
+                }
+                self.report = report;
+                return Ok(());
+            }
+        }
         let input = input::open(&self.path)?;
         let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
         let vocab = &mut self.vocab;

@@ -235,7 +235,7 @@ pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(
 }
 
 /// A read without any session is an error.
-fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
+pub(crate) fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
     if report.sessions == 0 {
         let why = match &report.first_error {
             Some(first) => format!("all {} data line(s) were bad; first: {first}", report.skipped_lines),
