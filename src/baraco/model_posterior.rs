@@ -124,6 +124,11 @@ impl ModelDraws {
         if log.is_empty() {
             return Err(Error::Invalid("the click log has no sessions to sample a posterior from".into()));
         }
+        if cfg.scope == PriorScope::Query && log.seen.iter().any(|&x| !x) {
+            // The sampler's per-query priors index queries by the pairs it saw; a pair never
+            // shown has none (seen to exhaust memory in the LETOR study).
+            return Err(Error::config("baraco", "posterior_prior", "query priors need every registered pair to be shown in the log; use global"));
+        }
         let per_chain = k.div_ceil(cfg.chains);
         let gcfg = GibbsConfig { chains: cfg.chains, warmup: cfg.warmup, draws: per_chain, thin: cfg.thin, seed: cfg.seed, prior_rounds: 20, prior_sweeps: 5 };
         let sampled = sample(cfg.model.latent(cfg.gamma), &log.to_logs(), log.pairs.len(), cfg.scope, &gcfg, &|_| {})?;
@@ -344,5 +349,8 @@ mod tests {
         assert!(e.contains("samples"), "{e}");
         let e = ModelDraws::sample(&log, &mcfg, 0).unwrap_err().to_string();
         assert!(e.contains("samples"), "{e}");
+        // d3 is registered but never shown.
+        let e = ModelDraws::sample(&log, &ModelPosteriorConfig { scope: PriorScope::Query, ..mcfg }, 10).unwrap_err().to_string();
+        assert!(e.contains("posterior_prior"), "{e}");
     }
 }
