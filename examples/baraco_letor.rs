@@ -4,8 +4,12 @@
 //! cargo run --release --example baraco_letor -- [--runs 30] [--candidates 1000] [--samples 1000]
 //!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
 //!     [--gen dbn,sdbn,ubm] [--users P,N,I] [--trainer adarank|coordinate-ascent]
-//!     [--prior uniform|fitted|mixture]
+//!     [--prior uniform|fitted|mixture] [--posterior-model dbn|ubm|pbm|ccm]
+//!     [--posterior-prior uniform|global|query]
 //! ```
+//! `--posterior-model M` makes BARACO use joint posterior draws of click model M from the
+//! Gibbs sampler, with the prior of `--posterior-prior` (default `global`: empirical-Bayes
+//! Beta priors fitted to each run's log), and M's own metric (`baraco::model_posterior`).
 //! `--prior fitted` gives BARACO empirical-Bayes Beta priors fitted to each run's log
 //! (`harness::fitted_prior`) instead of the paper's Beta(1, 1); `--prior mixture` a fitted
 //! two-component mixture of product Betas over (a, s) (`harness::fitted_mixture`), whose
@@ -14,6 +18,8 @@
 //! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
 
 use serpsim::baraco::harness::{GenModel, PriorChoice, RunResult, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::PosteriorModel;
+use serpsim::clickmodels::prior::PriorScope;
 use serpsim::collection::letor::LetorData;
 use serpsim::report::{write_atomic, write_atomic_with};
 use serpsim::stats::{mean, wilcoxon_signed_rank};
@@ -26,6 +32,7 @@ fn main() -> anyhow::Result<()> {
     let mut gens = GenModel::ALL.to_vec();
     let mut users = UserModel::ALL.to_vec();
     let mut from_csv: Option<PathBuf> = None;
+    let (mut post_model, mut post_scope) = (None, PriorScope::Global);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -38,6 +45,8 @@ fn main() -> anyhow::Result<()> {
             "--seed" => cfg.seed = v.parse()?,
             "--trainer" => cfg.trainer = Trainer::parse(&v).ok_or_else(|| anyhow::anyhow!("--trainer: unknown `{v}` (adarank, coordinate-ascent)"))?,
             "--prior" => cfg.prior = PriorChoice::parse(&v).ok_or_else(|| anyhow::anyhow!("--prior: unknown `{v}` (uniform, fitted, mixture)"))?,
+            "--posterior-model" => post_model = Some(PosteriorModel::parse(&v).ok_or_else(|| anyhow::anyhow!("--posterior-model: unknown `{v}` (dbn, ubm, pbm, ccm)"))?),
+            "--posterior-prior" => post_scope = v.parse()?,
             "--data" => data = v.into(),
             "--from-csv" => from_csv = Some(PathBuf::from(v)),
             "--out" => out = v.into(),
@@ -57,6 +66,9 @@ fn main() -> anyhow::Result<()> {
         }
         i += 2;
     }
+    anyhow::ensure!(post_model.is_some() || !args.iter().any(|a| a == "--posterior-prior"), "--posterior-prior needs --posterior-model");
+    anyhow::ensure!(post_model.is_none() || cfg.prior == PriorChoice::Uniform, "--prior and --posterior-model exclude each other (the posterior's prior is --posterior-prior)");
+    cfg.posterior = post_model.map(|m| (m, post_scope));
     std::fs::create_dir_all(&out)?;
     if let Some(csv) = from_csv {
         // Rebuild the tables from a finished runs.csv (same settings as the run that wrote it).
@@ -176,6 +188,23 @@ fn sig(p: f64) -> &'static str {
 
 /// The prior used, with the mean fitted Beta parameters per cell when fitted.
 fn prior_line(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel]) -> String {
+    if let Some((model, scope)) = cfg.posterior {
+        let (metric, second) = match model {
+            PosteriorModel::Dbn => ("rrMetric (Eq. 3)", "satisfaction"),
+            PosteriorModel::Ubm => ("expected reciprocal rank of the first click", "examination (UBM cells)"),
+            PosteriorModel::Pbm => ("expected reciprocal rank of the first click", "examination per rank"),
+            PosteriorModel::Ccm => ("expected reciprocal rank of the first click", "tau1 (not fitted)"),
+        };
+        let mut s = format!(
+            "joint posterior draws of the {} click model from the Gibbs sampler (`baraco::model_posterior`; 4 chains, warm-up 500, \
+             K draws in all), prior scope `{}`, BARACO metric: {metric}. Mean over runs of the global prior of attractiveness \
+             Beta(alpha, beta) [its mean] and of {second}, per cell:",
+            model.name(),
+            scope.name()
+        );
+        s.push_str(&prior_means(rs, gens, users, "a", "2nd"));
+        return s;
+    }
     match cfg.prior {
         PriorChoice::Uniform => "Beta(1, 1) on every attractiveness and satisfaction (the paper's)".into(),
         PriorChoice::Fitted | PriorChoice::Mixture => {
@@ -187,26 +216,33 @@ fn prior_line(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[U
                 "empirical-Bayes Beta priors fitted to each run's log (`harness::fitted_prior`); mean over runs of the fitted \
                  attractiveness prior Beta(alpha, beta) [its mean] and satisfaction prior, per cell:"
             });
-            for &g in gens {
-                for &u in users {
-                    let rows: Vec<&RunResult> = rs.iter().filter(|r| r.gen == g && r.user == u).collect();
-                    let m = |f: &dyn Fn(&RunResult) -> f64| mean(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
-                    s.push_str(&format!(
-                        "\n- {} {}: a ~ Beta({:.2}, {:.2}) [{:.3}], s ~ Beta({:.2}, {:.2}) [{:.3}]",
-                        g.name(),
-                        u.code(),
-                        m(&|r| r.prior_a.0),
-                        m(&|r| r.prior_a.1),
-                        m(&|r| r.prior_a.0 / (r.prior_a.0 + r.prior_a.1)),
-                        m(&|r| r.prior_s.0),
-                        m(&|r| r.prior_s.1),
-                        m(&|r| r.prior_s.0 / (r.prior_s.0 + r.prior_s.1)),
-                    ));
-                }
-            }
+            s.push_str(&prior_means(rs, gens, users, "a", "s"));
             s
         }
     }
+}
+
+/// Per cell, the mean over runs of the two recorded priors (`prior_a`, `prior_s`), labelled.
+fn prior_means(rs: &[RunResult], gens: &[GenModel], users: &[UserModel], la: &str, ls: &str) -> String {
+    let mut s = String::new();
+    for &g in gens {
+        for &u in users {
+            let rows: Vec<&RunResult> = rs.iter().filter(|r| r.gen == g && r.user == u).collect();
+            let m = |f: &dyn Fn(&RunResult) -> f64| mean(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
+            s.push_str(&format!(
+                "\n- {} {}: {la} ~ Beta({:.2}, {:.2}) [{:.3}], {ls} ~ Beta({:.2}, {:.2}) [{:.3}]",
+                g.name(),
+                u.code(),
+                m(&|r| r.prior_a.0),
+                m(&|r| r.prior_a.1),
+                m(&|r| r.prior_a.0 / (r.prior_a.0 + r.prior_a.1)),
+                m(&|r| r.prior_s.0),
+                m(&|r| r.prior_s.1),
+                m(&|r| r.prior_s.0 / (r.prior_s.0 + r.prior_s.1)),
+            ));
+        }
+    }
+    s
 }
 
 fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserModel], cmd: &str) -> String {

@@ -136,3 +136,28 @@ fn samplers_agree_on_the_decision() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("mh-thinned"));
     assert!(!out.exists());
 }
+
+#[test]
+fn click_model_posteriors_agree_on_the_obvious_candidates() {
+    // b is clicked in most q1 sessions and x in every q2 session: under every model putting b
+    // first (`better`) raises the metric, and burying x (`worse`) lowers it.
+    let dir = tempfile::tempdir().unwrap();
+    for model in ["dbn", "ubm", "pbm", "ccm"] {
+        let out = dir.path().join(format!("{model}.json"));
+        let mut args = base(out.to_str().unwrap());
+        args.extend(["--format", "json", "--posterior-model", model, "--posterior-prior", "uniform"].map(String::from));
+        let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        assert!(o.status.success(), "{model}: {}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(v["posterior_model"], model);
+        let c = v["candidates"].as_array().unwrap();
+        let get = |name: &str| c.iter().find(|x| x["candidate"] == name).unwrap().clone();
+        assert!(get("better")["expected_diff"].as_f64().unwrap() > 0.0 && get("better")["switch"] == true, "{model}: {c:?}");
+        assert!(get("worse")["expected_diff"].as_f64().unwrap() < 0.0 && get("worse")["switch"] == false, "{model}: {c:?}");
+        assert_eq!(get("same")["p_safe"], 1.0);
+    }
+    let mut args = base(dir.path().join("x.csv").to_str().unwrap());
+    args.extend(["--posterior-model", "xbm"].map(String::from));
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--posterior-model: `xbm`"));
+}

@@ -96,6 +96,91 @@ pub fn unseen_share(log: &ClickLog, r: &Ranking, depth: usize) -> f64 {
     if n == 0 { 0.0 } else { u as f64 / n as f64 }
 }
 
+/// The evaluated lists of production (index 0) and every candidate: per logged query with
+/// sessions, its weight p(q) and its top `depth` as slots into `used` (the pairs any list
+/// shows, in first-use order).
+pub(crate) struct EvalLists {
+    /// Pair of every slot.
+    pub used: Vec<u32>,
+    /// Per ranker (production first), per query with sessions: (p(q), slots in rank order).
+    pub lists: Vec<Vec<(f64, Vec<u32>)>>,
+}
+
+impl EvalLists {
+    /// Lists of `production` and `candidates` cut at `depth` (unseen documents kept).
+    pub(crate) fn new(log: &ClickLog, production: &Ranking, candidates: &[Ranking], depth: usize) -> Self {
+        let npairs = log.pairs.len();
+        let weights = query_weights(log);
+        let mut slot = vec![u32::MAX; npairs];
+        let mut used: Vec<u32> = Vec::new();
+        let lists: Vec<Vec<Vec<u32>>> = std::iter::once(production)
+            .chain(candidates)
+            .map(|r| {
+                let mut l = cut(r, depth);
+                for (q, list) in l.iter_mut().enumerate() {
+                    if weights[q] == 0.0 {
+                        list.clear();
+                    }
+                }
+                l
+            })
+            .collect();
+        for r in &lists {
+            for l in r {
+                for &p in l {
+                    if slot[p as usize] == u32::MAX {
+                        slot[p as usize] = used.len() as u32;
+                        used.push(p);
+                    }
+                }
+            }
+        }
+        let lists = lists
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .enumerate()
+                    .filter(|(q, l)| weights[*q] > 0.0 && !l.is_empty())
+                    .map(|(q, l)| (weights[q], l.into_iter().map(|p| slot[p as usize]).collect()))
+                    .collect()
+            })
+            .collect();
+        EvalLists { used, lists }
+    }
+
+    /// Every ranker's `M = sum_q p(q) metric(q)` under each of `k` joint draws;
+    /// `metric(j, slots)` is the metric of one evaluated list under draw `j`.
+    pub(crate) fn per_draw(&self, k: usize, metric: impl Fn(usize, &[u32]) -> f64 + Sync) -> Vec<Vec<f64>> {
+        (0..k)
+            .into_par_iter()
+            .map(|j| self.lists.iter().map(|r| r.iter().map(|(w, l)| w * metric(j, l)).sum::<f64>()).collect())
+            .collect()
+    }
+}
+
+/// Algorithms 2 and 3 from the rankers' metric under every joint draw (`per_k[k][0]` is
+/// production's, `per_k[k][c + 1]` candidate c's).
+pub(crate) fn answers(log: &ClickLog, per_k: &[Vec<f64>], candidates: &[Ranking], cfg: &Config) -> Vec<Answer> {
+    let k = per_k.len();
+    let mut out = Vec::with_capacity(candidates.len());
+    for (c, cand) in candidates.iter().enumerate() {
+        let (mut safe, mut diff) = (0usize, 0.0);
+        for m in per_k {
+            safe += usize::from(m[c + 1] + cfg.epsilon >= m[0]);
+            diff += m[c + 1] - m[0];
+        }
+        let p_safe = safe as f64 / k as f64;
+        out.push(Answer {
+            candidate: cand.name.clone(),
+            p_safe,
+            expected_diff: diff / k as f64,
+            switch: p_safe >= 1.0 - cfg.delta,
+            unseen_share: unseen_share(log, cand, cfg.depth),
+        });
+    }
+    out
+}
+
 /// Algorithms 2 and 3 for every candidate against `production`, from one set of K joint
 /// samples of every pair the rankers show. Deterministic for a seed whatever the threads.
 pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidates: &[Ranking], cfg: &Config) -> Result<Vec<Answer>> {
@@ -104,46 +189,11 @@ pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidat
     if post.a.len() != npairs {
         return Err(Error::Invalid(format!("posteriors cover {} pairs but the log has {npairs}", post.a.len())));
     }
-    let weights = query_weights(log);
-    // Slots: pairs any evaluated list uses.
-    let mut slot = vec![u32::MAX; npairs];
-    let mut used: Vec<u32> = Vec::new();
-    let lists: Vec<Vec<Vec<u32>>> = std::iter::once(production)
-        .chain(candidates)
-        .map(|r| {
-            let mut l = cut(r, cfg.depth);
-            for (q, list) in l.iter_mut().enumerate() {
-                if weights[q] == 0.0 {
-                    list.clear();
-                }
-            }
-            l
-        })
-        .collect();
-    for r in &lists {
-        for l in r {
-            for &p in l {
-                if slot[p as usize] == u32::MAX {
-                    slot[p as usize] = used.len() as u32;
-                    used.push(p);
-                }
-            }
-        }
-    }
-    let lists: Vec<Vec<(f64, Vec<u32>)>> = lists
-        .into_iter()
-        .map(|r| {
-            r.into_iter()
-                .enumerate()
-                .filter(|(q, l)| weights[*q] > 0.0 && !l.is_empty())
-                .map(|(q, l)| (weights[q], l.into_iter().map(|p| slot[p as usize]).collect()))
-                .collect()
-        })
-        .collect();
+    let ev = EvalLists::new(log, production, candidates, cfg.depth);
     let k = cfg.samples;
-    let nslots = used.len();
     // Draws per slot: [slot][k] for a, then s.
-    let draws: Vec<(Vec<f64>, Vec<f64>)> = used
+    let draws: Vec<(Vec<f64>, Vec<f64>)> = ev
+        .used
         .par_iter()
         .map(|&p| {
             if post.mixture.is_some() {
@@ -165,34 +215,9 @@ pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidat
             (a, s)
         })
         .collect();
-    // Per sample k: r = a*s per slot, then every ranker's metric.
-    let per_k: Vec<Vec<f64>> = (0..k)
-        .into_par_iter()
-        .map(|j| {
-            let a_s: Vec<(f64, f64)> = (0..nslots).map(|i| (draws[i].0[j], draws[i].1[j])).collect();
-            lists
-                .iter()
-                .map(|r| r.iter().map(|(w, l)| w * cfg.metric.value(l.iter().map(|&i| a_s[i as usize]))).sum::<f64>())
-                .collect()
-        })
-        .collect();
-    let mut out = Vec::with_capacity(candidates.len());
-    for (c, cand) in candidates.iter().enumerate() {
-        let (mut safe, mut diff) = (0usize, 0.0);
-        for m in &per_k {
-            safe += usize::from(m[c + 1] + cfg.epsilon >= m[0]);
-            diff += m[c + 1] - m[0];
-        }
-        let p_safe = safe as f64 / k as f64;
-        out.push(Answer {
-            candidate: cand.name.clone(),
-            p_safe,
-            expected_diff: diff / k as f64,
-            switch: p_safe >= 1.0 - cfg.delta,
-            unseen_share: unseen_share(log, cand, cfg.depth),
-        });
-    }
-    Ok(out)
+    // Per sample k: every ranker's metric from the (a, s) of its slots.
+    let per_k = ev.per_draw(k, |j, l| cfg.metric.value(l.iter().map(|&i| (draws[i as usize].0[j], draws[i as usize].1[j]))));
+    Ok(answers(log, &per_k, candidates, cfg))
 }
 
 /// K joint draws of pair `p`'s (a, s) under a mixture prior: the component of each draw from

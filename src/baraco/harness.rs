@@ -18,6 +18,8 @@ use super::decide::{compare, point_metric, Config};
 use super::log::{ClickLog, Ranking};
 use super::metrics::{Metric, Unseen};
 use super::mixture::{fit_mixture, MixturePrior};
+use super::model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
+use crate::clickmodels::prior::PriorScope;
 use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
 use crate::collection::letor::{linear_score, LetorData};
 use crate::error::{Error, Result};
@@ -142,6 +144,10 @@ pub struct StudyConfig {
     /// BARACO's prior on attractiveness and satisfaction: the paper's Beta(1, 1), or
     /// empirical-Bayes Beta priors fitted to each run's log ([`fitted_prior`]).
     pub prior: PriorChoice,
+    /// BARACO on joint posterior draws of this click model under this prior scope
+    /// ([`super::model_posterior`]) instead of Algorithm 1's posteriors (`prior` must then be
+    /// `Uniform`, which is unused).
+    pub posterior: Option<(PosteriorModel, PriorScope)>,
 }
 
 /// BARACO's prior of every pair's attractiveness and satisfaction.
@@ -183,6 +189,7 @@ impl Default for StudyConfig {
             em_iterations: 50,
             seed: 2015,
             prior: PriorChoice::Uniform,
+            posterior: None,
         }
     }
 }
@@ -216,7 +223,8 @@ pub struct RunResult {
     pub unseen_share: f64,
     /// BARACO's attractiveness prior Beta(alpha, beta) in this run.
     pub prior_a: (f64, f64),
-    /// BARACO's satisfaction prior in this run.
+    /// BARACO's satisfaction prior in this run (with a click-model posterior: the global prior
+    /// of its second table, see [`ModelDraws::priors`]).
     pub prior_s: (f64, f64),
     /// The mixture prior of this run ([`PriorChoice::Mixture`]; `prior_a`, `prior_s` then hold
     /// Betas matched to its marginal moments).
@@ -453,19 +461,6 @@ impl Study {
         let diff_true: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ta, &ts, metric, cfg.depth, Unseen::Prior) - m_p).collect();
         let safe: Vec<bool> = diff_true.iter().map(|d| d + cfg.epsilon >= 0.0).collect();
         // BARACO.
-        let (prior_a, prior_s, post) = match cfg.prior {
-            PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0), compute_posteriors_with_prior(&log, cfg.gamma, (1.0, 1.0), (1.0, 1.0))?),
-            PriorChoice::Fitted => {
-                let (pa, ps) = fitted_prior(&log, cfg.gamma, crate::rng::derive_key(cfg.seed, &[5, run as u64, gen as u64, user as u64]))?;
-                (pa, ps, compute_posteriors_with_prior(&log, cfg.gamma, pa, ps)?)
-            }
-            PriorChoice::Mixture => {
-                let post = fitted_mixture(&log, cfg.gamma, MIXTURE_COMPONENTS)?;
-                let mix = post.mixture.as_ref().expect("mixture posteriors");
-                (mix.marginal_a(), mix.marginal_s(), post)
-            }
-        };
-        let mixture = post.mixture.clone();
         let bcfg = Config {
             epsilon: cfg.epsilon,
             delta: 0.05,
@@ -475,7 +470,31 @@ impl Study {
             sampler: Default::default(),
             seed: crate::rng::derive_key(cfg.seed, &[4, run as u64, gen as u64, user as u64]),
         };
-        let answers = compare(&log, &post, &prod, &cands, &bcfg)?;
+        let (prior_a, prior_s, mixture, answers) = match cfg.posterior {
+            Some((model, scope)) => {
+                if cfg.prior != PriorChoice::Uniform {
+                    return Err(Error::Invalid("a click-model posterior takes its prior from its scope; leave the Algorithm 1 prior at uniform".into()));
+                }
+                let mcfg = ModelPosteriorConfig { model, scope, gamma: cfg.gamma, seed: crate::rng::derive_key(cfg.seed, &[6, run as u64, gen as u64, user as u64]), ..Default::default() };
+                let draws = ModelDraws::sample(&log, &mcfg, cfg.samples)?;
+                (draws.priors.0, draws.priors.1, None, compare_model(&log, &draws, &prod, &cands, &bcfg)?)
+            }
+            None => {
+                let (prior_a, prior_s, post) = match cfg.prior {
+                    PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0), compute_posteriors_with_prior(&log, cfg.gamma, (1.0, 1.0), (1.0, 1.0))?),
+                    PriorChoice::Fitted => {
+                        let (pa, ps) = fitted_prior(&log, cfg.gamma, crate::rng::derive_key(cfg.seed, &[5, run as u64, gen as u64, user as u64]))?;
+                        (pa, ps, compute_posteriors_with_prior(&log, cfg.gamma, pa, ps)?)
+                    }
+                    PriorChoice::Mixture => {
+                        let post = fitted_mixture(&log, cfg.gamma, MIXTURE_COMPONENTS)?;
+                        let mix = post.mixture.as_ref().expect("mixture posteriors");
+                        (mix.marginal_a(), mix.marginal_s(), post)
+                    }
+                };
+                (prior_a, prior_s, post.mixture.clone(), compare(&log, &post, &prod, &cands, &bcfg)?)
+            }
+        };
         let p_safe: Vec<f64> = answers.iter().map(|a| a.p_safe).collect();
         let diff_baraco: Vec<f64> = answers.iter().map(|a| a.expected_diff).collect();
         // MT: DBN EM point estimates, condensing.
@@ -523,7 +542,7 @@ impl Study {
 pub fn fitted_prior(log: &ClickLog, gamma: f64, seed: u64) -> Result<((f64, f64), (f64, f64))> {
     use crate::clickmodels::gibbs::{sample, GibbsConfig, Latent};
     use crate::clickmodels::prior::PriorScope;
-    let cl = to_click_log(log);
+    let cl = log.to_logs();
     let cfg = GibbsConfig { chains: 1, warmup: 0, draws: 1, thin: 1, seed, prior_rounds: 20, prior_sweeps: 5 };
     let sampled = sample(Latent::Dbn { gamma: Some(gamma) }, &cl, log.pairs.len(), PriorScope::Global, &cfg, &|_| {})?;
     let get = |name: &str| -> Result<(f64, f64)> {
@@ -562,23 +581,10 @@ fn log_concave(alpha: f64, beta: f64) -> (f64, f64) {
     ((m * k).max(1.0), ((1.0 - m) * k).max(1.0))
 }
 
-fn to_click_log(log: &ClickLog) -> crate::logs::ClickLog {
-    let mut cl = crate::logs::ClickLog::new();
-    for j in 0..log.len() {
-        let (q, docs, clicks) = log.session(j);
-        cl.push(q, docs, clicks);
-    }
-    cl
-}
-
 /// DBN EM point estimates (gamma fixed) from the click-model module, per pair of `log`.
 pub fn dbn_em(log: &ClickLog, gamma: f64, iterations: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     use crate::clickmodels::{DbnConfig, Gamma};
-    let mut cl = crate::logs::ClickLog::new();
-    for j in 0..log.len() {
-        let (q, docs, clicks) = log.session(j);
-        cl.push(q, docs, clicks);
-    }
+    let cl = log.to_logs();
     let model = DbnConfig { gamma: Gamma::Fixed(gamma), iterations, tolerance: 0.0 }.fit(&mut &cl)?;
     let n = log.pairs.len();
     let get = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(crate::clickmodels::PRIOR);

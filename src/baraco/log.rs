@@ -113,6 +113,16 @@ impl ClickLog {
         (self.session_query[j], &self.docs[a..b], &self.clicks[a..b])
     }
 
+    /// The same sessions as a click-model log (`crate::logs`), pair indices as document ids.
+    pub fn to_logs(&self) -> crate::logs::ClickLog {
+        let mut cl = crate::logs::ClickLog::new();
+        for j in 0..self.len() {
+            let (q, docs, clicks) = self.session(j);
+            cl.push(q, docs, clicks);
+        }
+        cl
+    }
+
     /// Reads a log file (format in the module docs).
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;

@@ -4,7 +4,8 @@
 //! [`posterior`] infers DBN attractiveness/satisfaction posteriors (Algorithm 1),
 //! [`sampling`] draws from them, [`metrics`] evaluates rankings, [`decide`] answers the
 //! switching problem (Algorithm 2) and the difference estimation problem (Algorithm 3), and
-//! [`harness`] runs the LETOR evaluation of §6.1. File formats: `docs/baraco.md`.
+//! [`harness`] runs the LETOR evaluation of §6.1. [`model_posterior`] runs Algorithms 2 and 3
+//! on joint posterior draws of any latent-variable click model (DBN, UBM, PBM, CCM). File formats: `docs/baraco.md`.
 
 pub mod decide;
 pub mod harness;
@@ -12,6 +13,7 @@ pub mod log;
 pub mod metrics;
 pub mod plot;
 pub mod mixture;
+pub mod model_posterior;
 pub mod posterior;
 pub mod sampling;
 
@@ -20,3 +22,4 @@ pub use posterior::{compute_posteriors, compute_posteriors_mixture, Density, Fac
 pub use sampling::Sampler;
 pub use decide::{compare, point_metric, Answer, Config};
 pub use metrics::{Metric, Unseen};
+pub use model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};

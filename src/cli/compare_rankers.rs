@@ -3,7 +3,7 @@
 use super::common::with_threads;
 use anyhow::Context;
 use serpsim::baraco::harness::UserModel;
-use serpsim::baraco::{compare, compute_posteriors, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
+use serpsim::baraco::{compare, compare_model, compute_posteriors, ModelDraws, ModelPosteriorConfig, PosteriorModel, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
 use serpsim::collection::letor::{linear_score, LetorData};
 use serpsim::collection::trec::Qrels;
 use serpsim::report::{csv_field, write_atomic, write_atomic_with};
@@ -47,6 +47,16 @@ pub struct CompareRankersArgs {
     /// state a draw) or mh-thinned (same proposal, 1,000 burn-in states, every 100th state kept).
     #[arg(long, default_value = "inverse-cdf")]
     sampler: String,
+    /// Click model whose joint posterior draws (Gibbs sampler) BARACO uses instead of
+    /// Algorithm 1's DBN posteriors: dbn, ubm, pbm or ccm. Its metric: rrMetric for dbn (or
+    /// --metric dcg), the expected reciprocal rank of the first click for the others
+    /// (docs/baraco.md). --sampler does not apply.
+    #[arg(long)]
+    posterior_model: Option<String>,
+    /// Prior of the click-model posterior: uniform (Beta(1, 1)), global (one empirical-Bayes
+    /// Beta per table, fitted to the log) or query (per query for per-pair tables).
+    #[arg(long, default_value = "global", requires = "posterior_model")]
+    posterior_prior: String,
     /// Seed of the posterior samples.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -111,6 +121,14 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     };
     anyhow::ensure!(args.format == "csv" || args.format == "json", "--format: `{}` is not csv or json", args.format);
     let user = UserModel::parse(&args.user_model).ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
+    let posterior = match &args.posterior_model {
+        None => None,
+        Some(m) => {
+            let model = PosteriorModel::parse(m).ok_or_else(|| anyhow::anyhow!("--posterior-model: `{m}` is not dbn, ubm, pbm or ccm"))?;
+            let scope = args.posterior_prior.parse().map_err(|e| anyhow::anyhow!("--posterior-prior: {e}"))?;
+            Some(ModelPosteriorConfig { model, scope, gamma: args.gamma, seed: args.seed, ..Default::default() })
+        }
+    };
     let cfg = Config { epsilon: args.epsilon, delta: args.delta, samples: args.samples, depth: args.depth, metric, sampler, seed: args.seed };
     cfg.validate()?;
     let mut log = ClickLog::from_file(&args.log)?;
@@ -120,6 +138,10 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     let production = production.into_iter().next().expect("one ranker");
     let candidates = load_rankers(&args.candidates, features.as_ref(), &mut log)?;
     let answers = with_threads(args.threads, || -> anyhow::Result<_> {
+        if let Some(mcfg) = &posterior {
+            let draws = ModelDraws::sample(&log, mcfg, cfg.samples)?;
+            return Ok(compare_model(&log, &draws, &production, &candidates, &cfg)?);
+        }
         let post = compute_posteriors(&log, args.gamma)?;
         Ok(compare(&log, &post, &production, &candidates, &cfg)?)
     })??;
@@ -174,11 +196,15 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
                     v
                 })
                 .collect();
-            let doc = serde_json::json!({
+            let mut doc = serde_json::json!({
                 "production": production.name, "epsilon": args.epsilon, "delta": args.delta,
                 "samples": args.samples, "gamma": args.gamma, "depth": args.depth, "metric": args.metric,
                 "sampler": args.sampler, "seed": args.seed, "sessions": log.len(), "candidates": rows,
             });
+            if let Some(m) = &posterior {
+                doc["posterior_model"] = m.model.name().to_ascii_lowercase().into();
+                doc["posterior_prior"] = m.scope.name().into();
+            }
             serde_json::to_writer_pretty(&mut *w, &doc)?;
             writeln!(w)?;
         }

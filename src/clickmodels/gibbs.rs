@@ -172,9 +172,10 @@ struct Spec {
     metropolis: bool,
 }
 
-/// Flattened index of UBM cell (rank r, previous click column j).
+/// Flattened index of UBM cell (0-based rank r, previous click column j: 0 = no click above,
+/// else the 1-based rank of the previous click).
 #[inline]
-fn cell(r: usize, j: usize) -> usize {
+pub fn ubm_cell(r: usize, j: usize) -> usize {
     r * (r + 1) / 2 + j
 }
 
@@ -370,7 +371,7 @@ impl Latent {
                 Latent::Ubm { top } => {
                     let mut prev = 0usize;
                     for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        let k = cell(r, prev);
+                        let k = ubm_cell(r, prev);
                         if c {
                             s[0][p as usize] += 1.0;
                             s[1][k] += 1.0;
@@ -402,7 +403,7 @@ impl Latent {
                 for sess in log.iter() {
                     let mut prev = 0usize;
                     for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        let k = cell(r, prev);
+                        let k = ubm_cell(r, prev);
                         if c {
                             prev = r + 1;
                         } else if !(k == 0 && top.is_some()) {
