@@ -154,7 +154,8 @@ fn start(a: f64, b: f64, p: f64, ln_beta: f64) -> f64 {
         let pp = if p < 0.5 { p } else { 1.0 - p };
         let t = (-2.0 * pp.ln()).sqrt();
         let mut z = (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t;
-        if p >= 0.5 {
+        // z is the upper-tail normal quantile of pp; Carter's x falls as w grows.
+        if p < 0.5 {
             z = -z;
         }
         let r = (z * z - 3.0) / 6.0;
