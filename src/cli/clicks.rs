@@ -4,7 +4,7 @@ use super::common::{progress_bar, with_threads};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
+use serpsim::clickmodels::posterior::{fit_with_posterior, posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
@@ -191,20 +191,32 @@ impl ModelArgs {
             return Ok((em(log)?, None));
         }
         let pc = self.posterior_config(scope, keep_draws)?;
-        let post = run_posterior(self.model.parse()?, log, pairs, &pc)?;
-        for line in post.summary_lines() {
-            eprintln!("{line}");
+        let kind: ModelKind = self.model.parse()?;
+        if !kind.is_em() && !pc.exact {
+            // Counting models: the fit and the conjugate posterior from one counting pass.
+            let (model, post) = fit_with_posterior(kind, log, pairs, &pc)?;
+            report_posterior(&post);
+            return Ok((model, Some(post)));
         }
-        if let Some(d) = post.diagnostics() {
-            if d.flagged > 0 {
-                eprintln!(
-                    "WARNING: {} of {} parameters have not converged (R-hat > 1.01 or too few effective draws): run longer chains (--warmup, --samples) before trusting their intervals",
-                    d.flagged, d.checked
-                );
-            }
-        }
+        let post = run_posterior(kind, log, pairs, &pc)?;
+        report_posterior(&post);
         let model = if scope == PriorScope::Uniform { em(log)? } else { post.point_model() };
         Ok((model, Some(post)))
+    }
+}
+
+/// Prints the posterior's priors and diagnostics, with a warning when chains have not mixed.
+fn report_posterior(post: &Posterior) {
+    for line in post.summary_lines() {
+        eprintln!("{line}");
+    }
+    if let Some(d) = post.diagnostics() {
+        if d.flagged > 0 {
+            eprintln!(
+                "WARNING: {} of {} parameters have not converged (R-hat > 1.01 or too few effective draws): run longer chains (--warmup, --samples) before trusting their intervals",
+                d.flagged, d.checked
+            );
+        }
     }
 }
 

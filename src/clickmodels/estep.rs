@@ -132,8 +132,7 @@ impl Counts {
     pub fn values(&self, len: usize, clamp: bool) -> Vec<f64> {
         (0..len)
             .map(|i| {
-                let n = self.num.get(i).map_or(0.0, |&v| from_fixed(v));
-                let d = self.den.get(i).map_or(0.0, |&v| from_fixed(v));
+                let (n, d) = self.sums(i);
                 let v = (1.0 + n) / (2.0 + d);
                 if clamp {
                     v.clamp(super::PROB_MIN, 1.0 - super::PROB_MIN)
@@ -142,6 +141,11 @@ impl Counts {
                 }
             })
             .collect()
+    }
+
+    /// (numerator, denominator) at index `i` (zeros beyond the table).
+    pub fn sums(&self, i: usize) -> (f64, f64) {
+        (self.num.get(i).map_or(0.0, |&v| from_fixed(v)), self.den.get(i).map_or(0.0, |&v| from_fixed(v)))
     }
 
     /// Highest index with a non-zero denominator, plus one.

@@ -4,7 +4,7 @@
 use super::io::ParamTable;
 use super::estep::{Counts, EStats};
 use super::{draw, param, ClickModel, ModelKind, PROB_MIN};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
 
@@ -18,16 +18,12 @@ pub struct Cm {
 impl Cm {
     /// Counts clicks on results at or above the first click.
     pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
-        let mut attr = Counts::with_len(src.pair_count_hint());
-        src.pass(&mut |s| {
-            for (&p, &c) in s.pairs.iter().zip(s.clicks) {
-                attr.add(p as usize, f64::from(u8::from(c)), 1.0);
-                if c {
-                    break;
-                }
-            }
-        })?;
-        Ok(Cm { attractiveness: attr.values(attr.used_len(), false) })
+        Ok(Cm::from_counts(&count_tables(ModelKind::Cm, src)?))
+    }
+
+    /// The model from [`count_tables`]'s tables.
+    pub fn from_counts(t: &[Counts]) -> Self {
+        Cm { attractiveness: t[0].values(t[0].used_len(), false) }
     }
 }
 
@@ -99,20 +95,13 @@ pub struct Dcm {
 impl Dcm {
     /// Counts clicks at or above the last click, and continuations after clicks per rank.
     pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
-        let mut attr = Counts::with_len(src.pair_count_hint());
-        let mut cont = Counts::with_len(10);
-        src.pass(&mut |s| {
-            let last = last_click_or_len(&s);
-            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
-                if r <= last {
-                    attr.add(p as usize, f64::from(u8::from(c)), 1.0);
-                }
-                if c {
-                    cont.add(r, f64::from(u8::from(r != last)), 1.0);
-                }
-            }
-        })?;
-        Ok(Dcm { attractiveness: attr.values(attr.used_len(), false), continuation: cont.values(cont.used_len().max(10), false) })
+        Ok(Dcm::from_counts(&count_tables(ModelKind::Dcm, src)?))
+    }
+
+    /// The model from [`count_tables`]'s tables.
+    pub fn from_counts(t: &[Counts]) -> Self {
+        let (attr, cont) = (&t[0], &t[1]);
+        Dcm { attractiveness: attr.values(attr.used_len(), false), continuation: cont.values(cont.used_len().max(10), false) }
     }
 }
 
@@ -183,9 +172,7 @@ pub struct Sdbn {
 impl Sdbn {
     /// Counts clicks at or above the last click, and last clicks among clicks.
     pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
-        let mut stats = EStats::new(ModelKind::Sdbn, src.pair_count_hint());
-        src.pass(&mut |s| Sdbn::accumulate(s, &mut stats))?;
-        Ok(Sdbn::m_step(&stats))
+        Ok(Sdbn::from_counts(&count_tables(ModelKind::Sdbn, src)?))
     }
 
     /// Adds one session's counts to `stats` (tables: attractiveness, satisfaction).
@@ -203,7 +190,12 @@ impl Sdbn {
 
     /// The model from summed counts.
     pub fn m_step(stats: &EStats) -> Sdbn {
-        let (attr, sat) = (&stats.tables[0], &stats.tables[1]);
+        Sdbn::from_counts(&stats.tables)
+    }
+
+    /// The model from [`count_tables`]'s tables (attractiveness, satisfaction).
+    pub fn from_counts(t: &[Counts]) -> Self {
+        let (attr, sat) = (&t[0], &t[1]);
         let len = attr.used_len().max(sat.used_len());
         Sdbn { attractiveness: attr.values(len, false), satisfaction: sat.values(len, false) }
     }
@@ -285,27 +277,18 @@ pub struct Ctr {
 impl Ctr {
     /// Counts clicks per pair, rank or overall.
     pub fn fit(kind: CtrKind, src: &mut dyn SessionSource) -> Result<Self> {
-        let mut ctr = Counts::with_len(match kind {
-            CtrKind::Global => 1,
-            CtrKind::Rank => 10,
-            CtrKind::Document => src.pair_count_hint(),
-        });
-        src.pass(&mut |s| {
-            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
-                let i = match kind {
-                    CtrKind::Global => 0,
-                    CtrKind::Rank => r,
-                    CtrKind::Document => p as usize,
-                };
-                ctr.add(i, f64::from(u8::from(c)), 1.0);
-            }
-        })?;
+        Ok(Ctr::from_counts(kind, &count_tables(ctr_model(kind), src)?))
+    }
+
+    /// The model from [`count_tables`]'s table.
+    pub fn from_counts(kind: CtrKind, t: &[Counts]) -> Self {
+        let ctr = &t[0];
         let len = match kind {
             CtrKind::Global => 1,
             CtrKind::Rank => ctr.used_len().max(10),
             CtrKind::Document => ctr.used_len(),
         };
-        Ok(Ctr { kind, ctr: ctr.values(len, false) })
+        Ctr { kind, ctr: ctr.values(len, false) }
     }
 
     #[inline]
@@ -320,11 +303,7 @@ impl Ctr {
 
 impl ClickModel for Ctr {
     fn kind(&self) -> ModelKind {
-        match self.kind {
-            CtrKind::Global => ModelKind::Gctr,
-            CtrKind::Rank => ModelKind::Rctr,
-            CtrKind::Document => ModelKind::Dctr,
-        }
+        ctr_model(self.kind)
     }
 
     fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
@@ -362,5 +341,89 @@ impl ClickModel for Ctr {
             CtrKind::Rank => t.rank("ctr", &self.ctr),
             CtrKind::Document => t.pair("ctr", &self.ctr),
         }
+    }
+}
+
+/// The model kind of a CTR baseline.
+fn ctr_model(kind: CtrKind) -> ModelKind {
+    match kind {
+        CtrKind::Global => ModelKind::Gctr,
+        CtrKind::Rank => ModelKind::Rctr,
+        CtrKind::Document => ModelKind::Dctr,
+    }
+}
+
+/// The success and trial counts a counting model is fitted on, from one pass over `src`: one
+/// table per parameter in the model's order (CM: attractiveness; DCM: attractiveness,
+/// continuation per rank; SDBN: attractiveness, satisfaction; CTR models: ctr). The fit
+/// ([`model_from_tables`]) and the conjugate posterior ([`super::posterior::fit_with_posterior`]) are
+/// both made from these tables.
+pub fn count_tables(kind: ModelKind, src: &mut dyn SessionSource) -> Result<Vec<Counts>> {
+    let pairs = src.pair_count_hint();
+    let success = |c: bool| f64::from(u8::from(c));
+    match kind {
+        ModelKind::Cm => {
+            let mut attr = Counts::with_len(pairs);
+            src.pass(&mut |s| {
+                for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+                    attr.add(p as usize, success(c), 1.0);
+                    if c {
+                        break;
+                    }
+                }
+            })?;
+            Ok(vec![attr])
+        }
+        ModelKind::Dcm => {
+            let (mut attr, mut cont) = (Counts::with_len(pairs), Counts::with_len(10));
+            src.pass(&mut |s| {
+                let last = last_click_or_len(&s);
+                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                    if r <= last {
+                        attr.add(p as usize, success(c), 1.0);
+                    }
+                    if c {
+                        cont.add(r, success(r != last), 1.0);
+                    }
+                }
+            })?;
+            Ok(vec![attr, cont])
+        }
+        ModelKind::Sdbn => {
+            let mut stats = EStats::new(ModelKind::Sdbn, pairs);
+            src.pass(&mut |s| Sdbn::accumulate(s, &mut stats))?;
+            Ok(stats.tables)
+        }
+        ModelKind::Gctr | ModelKind::Rctr | ModelKind::Dctr => {
+            let mut ctr = Counts::with_len(match kind {
+                ModelKind::Gctr => 1,
+                ModelKind::Rctr => 10,
+                _ => pairs,
+            });
+            src.pass(&mut |s| {
+                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                    let i = match kind {
+                        ModelKind::Gctr => 0,
+                        ModelKind::Rctr => r,
+                        _ => p as usize,
+                    };
+                    ctr.add(i, success(c), 1.0);
+                }
+            })?;
+            Ok(vec![ctr])
+        }
+        _ => Err(Error::Invalid(format!("{kind} is not fitted by counting"))),
+    }
+}
+
+/// The counting model of `kind` fitted on [`count_tables`]'s tables.
+pub fn model_from_tables(kind: ModelKind, t: &[Counts]) -> Box<dyn ClickModel> {
+    match kind {
+        ModelKind::Cm => Box::new(Cm::from_counts(t)),
+        ModelKind::Dcm => Box::new(Dcm::from_counts(t)),
+        ModelKind::Sdbn => Box::new(Sdbn::from_counts(t)),
+        ModelKind::Gctr => Box::new(Ctr::from_counts(CtrKind::Global, t)),
+        ModelKind::Rctr => Box::new(Ctr::from_counts(CtrKind::Rank, t)),
+        _ => Box::new(Ctr::from_counts(CtrKind::Document, t)),
     }
 }

@@ -35,7 +35,7 @@ pub mod user;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
 pub use estep::{Counts, EStats, EmState, ExactSum};
-pub use mle::{Cm, Ctr, CtrKind, Dcm, Sdbn};
+pub use mle::{count_tables, model_from_tables, Cm, Ctr, CtrKind, Dcm, Sdbn};
 
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef, SessionSource};

@@ -5,7 +5,9 @@
 //!   successes and failures of each parameter with nothing hidden, so the posterior of an
 //!   entry with `s` successes in `n` trials under a Beta(alpha, beta) prior is exactly
 //!   Beta(alpha + s, beta + n - s). Under Beta(1, 1) its mean is the fitted value
-//!   (1 + s) / (2 + n). Intervals from the inverse regularised incomplete Beta function.
+//!   (1 + s) / (2 + n). Intervals from the inverse regularised incomplete Beta function
+//!   ([`crate::stats::beta_quantile`]), once per distinct (alpha, beta). The counts are the
+//!   fit's own ([`count_tables`]): [`fit_with_posterior`] gives model and posterior from one pass.
 //! - **Sampled** (DBN, CCM, UBM, PBM): Gibbs sampling with data augmentation
 //!   ([`super::gibbs`]), several chains, with split R-hat and bulk effective sample size per
 //!   parameter ([`crate::stats::mcmc`]).
@@ -27,14 +29,15 @@
 use super::gibbs::{sample, GibbsConfig, Latent, Sampled};
 use super::io::ParamTable;
 use super::prior::{pair_queries, Axis, PriorScope, TablePrior};
-use super::{ClickModel, Gamma, ModelKind};
+use super::{count_tables, model_from_tables, ClickModel, Counts, Gamma, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
 use crate::stats::beta_binomial::BetaPrior;
 use rand_distr::{Beta, Distribution};
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use statrs::function::beta::inv_beta_reg;
+use crate::stats::beta_quantile::BetaQuantile;
+use rustc_hash::FxHashMap;
 
 /// R-hat above this flags a parameter (Vehtari et al. 2021).
 pub const RHAT_MAX: f64 = 1.01;
@@ -125,93 +128,34 @@ pub struct Posterior {
     pub sessions: usize,
 }
 
-/// One table of successes and failures counted without hidden variables.
-struct Counted {
-    name: &'static str,
-    axis: Axis,
-    s: Vec<f64>,
-    f: Vec<f64>,
-}
-
-impl Counted {
-    fn new(name: &'static str, axis: Axis, len: usize) -> Self {
-        Counted { name, axis, s: vec![0.0; len], f: vec![0.0; len] }
-    }
-    #[inline]
-    fn add(&mut self, i: usize, success: bool) {
-        if i >= self.s.len() {
-            self.s.resize(i + 1, 0.0);
-            self.f.resize(i + 1, 0.0);
-        }
-        if success {
-            self.s[i] += 1.0;
-        } else {
-            self.f[i] += 1.0;
-        }
+/// Names and axes of the tables of a counting model, in [`count_tables`]'s order.
+fn counted_tables(kind: ModelKind) -> &'static [(&'static str, Axis)] {
+    match kind {
+        ModelKind::Cm => &[("attractiveness", Axis::Pair)],
+        ModelKind::Dcm => &[("attractiveness", Axis::Pair), ("continuation", Axis::Rank)],
+        ModelKind::Sdbn => &[("attractiveness", Axis::Pair), ("satisfaction", Axis::Pair)],
+        ModelKind::Gctr => &[("ctr", Axis::Scalar)],
+        ModelKind::Rctr => &[("ctr", Axis::Rank)],
+        _ => &[("ctr", Axis::Pair)],
     }
 }
 
-/// The counts the counting models are fitted on (the same rules as `mle.rs`).
-fn count(kind: ModelKind, log: &ClickLog, pairs: usize) -> Vec<Counted> {
-    let depth = log.max_len();
-    let mut t: Vec<Counted> = match kind {
-        ModelKind::Cm => vec![Counted::new("attractiveness", Axis::Pair, pairs)],
-        ModelKind::Dcm => vec![Counted::new("attractiveness", Axis::Pair, pairs), Counted::new("continuation", Axis::Rank, depth)],
-        ModelKind::Sdbn => vec![Counted::new("attractiveness", Axis::Pair, pairs), Counted::new("satisfaction", Axis::Pair, pairs)],
-        ModelKind::Gctr => vec![Counted::new("ctr", Axis::Scalar, 1)],
-        ModelKind::Rctr => vec![Counted::new("ctr", Axis::Rank, depth)],
-        ModelKind::Dctr => vec![Counted::new("ctr", Axis::Pair, pairs)],
-        _ => unreachable!("not a counting model"),
-    };
-    for s in log.iter() {
-        let last = s.last_click().unwrap_or(s.clicks.len());
-        match kind {
-            ModelKind::Cm => {
-                for (&p, &c) in s.pairs.iter().zip(s.clicks) {
-                    t[0].add(p as usize, c);
-                    if c {
-                        break;
-                    }
-                }
-            }
-            ModelKind::Dcm => {
-                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
-                    if r <= last {
-                        t[0].add(p as usize, c);
-                    }
-                    if c {
-                        t[1].add(r, r != last);
-                    }
-                }
-            }
-            ModelKind::Sdbn => {
-                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
-                    t[0].add(p as usize, c);
-                    if c {
-                        t[1].add(p as usize, r == last);
-                    }
-                }
-            }
-            ModelKind::Gctr | ModelKind::Rctr | ModelKind::Dctr => {
-                for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
-                    let i = match kind {
-                        ModelKind::Gctr => 0,
-                        ModelKind::Rctr => r,
-                        _ => p as usize,
-                    };
-                    t[0].add(i, c);
-                }
-            }
-            _ => {}
-        }
-    }
-    t
-}
-
-/// Equal-tailed interval of Beta(a, b) at `level`.
-fn beta_interval(a: f64, b: f64, level: f64) -> (f64, f64) {
-    let q = (1.0 - level) / 2.0;
-    (inv_beta_reg(a, b, q), inv_beta_reg(a, b, 1.0 - q))
+/// Equal-tailed intervals of Beta(a, b) at `level` for every shape pair, each distinct pair
+/// computed once (sparse counts repeat the same pairs).
+fn beta_intervals(shapes: &[(f64, f64)], level: f64) -> Vec<(f64, f64)> {
+    let mut slot: FxHashMap<(u64, u64), u32> = FxHashMap::default();
+    let mut distinct = Vec::new();
+    let index: Vec<u32> = shapes
+        .iter()
+        .map(|&(a, b)| {
+            *slot.entry((a.to_bits(), b.to_bits())).or_insert_with(|| {
+                distinct.push((a, b));
+                (distinct.len() - 1) as u32
+            })
+        })
+        .collect();
+    let computed: Vec<(f64, f64)> = distinct.par_iter().map(|&(a, b)| BetaQuantile::new(a, b).interval(level)).collect();
+    index.iter().map(|&i| computed[i as usize]).collect()
 }
 
 /// Mean, sd and interval of draws (type-7 quantiles).
@@ -236,12 +180,7 @@ fn keep_evenly(all: &[f32], k: usize) -> Vec<f32> {
 /// Computes the posterior of `kind` on `log`, whose pair indices run below `pairs` (the
 /// vocabulary size). `progress` receives sampler sweeps as they finish.
 pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Posterior> {
-    if !(cfg.level > 0.0 && cfg.level < 1.0) {
-        return Err(Error::config("posterior", "level", format!("{} is not in (0, 1)", cfg.level)));
-    }
-    if log.is_empty() {
-        return Err(Error::Invalid("no sessions: nothing to fit".into()));
-    }
+    check(cfg, log)?;
     let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
     if kind.is_em() || (cfg.exact && matches!(kind, ModelKind::Sdbn | ModelKind::Dcm)) {
         let latent = match kind {
@@ -263,54 +202,92 @@ pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
         }
         return Ok(from_sampled(kind, s, cfg));
     }
+    let tables = count_tables(kind, &mut &*log)?;
+    conjugate(kind, &tables, log, pairs, cfg)
+}
+
+/// A counting model (CM, DCM, SDBN, GCTR, RCTR, DCTR) fitted on `log` together with its
+/// conjugate posterior, from one counting pass. The model is the usual fit under Beta(1, 1)
+/// (the same as [`ModelConfig::fit`](super::ModelConfig::fit)) and the posterior means under a
+/// fitted prior ([`Posterior::point_model`]).
+pub fn fit_with_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> Result<(Box<dyn ClickModel>, Posterior)> {
+    if kind.is_em() || cfg.exact {
+        return Err(Error::Invalid(format!("{kind}: the conjugate posterior is for counting models without --exact; use `posterior`")));
+    }
+    check(cfg, log)?;
+    let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
+    let tables = count_tables(kind, &mut &*log)?;
+    let post = conjugate(kind, &tables, log, pairs, cfg)?;
+    let model = if cfg.prior == PriorScope::Uniform { model_from_tables(kind, &tables) } else { post.point_model() };
+    Ok((model, post))
+}
+
+/// Checks the level and that there are sessions.
+fn check(cfg: &PosteriorConfig, log: &ClickLog) -> Result<()> {
+    if !(cfg.level > 0.0 && cfg.level < 1.0) {
+        return Err(Error::config("posterior", "level", format!("{} is not in (0, 1)", cfg.level)));
+    }
+    if log.is_empty() {
+        return Err(Error::Invalid("no sessions: nothing to fit".into()));
+    }
+    Ok(())
+}
+
+/// The conjugate posterior from the fit's counts ([`count_tables`]): Beta(alpha + s,
+/// beta + n - s) per entry; pair tables span `pairs`, rank tables the longest SERP.
+fn conjugate(kind: ModelKind, tables: &[Counts], log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> Result<Posterior> {
     let pair_query = pair_queries(log, pairs);
-    let counted = count(kind, log, pairs);
-    let mut params = Vec::with_capacity(counted.len());
-    for (ti, c) in counted.into_iter().enumerate() {
-        let pairs_counts: Vec<(f64, f64)> = c.s.iter().zip(&c.f).map(|(&s, &f)| (s, f)).collect();
-        let pq: &[u32] = if c.axis == Axis::Pair { &pair_query } else { &[] };
-        let prior = TablePrior::fit(cfg.prior, c.axis, &pairs_counts, pq)?;
-        let len = c.s.len();
-        let rows: Vec<(f64, f64, f64, f64, Vec<f32>)> = (0..len)
-            .into_par_iter()
-            .map(|i| {
-                let pr = if c.axis == Axis::Pair { prior.of(i, &pair_query) } else { prior.global };
-                let (a, b) = (pr.alpha + c.s[i], pr.beta + c.f[i]);
-                let t = a + b;
-                let (lo, hi) = beta_interval(a, b, cfg.level);
-                let draws = if cfg.keep_draws > 0 {
-                    let mut rng = crate::rng::stream(cfg.sampler.seed, &[ti as u64, i as u64]);
-                    let d = Beta::new(a, b).expect("positive shapes");
-                    (0..cfg.keep_draws).map(|_| d.sample(&mut rng) as f32).collect()
-                } else {
-                    Vec::new()
-                };
-                (a / t, (a * b / (t * t * (t + 1.0))).sqrt(), lo, hi, draws)
+    let depth = log.max_len();
+    let mut params = Vec::with_capacity(tables.len());
+    for (ti, (&(name, axis), counts)) in counted_tables(kind).iter().zip(tables).enumerate() {
+        let len = match axis {
+            Axis::Pair => pairs,
+            Axis::Rank => depth,
+            _ => 1,
+        };
+        let (successes, trials): (Vec<f64>, Vec<f64>) = (0..len).map(|i| counts.sums(i)).unzip();
+        let pairs_counts: Vec<(f64, f64)> = successes.iter().zip(&trials).map(|(&s, &n)| (s, n - s)).collect();
+        let pq: &[u32] = if axis == Axis::Pair { &pair_query } else { &[] };
+        let prior = TablePrior::fit(cfg.prior, axis, &pairs_counts, pq)?;
+        let shapes: Vec<(f64, f64)> = pairs_counts
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, f))| {
+                let pr = if axis == Axis::Pair { prior.of(i, &pair_query) } else { prior.global };
+                (pr.alpha + s, pr.beta + f)
             })
             .collect();
+        let intervals = beta_intervals(&shapes, cfg.level);
         let mut p = ParamPosterior {
-            name: c.name,
-            axis: c.axis,
+            name,
+            axis,
             prior,
             mean: Vec::with_capacity(len),
             sd: Vec::with_capacity(len),
-            lower: Vec::with_capacity(len),
-            upper: Vec::with_capacity(len),
-            trials: c.s.iter().zip(&c.f).map(|(s, f)| s + f).collect(),
-            successes: c.s,
+            lower: intervals.iter().map(|iv| iv.0).collect(),
+            upper: intervals.iter().map(|iv| iv.1).collect(),
+            successes,
+            trials,
             pinned: vec![None; len],
             rhat: Vec::new(),
             ess: Vec::new(),
             draws: Vec::new(),
         };
-        for (m, sd, lo, hi, d) in rows {
-            p.mean.push(m);
-            p.sd.push(sd);
-            p.lower.push(lo);
-            p.upper.push(hi);
-            if cfg.keep_draws > 0 {
-                p.draws.push(d);
-            }
+        for &(a, b) in &shapes {
+            let t = a + b;
+            p.mean.push(a / t);
+            p.sd.push((a * b / (t * t * (t + 1.0))).sqrt());
+        }
+        if cfg.keep_draws > 0 {
+            p.draws = shapes
+                .par_iter()
+                .enumerate()
+                .map(|(i, &(a, b))| {
+                    let mut rng = crate::rng::stream(cfg.sampler.seed, &[ti as u64, i as u64]);
+                    let d = Beta::new(a, b).expect("positive shapes");
+                    (0..cfg.keep_draws).map(|_| d.sample(&mut rng) as f32).collect()
+                })
+                .collect();
         }
         params.push(p);
     }

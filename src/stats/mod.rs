@@ -1,6 +1,7 @@
 //! Statistics shared by every capability: summaries, tests, correlations.
 
 pub mod beta_binomial;
+pub mod beta_quantile;
 pub mod bootstrap;
 pub mod correlation;
 pub mod counts;

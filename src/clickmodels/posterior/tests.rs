@@ -60,6 +60,35 @@ fn conjugate_means_are_the_fitted_values() {
     }
 }
 
+/// One counting pass for fit and posterior: the model of [`fit_with_posterior`] is the model
+/// the separate fit gives (Beta(1, 1); PyClick's counting, `tests.rs`) or the posterior means
+/// (fitted prior), and its posterior is the one [`posterior`] gives, bit for bit.
+#[test]
+fn one_pass_fit_and_posterior_match_the_separate_ones() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let data = LogData::read(&path, Format::Yandex, false).unwrap();
+    let log = data.log.subset(0..3000);
+    let pairs = data.vocab.pair_count();
+    for kind in [ModelKind::Cm, ModelKind::Dcm, ModelKind::Sdbn, ModelKind::Gctr, ModelKind::Rctr, ModelKind::Dctr] {
+        for prior in [PriorScope::Uniform, PriorScope::Global] {
+            let cfg = PosteriorConfig { prior, keep_draws: 2, ..uniform() };
+            let (model, post) = fit_with_posterior(kind, &log, pairs, &cfg).unwrap();
+            let alone = posterior(kind, &log, pairs, &cfg, &|_| {}).unwrap();
+            let want = if prior == PriorScope::Uniform { ModelConfig::new(kind, EmConfig::default()).fit(&mut &log).unwrap() } else { alone.point_model() };
+            let json = |m: &dyn ClickModel| crate::clickmodels::io::to_json(m, &data.vocab).to_string();
+            assert_eq!(json(&*model), json(&*want), "{kind} {prior:?}");
+            for (a, b) in post.params.iter().zip(&alone.params) {
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                for (x, y) in [(&a.mean, &b.mean), (&a.sd, &b.sd), (&a.lower, &b.lower), (&a.upper, &b.upper), (&a.successes, &b.successes), (&a.trials, &b.trials)] {
+                    assert_eq!(bits(x), bits(y), "{kind} {prior:?} {}", a.name);
+                }
+                assert_eq!(a.draws, b.draws);
+            }
+        }
+    }
+    assert!(fit_with_posterior(ModelKind::Dbn, &log, pairs, &uniform()).is_err());
+}
+
 /// Where the latent-variable models reduce to counting, the sampler must reproduce the exact
 /// Beta posterior. One-result SERPs: rank 1 is always examined (UBM and PBM pinned at 1),
 /// a click is the last click with nothing below, so attractiveness has the conjugate
