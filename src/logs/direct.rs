@@ -265,7 +265,9 @@ fn read_all(name: &str, reader: &SerializedFileReader<std::fs::File>, leaves: &[
                     return err(format!("{n} documents but {m} click flags"));
                 }
                 let docs = &d.vals[dv..dv + n.min(dmark as usize)];
-                let flags = &c.vals[cv..cv + n.min(cmark as usize)];
+                // Integer flags keep their values (a bad one is reported); booleans are
+                // decoded straight into `bools`.
+                let flags = if c.leaf.kind == Kind::Bool { &[][..] } else { &c.vals[cv..cv + n.min(cmark as usize)] };
                 if !(dmark == NO_MARK && cmark == NO_MARK && !d.odd && !c.odd) {
                     // Something is wrong in this row or the ones decoded with it: check the
                     // elements in the general reader's order.
@@ -279,7 +281,7 @@ fn read_all(name: &str, reader: &SerializedFileReader<std::fs::File>, leaves: &[
                         if k == cmark as usize {
                             return err(format!("null click flag at list index {}", k + 1));
                         }
-                        if flags[k] > 1 {
+                        if flags.get(k).is_some_and(|&f| f > 1) {
                             return err(format!("click flag {} must be 0 or 1 at list index {}", c.bad_flag(cv + k), k + 1));
                         }
                     }
@@ -396,9 +398,13 @@ impl Cursor {
         // Drop what was handed out.
         self.lens.drain(..self.row_at);
         self.marks.drain(..self.row_at);
-        self.vals.drain(..self.val_at);
-        if self.leaf.role == Role::Clicks {
+        if self.leaf.kind == Kind::Bool {
             self.bools.drain(..self.val_at);
+        } else {
+            self.vals.drain(..self.val_at);
+            if self.leaf.role == Role::Clicks {
+                self.bools.drain(..self.val_at);
+            }
         }
         self.val_base += self.val_at;
         self.row_at = 0;
@@ -452,7 +458,9 @@ impl Cursor {
         let start = self.vals.len();
         self.values(values, encoding, present, vocab)?;
         if self.leaf.role == Role::Clicks {
-            self.bools.extend(self.vals[start..].iter().map(|&v| v == 1));
+            if self.leaf.kind != Kind::Bool {
+                self.bools.extend(self.vals[start..].iter().map(|&v| v == 1));
+            }
         }
         Ok(())
     }
@@ -594,7 +602,8 @@ impl Cursor {
                         None => return Err("dictionary keys end early".into()),
                     }
                 }
-                let missing = self.vals[start..].iter().any(|&id| id == UNRESOLVED || id == OUT_OF_RANGE);
+                // UNRESOLVED and OUT_OF_RANGE are the two values just below u32::MAX.
+                let missing = self.vals[start..].iter().fold(false, |m, &id| m | (id.wrapping_add(3) < 2));
                 if missing {
                     // Decoded again as keys (rare: the first pages of a chunk).
                     let mut keys = std::mem::take(&mut self.scratch_keys);
@@ -627,12 +636,17 @@ impl Cursor {
                 let len = buf.get(..4).ok_or("truncated boolean page")?;
                 let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
                 let mut h = Hybrid::new(buf.get(4..4 + len).ok_or("truncated boolean page")?, 1);
-                let start = self.vals.len();
-                while self.vals.len() - start < n {
-                    let have = self.vals.len() - start;
+                let start = self.bools.len();
+                let mut bits = Vec::new();
+                while self.bools.len() - start < n {
+                    let have = self.bools.len() - start;
                     match h.next_run()? {
-                        Some(Run::Repeat { value, count }) => self.vals.resize(self.vals.len() + count.min(n - have), value.min(1)),
-                        Some(Run::Packed { bytes, count }) => unpack_u32(bytes, 1, count.min(n - have), &mut self.vals),
+                        Some(Run::Repeat { value, count }) => self.bools.resize(self.bools.len() + count.min(n - have), value != 0),
+                        Some(Run::Packed { bytes, count }) => {
+                            bits.clear();
+                            unpack_u32(bytes, 1, count.min(n - have), &mut bits);
+                            self.bools.extend(bits.iter().map(|&b| b != 0));
+                        }
                         None => return Err("boolean values end early".into()),
                     }
                 }
@@ -649,12 +663,12 @@ impl Cursor {
             (Kind::Bool, _) if dictionary => return Err("a dictionary of booleans is not supported".into()),
             (Kind::Bool, _) => {
                 let bytes = buf.get(..n.div_ceil(8)).ok_or_else(trunc)?;
-                let end = self.vals.len() + n;
-                self.vals.reserve(n + 8);
+                let end = self.bools.len() + n;
+                self.bools.reserve(n + 8);
                 for &b in bytes {
-                    self.vals.extend_from_slice(&BITS[b as usize]);
+                    self.bools.extend_from_slice(&BITS[b as usize]);
                 }
-                self.vals.truncate(end);
+                self.bools.truncate(end);
             }
             (Kind::Text, _) => {
                 let mut at = 0usize;
@@ -884,14 +898,14 @@ fn element(lens: &mut Vec<u32>, marks: &mut Vec<u32>, start: bool, d: u8, max_de
     false
 }
 
-/// The 8 bits of each byte, least significant first, as 0/1 values.
-static BITS: [[u32; 8]; 256] = {
-    let mut t = [[0u32; 8]; 256];
+/// The 8 bits of each byte, least significant first.
+static BITS: [[bool; 8]; 256] = {
+    let mut t = [[false; 8]; 256];
     let mut b = 0;
     while b < 256 {
         let mut j = 0;
         while j < 8 {
-            t[b][j] = ((b >> j) & 1) as u32;
+            t[b][j] = (b >> j) & 1 == 1;
             j += 1;
         }
         b += 1;
