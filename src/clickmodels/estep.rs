@@ -107,6 +107,18 @@ impl Counts {
         self.den[i] += to_fixed(den);
     }
 
+    /// Adds one trial at index `i`, a success or not: the same as `add(i, 0 or 1, 1)` (1.0 is
+    /// exactly 2^60 in fixed point) without the float conversions.
+    #[inline]
+    pub fn add_trial(&mut self, i: usize, success: bool) {
+        if i >= self.num.len() {
+            self.grow(i + 1);
+        }
+        const ONE: i128 = 1 << 60;
+        self.num[i] += ONE * i128::from(success);
+        self.den[i] += ONE;
+    }
+
     #[cold]
     fn grow(&mut self, at_least: usize) {
         let n = at_least.max(self.num.len() * 2);
@@ -510,6 +522,21 @@ impl EmState {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_trial_counts_as_adding_zero_or_one_in_one() {
+        // Hand derivation: 1.0 is exactly 2^60 in the fixed point, so add_trial must give the
+        // very same table as add(i, 0 or 1, 1.0), entry by entry.
+        let (mut a, mut b) = (Counts::default(), Counts::default());
+        for (i, c) in [(0usize, true), (3, false), (0, false), (7, true), (3, true), (3, true)] {
+            a.add_trial(i, c);
+            b.add(i, f64::from(u8::from(c)), 1.0);
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.num[3], 2 << 60);
+        assert_eq!(a.den[3], 3 << 60);
+    }
+
     use super::*;
 
     #[test]

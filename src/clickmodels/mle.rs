@@ -181,9 +181,9 @@ impl Sdbn {
         let [attr, sat] = &mut stats.tables[..] else { unreachable!("sdbn statistics have two tables") };
         let last = last_click_or_len(&s);
         for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
-            attr.add(p as usize, f64::from(u8::from(c)), 1.0);
+            attr.add_trial(p as usize, c);
             if c {
-                sat.add(p as usize, f64::from(u8::from(r == last)), 1.0);
+                sat.add_trial(p as usize, r == last);
             }
         }
     }
