@@ -159,7 +159,7 @@ fn plan(name: &str, reader: &SerializedFileReader<std::fs::File>, map: &ColumnMa
             Physical::BOOLEAN if role == Role::Clicks && logical.is_none() => Kind::Bool,
             _ => return Ok(None),
         };
-        if role == Role::Clicks && kind == Kind::Text || role != Role::Clicks && kind == Kind::Bool {
+        if role == Role::Clicks && kind == Kind::Text {
             return Ok(None);
         }
         out.push(Leaf {
