@@ -5,7 +5,7 @@
 //!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
 //!     [--gen dbn,sdbn,ubm] [--users P,N,I] [--trainer adarank|coordinate-ascent]
 //!     [--prior uniform|fitted|mixture] [--posterior-model dbn|ubm|pbm|ccm]
-//!     [--posterior-prior uniform|global|query]
+//!     [--posterior-prior uniform|global|query|hierarchical]
 //! ```
 //! `--posterior-model M` makes BARACO use joint posterior draws of click model M from the
 //! Gibbs sampler, with the prior of `--posterior-prior` (default `global`: empirical-Bayes

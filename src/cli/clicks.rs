@@ -75,9 +75,10 @@ struct ModelArgs {
     #[arg(long)]
     skip_bad_lines: bool,
     /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `global` or
-    /// `query` (empirical-Bayes Beta priors fitted by marginal likelihood). Default: `global`
-    /// with --posterior, `uniform` otherwise. With a fitted prior the model holds posterior
-    /// means and pairs never seen get the prior mean.
+    /// `query` (empirical-Bayes Beta priors fitted by marginal likelihood), or `hierarchical`
+    /// (dbn, ubm, pbm, ccm: the per-pair tables' Beta(alpha, beta) sampled with the parameters
+    /// under a hyper-prior). Default: `global` with --posterior, `uniform` otherwise. With a
+    /// fitted prior the model holds posterior means and pairs never seen get the prior mean.
     #[arg(long)]
     prior: Option<String>,
     /// UBM/PBM: hold the examination of rank 1 at this value (`free`: not held; UBM and PBM are
@@ -226,7 +227,7 @@ fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
     let sampled = kind.is_em() || cfg.exact;
     let bar = progress_bar("sampling (sweeps)");
     if sampled {
-        let mcem = if cfg.prior == PriorScope::Uniform { 0 } else { g.prior_rounds * g.prior_sweeps };
+        let mcem = if matches!(cfg.prior, PriorScope::Uniform | PriorScope::Hierarchical) { 0 } else { g.prior_rounds * g.prior_sweeps };
         bar.set_length((mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64);
     }
     let tick = |n: u64| bar.inc(n);

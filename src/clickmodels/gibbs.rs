@@ -41,6 +41,7 @@
 //! Chains are independent (rayon), each with its own random stream `(seed, chain)`, so the
 //! draws are the same whatever the thread count.
 
+use super::hyper::{Hyper, Stats};
 use super::prior::{Axis, PriorScope, TablePrior};
 use crate::error::{Error, Result};
 use crate::logs::ClickLog;
@@ -799,7 +800,7 @@ fn sweep_ccm(data: &Data, st: &mut State, rng: &mut Stream) {
 }
 
 /// Draws every free parameter from its Beta conditional.
-fn draw_params(specs: &[Spec], priors: &[Vec<BetaPrior>], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut State, rng: &mut Stream) {
+fn draw_params(specs: &[Spec], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut State, rng: &mut Stream) {
     for (t, spec) in specs.iter().enumerate() {
         if spec.metropolis {
             continue;
@@ -809,7 +810,7 @@ fn draw_params(specs: &[Spec], priors: &[Vec<BetaPrior>], fixed: &(Vec<Vec<f64>>
                 st.values[t][i] = v;
                 continue;
             }
-            let pr = priors[t][i];
+            let pr = st.priors[t][i];
             let a = pr.alpha + fixed.0[t][i] + st.succ[t][i];
             let b = pr.beta + fixed.1[t][i] + st.fail[t][i];
             let x = Beta::new(a, b).map(|d| d.sample(rng)).unwrap_or(a / (a + b));
@@ -853,6 +854,32 @@ fn initial_state(specs: &[Spec], priors: &[Vec<BetaPrior>], rng: &mut Stream) ->
     }
 }
 
+/// The per-pair tables of a hierarchical prior and, for each, the entries with data: the pairs
+/// the log shows (attractiveness) or, for a per-pair table read only after a click (DBN's
+/// satisfaction), the pairs it shows clicked. The other entries never enter a session's
+/// likelihood, so their values are draws from the prior alone.
+fn informed_entries(log: &ClickLog, specs: &[Spec]) -> Vec<(usize, Vec<usize>)> {
+    let (mut shown, mut clicked) = (Vec::new(), Vec::new());
+    for s in log.iter() {
+        for (&p, &c) in s.pairs.iter().zip(s.clicks) {
+            shown.push(p as usize);
+            if c {
+                clicked.push(p as usize);
+            }
+        }
+    }
+    for v in [&mut shown, &mut clicked] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.axis == Axis::Pair)
+        .map(|(t, s)| (t, if s.name == "satisfaction" { clicked.clone() } else { shown.clone() }))
+        .collect()
+}
+
 /// Samples the posterior of `model` on `log` (whose pair indices run below `pairs`).
 /// `progress` is called with the number of sweeps done since the last call.
 pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
@@ -878,7 +905,7 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
 
     // Priors: Beta(1, 1), or Monte-Carlo EM.
     let mut tables: Vec<TablePrior> = specs.iter().map(|_| TablePrior::uniform()).collect();
-    if scope != PriorScope::Uniform {
+    if !matches!(scope, PriorScope::Uniform | PriorScope::Hierarchical) {
         let mut rng = crate::rng::stream(cfg.seed, &[u64::MAX]);
         let mut priors = expand_priors(&specs, &tables, &pair_query);
         let mut st = initial_state(&specs, &priors, &mut rng);
@@ -904,7 +931,7 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
                     }
                 }
                 this_q.extend_from_slice(&pair_query);
-                draw_params(&specs, &priors, &fixed, &mut st, &mut rng);
+                draw_params(&specs, &fixed, &mut st, &mut rng);
                 progress(1);
             }
             for (t, spec) in specs.iter().enumerate() {
@@ -937,9 +964,11 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
         }
     }
     let priors = expand_priors(&specs, &tables, &pair_query);
+    // Hierarchical priors: the per-pair tables and the entries that carry data.
+    let hier: Vec<(usize, Vec<usize>)> = if scope == PriorScope::Hierarchical { informed_entries(log, &specs) } else { Vec::new() };
 
     // Chains.
-    let chains: Vec<(Vec<f32>, Vec<Vec<f64>>, Vec<Vec<f64>>)> = (0..cfg.chains)
+    let chains: Vec<(Vec<f32>, Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<(f64, f64)>)> = (0..cfg.chains)
         .into_par_iter()
         .map(|c| {
             let mut rng = crate::rng::stream(cfg.seed, &[c as u64]);
@@ -947,6 +976,8 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
             let mut out = Vec::with_capacity(cfg.draws * total);
             let mut msucc: Vec<Vec<f64>> = specs.iter().map(|s| vec![0.0; s.len]).collect();
             let mut mtrials: Vec<Vec<f64>> = specs.iter().map(|s| vec![0.0; s.len]).collect();
+            let mut hypers = vec![Hyper::UNIFORM; hier.len()];
+            let mut hyper_sums = vec![(0.0, 0.0); hier.len()];
             let mut since = 0u64;
             for sweep in 0..cfg.warmup + cfg.draws * cfg.thin {
                 model.sweep(&data, &mut st, &mut rng, sweep < cfg.warmup);
@@ -960,10 +991,21 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
                         }
                     }
                 }
-                draw_params(&specs, &priors, &fixed, &mut st, &mut rng);
+                // Entries without data are drawn from the prior of this sweep: they are not part
+                // of the hyper-parameters' conditional, which is the model with them integrated out.
+                draw_params(&specs, &fixed, &mut st, &mut rng);
                 if keep {
                     for v in &st.values {
                         out.extend(v.iter().map(|&x| x as f32));
+                    }
+                }
+                for ((t, entries), (h, sum)) in hier.iter().zip(hypers.iter_mut().zip(hyper_sums.iter_mut())) {
+                    h.step(&Stats::of(entries.iter().map(|&i| st.values[*t][i])), &mut rng);
+                    let pr = h.prior();
+                    st.priors[*t].iter_mut().for_each(|p| *p = pr);
+                    if keep {
+                        sum.0 += pr.alpha;
+                        sum.1 += pr.beta;
                     }
                 }
                 since += 1;
@@ -973,9 +1015,14 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
                 }
             }
             progress(since);
-            (out, msucc, mtrials)
+            (out, msucc, mtrials, hyper_sums)
         })
         .collect();
+    for (h, (t, _)) in hier.iter().enumerate() {
+        let n = (cfg.chains * cfg.draws) as f64;
+        let (a, b) = chains.iter().fold((0.0, 0.0), |acc, c| (acc.0 + c.3[h].0, acc.1 + c.3[h].1));
+        tables[*t] = TablePrior { scope, global: BetaPrior { alpha: a / n, beta: b / n }, ..TablePrior::uniform() };
+    }
 
     // Entry-major draws per table.
     let per = cfg.chains * cfg.draws;
@@ -983,7 +1030,7 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
     let mut offset = 0;
     for (t, spec) in specs.iter().enumerate() {
         let mut draws = vec![0f32; spec.len * per];
-        for (c, (buf, _, _)) in chains.iter().enumerate() {
+        for (c, (buf, _, _, _)) in chains.iter().enumerate() {
             for k in 0..cfg.draws {
                 let row = &buf[k * total + offset..k * total + offset + spec.len];
                 for (i, &v) in row.iter().enumerate() {
@@ -1013,7 +1060,7 @@ pub fn bench_sweeps(model: Latent, log: &ClickLog, sweeps: usize, seed: u64) -> 
     let mut st = initial_state(&specs, &priors, &mut rng);
     for _ in 0..sweeps {
         model.sweep(&data, &mut st, &mut rng, false);
-        draw_params(&specs, &priors, &fixed, &mut st, &mut rng);
+        draw_params(&specs, &fixed, &mut st, &mut rng);
     }
     st.values[0].iter().sum()
 }

@@ -22,6 +22,7 @@ mod em;
 pub mod estep;
 pub mod eval;
 pub mod gibbs;
+pub mod hyper;
 pub mod io;
 pub mod metrics;
 mod mle;

@@ -8,6 +8,9 @@
 //! - `query`: per-pair tables get one Beta per query, fitted over that query's pairs; a query
 //!   with fewer than [`MIN_QUERY_GROUPS`] pairs with data, or whose fit fails, takes the global
 //!   fit (the number of such queries is reported). Rank tables use the global fit.
+//! - `hierarchical`: per-pair tables get one Beta whose (alpha, beta) are not fixed but drawn
+//!   with the parameters under a hyper-prior ([`crate::clickmodels::hyper`]); only the Gibbs
+//!   sampler (the latent-variable models' posteriors) takes it. Other tables keep Beta(1, 1).
 //!
 //! Scalars (DBN's gamma, CCM's taus, GCTR) keep Beta(1, 1): one value cannot inform a prior.
 
@@ -29,6 +32,9 @@ pub enum PriorScope {
     Global,
     /// One fitted Beta per query for per-pair tables; global for rank tables.
     Query,
+    /// Per-pair tables: a Beta whose hyper-parameters are sampled with the parameters
+    /// (Gibbs sampler only).
+    Hierarchical,
 }
 
 impl std::str::FromStr for PriorScope {
@@ -38,7 +44,8 @@ impl std::str::FromStr for PriorScope {
             "uniform" => Ok(PriorScope::Uniform),
             "global" => Ok(PriorScope::Global),
             "query" => Ok(PriorScope::Query),
-            _ => Err(Error::Invalid(format!("unknown prior `{s}` (expected uniform, global or query)"))),
+            "hierarchical" => Ok(PriorScope::Hierarchical),
+            _ => Err(Error::Invalid(format!("unknown prior `{s}` (expected uniform, global, query or hierarchical)"))),
         }
     }
 }
@@ -50,6 +57,7 @@ impl PriorScope {
             PriorScope::Uniform => "uniform",
             PriorScope::Global => "global",
             PriorScope::Query => "query",
+            PriorScope::Hierarchical => "hierarchical",
         }
     }
 }
@@ -120,6 +128,11 @@ impl TablePrior {
         if scope == PriorScope::Uniform || axis == Axis::Scalar {
             return Ok(TablePrior::uniform());
         }
+        if scope == PriorScope::Hierarchical {
+            return Err(Error::Invalid(
+                "the hierarchical prior is sampled with the parameters: only the latent-variable models' Gibbs sampler (dbn, ubm, pbm, ccm, or --exact) takes it; use --prior global for the counting models".into(),
+            ));
+        }
         if counts.iter().all(|(s, f)| s + f <= 0.0) {
             // Nothing observed: nothing to fit; keep Beta(1, 1) and say so through global_fit = None.
             return Ok(TablePrior { scope, ..TablePrior::uniform() });
@@ -157,6 +170,10 @@ impl TablePrior {
     /// Mean over per-query priors and the global one, for display.
     pub fn describe(&self) -> String {
         match (&self.global_fit, self.scope) {
+            (_, PriorScope::Hierarchical) => format!(
+                "hierarchical: Beta(alpha, beta) sampled under p(alpha, beta) ∝ (alpha + beta)^(-5/2); posterior means Beta({:.4}, {:.4})",
+                self.global.alpha, self.global.beta
+            ),
             (None, PriorScope::Uniform) => "Beta(1, 1)".into(),
             (None, _) => "Beta(1, 1) (no data to fit)".into(),
             (Some(f), PriorScope::Query) => format!(
@@ -217,6 +234,9 @@ mod tests {
         let r = TablePrior::fit(PriorScope::Query, Axis::Rank, &counts, &[]).unwrap();
         assert!(r.per_query.is_empty() && r.global_fit.is_some());
         assert_eq!(TablePrior::fit(PriorScope::Global, Axis::Scalar, &counts[..1], &[]).unwrap().global, BetaPrior::UNIFORM);
-        assert!("flat".parse::<PriorScope>().unwrap_err().to_string().contains("uniform, global or query"));
+        assert!("flat".parse::<PriorScope>().unwrap_err().to_string().contains("uniform, global, query or hierarchical"));
+        // The hierarchical prior is sampled, never fitted here: a clear refusal.
+        let h = TablePrior::fit(PriorScope::Hierarchical, Axis::Pair, &counts, &pq).unwrap_err().to_string();
+        assert!(h.contains("Gibbs sampler") && h.contains("--prior global"), "{h}");
     }
 }
