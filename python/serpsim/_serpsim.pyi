@@ -36,6 +36,24 @@ class ClickModel:
 
 def fit_table(log: _Table, model: str, iterations: int = 50, tolerance: float = 0.0, gamma: Optional[float] = None) -> Job: ...
 def fit_path(path: _Path, model: str, format: str = "yandex", iterations: int = 50, tolerance: float = 0.0, gamma: Optional[float] = None, skip_bad_lines: bool = False) -> Job: ...
+def fit_posterior(
+    log: Optional[_Table],
+    path: Optional[_Path],
+    model: str,
+    prior: str,
+    level: float,
+    chains: int,
+    warmup: int,
+    samples: int,
+    thin: int,
+    seed: int,
+    draws: int,
+    gamma: Optional[float],
+    top_examination: Optional[float],
+    exact: bool,
+    format: str,
+    skip_bad_lines: bool,
+) -> Job: ...
 def read_log_path(path: _Path, format: str = "yandex", skip_bad_lines: bool = False) -> Job: ...
 def load(path: _Path) -> ClickModel: ...
 def loads(text: str, name: str = "<string>") -> ClickModel: ...

@@ -109,6 +109,66 @@ def fit(
     return ClickModel(_jobs.run(job, progress))
 
 
+def fit_posterior(
+    log: Any,
+    model: str = "dbn",
+    prior: str = "global",
+    level: float = 0.9,
+    chains: int = 4,
+    warmup: int = 500,
+    samples: int = 1000,
+    thin: int = 1,
+    seed: int = 1,
+    draws: int = 0,
+    gamma: Optional[float] = None,
+    top_examination: Optional[float] = 1.0,
+    exact: bool = False,
+    format: str = "yandex",
+    skip_bad_lines: bool = False,
+    progress: Optional[bool] = None,
+) -> Tuple[ClickModel, Any]:
+    """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path) with its
+    posterior, as ``serpsim clicks fit --posterior`` does. Returns ``(model, posterior)``:
+    the model (the usual fit under the ``uniform`` prior, posterior means under a fitted one),
+    and a DataFrame with one row per parameter entry: ``parameter``, ``query``, ``document``,
+    ``rank``, ``previous_click``, ``mean``, ``sd``, ``lower``, ``upper`` (equal-tailed
+    ``level`` credible interval), ``level``, the prior, ``successes``/``trials``, and for the
+    sampled models ``rhat`` and ``ess`` (plus ``draws``, a list of ``draws`` posterior draws per
+    entry, when asked).
+
+    ``prior``: ``uniform`` (Beta(1, 1)), ``global`` or ``query`` (empirical-Bayes priors fitted
+    by marginal likelihood), or ``hierarchical`` (dbn, ubm, pbm, ccm: the prior's
+    hyper-parameters sampled too). Counting models (cm, dcm, sdbn, the CTR models) get exact
+    conjugate Beta posteriors; dbn, ccm, ubm and pbm (and sdbn/dcm with ``exact``) a Gibbs
+    sampler with ``chains`` chains of ``warmup`` + ``samples`` sweeps. ``gamma`` fixes DBN's
+    continuation (sampled otherwise); ``top_examination`` pins UBM/PBM's examination of rank 1
+    (``None``: free, and the scale of attractiveness and examination is not identified); under
+    the ``uniform`` prior the returned model is the usual EM fit, unpinned. A
+    warning is raised when chains have not converged (R-hat > 1.01 or too few effective draws).
+    """
+    import json
+    import warnings
+
+    model = model.lower()
+    args = (model, prior, float(level), int(chains), int(warmup), int(samples), int(thin), int(seed), int(draws), gamma, top_examination, bool(exact), format, bool(skip_bad_lines))
+    if is_path(log):
+        job = _serpsim.fit_posterior(None, os.fspath(log), *args)
+    else:
+        job = _serpsim.fit_posterior(to_arrow(log, "log"), None, *args)
+    inner, records, summary, flagged, checked = _jobs.run(job, progress)
+    if flagged:
+        warnings.warn(
+            f"{flagged} of {checked} parameters have not converged (R-hat > 1.01 or too few effective draws): "
+            "run longer chains (warmup, samples) before trusting their intervals",
+            stacklevel=2,
+        )
+    import pandas as pd
+
+    table = pd.DataFrame.from_records(json.loads(records))
+    table.attrs["summary"] = list(summary)
+    return ClickModel(inner), table
+
+
 def read_log(path: "os.PathLike[str] | str", format: str = "yandex", skip_bad_lines: bool = False, progress: Optional[bool] = None) -> Any:
     """Reads a click-log file (``yandex``, ``tsv`` or ``jsonl``; gzip accepted) into a
     DataFrame with ``query_id``, ``docs`` and ``clicks``. With ``skip_bad_lines`` malformed

@@ -9,6 +9,9 @@ use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt3
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
+use serpsim::clickmodels::gibbs::GibbsConfig;
+use serpsim::clickmodels::posterior::{model_and_posterior, PosteriorConfig};
+use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, Format, LogData, SessionRef, SessionSource, Vocab};
 use pyo3::IntoPyObject;
@@ -241,6 +244,89 @@ fn fit_path(
     })
 }
 
+/// Fits `model` and computes its posterior (`serpsim clicks fit --posterior`), on a click-log
+/// table (`log`) or a file (`path`). Returns a job whose result is (model, posterior records
+/// as JSON, summary lines, parameters flagged as not converged, parameters checked).
+#[pyfunction]
+#[pyo3(signature = (log, path, model, prior, level, chains, warmup, samples, thin, seed, draws, gamma, top_examination, exact, format, skip_bad_lines))]
+#[allow(clippy::too_many_arguments)]
+fn fit_posterior(
+    py: Python<'_>,
+    log: Option<&Bound<'_, PyAny>>,
+    path: Option<PathBuf>,
+    model: &str,
+    prior: &str,
+    level: f64,
+    chains: usize,
+    warmup: usize,
+    samples: usize,
+    thin: usize,
+    seed: u64,
+    draws: usize,
+    gamma: Option<f64>,
+    top_examination: Option<f64>,
+    exact: bool,
+    format: &str,
+    skip_bad_lines: bool,
+) -> PyResult<Job> {
+    let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
+    let em = config(py, model, 50, 0.0, gamma)?;
+    let prior: PriorScope = prior.parse().map_err(|e| to_py(py, e))?;
+    if exact && !matches!(kind, ModelKind::Sdbn | ModelKind::Dcm) {
+        return Err(invalid(py, "exact applies to sdbn and dcm (the other models are exact already)"));
+    }
+    if let Some(t) = top_examination {
+        serpsim::error::check_probability("posterior", "top_examination", t).map_err(|e| to_py(py, e))?;
+    }
+    let cfg = PosteriorConfig {
+        prior,
+        level,
+        sampler: GibbsConfig { chains, warmup, draws: samples, thin, seed, ..Default::default() },
+        keep_draws: draws,
+        gamma: gamma.map_or(Gamma::Fitted, Gamma::Fixed),
+        top_examination,
+        exact,
+    };
+    cfg.sampler.validate().map_err(|e| to_py(py, e))?;
+    let source = match (log, path) {
+        (Some(t), None) => {
+            let mut data = LogData::default();
+            data.log = read_log(py, t, &mut data, true, "log")?;
+            Ok(data)
+        }
+        (None, Some(p)) => Err((p, format.parse::<Format>().map_err(|e| to_py(py, e))?)),
+        _ => return Err(invalid(py, "give a log table or a path")),
+    };
+    spawn(&format!("posterior of {model}"), None, move |p| {
+        let data = match source {
+            Ok(d) => d,
+            Err((path, format)) => {
+                p.phase(&format!("reading {}", path.display()), "", None);
+                LogData::read(&path, format, skip_bad_lines)?
+            }
+        };
+        if data.log.is_empty() {
+            return Err(serpsim::Error::Invalid("log: no sessions to fit on".into()));
+        }
+        let sweeps = if kind.is_em() || cfg.exact { Some((cfg.sampler.chains * (cfg.sampler.warmup + cfg.sampler.draws * cfg.sampler.thin)) as u64) } else { None };
+        p.phase(&format!("posterior of {}", cfg_name(&em)), "sweeps", sweeps);
+        // Under the uniform prior the model is the usual EM fit (as `clicks fit` without
+        // --top-examination); `top_examination` pins the posterior only.
+        let fit_em = |l: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> { em.fit(&mut &*l) };
+        let tick = |n: u64| p.inc(n);
+        let (m, post) = model_and_posterior(kind, &data.log, data.vocab.pair_count(), &cfg, &fit_em, &tick)?;
+        let records = serde_json::to_string(&post.records(&data.vocab)).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
+        let summary = post.summary_lines();
+        let (flagged, checked) = post.diagnostics().map_or((0, 0), |d| (d.flagged, d.checked));
+        let n = data.log.len();
+        let finish = finish_model(m, data.vocab, n);
+        Ok(Box::new(move |py: Python<'_>| -> PyResult<Py<PyAny>> {
+            let model = finish(py)?;
+            Ok((model, records, summary, flagged, checked).into_pyobject(py)?.into_any().unbind())
+        }) as Finish)
+    })
+}
+
 /// Reads a click-log file into a record batch (`query_id`, `docs`, `clicks`). Returns a job.
 #[pyfunction]
 #[pyo3(signature = (path, format="yandex", skip_bad_lines=false))]
@@ -458,6 +544,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyClickModel>()?;
     m.add_function(wrap_pyfunction!(fit_table, m)?)?;
     m.add_function(wrap_pyfunction!(fit_path, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_posterior, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(read_log_path, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;

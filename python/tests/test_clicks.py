@@ -155,3 +155,58 @@ def test_repeated_result_lists_give_the_cli_model_file(cli, tmp_path):
         got = tmp_path / f"{name}.json"
         serpsim.clicks.fit(frame, model="sdbn", progress=False).save(got)
         assert got.read_bytes() == expected.read_bytes(), name
+
+
+def test_posterior_closed_form_on_a_tiny_log():
+    # Pair (q, a): clicked in 1 of its 2 impressions at rank 1 (CM counts every shown result),
+    # so its Beta(1, 1) posterior is Beta(2, 2) (hand derivation): mean 1/2, sd
+    # sqrt(2 * 2 / (4^2 * 5)) = sqrt(0.05); 90 % interval ends solve I_x(2, 2) = 3x^2 - 2x^3 =
+    # 0.05, x = 0.135350362171584 (mpmath 1.3.0 findroot), and 1 - x by symmetry.
+    log = pd.DataFrame({"query_id": ["q", "q"], "docs": [["a", "b"], ["a", "b"]], "clicks": [[1, 0], [0, 0]]})
+    model, post = serpsim.clicks.fit_posterior(log, model="cm", prior="uniform", progress=False)
+    row = post[(post.parameter == "attractiveness") & (post.document == "a")].iloc[0]
+    assert row["mean"] == pytest.approx(0.5, abs=1e-15)
+    assert row["sd"] == pytest.approx(0.05 ** 0.5, rel=1e-12)
+    assert row["lower"] == pytest.approx(0.135350362171584, rel=1e-10)
+    assert row["upper"] == pytest.approx(1 - 0.135350362171584, rel=1e-10)
+    assert row["level"] == 0.9
+    # The model is CM's usual fit, (1 + 1) / (2 + 2) under Beta(1, 1).
+    assert float(model.params.set_index("doc_id").loc["a", "attractiveness"]) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "model,extra",
+    [
+        ("sdbn", ["--prior", "uniform"]),
+        ("cm", ["--prior", "global"]),
+        ("dbn", ["--prior", "hierarchical", "--chains", "2", "--warmup", "10", "--samples", "10", "--draws", "3"]),
+    ],
+)
+def test_posterior_records_and_model_equal_the_cli(cli, tmp_path, model, extra):
+    # Expected: the files `serpsim clicks fit --posterior` writes for the same log and settings.
+    post_file, model_file = tmp_path / "post.json", tmp_path / "model.json"
+    __import__("subprocess").run(
+        [str(cli), "--quiet", "clicks", "fit", "--model", model, "--train", str(YANDEX), "--out", str(model_file), "--posterior", str(post_file), *extra],
+        check=True,
+    )
+    kw = {"prior": extra[1]}
+    if model == "dbn":
+        kw.update(chains=2, warmup=10, samples=10, draws=3)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 10 sweeps do not converge; the CLI warns likewise
+        got_model, got = serpsim.clicks.fit_posterior(YANDEX, model=model, progress=False, **kw)
+    want = pd.DataFrame.from_records(json.loads(post_file.read_text()))
+    pd.testing.assert_frame_equal(got, want)
+    assert got_model.to_json() == serpsim.clicks.load(model_file).to_json()
+
+
+def test_posterior_bad_settings_raise_clear_errors():
+    log = pd.DataFrame({"query_id": ["q"], "docs": [["a"]], "clicks": [[1]]})
+    with pytest.raises(Exception, match="Gibbs sampler"):
+        serpsim.clicks.fit_posterior(log, model="sdbn", prior="hierarchical", progress=False)
+    with pytest.raises(Exception, match="unknown prior"):
+        serpsim.clicks.fit_posterior(log, model="cm", prior="flat", progress=False)
+    with pytest.raises(Exception, match="exact applies to sdbn and dcm"):
+        serpsim.clicks.fit_posterior(log, model="cm", exact=True, progress=False)

@@ -4,7 +4,7 @@ use super::common::{progress_bar, with_threads};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::{fit_with_posterior, posterior, Posterior, PosteriorConfig};
+use serpsim::clickmodels::posterior::{model_and_posterior, posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
@@ -193,15 +193,9 @@ impl ModelArgs {
         }
         let pc = self.posterior_config(scope, keep_draws)?;
         let kind: ModelKind = self.model.parse()?;
-        if !kind.is_em() && !pc.exact {
-            // Counting models: the fit and the conjugate posterior from one counting pass.
-            let (model, post) = fit_with_posterior(kind, log, pairs, &pc)?;
-            report_posterior(&post);
-            return Ok((model, Some(post)));
-        }
-        let post = run_posterior(kind, log, pairs, &pc)?;
+        let em_fit = |l: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> { em(l).map_err(|e| serpsim::Error::Invalid(format!("{e:#}"))) };
+        let (model, post) = with_sweep_bar(kind, &pc, &|tick| model_and_posterior(kind, log, pairs, &pc, &em_fit, tick))?;
         report_posterior(&post);
-        let model = if scope == PriorScope::Uniform { em(log)? } else { post.point_model() };
         Ok((model, Some(post)))
     }
 }
@@ -223,6 +217,11 @@ fn report_posterior(post: &Posterior) {
 
 /// Runs the posterior with a progress bar over the sampler's sweeps.
 fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> anyhow::Result<Posterior> {
+    with_sweep_bar(kind, cfg, &|tick| posterior(kind, log, pairs, cfg, tick))
+}
+
+/// Runs `work` with a progress bar over the sampler's sweeps (for sampled models).
+fn with_sweep_bar<T>(kind: ModelKind, cfg: &PosteriorConfig, work: &dyn Fn(&(dyn Fn(u64) + Sync)) -> serpsim::Result<T>) -> anyhow::Result<T> {
     let g = &cfg.sampler;
     let sampled = kind.is_em() || cfg.exact;
     let bar = progress_bar("sampling (sweeps)");
@@ -231,9 +230,9 @@ fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
         bar.set_length((mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64);
     }
     let tick = |n: u64| bar.inc(n);
-    let post = posterior(kind, log, pairs, cfg, &tick);
+    let out = work(&tick);
     bar.finish_and_clear();
-    Ok(post?)
+    Ok(out?)
 }
 
 fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {

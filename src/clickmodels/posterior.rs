@@ -521,5 +521,8 @@ impl Posterior {
     }
 }
 
+mod model;
+pub use model::model_and_posterior;
+
 #[cfg(test)]
 mod tests;
