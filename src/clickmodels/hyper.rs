@@ -195,27 +195,26 @@ mod tests {
         assert!((m_e - want_e).abs() < 0.011, "ln kappa {m_e} vs quadrature {want_e}");
     }
 
+    /// The p-quantile of Beta(2, 5), by bisection on its closed-form CDF
+    /// I_x(2, 5) = 1 - (1 - x)^5 (1 + 5x) (hand derivation: integrate 30 x (1 - x)^4 by parts).
+    fn beta25_quantile(p: f64) -> f64 {
+        let cdf = |x: f64| 1.0 - (1.0 - x).powi(5) * (1.0 + 5.0 * x);
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..60 {
+            let m = 0.5 * (lo + hi);
+            if cdf(m) < p {
+                lo = m
+            } else {
+                hi = m
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
     #[test]
     fn many_entries_concentrate_the_hyper_posterior_on_the_truth() {
-        // 4,000 values with the quantiles of Beta(2, 5) (mean 2/7, concentration 7), by
-        // bisection on the closed-form CDF of Beta(2, 5): I_x(2, 5) = 1 - (1 - x)^5 (1 + 5x)
-        // (hand derivation: integrate 30 x (1 - x)^4 by parts).
-        let cdf = |x: f64| 1.0 - (1.0 - x).powi(5) * (1.0 + 5.0 * x);
-        let thetas: Vec<f64> = (0..4000)
-            .map(|i| {
-                let p = (i as f64 + 0.5) / 4000.0;
-                let (mut lo, mut hi) = (0.0, 1.0);
-                for _ in 0..60 {
-                    let m = 0.5 * (lo + hi);
-                    if cdf(m) < p {
-                        lo = m
-                    } else {
-                        hi = m
-                    }
-                }
-                0.5 * (lo + hi)
-            })
-            .collect();
+        // 4,000 values with the quantiles of Beta(2, 5) (mean 2/7, concentration 7).
+        let thetas: Vec<f64> = (0..4000).map(|i| beta25_quantile((i as f64 + 0.5) / 4000.0)).collect();
         let s = Stats::of(thetas.iter().copied());
         let mut rng = crate::rng::stream(3, &[0]);
         let mut h = Hyper::UNIFORM;
@@ -244,20 +243,8 @@ mod tests {
         use crate::clickmodels::{Dbn, ModelKind};
         // 600 pairs whose attractiveness are the 600 mid-quantiles of Beta(2, 5) and whose
         // satisfaction are those of Beta(5, 2) (1 - x of the same, by symmetry), shuffled
-        // against each other; quantiles by bisection on I_x(2, 5) = 1 - (1 - x)^5 (1 + 5x).
-        let cdf = |x: f64| 1.0 - (1.0 - x).powi(5) * (1.0 + 5.0 * x);
-        let quantile = |p: f64| {
-            let (mut lo, mut hi) = (0.0, 1.0);
-            for _ in 0..60 {
-                let m = 0.5 * (lo + hi);
-                if cdf(m) < p {
-                    lo = m
-                } else {
-                    hi = m
-                }
-            }
-            0.5 * (lo + hi)
-        };
+        // against each other.
+        let quantile = beta25_quantile;
         let shape = SyntheticSerps { queries: 60, rare_queries: 0, rare_share: 0.0, docs_per_query: 10, serp_len: 10, sessions: 60_000, seed: 11 };
         let n = shape.pairs();
         let a: Vec<f64> = (0..n).map(|i| quantile((((i * 7) % n) as f64 + 0.5) / n as f64)).collect();
