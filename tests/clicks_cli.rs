@@ -161,3 +161,28 @@ fn validate_writes_a_complete_output_set() {
     assert!(!again.status.success());
     assert!(!dir.path().join("x").exists());
 }
+
+#[test]
+fn validate_with_query_priors_and_test_only_documents() {
+    // Test SERPs show documents (z, y) that training never showed. Their pairs have no query
+    // in the training log; the per-query prior once sized a table by that missing query's
+    // index (u32::MAX) and aborted on a 103 GB allocation.
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = (dir.path().join("train.txt"), dir.path().join("test.txt"));
+    std::fs::write(&train, "q1\ta,b,c : a\nq1\ta,b,c : b\nq1\tb,a,c :\nq1\tc,a,b : a\nq2\td,e : d\nq2\te,d : e\nq2\td,e :\nq2\te,d : d\n").unwrap();
+    std::fs::write(&test, "q1\tz,a,b : z\nq2\td,y : y\n").unwrap();
+    for model in ["sdbn", "dbn"] {
+        let out = bin()
+            .args(["--quiet", "clicks", "validate", "--model", model, "--prior", "query", "--bootstrap", "20", "--train"])
+            .arg(&train)
+            .arg("--test")
+            .arg(&test)
+            .arg("--out")
+            .arg(dir.path().join(model))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((v["train_sessions"].as_u64(), v["test_sessions"].as_u64()), (Some(8), Some(2)), "{model}");
+    }
+}

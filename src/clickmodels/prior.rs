@@ -140,10 +140,12 @@ impl TablePrior {
         let g = fit_prior(counts)?;
         let mut t = TablePrior { scope, global: g.prior, global_fit: Some(g), per_query: Vec::new(), query_fits: Vec::new(), fallbacks: 0 };
         if scope == PriorScope::Query && axis == Axis::Pair {
-            let nq = pair_query.iter().map(|&q| q as usize + 1).max().unwrap_or(0);
+            // Pairs without a query (u32::MAX: absent from the log, e.g. test-only pairs of a
+            // validation) have no data and take the table-wide prior.
+            let nq = pair_query.iter().filter(|&&q| q != u32::MAX).map(|&q| q as usize + 1).max().unwrap_or(0);
             let mut groups: Vec<Vec<(f64, f64)>> = vec![Vec::new(); nq];
             for (i, &c) in counts.iter().enumerate() {
-                if let Some(&q) = pair_query.get(i) {
+                if let Some(&q) = pair_query.get(i).filter(|&&q| q != u32::MAX) {
                     if c.0 + c.1 > 0.0 {
                         groups[q as usize].push(c);
                     }
@@ -230,6 +232,15 @@ mod tests {
         assert_eq!(q.of(6, &pq), g.global);
         assert_eq!(q.of_query(Some(0)), q.of(0, &pq));
         assert_eq!(q.of_query(None), g.global);
+        // Pairs absent from the log (query u32::MAX) take the global prior; before the fix
+        // their query index sized a table of 2^32 groups (a 103 GB allocation).
+        let mut pq_unseen = pq.to_vec();
+        pq_unseen.push(u32::MAX);
+        let mut counts_unseen = counts.to_vec();
+        counts_unseen.push((0.0, 0.0));
+        let qu = TablePrior::fit(PriorScope::Query, Axis::Pair, &counts_unseen, &pq_unseen).unwrap();
+        assert_eq!(qu.per_query.len(), q.per_query.len());
+        assert_eq!(qu.of(counts.len(), &pq_unseen), g.global);
         // Rank tables ignore the per-query scope; scalars are never fitted.
         let r = TablePrior::fit(PriorScope::Query, Axis::Rank, &counts, &[]).unwrap();
         assert!(r.per_query.is_empty() && r.global_fit.is_some());
