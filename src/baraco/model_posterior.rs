@@ -23,7 +23,7 @@
 use super::decide::{answers, Answer, Config, EvalLists};
 use super::log::{ClickLog, Ranking};
 use super::metrics::Metric;
-use crate::clickmodels::gibbs::{sample, ubm_cell, GibbsConfig, Latent, SampledTable};
+use crate::clickmodels::gibbs::{sample_with_queries, ubm_cell, GibbsConfig, Latent, SampledTable};
 use crate::clickmodels::prior::PriorScope;
 use crate::error::{Error, Result};
 
@@ -124,14 +124,11 @@ impl ModelDraws {
         if log.is_empty() {
             return Err(Error::Invalid("the click log has no sessions to sample a posterior from".into()));
         }
-        if cfg.scope == PriorScope::Query && log.seen.iter().any(|&x| !x) {
-            // The sampler's per-query priors index queries by the pairs it saw; a pair never
-            // shown has none (seen to exhaust memory in the LETOR study).
-            return Err(Error::config("baraco", "posterior_prior", "query priors need every registered pair to be shown in the log; use global"));
-        }
         let per_chain = k.div_ceil(cfg.chains);
         let gcfg = GibbsConfig { chains: cfg.chains, warmup: cfg.warmup, draws: per_chain, thin: cfg.thin, seed: cfg.seed, prior_rounds: 20, prior_sweeps: 5 };
-        let sampled = sample(cfg.model.latent(cfg.gamma), &log.to_logs(), log.pairs.len(), cfg.scope, &gcfg, &|_| {})?;
+        // Every registered pair's query, so that documents never shown take their query's prior.
+        let queries: Vec<u32> = log.pairs.iter().map(|&(q, _)| q).collect();
+        let sampled = sample_with_queries(cfg.model.latent(cfg.gamma), &log.to_logs(), log.pairs.len(), cfg.scope, &gcfg, Some(&queries), &|_| {})?;
         let table = |name: &str| -> Result<&SampledTable> {
             sampled.tables.iter().find(|t| t.name == name).ok_or_else(|| Error::Invalid(format!("{} sampler has no `{name}` table", cfg.model.name())))
         };
@@ -293,6 +290,37 @@ mod tests {
     }
 
     #[test]
+    fn unseen_documents_draw_from_their_query_prior() {
+        // Two queries with four shown documents each and one never shown: "lo" gets a click on
+        // one result in 10 sessions, "hi" on its first three results in 9 of 10. With per-query
+        // priors the unseen document of "hi" is drawn from a prior whose mean lies well above
+        // that of "lo"'s (their shown documents' attractiveness is near 0.05 and near 0.9);
+        // under the global prior both are drawn from the same Beta. (Before, per-query priors
+        // were refused for logs with unseen documents.)
+        let mut log = ClickLog::new();
+        let mut unseen = Vec::new();
+        for (name, clicked) in [("lo", 0.1), ("hi", 0.9)] {
+            let q = log.query_id(name);
+            let docs: Vec<u32> = (0..4).map(|d| log.pair_id(q, &format!("{name}{d}"))).collect();
+            unseen.push(log.pair_id(q, &format!("{name}-new")) as usize);
+            for i in 0..40 {
+                let c = (i % 10) as f64 / 10.0 < clicked;
+                let clicks = [c && i % 4 != 3, c && i % 4 != 2, c && i % 4 != 1, i % 37 == 0];
+                log.push_session(q, &docs, &clicks).unwrap();
+            }
+        }
+        let k = 4000;
+        let mean_a = |d: &ModelDraws, p: usize| d.attractiveness[p * k..(p + 1) * k].iter().map(|&v| v as f64).sum::<f64>() / k as f64;
+        let per_query = ModelDraws::sample(&log, &dbn_cfg(PriorScope::Query), k).unwrap();
+        let (lo, hi) = (mean_a(&per_query, unseen[0]), mean_a(&per_query, unseen[1]));
+        assert!(hi - lo > 0.3, "per-query priors: unseen lo {lo}, hi {hi}");
+        let global = ModelDraws::sample(&log, &dbn_cfg(PriorScope::Global), k).unwrap();
+        let (glo, ghi) = (mean_a(&global, unseen[0]), mean_a(&global, unseen[1]));
+        // Same Beta for both: the Monte-Carlo sd of each mean is at most 0.5 / sqrt(k) = 0.008.
+        assert!((ghi - glo).abs() < 0.045, "global prior: unseen lo {glo}, hi {ghi}");
+    }
+
+    #[test]
     fn first_click_rr_by_hand() {
         // c = (0.5, 0.4, 1): 0.5 + 0.5 * 0.4 / 2 + 0.5 * 0.6 * 1 / 3 = 0.7.
         assert!((first_click_rr([(0.5, 1.0), (0.4, 1.0), (1.0, 1.0)].into_iter()) - 0.7).abs() < 1e-15);
@@ -349,8 +377,5 @@ mod tests {
         assert!(e.contains("samples"), "{e}");
         let e = ModelDraws::sample(&log, &mcfg, 0).unwrap_err().to_string();
         assert!(e.contains("samples"), "{e}");
-        // d3 is registered but never shown.
-        let e = ModelDraws::sample(&log, &ModelPosteriorConfig { scope: PriorScope::Query, ..mcfg }, 10).unwrap_err().to_string();
-        assert!(e.contains("posterior_prior"), "{e}");
     }
 }

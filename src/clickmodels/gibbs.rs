@@ -883,6 +883,14 @@ fn informed_entries(log: &ClickLog, specs: &[Spec]) -> Vec<(usize, Vec<usize>)> 
 /// Samples the posterior of `model` on `log` (whose pair indices run below `pairs`).
 /// `progress` is called with the number of sweeps done since the last call.
 pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
+    sample_with_queries(model, log, pairs, scope, cfg, None, progress)
+}
+
+/// [`sample`] with the query of every pair given (`queries[pair]`, `u32::MAX` for none), for
+/// pairs the log never shows but whose query is known (BARACO's unseen documents): with
+/// per-query priors they are drawn from their query's prior. `None`: the queries the log
+/// shows each pair with.
+pub fn sample_with_queries(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, queries: Option<&[u32]>, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
     cfg.validate()?;
     model.validate()?;
     if log.is_empty() {
@@ -901,7 +909,14 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
     }
     let data = Data::new(model, log);
     let fixed = model.fixed_counts(&data, &specs);
-    let pair_query = super::prior::pair_queries(log, pairs);
+    let mut pair_query = super::prior::pair_queries(log, pairs);
+    if let Some(q) = queries {
+        for (mine, &given) in pair_query.iter_mut().zip(q) {
+            if *mine == u32::MAX {
+                *mine = given;
+            }
+        }
+    }
 
     // Priors: Beta(1, 1), or Monte-Carlo EM.
     let mut tables: Vec<TablePrior> = specs.iter().map(|_| TablePrior::uniform()).collect();
