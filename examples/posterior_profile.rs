@@ -1,0 +1,80 @@
+//! The conjugate-posterior benchmarks of `benches/clickmodels.rs` (`sdbn_fit`,
+//! `sdbn_fit_posterior_uniform`, ...) as a plain program for instruction counts, which a shared
+//! machine does not disturb:
+//!
+//! `cargo build --release --example posterior_profile &&
+//!  valgrind --tool=callgrind --toggle-collect='posterior_profile::run' \
+//!    target/release/examples/posterior_profile sdbn posterior uniform 20`
+//!
+//! Arguments: model (`sdbn` or `cm`), what (`fit`: the plain fit; `posterior`: fit and
+//! posterior from one pass, `fit_with_posterior`), prior (`uniform` or `global`; ignored by
+//! `fit`), repetitions. Instructions per fit = collected total / repetitions. Reads the
+//! bundled Yandex sample (35,064 sessions, 1,024 pairs). Prints a checksum of the results so
+//! nothing can be optimised away.
+
+use serpsim::clickmodels::posterior::{fit_with_posterior, PosteriorConfig};
+use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::{Cm, ModelKind, Sdbn};
+use serpsim::logs::{ClickLog, Format, LogData};
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: posterior_profile sdbn|cm fit|posterior uniform|global REPETITIONS";
+    let (Some(model), Some(what), Some(prior), Some(reps)) = (args.first(), args.get(1), args.get(2), args.get(3)) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let kind = match model.as_str() {
+        "sdbn" => ModelKind::Sdbn,
+        "cm" => ModelKind::Cm,
+        _ => {
+            eprintln!("posterior_profile: model `{model}` is not sdbn or cm\n{usage}");
+            std::process::exit(2);
+        }
+    };
+    let prior = match prior.as_str() {
+        "uniform" => PriorScope::Uniform,
+        "global" => PriorScope::Global,
+        _ => {
+            eprintln!("posterior_profile: prior `{prior}` is not uniform or global\n{usage}");
+            std::process::exit(2);
+        }
+    };
+    let Ok(reps) = reps.parse::<usize>() else {
+        eprintln!("posterior_profile: `{reps}` is not a number of repetitions\n{usage}");
+        std::process::exit(2);
+    };
+    let posterior = match what.as_str() {
+        "fit" => false,
+        "posterior" => true,
+        _ => {
+            eprintln!("posterior_profile: `{what}` is not fit or posterior\n{usage}");
+            std::process::exit(2);
+        }
+    };
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let data = LogData::read(&p, Format::Yandex, false).unwrap_or_else(|e| {
+        eprintln!("posterior_profile: {e}");
+        std::process::exit(1);
+    });
+    let cfg = PosteriorConfig { prior, ..Default::default() };
+    let mut sum = 0.0;
+    for _ in 0..reps {
+        sum += run(kind, posterior, &data.log, data.vocab.pair_count(), &cfg);
+    }
+    println!("{sum}");
+}
+
+/// One fit (with the posterior when asked); returns a checksum.
+#[inline(never)]
+fn run(kind: ModelKind, posterior: bool, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> f64 {
+    if posterior {
+        let (_, post) = fit_with_posterior(kind, log, pairs, cfg).expect("posterior");
+        post.params.iter().map(|t| t.lower.iter().sum::<f64>() + t.upper.iter().sum::<f64>()).sum()
+    } else if kind == ModelKind::Sdbn {
+        Sdbn::fit(&mut &*log).expect("fit").attractiveness.iter().sum()
+    } else {
+        Cm::fit(&mut &*log).expect("fit").attractiveness.iter().sum()
+    }
+}
