@@ -6,15 +6,16 @@
 //!  valgrind --tool=callgrind --toggle-collect='posterior_profile::run' \
 //!    target/release/examples/posterior_profile sdbn posterior uniform 20`
 //!
-//! Arguments: model (`sdbn` or `cm`), what (`fit`: the plain fit; `posterior`: fit and
-//! posterior from one pass, `fit_with_posterior`), prior (`uniform` or `global`; ignored by
-//! `fit`), repetitions. Instructions per fit = collected total / repetitions. Reads the
+//! Arguments: model (`sdbn` or `cm`), what (`fit`: the fit without the posterior, under
+//! Beta(1, 1) the plain fit, under the fitted global prior counts, prior and posterior means as
+//! `*_fit_global` in the benchmark; `posterior`: fit and posterior from one pass,
+//! `fit_with_posterior`), prior (`uniform` or `global`), repetitions. Instructions per fit = collected total / repetitions. Reads the
 //! bundled Yandex sample (35,064 sessions, 1,024 pairs). Prints a checksum of the results so
 //! nothing can be optimised away.
 
 use serpsim::clickmodels::posterior::{fit_with_posterior, PosteriorConfig};
-use serpsim::clickmodels::prior::PriorScope;
-use serpsim::clickmodels::{Cm, ModelKind, Sdbn};
+use serpsim::clickmodels::prior::{Axis, PriorScope, TablePrior};
+use serpsim::clickmodels::{count_tables, Cm, ModelKind, Sdbn};
 use serpsim::logs::{ClickLog, Format, LogData};
 use std::path::PathBuf;
 
@@ -72,6 +73,15 @@ fn run(kind: ModelKind, posterior: bool, log: &ClickLog, pairs: usize, cfg: &Pos
     if posterior {
         let (_, post) = fit_with_posterior(kind, log, pairs, cfg).expect("posterior");
         post.params.iter().map(|t| t.lower.iter().sum::<f64>() + t.upper.iter().sum::<f64>()).sum()
+    } else if cfg.prior != PriorScope::Uniform {
+        let tables = count_tables(kind, &mut &*log).expect("counts");
+        let mut sum = 0.0;
+        for t in &tables {
+            let sf: Vec<(f64, f64)> = (0..pairs).map(|i| t.sums(i)).map(|(s, n)| (s, n - s)).collect();
+            let g = TablePrior::fit(cfg.prior, Axis::Pair, &sf, &[]).expect("prior").global;
+            sum += sf.iter().map(|&(s, f)| (g.alpha + s) / (g.alpha + g.beta + s + f)).sum::<f64>();
+        }
+        sum
     } else if kind == ModelKind::Sdbn {
         Sdbn::fit(&mut &*log).expect("fit").attractiveness.iter().sum()
     } else {
