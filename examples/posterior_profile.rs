@@ -26,33 +26,12 @@ fn main() {
         eprintln!("{usage}");
         std::process::exit(2);
     };
-    let kind = match model.as_str() {
-        "sdbn" => ModelKind::Sdbn,
-        "cm" => ModelKind::Cm,
-        _ => {
-            eprintln!("posterior_profile: model `{model}` is not sdbn or cm\n{usage}");
-            std::process::exit(2);
-        }
-    };
-    let prior = match prior.as_str() {
-        "uniform" => PriorScope::Uniform,
-        "global" => PriorScope::Global,
-        _ => {
-            eprintln!("posterior_profile: prior `{prior}` is not uniform or global\n{usage}");
-            std::process::exit(2);
-        }
-    };
+    let kind = choose("model", model, &[("sdbn", ModelKind::Sdbn), ("cm", ModelKind::Cm)], usage);
+    let posterior = choose("what", what, &[("fit", false), ("posterior", true)], usage);
+    let prior = choose("prior", prior, &[("uniform", PriorScope::Uniform), ("global", PriorScope::Global)], usage);
     let Ok(reps) = reps.parse::<usize>() else {
         eprintln!("posterior_profile: `{reps}` is not a number of repetitions\n{usage}");
         std::process::exit(2);
-    };
-    let posterior = match what.as_str() {
-        "fit" => false,
-        "posterior" => true,
-        _ => {
-            eprintln!("posterior_profile: `{what}` is not fit or posterior\n{usage}");
-            std::process::exit(2);
-        }
     };
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
     let data = LogData::read(&p, Format::Yandex, false).unwrap_or_else(|e| {
@@ -65,6 +44,14 @@ fn main() {
         sum += run(kind, posterior, &data.log, data.vocab.pair_count(), &cfg);
     }
     println!("{sum}");
+}
+
+/// The value named `arg` among `options`, or exit with the usage.
+fn choose<T: Copy>(what: &str, arg: &str, options: &[(&str, T)], usage: &str) -> T {
+    options.iter().find(|o| o.0 == arg).map(|o| o.1).unwrap_or_else(|| {
+        eprintln!("posterior_profile: {what} `{arg}` is not one of {:?}\n{usage}", options.iter().map(|o| o.0).collect::<Vec<_>>());
+        std::process::exit(2);
+    })
 }
 
 /// One fit (with the posterior when asked); returns a checksum.
