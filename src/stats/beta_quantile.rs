@@ -7,11 +7,10 @@
 //! function), solved to a fraction of an ulp. Only when the start is too far for that series
 //! to converge does Halley's method on I_x(a, b) - p take steps, kept inside a shrinking
 //! bracket (bisection when a step leaves it). I_x(a, b) comes from its continued fraction
-//! (three-term recurrence with rescaling, [`continued_fraction`]), evaluated in the
-//! tail where it converges (x below (a + 1) / (a + b + 2), else 1 - I_{1-x}(b, a) compared with
-//! 1 - p, so both tails keep their relative accuracy). The start is Carter's (1947)
-//! approximation for a, b >= 1 (as in AS 109) and the power-law tails of Numerical Recipes
-//! (3rd ed., §6.14) otherwise. ln B(a, b) is computed once per distribution
+//! (modified Lentz), evaluated in the tail where it converges (x below (a + 1) / (a + b + 2),
+//! else 1 - I_{1-x}(b, a) compared with 1 - p, so both tails keep their relative accuracy).
+//! The start is Carter's (1947) approximation for a, b >= 1 (as in AS 109) and the power-law
+//! tails of Numerical Recipes (3rd ed., §6.14) otherwise. ln B(a, b) is computed once per distribution
 //! ([`BetaQuantile::new`]) and serves both ends of an interval; for large shapes it is built
 //! from Stirling remainders rather than differences of ln Γ values near 10^6, which would
 //! lose ten digits.
@@ -137,46 +136,9 @@ impl BetaQuantile {
     }
 }
 
-/// The continued fraction of I_x(a, b) (without its front factor x^a (1 - x)^b / (a B)),
-/// 1 / (1 + d_1 / (1 + d_2 / (1 + ...))); converges quickly for x below (a + 1) / (a + b + 2).
-/// Its convergents A_n / B_n come from the three-term recurrence A_n = A_{n-1} + d_{n-1} A_{n-2}
-/// (likewise B), rescaled to B_n = 1 after every pair of terms: one division on the dependent
-/// chain per pair, where the modified Lentz method has four. Stops when a pair of terms changes
-/// the value by at most one ulp. Falls back to Lentz (which guards against zero denominators)
-/// if a B_n vanishes or overflows.
+/// The continued fraction of I_x(a, b) (without its front factor x^a (1 - x)^b / (a B)), by the
+/// modified Lentz method; converges quickly for x below (a + 1) / (a + b + 2).
 fn continued_fraction(a: f64, b: f64, x: f64) -> f64 {
-    let d1 = -(a + b) * x / (a + 1.0);
-    // After the first term: A_1 = 1, B_1 = 1; A_2 = 1, B_2 = 1 + d_1, rescaled.
-    let inv = 1.0 / (1.0 + d1);
-    if !inv.is_finite() {
-        return lentz(a, b, x);
-    }
-    let (mut ap, mut ac, mut bp) = (inv, inv, inv);
-    let mut h = ac;
-    for m in 1..=MAX_TERMS {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        let even = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
-        let odd = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
-        // B_{n-1} = bp, B_n = 1 after the last rescaling.
-        let (a1, b1) = (ac + even * ap, 1.0 + even * bp);
-        let (a2, b2) = (a1 + odd * ac, b1 + odd);
-        let inv = 1.0 / b2;
-        if !(inv.is_finite() && inv != 0.0) {
-            return lentz(a, b, x);
-        }
-        (ap, ac, bp) = (a1 * inv, a2 * inv, b1 * inv);
-        if (ac - h).abs() <= f64::EPSILON * ac.abs() {
-            return ac;
-        }
-        h = ac;
-    }
-    h
-}
-
-/// [`continued_fraction`] by the modified Lentz method.
-#[cold]
-fn lentz(a: f64, b: f64, x: f64) -> f64 {
     let floor = |v: f64| if v.abs() < TINY { TINY } else { v };
     let mut c = 1.0;
     let mut d = 1.0 / floor(1.0 - (a + b) * x / (a + 1.0));

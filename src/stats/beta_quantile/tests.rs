@@ -351,3 +351,29 @@ fn agrees_with_mpmath_over_a_grid_of_posterior_shapes() {
     }
     assert!(worst.0 <= 1e-12, "largest relative error {:e} at a = {}, b = {}, p = {}", worst.0, worst.1, worst.2, worst.3);
 }
+
+/// y = 1 - x for upper quantiles of Beta(a, b) with large a and small b (x within 2e-5 of 1),
+/// from mpmath 1.3.0 at mp.dps = 50: y solves I_y(b, a) = 1 - p (the symmetry keeps y's
+/// digits), by bisection to a relative bracket of 1e-8 then `findroot(..., solver='anderson',
+/// tol=1e-80)`, printed to 20 digits. The last three are shapes of a random comparison where the
+/// previous iteration (Halley alone) stopped far off.
+const NEAR_ONE: [(f64, f64, f64, f64); 7] = [
+    (10000.0, 0.125, 0.95, 2.4167800879998515936e-15),
+    (5000.0, 0.3, 0.99, 3.0046556317637914097e-11),
+    (20000.0, 0.7, 0.995, 2.2514458112559712073e-8),
+    (3000.0, 1.5, 0.99, 0.000019136855897919833097),
+    (8562.159972593641, 0.13199599765804892, 0.95, 1.0104902419356413717e-14),
+    (596.3177075354764, 0.14525106401752683, 0.9021324167847284, 1.1847002782312947255e-10),
+    (2161.657698640517, 1.0705578868863919, 0.9999999999076893, 2.0163571594427543776e-13),
+];
+
+#[test]
+fn upper_quantiles_near_one() {
+    // The previous iteration returned 0.98084 for Beta(8562.2, 0.132) at 0.95 (true
+    // 1 - 1.0e-14). x cannot hold 1 - x to better than an ulp of 1, hence 2 ulps of 1 plus
+    // 1e-10 relative in 1 - x.
+    for &(a, b, p, y) in &NEAR_ONE {
+        let x = BetaQuantile::new(a, b).quantile(p);
+        assert!(((1.0 - x) - y).abs() <= 2.0 * f64::EPSILON + 1e-10 * y, "Beta({a}, {b}) at {p}: 1 - x = {:e}, mpmath {y:e}", 1.0 - x);
+    }
+}
