@@ -160,6 +160,17 @@ impl Counts {
         (self.num.get(i).map_or(0.0, |&v| from_fixed(v)), self.den.get(i).map_or(0.0, |&v| from_fixed(v)))
     }
 
+    /// Entries held: at least the size given to [`Counts::with_len`] and the highest index
+    /// added plus one.
+    pub fn len(&self) -> usize {
+        self.num.len()
+    }
+
+    /// Whether the table holds no entries.
+    pub fn is_empty(&self) -> bool {
+        self.num.is_empty()
+    }
+
     /// Highest index with a non-zero denominator, plus one.
     pub fn used_len(&self) -> usize {
         self.den.iter().rposition(|&d| d != 0).map_or(0, |i| i + 1)

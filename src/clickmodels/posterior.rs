@@ -37,7 +37,6 @@ use rand_distr::{Beta, Distribution};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use crate::stats::beta_quantile::BetaQuantile;
-use rustc_hash::FxHashMap;
 
 /// R-hat above this flags a parameter (Vehtari et al. 2021).
 pub const RHAT_MAX: f64 = 1.01;
@@ -122,7 +121,8 @@ pub struct Posterior {
     pub level: f64,
     /// Tables in the model's order.
     pub params: Vec<ParamPosterior>,
-    /// Query of each pair index (`u32::MAX` for pairs not in the log).
+    /// Query of each pair index (`u32::MAX` for pairs not in the log); empty for conjugate
+    /// posteriors unless the prior is per query (the only use of the map).
     pub pair_query: Vec<u32>,
     /// Sessions used.
     pub sessions: usize,
@@ -140,22 +140,28 @@ fn counted_tables(kind: ModelKind) -> &'static [(&'static str, Axis)] {
     }
 }
 
-/// Equal-tailed intervals of Beta(a, b) at `level` for every shape pair, each distinct pair
-/// computed once (sparse counts repeat the same pairs).
-fn beta_intervals(shapes: &[(f64, f64)], level: f64) -> Vec<(f64, f64)> {
-    let mut slot: FxHashMap<(u64, u64), u32> = FxHashMap::default();
-    let mut distinct = Vec::new();
-    let index: Vec<u32> = shapes
-        .iter()
-        .map(|&(a, b)| {
-            *slot.entry((a.to_bits(), b.to_bits())).or_insert_with(|| {
-                distinct.push((a, b));
-                (distinct.len() - 1) as u32
-            })
-        })
-        .collect();
-    let computed: Vec<(f64, f64)> = distinct.par_iter().map(|&(a, b)| BetaQuantile::new(a, b).interval(level)).collect();
-    index.iter().map(|&i| computed[i as usize]).collect()
+/// Equal-tailed intervals of Beta(a, b) at `level`, written to `lower` and `upper` for every
+/// shape pair; each distinct pair computed once (sparse counts repeat the same pairs), found by
+/// sorting the pairs' bit patterns (deterministic, no hashing).
+fn beta_intervals(shapes: &[(f64, f64)], level: f64, lower: &mut [f64], upper: &mut [f64]) {
+    let mut order: Vec<(u64, u64, u32)> = shapes.iter().enumerate().map(|(i, &(a, b))| (a.to_bits(), b.to_bits(), i as u32)).collect();
+    order.sort_unstable();
+    // Runs of equal shapes: (start in `order`, end).
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for i in 1..=order.len() {
+        if i == order.len() || (order[i].0, order[i].1) != (order[start].0, order[start].1) {
+            runs.push((start, i));
+            start = i;
+        }
+    }
+    let computed: Vec<(f64, f64)> = runs.par_iter().with_min_len(64).map(|&(s, _)| BetaQuantile::new(f64::from_bits(order[s].0), f64::from_bits(order[s].1)).interval(level)).collect();
+    for (&(s, e), &(lo, hi)) in runs.iter().zip(&computed) {
+        for &(_, _, i) in &order[s..e] {
+            lower[i as usize] = lo;
+            upper[i as usize] = hi;
+        }
+    }
 }
 
 /// Mean, sd and interval of draws (type-7 quantiles).
@@ -215,8 +221,12 @@ pub fn fit_with_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &P
         return Err(Error::Invalid(format!("{kind}: the conjugate posterior is for counting models without --exact; use `posterior`")));
     }
     check(cfg, log)?;
-    let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
     let tables = count_tables(kind, &mut &*log)?;
+    // The pair tables are as long as the log's highest pair index plus one (`count_tables` sizes
+    // them so, `Counts` grows past it): their length covers every pair of the log without
+    // scanning the log again.
+    let counted = counted_tables(kind).iter().zip(&tables).filter(|((_, axis), _)| *axis == Axis::Pair);
+    let pairs = pairs.max(counted.map(|(_, c)| c.len()).max().unwrap_or(0));
     let post = conjugate(kind, &tables, log, pairs, cfg)?;
     let model = if cfg.prior == PriorScope::Uniform { model_from_tables(kind, &tables) } else { post.point_model() };
     Ok((model, post))
@@ -234,52 +244,42 @@ fn check(cfg: &PosteriorConfig, log: &ClickLog) -> Result<()> {
 }
 
 /// The conjugate posterior from the fit's counts ([`count_tables`]): Beta(alpha + s,
-/// beta + n - s) per entry; pair tables span `pairs`, rank tables the longest SERP.
+/// beta + n - s) per entry; pair tables span `pairs`, rank tables the longest SERP. The map
+/// from pairs to queries ([`Posterior::pair_query`]) is built only for per-query priors.
 fn conjugate(kind: ModelKind, tables: &[Counts], log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> Result<Posterior> {
-    let pair_query = pair_queries(log, pairs);
-    let depth = log.max_len();
+    let pair_query = if cfg.prior == PriorScope::Query { pair_queries(log, pairs) } else { Vec::new() };
     let mut params = Vec::with_capacity(tables.len());
     for (ti, (&(name, axis), counts)) in counted_tables(kind).iter().zip(tables).enumerate() {
         let len = match axis {
             Axis::Pair => pairs,
-            Axis::Rank => depth,
+            Axis::Rank => log.max_len(),
             _ => 1,
         };
-        let (successes, trials): (Vec<f64>, Vec<f64>) = (0..len).map(|i| counts.sums(i)).unzip();
-        let pairs_counts: Vec<(f64, f64)> = successes.iter().zip(&trials).map(|(&s, &n)| (s, n - s)).collect();
-        let pq: &[u32] = if axis == Axis::Pair { &pair_query } else { &[] };
-        let prior = TablePrior::fit(cfg.prior, axis, &pairs_counts, pq)?;
-        let shapes: Vec<(f64, f64)> = pairs_counts
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, f))| {
-                let pr = if axis == Axis::Pair { prior.of(i, &pair_query) } else { prior.global };
-                (pr.alpha + s, pr.beta + f)
-            })
-            .collect();
-        let intervals = beta_intervals(&shapes, cfg.level);
-        let mut p = ParamPosterior {
-            name,
-            axis,
-            prior,
-            mean: Vec::with_capacity(len),
-            sd: Vec::with_capacity(len),
-            lower: intervals.iter().map(|iv| iv.0).collect(),
-            upper: intervals.iter().map(|iv| iv.1).collect(),
-            successes,
-            trials,
-            pinned: vec![None; len],
-            rhat: Vec::new(),
-            ess: Vec::new(),
-            draws: Vec::new(),
-        };
-        for &(a, b) in &shapes {
-            let t = a + b;
-            p.mean.push(a / t);
-            p.sd.push((a * b / (t * t * (t + 1.0))).sqrt());
+        let (mut successes, mut trials) = (Vec::with_capacity(len), Vec::with_capacity(len));
+        for i in 0..len {
+            let (s, n) = counts.sums(i);
+            successes.push(s);
+            trials.push(n);
         }
-        if cfg.keep_draws > 0 {
-            p.draws = shapes
+        let prior = if cfg.prior == PriorScope::Uniform || axis == Axis::Scalar {
+            TablePrior::uniform()
+        } else {
+            let sf: Vec<(f64, f64)> = successes.iter().zip(&trials).map(|(&s, &n)| (s, n - s)).collect();
+            TablePrior::fit(cfg.prior, axis, &sf, if axis == Axis::Pair { &pair_query } else { &[] })?
+        };
+        let (mut mean, mut sd, mut shapes) = (Vec::with_capacity(len), Vec::with_capacity(len), Vec::with_capacity(len));
+        for (i, (&s, &n)) in successes.iter().zip(&trials).enumerate() {
+            let pr = if axis == Axis::Pair { prior.of(i, &pair_query) } else { prior.global };
+            let (a, b) = (pr.alpha + s, pr.beta + (n - s));
+            let t = a + b;
+            mean.push(a / t);
+            sd.push((a * b / (t * t * (t + 1.0))).sqrt());
+            shapes.push((a, b));
+        }
+        let (mut lower, mut upper) = (vec![0.0; len], vec![0.0; len]);
+        beta_intervals(&shapes, cfg.level, &mut lower, &mut upper);
+        let draws = if cfg.keep_draws > 0 {
+            shapes
                 .par_iter()
                 .enumerate()
                 .map(|(i, &(a, b))| {
@@ -287,9 +287,11 @@ fn conjugate(kind: ModelKind, tables: &[Counts], log: &ClickLog, pairs: usize, c
                     let d = Beta::new(a, b).expect("positive shapes");
                     (0..cfg.keep_draws).map(|_| d.sample(&mut rng) as f32).collect()
                 })
-                .collect();
-        }
-        params.push(p);
+                .collect()
+        } else {
+            Vec::new()
+        };
+        params.push(ParamPosterior { name, axis, prior, mean, sd, lower, upper, successes, trials, pinned: vec![None; len], rhat: Vec::new(), ess: Vec::new(), draws });
     }
     Ok(Posterior { model: kind, method: Method::Conjugate, level: cfg.level, params, pair_query, sessions: log.len() })
 }
