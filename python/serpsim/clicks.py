@@ -155,7 +155,9 @@ def fit_posterior(
         job = _serpsim.fit_posterior(None, os.fspath(log), *args)
     else:
         job = _serpsim.fit_posterior(to_arrow(log, "log"), None, *args)
-    inner, records, summary, flagged, checked = _jobs.run(job, progress)
+    inner, records, summary, flagged, checked, skipped, first = _jobs.run(job, progress)
+    if skipped:
+        warnings.warn(f"{os.fspath(log)}: skipped {skipped} bad line(s); first: {first}", stacklevel=2)
     if flagged:
         warnings.warn(
             f"{flagged} of {checked} parameters have not converged (R-hat > 1.01 or too few effective draws): "

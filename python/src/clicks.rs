@@ -246,7 +246,8 @@ fn fit_path(
 
 /// Fits `model` and computes its posterior (`serpsim clicks fit --posterior`), on a click-log
 /// table (`log`) or a file (`path`). Returns a job whose result is (model, posterior records
-/// as JSON, summary lines, parameters flagged as not converged, parameters checked).
+/// as JSON, summary lines, parameters flagged as not converged, parameters checked, lines
+/// skipped with `skip_bad_lines`, the first skipped line's error).
 #[pyfunction]
 #[pyo3(signature = (log, path, model, prior, level, chains, warmup, samples, thin, seed, draws, gamma, top_examination, exact, format, skip_bad_lines))]
 #[allow(clippy::too_many_arguments)]
@@ -288,23 +289,29 @@ fn fit_posterior(
         exact,
     };
     cfg.sampler.validate().map_err(|e| to_py(py, e))?;
+    /// Where the sessions come from: a table already read, or a file read on the job's thread.
+    enum Source {
+        Table(LogData),
+        File(PathBuf, Format),
+    }
     let source = match (log, path) {
         (Some(t), None) => {
             let mut data = LogData::default();
             data.log = read_log(py, t, &mut data, true, "log")?;
-            Ok(data)
+            Source::Table(data)
         }
-        (None, Some(p)) => Err((p, format.parse::<Format>().map_err(|e| to_py(py, e))?)),
+        (None, Some(p)) => Source::File(p, format.parse::<Format>().map_err(|e| to_py(py, e))?),
         _ => return Err(invalid(py, "give a log table or a path")),
     };
     spawn(&format!("posterior of {model}"), None, move |p| {
         let data = match source {
-            Ok(d) => d,
-            Err((path, format)) => {
+            Source::Table(d) => d,
+            Source::File(path, format) => {
                 p.phase(&format!("reading {}", path.display()), "", None);
                 LogData::read(&path, format, skip_bad_lines)?
             }
         };
+        let skipped = (data.report.skipped_lines, data.report.first_error.clone());
         if data.log.is_empty() {
             return Err(serpsim::Error::Invalid("log: no sessions to fit on".into()));
         }
@@ -322,7 +329,7 @@ fn fit_posterior(
         let finish = finish_model(m, data.vocab, n);
         Ok(Box::new(move |py: Python<'_>| -> PyResult<Py<PyAny>> {
             let model = finish(py)?;
-            Ok((model, records, summary, flagged, checked).into_pyobject(py)?.into_any().unbind())
+            Ok((model, records, summary, flagged, checked, skipped.0, skipped.1).into_pyobject(py)?.into_any().unbind())
         }) as Finish)
     })
 }

@@ -210,3 +210,17 @@ def test_posterior_bad_settings_raise_clear_errors():
         serpsim.clicks.fit_posterior(log, model="cm", prior="flat", progress=False)
     with pytest.raises(Exception, match="exact applies to sdbn and dcm"):
         serpsim.clicks.fit_posterior(log, model="cm", exact=True, progress=False)
+
+
+def test_posterior_warns_about_skipped_lines(tmp_path):
+    # Line 2 has no " : " separator: with skip_bad_lines it is left out, and said so.
+    path = tmp_path / "log.txt"
+    path.write_text("q\ta,b : a\nq\ta,b\nq\tb,a : b\n")
+    with pytest.warns(UserWarning, match="skipped 1 bad line"):
+        _, post = serpsim.clicks.fit_posterior(path, model="cm", prior="uniform", skip_bad_lines=True, progress=False)
+    row = post[post.document == "a"].iloc[0]
+    # Two sessions kept. CM (cascade) counts results down to the first click: a is clicked at
+    # rank 1 in the first and not reached in the last (b, above it, was clicked), so
+    # Beta(1 + 1, 1 + 0), mean 2/3 (hand derivation). With the bad line read as a session
+    # without clicks, a would have two trials and mean 1/2.
+    assert row["mean"] == pytest.approx(2 / 3)

@@ -291,11 +291,13 @@ mod tests {
 
     #[test]
     fn unseen_documents_draw_from_their_query_prior() {
-        // Two queries with four shown documents each and one never shown: "lo" gets a click on
-        // one result in 10 sessions, "hi" on its first three results in 9 of 10. With per-query
-        // priors the unseen document of "hi" is drawn from a prior whose mean lies well above
-        // that of "lo"'s (their shown documents' attractiveness is near 0.05 and near 0.9);
-        // under the global prior both are drawn from the same Beta. (Before, per-query priors
+        // Two queries with four shown documents each and one never shown. In 1 ("lo") or 9
+        // ("hi") of every 10 sessions the first three results are clicked, all of them or all
+        // but one (in turn), so those documents are clicked in about 7 % or 68 % of their
+        // impressions. With
+        // per-query priors the unseen document of "hi" is drawn from a prior whose mean lies
+        // well above that of "lo"'s (0.3 is half the difference of those click rates); under
+        // the global prior both are drawn from the same Beta. (Before, per-query priors
         // were refused for logs with unseen documents.)
         let mut log = ClickLog::new();
         let mut unseen = Vec::new();

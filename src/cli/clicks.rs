@@ -180,12 +180,12 @@ impl ModelArgs {
         let scope = self.prior(want_posterior)?;
         let cfg = self.config()?;
         let top = self.top(None)?;
-        let em = |log: &ClickLog| -> anyhow::Result<Box<dyn ClickModel>> {
+        let em = |log: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> {
             let mut src: &ClickLog = log;
             Ok(match (&cfg, top) {
                 (ModelConfig::Ubm(c), Some(t)) => Box::new(serpsim::clickmodels::Ubm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
                 (ModelConfig::Pbm(c), Some(t)) => Box::new(serpsim::clickmodels::Pbm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
-                _ => fit_with_progress(&cfg, &mut src)?,
+                _ => cfg.fit(&mut Progress::new(&mut src, &cfg))?,
             })
         };
         if !want_posterior && scope == PriorScope::Uniform {
@@ -193,8 +193,7 @@ impl ModelArgs {
         }
         let pc = self.posterior_config(scope, keep_draws)?;
         let kind: ModelKind = self.model.parse()?;
-        let em_fit = |l: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> { em(l).map_err(|e| serpsim::Error::Invalid(format!("{e:#}"))) };
-        let (model, post) = with_sweep_bar(kind, &pc, &|tick| model_and_posterior(kind, log, pairs, &pc, &em_fit, tick))?;
+        let (model, post) = with_sweep_bar(kind, &pc, &|tick| model_and_posterior(kind, log, pairs, &pc, &em, tick))?;
         report_posterior(&post);
         Ok((model, Some(post)))
     }
@@ -226,7 +225,7 @@ fn with_sweep_bar<T>(kind: ModelKind, cfg: &PosteriorConfig, work: &dyn Fn(&(dyn
     let sampled = kind.is_em() || cfg.exact;
     let bar = progress_bar("sampling (sweeps)");
     if sampled {
-        let mcem = if matches!(cfg.prior, PriorScope::Uniform | PriorScope::Hierarchical) { 0 } else { g.prior_rounds * g.prior_sweeps };
+        let mcem = if cfg.prior.is_fitted() { g.prior_rounds * g.prior_sweeps } else { 0 };
         bar.set_length((mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64);
     }
     let tick = |n: u64| bar.inc(n);

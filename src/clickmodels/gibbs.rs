@@ -920,7 +920,7 @@ pub fn sample_with_queries(model: Latent, log: &ClickLog, pairs: usize, scope: P
 
     // Priors: Beta(1, 1), or Monte-Carlo EM.
     let mut tables: Vec<TablePrior> = specs.iter().map(|_| TablePrior::uniform()).collect();
-    if !matches!(scope, PriorScope::Uniform | PriorScope::Hierarchical) {
+    if scope.is_fitted() {
         let mut rng = crate::rng::stream(cfg.seed, &[u64::MAX]);
         let mut priors = expand_priors(&specs, &tables, &pair_query);
         let mut st = initial_state(&specs, &priors, &mut rng);

@@ -51,6 +51,12 @@ impl std::str::FromStr for PriorScope {
 }
 
 impl PriorScope {
+    /// Whether the prior is fitted by marginal likelihood before sampling (`global`, `query`);
+    /// `uniform` is fixed and `hierarchical` is sampled with the parameters.
+    pub fn is_fitted(self) -> bool {
+        matches!(self, PriorScope::Global | PriorScope::Query)
+    }
+
     /// Lower-case name.
     pub fn name(self) -> &'static str {
         match self {
