@@ -189,8 +189,8 @@ pub fn is_stream_scenario(text: &str) -> bool {
 
 /// Runs the scenario read from `text` (paths relative to `base`) and writes `msu.csv`,
 /// `summary.json` (every measure, the paired comparisons) and `verdicts.json` into `out` (else
-/// `[output] dir`); returns the files written.
-pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PathBuf>> {
+/// `[output] dir`), with `answer.txt` (the short answer); returns the files written and the answer.
+pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<PathBuf>, String)> {
     let mut s = StreamScenario::parse(text, context)?;
     if let Some(seed) = seed {
         s.seed = seed;
@@ -205,11 +205,18 @@ pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, 
     let pairs = s.pairs(&world)?;
     let (msu, summary) = simulate(&world, &s.profiles, s.users, s.seed, pairs, progress)?;
     let verdicts: Vec<_> = summary.pooled_pairs.iter().map(verdict).collect();
-    let mut staged = Staged::begin(out.unwrap_or(&s.output.dir), "streams run", Some(text), Some(s.seed))?;
+    let dir = out.unwrap_or(&s.output.dir);
+    let warnings = crate::report::summary_warnings(&summary);
+    let answer = crate::report::answer(&s.name, s.users, &verdicts, &warnings, &dir.display().to_string());
+    let mut staged = Staged::begin(dir, "streams run", Some(text), Some(s.seed))?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
     staged.write("summary.json", json(&summary)?.as_bytes())?;
     staged.write("verdicts.json", json(&verdicts)?.as_bytes())?;
-    staged.commit()
+    staged.write("answer.txt", answer.as_bytes())?;
+    for w in warnings {
+        staged.warn(w);
+    }
+    Ok((staged.commit()?, answer))
 }
 
 fn json<T: Serialize>(v: &T) -> Result<String> {
