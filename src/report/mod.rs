@@ -244,6 +244,15 @@ pub struct Report<'a> {
     pub answer: String,
 }
 
+/// A number for a CSV cell: empty when undefined (NaN or infinite).
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        x.to_string()
+    } else {
+        String::new()
+    }
+}
+
 const Q_HEADER: &str = "n,mean,sd,se,min,q05,q25,q50,q75,q95,max,exact";
 
 fn stats_row(w: &mut dyn Write, s: &crate::stats::StreamSummary) -> std::io::Result<()> {
@@ -332,11 +341,11 @@ impl<'a> Report<'a> {
                 Ok(())
             })?;
             out.write_with("tests.csv", |w| {
-                writeln!(w, "profile,system_a,system_b,measure,test,statistic,n,p_value,topics,warning")?;
+                writeln!(w, "profile,system_a,system_b,measure,test,statistic,n,p_value,p_value_t_topics,p_holm_t_topics,topics,warning")?;
                 for t in &self.tests {
                     writeln!(
                         w,
-                        "{},{},{},{},{},{},{},{},{},{}",
+                        "{},{},{},{},{},{},{},{},{},{},{},{}",
                         csv_field(&t.profile),
                         csv_field(&t.system_a),
                         csv_field(&t.system_b),
@@ -345,6 +354,8 @@ impl<'a> Report<'a> {
                         t.statistic,
                         t.n,
                         fmt_p(t.p_value),
+                        fmt_p(t.p_value_t),
+                        fmt_p(t.p_holm),
                         t.topics,
                         csv_field(&t.warning)
                     )?;
@@ -352,24 +363,44 @@ impl<'a> Report<'a> {
                 Ok(())
             })?;
             out.write_with("verdict.csv", |w| {
-                write!(w, "profile,system_a,system_b,verdict,favours_a,favours_b")?;
-                for m in MEASURES {
-                    write!(w, ",{0}_diff,{0}_ci_low,{0}_ci_high,{0}_p_a_better", m.name)?;
+                write!(w, "profile,system_a,system_b,topics,verdict,headline,favours_a,favours_b")?;
+                for m in self.verdicts.first().map(|v| v.measures.as_slice()).unwrap_or_default() {
+                    write!(
+                        w,
+                        ",{0}_role,{0}_diff,{0}_ci_low_topics_users,{0}_ci_high_topics_users,{0}_p_a_better_topics_users,{0}_p_value_topics,{0}_effect_size_dz,{0}_mc_se_users,{0}_ci_low_users_only,{0}_ci_high_users_only,{0}_p_a_better_sessions",
+                        m.measure
+                    )?;
                 }
                 writeln!(w)?;
                 for v in &self.verdicts {
                     write!(
                         w,
-                        "{},{},{},{},{},{}",
+                        "{},{},{},{},{},{},{},{}",
                         csv_field(&v.profile),
                         csv_field(&v.system_a),
                         csv_field(&v.system_b),
+                        v.topics,
                         csv_field(&v.verdict),
+                        csv_field(&v.headline),
                         csv_field(&v.favours_a.join(" ")),
                         csv_field(&v.favours_b.join(" "))
                     )?;
                     for m in &v.measures {
-                        write!(w, ",{},{},{},{}", m.diff, m.ci[0], m.ci[1], m.p_a_better)?;
+                        let role = serde_json::to_value(m.role).ok().and_then(|r| r.as_str().map(str::to_string)).unwrap_or_default();
+                        write!(
+                            w,
+                            ",{role},{},{},{},{},{},{},{},{},{},{}",
+                            num(m.diff),
+                            num(m.ci[0]),
+                            num(m.ci[1]),
+                            num(m.p_a_better),
+                            fmt_p(m.p_value),
+                            num(m.effect_size),
+                            num(m.mc_se),
+                            num(m.ci_users_only[0]),
+                            num(m.ci_users_only[1]),
+                            num(m.p_a_better_sessions)
+                        )?;
                     }
                     writeln!(w)?;
                 }

@@ -234,6 +234,15 @@ fn describe(m: &VerdictMeasure) -> String {
     }
 }
 
+/// At most three measure names, then how many more (for one screen line).
+fn few(ms: &[&VerdictMeasure]) -> String {
+    let mut s = ms.iter().take(3).map(|m| m.measure.as_str()).collect::<Vec<_>>().join(", ");
+    if ms.len() > 3 {
+        s += &format!(" and {} more", ms.len() - 3);
+    }
+    s
+}
+
 /// The verdict of a pooled pair comparison (one whose differences carry
 /// [`DiffSummary::topics`]).
 pub fn verdict(p: &PairSummary) -> Verdict {
@@ -271,7 +280,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
         if cheaper.is_empty() {
             continue;
         }
-        let (list, names) = (join(&cheaper), cheaper.iter().map(|m| m.measure.as_str()).collect::<Vec<_>>().join(", "));
+        let (list, names) = (join(&cheaper), few(&cheaper));
         if winner == other {
             parts.push((format!("{name} costs less because it finds less ({list})"), format!("{name} costs less ({names}) because it finds less")));
         } else if winner == who {
@@ -284,7 +293,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
     for (who, name) in [("a", a), ("b", b)] {
         let eff = favouring(who, Role::Efficiency);
         if !eff.is_empty() {
-            let names = eff.iter().map(|m| m.measure.as_str()).collect::<Vec<_>>().join(", ");
+            let names = few(&eff);
             parts.push((format!("{name} gains more per unit spent ({})", join(&eff)), format!("{name} gains more per unit spent ({names})")));
         }
     }
