@@ -337,3 +337,20 @@ fn default_run_prints_the_answer_on_one_screen() {
     assert!(q.status.success());
     assert_eq!(String::from_utf8(q.stdout).unwrap().lines().count(), 1);
 }
+
+/// Deterministic users (clicks 0 or 1, continuation 1, a deterministic stopping rule): every
+/// user on a topic does the same thing, and the run says so with the number of distinct
+/// sessions: 2 topics x 2 systems x 1 profile = 4 (by hand), not 4 x 3000.
+#[test]
+fn deterministic_users_are_reported_with_their_distinct_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let s = SCENARIO.replace("continuation = { model = \"rbp\", p = 0.7 }", "stopping = [{ rule = \"contiguous_nonrelevant\", n = 1 }]").replace("clicks = { click = [0.3, 0.9], stop = [0.0, 0.2], mark = [0.0, 1.0] }", "clicks = { click = [0.0, 1.0], stop = [0.0], mark = [0.0, 1.0] }");
+    let path = write(dir.path(), "det.toml", &s);
+    let r = serpsim(&["simulate", path.to_str().unwrap(), "--out", "out"], dir.path());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(stderr.contains("deterministic") && stderr.contains("4 distinct sessions") && stderr.contains("not 12000"), "{stderr}");
+    let manifest = std::fs::read_to_string(dir.path().join("out/manifest.json")).unwrap();
+    assert!(manifest.contains("4 distinct sessions"), "{manifest}");
+}

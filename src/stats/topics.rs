@@ -7,9 +7,9 @@
 //! Monte-Carlo error `se_t`. Its sample variance over topics estimates
 //! `Var(delta) + E[se_t^2]`, so the paired t interval of the mean of `d_t` over topics covers
 //! the population mean `E[delta]` with both sources of variation included (Snedecor and
-//! Cochran, *Statistical Methods*, 8th ed., §§ 13.5–13.7 on two-stage sampling; Sakai,
-//! *Statistical Significance, Power, and Sample Sizes*, SIGIR 2014 tutorial, for the paired
-//! t test over topics; Carterette, *Multiple testing in statistical analysis of systems-based
+//! Cochran, *Statistical Methods*, 8th ed., on two-stage sampling; Smucker, Allan and
+//! Carterette, *A Comparison of Statistical Significance Tests for Information Retrieval
+//! Evaluation*, CIKM 2007, for the paired t test over topics; Carterette, *Multiple testing in statistical analysis of systems-based
 //! information retrieval experiments*, TOIS 30(1), 2012). The Monte-Carlo part of the error,
 //! `sqrt(sum se_t^2) / T`, is reported apart: it says whether more replicates would help; only
 //! more topics shrink the rest.

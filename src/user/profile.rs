@@ -380,6 +380,18 @@ mod tests {
     use super::*;
     use crate::user::Dist;
 
+    /// Issue 26 item 6, the documented choice (docs/scenarios.md): stopping rules without a
+    /// continuation leave the stopping to the rules (continuation 1); without rules the default
+    /// stays RBP 0.8; a given continuation is kept.
+    #[test]
+    fn stopping_rules_alone_decide_without_a_continuation() {
+        let with_rules: UserProfile = toml::from_str("name = 'u'\nstopping = [{ rule = 'contiguous_nonrelevant', n = 3 }]\n").unwrap();
+        assert_eq!(with_rules.continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(1.0) });
+        assert_eq!(UserProfile::named("u").continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(0.8) });
+        let given: UserProfile = toml::from_str("name = 'u'\ncontinuation = { model = 'rbp', p = 0.5 }\nstopping = [{ rule = 'contiguous_nonrelevant', n = 3 }]\n").unwrap();
+        assert_eq!(given.continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(0.5) });
+    }
+
     #[test]
     fn partial_cost_tables_keep_defaults() {
         let p: UserProfile = toml::from_str("name = 'u'\n[time]\nread_document = 30.0\n[effort]\nread_document = 2.0\n").unwrap();
