@@ -27,8 +27,13 @@ fn sweep_outputs_are_identical_across_thread_counts() {
     for (out, threads) in [(&a, "1"), (&b, "2")] {
         let o = serpsim(&["sublists", "sweep", &sc, "--out", out.to_str().unwrap(), "--threads", threads]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // The answer on one screen: 3 tasks x 2 priors with intervals over topics and users.
+        let screen = String::from_utf8_lossy(&o.stdout);
+        assert!(screen.lines().count() <= 25 && screen.contains("RLR (sublists) minus the basic list") && screen.contains("over topics and users"), "{screen}");
+        assert_eq!(screen.lines().filter(|l| l.starts_with("find-")).count(), 6, "{screen}");
+        assert!(screen.contains("fewer than 10 topics"), "{screen}");
     }
-    for f in ["sweep.csv", "fig6.csv", "fig6.svg", "topics.csv", "accuracy.csv"] {
+    for f in ["sweep.csv", "fig6.csv", "fig6.svg", "topics.csv", "accuracy.csv", "answer.txt"] {
         let x = std::fs::read(a.join(f)).unwrap();
         assert_eq!(x, std::fs::read(b.join(f)).unwrap(), "{f}");
     }

@@ -199,7 +199,10 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     }
     a += &format!("random,,{random},1\n");
     out.write("accuracy.csv", &a)?;
-    out.commit()
+    let answer = serpsim::sublists::sweep::answer(grid, topics.len(), &cells, study.help.lambda);
+    out.write("answer.txt", &answer)?;
+    let files = out.0.commit()?;
+    super::common::print_answer(&answer, &files)
 }
 
 fn when(c: Common) -> anyhow::Result<()> {

@@ -293,8 +293,7 @@ impl<'a> Report<'a> {
         let mut warnings = warnings.to_vec();
         warnings.extend(summary_warnings(summary));
         let verdicts: Vec<Verdict> = summary.pooled_pairs.iter().map(verdict).collect();
-        let dir = scenario.output.dir.display().to_string();
-        let answer = answer(&scenario.name, scenario.replicates, &verdicts, &warnings, &dir);
+        let answer = answer(&scenario.name, scenario.replicates, &verdicts, &warnings);
         Report { scenario: &scenario.name, seed: scenario.seed, users: scenario.replicates, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, answer }
     }
 

@@ -191,10 +191,13 @@ fn verdict_measure(d: &DiffSummary) -> VerdictMeasure {
         Better::Lower => -1.0,
         Better::Neither => 0.0,
     };
-    let favours = if sign == 0.0 || !(inf.lo.is_finite() && inf.hi.is_finite()) {
+    // With fewer than two topics there is no interval over topics: the users-only interval
+    // decides, and the verdict says that it speaks for this topic only.
+    let (lo, hi) = if inf.lo.is_finite() { (inf.lo, inf.hi) } else { (ci_users_only[0], ci_users_only[1]) };
+    let favours = if sign == 0.0 || !(lo.is_finite() && hi.is_finite()) || (inf.topics < 2 && d.n < 2) {
         ""
     } else {
-        let (lo, hi) = (inf.lo * sign, inf.hi * sign);
+        let (lo, hi) = (lo * sign, hi * sign);
         let (lo, hi) = (lo.min(hi), lo.max(hi));
         if lo > 0.0 {
             "a"
@@ -258,7 +261,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
     let winner = main.map(|m| m.favours.as_str()).unwrap_or("");
     let has_interval = main.is_some_and(|m| m.ci[0].is_finite());
     match (winner, main) {
-        ("a" | "b", Some(m)) => {
+        ("a" | "b", Some(m)) if has_interval => {
             let w = if winner == "a" { a } else { b };
             parts.push((
                 format!("{w} finds more: gain A - B {} [{}, {}] (95 %, topics and users)", signed(m.diff), signed(m.ci[0]), signed(m.ci[1])),
@@ -269,10 +272,23 @@ pub fn verdict(p: &PairSummary) -> Verdict {
             format!("no clear difference in gain: A - B {} [{}, {}] (95 %, topics and users)", signed(m.diff), signed(m.ci[0]), signed(m.ci[1])),
             "no clear difference in gain".into(),
         )),
-        _ => parts.push((
-            "fewer than two topics: no interval over topics, so no verdict generalises beyond this topic".into(),
-            "one topic: no verdict over topics".into(),
-        )),
+        _ => {
+            let users = main.map(|m| {
+                let w = match m.favours.as_str() {
+                    "a" => format!("{a} finds more"),
+                    "b" => format!("{b} finds more"),
+                    _ => "no clear difference in gain".to_string(),
+                };
+                (w, m)
+            });
+            match users {
+                Some((w, m)) => parts.push((
+                    format!("{w} on this one topic: gain A - B {} [{}, {}] (95 %, users only: does not generalise to other topics)", signed(m.diff), signed(m.ci_users_only[0]), signed(m.ci_users_only[1])),
+                    format!("{w} on this one topic (users only)"),
+                )),
+                None => parts.push(("no gain measure".into(), "no gain measure".into())),
+            }
+        }
     }
     // Costs: cheaper at equal outcome, or cheaper because it finds less.
     for (who, name, other) in [("a", a, "b"), ("b", b, "a")] {
@@ -297,7 +313,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
             parts.push((format!("{name} gains more per unit spent ({})", join(&eff)), format!("{name} gains more per unit spent ({names})")));
         }
     }
-    if topics > 0 && topics < crate::stats::topics::FEW_TOPICS {
+    if topics >= 2 && topics < crate::stats::topics::FEW_TOPICS {
         parts.push((
             format!("only {topics} topics: the interval speaks for a population of topics like these few, and is wide or unreliable"),
             format!("only {topics} topics"),
@@ -308,21 +324,6 @@ pub fn verdict(p: &PairSummary) -> Verdict {
     let favours_a = measures.iter().filter(|m| m.favours == "a").map(|m| m.measure.clone()).collect();
     let favours_b = measures.iter().filter(|m| m.favours == "b").map(|m| m.measure.clone()).collect();
     Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), topics, verdict, headline, favours_a, favours_b, measures }
-}
-
-/// Holm's step-down adjustment of `p` (NaN entries stay NaN and do not count in the family).
-/// Equals `statsmodels.stats.multitest.multipletests(p, method="holm")[1]`.
-pub fn holm(p: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i].is_finite()).collect();
-    idx.sort_by(|&i, &j| p[i].total_cmp(&p[j]).then(i.cmp(&j)));
-    let m = idx.len();
-    let mut out = vec![f64::NAN; p.len()];
-    let mut running: f64 = 0.0;
-    for (k, &i) in idx.iter().enumerate() {
-        running = running.max(((m - k) as f64 * p[i]).min(1.0));
-        out[i] = running;
-    }
-    out
 }
 
 /// Across-topic tests of every measure for every (profile, pair): Wilcoxon's signed-rank test
@@ -372,7 +373,8 @@ pub fn topic_tests(s: &RunSummary) -> Vec<TopicTest> {
     for info in MEASURES.iter() {
         let rows: Vec<usize> = (0..out.len()).filter(|&i| out[i].measure == info.name).collect();
         let p: Vec<f64> = rows.iter().map(|&i| out[i].p_value_t).collect();
-        for (&i, adj) in rows.iter().zip(holm(&p)) {
+        let adjusted = crate::stats::multitest::adjust_finite(&p, crate::stats::multitest::Method::Holm).expect("t test p-values lie in [0, 1] or are NaN");
+        for (&i, adj) in rows.iter().zip(adjusted) {
             out[i].p_holm = adj;
         }
     }
@@ -402,7 +404,7 @@ pub fn summary_warnings(s: &RunSummary) -> Vec<String> {
 /// The short answer (at most 25 lines): per profile and pair, the main outcome difference with
 /// its interval over topics and users, P(A better), the main cost difference and the verdict;
 /// the simulation error apart; where the details are.
-pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[String], dir: &str) -> String {
+pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[String]) -> String {
     const MAX_ROWS: usize = 6;
     let mut s = String::new();
     let topics = verdicts.iter().map(|v| v.topics).max().unwrap_or(0);
@@ -485,6 +487,6 @@ pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[Stri
     if warnings.len() > 3 {
         let _ = writeln!(s, "... and {} more warnings in manifest.json", warnings.len() - 3);
     }
-    let _ = writeln!(s, "details: {dir}/verdict.csv (every measure), comparison.csv, tests.csv, plots; --quiet hides this");
+    let _ = writeln!(s, "details: verdict.csv (every measure), comparison.csv, tests.csv and the plots; --quiet hides this");
     s
 }

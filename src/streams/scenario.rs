@@ -207,7 +207,7 @@ pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, 
     let verdicts: Vec<_> = summary.pooled_pairs.iter().map(verdict).collect();
     let dir = out.unwrap_or(&s.output.dir);
     let warnings = crate::report::summary_warnings(&summary);
-    let answer = crate::report::answer(&s.name, s.users, &verdicts, &warnings, &dir.display().to_string());
+    let answer = crate::report::answer(&s.name, s.users, &verdicts, &warnings);
     let mut staged = Staged::begin(dir, "streams run", Some(text), Some(s.seed))?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
     staged.write("summary.json", json(&summary)?.as_bytes())?;
