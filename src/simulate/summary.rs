@@ -415,7 +415,7 @@ impl Sink for ReportSink<'_> {
                     r.user
                 );
                 for x in v {
-                    let _ = write!(w, ",{x}");
+                    let _ = write!(w, ",{}", crate::write::fmt_f64(x));
                 }
                 w.push(b'\n');
             }
