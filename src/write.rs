@@ -196,7 +196,7 @@ pub fn json_scalar(s: &Scalar) -> String {
 pub enum Format {
     /// CSV: a header line from the first row's columns, then one line per row.
     Csv,
-    /// A JSON array of flat records, one record per line.
+    /// A JSON array of flat records, one record per line (no spaces inside a record).
     Json,
 }
 
@@ -265,9 +265,9 @@ impl<'w> RecordWriter<'w> {
                 self.w.write_all(b"{")?;
                 for (i, (k, v)) in cells.iter().enumerate() {
                     if i > 0 {
-                        self.w.write_all(b", ")?;
+                        self.w.write_all(b",")?;
                     }
-                    write!(self.w, "{}: {}", serde_json::to_string(k).unwrap_or_default(), json_scalar(v))?;
+                    write!(self.w, "{}:{}", serde_json::to_string(k).unwrap_or_default(), json_scalar(v))?;
                 }
                 self.w.write_all(b"}")?;
             }

@@ -46,7 +46,7 @@ fn thread_count_gives_byte_identical_outputs() {
     let scenario = project(dir.path());
     let s = scenario.to_str().unwrap();
     for (threads, out) in [("1", "o1"), ("2", "o2")] {
-        let r = serpsim(&["simulate", s, "--threads", threads, "--out", out], dir.path());
+        let r = serpsim(&["simulate", s, "--threads", threads, "--detail", "full", "--out", out], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     for f in [
@@ -58,6 +58,7 @@ fn thread_count_gives_byte_identical_outputs() {
         "verdict.csv",
         "gain_curves.csv",
         "budgets.csv",
+        "budget_comparison.csv",
         "samples.csv",
         "distributions.svg",
         "gain_curves.svg",
@@ -76,8 +77,8 @@ fn seed_changes_results_and_replicates_override() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = project(dir.path());
     let s = scenario.to_str().unwrap();
-    assert!(serpsim(&["simulate", s, "--seed", "1", "--out", "a", "--replicates", "500"], dir.path()).status.success());
-    assert!(serpsim(&["simulate", s, "--seed", "2", "--out", "b", "--replicates", "500"], dir.path()).status.success());
+    assert!(serpsim(&["simulate", s, "--seed", "1", "--out", "a", "--replicates", "500", "--detail", "full"], dir.path()).status.success());
+    assert!(serpsim(&["simulate", s, "--seed", "2", "--out", "b", "--replicates", "500", "--detail", "full"], dir.path()).status.success());
     let a = std::fs::read_to_string(dir.path().join("a/summary.csv")).unwrap();
     let b = std::fs::read_to_string(dir.path().join("b/summary.csv")).unwrap();
     assert_ne!(a, b);
@@ -128,7 +129,7 @@ fn default_scenario_runs_without_arguments() {
     let dir = tempfile::tempdir().unwrap();
     let r = serpsim(&["simulate", "--replicates", "200"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let summary = std::fs::read_to_string(dir.path().join("serpsim-out/summary.csv")).unwrap();
+    let summary = std::fs::read_to_string(dir.path().join("serpsim-out/pooled.csv")).unwrap();
     assert!(summary.contains("STANDARD") && summary.contains("ideal"));
     let svg = std::fs::read_to_string(dir.path().join("serpsim-out/distributions.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("patient"));
@@ -208,10 +209,10 @@ fn combined_scenario_runs_consistently() {
     let scenario = root.join("simulations/combined.toml");
     let s = scenario.to_str().unwrap();
     for (threads, out) in [("1", "o1"), ("2", "o2")] {
-        let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples"], dir.path());
+        let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples", "--detail", "full"], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
-    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
+    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
         let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
         assert!(!a.is_empty(), "{f} is empty");
         assert!(a == std::fs::read(dir.path().join("o2").join(f)).unwrap(), "{f} differs between --threads 1 and 2");
@@ -239,7 +240,7 @@ fn combined_scenario_runs_consistently() {
     let curves = csv_rows(&out.join("gain_curves.csv"));
     let last = curves.iter().filter(|r| r["axis"] == "time").map(|r| num(r, "x")).fold(0.0, f64::max);
     assert_eq!(last, 300.0, "the gain-over-time curve spans the budget");
-    let budgets = csv_rows(&out.join("budgets.csv"));
+    let budgets = csv_rows(&out.join("budget_comparison.csv"));
     assert!(budgets.iter().any(|r| r["budget"] == "300" && r["system_b"] == "lmir-jm"));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("click model")), "coverage of the DBN is reported");

@@ -178,7 +178,7 @@ def test_summary_json_loads_into_columns(tmp_path):
     assert {"system", "profile", "measure", "bin", "low", "high", "count"} <= set(pd.DataFrame(report["tables"]["histograms"]).columns)
     # The summary detail keeps the reader's tables only.
     small = json.loads(serpsim.simulate(replicates=40, seed=3, out=tmp_path / "small", progress=False).files["summary.json"])
-    assert set(small["tables"]) == {"measures", "verdict", "comparison", "tests", "pooled", "budgets", "budget_comparison"}
+    assert set(small["tables"]) == {"measures", "verdict", "comparison", "tests", "pooled"}
 
 
 def test_repr_is_the_answer_the_cli_prints(cli, tmp_path):

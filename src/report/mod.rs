@@ -1,18 +1,22 @@
 //! The one report every front end writes: summaries of every measure, paired comparisons of
 //! systems on every measure, across-topic tests, a verdict table that shows benefits and costs
 //! side by side, gain over time and effort with bands, gain at fixed budgets, plots, and (on
-//! request) every session.
+//! request) every session. `[output] detail` (`--detail`) decides how much: `summary` (the
+//! default) writes what a reader uses, `full` adds per-topic rows of every measure and
+//! histograms. Every table is written from the struct that holds its rows
+//! ([`crate::write::RecordWriter`]), so CSV files and `summary.json` have the same columns and
+//! the one number format of [`crate::write::fmt_f64`] (undefined values are empty cells).
 //!
 //! | file | content |
 //! |---|---|
-//! | `summary.csv` | per topic, system, profile and measure: n, mean, sd, se, min, quantiles, max, `exact` |
-//! | `pooled.csv` | the same per system and profile over all topics |
-//! | `comparison.csv` | per profile, system pair, topic (and `pooled`) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
+//! | `verdict.csv` | per profile and pair: which measures favour A, which B, with every measure's difference and interval |
+//! | `comparison.csv` | per profile, system pair (and with `full`, topic) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
 //! | `tests.csv` | across-topic Wilcoxon signed-rank test of per-topic means per measure: test, statistic, n, p, warning |
-//! | `verdict.csv` | per profile and pair: which measures favour A, which B, with differences and intervals |
+//! | `pooled.csv` | per system, profile and measure over all topics: n, mean, sd, se, min, quantiles, max, `exact` |
 //! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
-//! | `budgets.csv` | gain by fixed time and effort budgets, per system, and paired differences |
-//! | `summary.json` | all of the above plus warnings |
+//! | `budgets.csv`, `budget_comparison.csv` | gain by fixed time and effort budgets, per system, and paired differences |
+//! | `summary.csv` | with `full`: the statistics of `pooled.csv` per topic |
+//! | `summary.json` | settings, warnings and the tables as lists of flat records (with `full`: every table, and histograms) |
 //! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
@@ -582,7 +586,7 @@ impl<'a> Report<'a> {
         t.push(Table {
             name: "budgets",
             csv: Some("budgets.csv"),
-            json: true,
+            json: full,
             rows: Box::new(move |w| {
                 for p in &s.pooled {
                     let c = &p.summary;
@@ -599,7 +603,7 @@ impl<'a> Report<'a> {
             t.push(Table {
                 name: "budget_comparison",
                 csv: Some("budget_comparison.csv"),
-                json: true,
+                json: full,
                 rows: Box::new(move |w| {
                     for p in &s.pooled_pairs {
                         for (axis, list, budgets) in [("time", &p.time_budgets, &s.time_budgets), ("effort", &p.effort_budgets, &s.effort_budgets)] {
