@@ -1200,7 +1200,9 @@ pub struct ScenarioRun {
     pub written: Vec<PathBuf>,
     /// The summary.
     pub summary: crate::simulate::RunSummary,
-    /// Warnings.
+    /// The short answer (`answer.txt`): what the command line prints.
+    pub answer: String,
+    /// Warnings of the scenario and of the summary.
     pub warnings: Vec<String>,
 }
 

@@ -14,6 +14,22 @@ pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
+/// Whether `--quiet` was given.
+pub fn is_quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Prints a run's short answer (unless `--quiet`) and one line saying where its files are.
+pub fn print_answer(answer: &str, written: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    if !is_quiet() {
+        write_stdout(format_args!("{answer}"))?;
+    }
+    if let Some(dir) = written.first().and_then(|p| p.parent()) {
+        write_stdout(format_args!("wrote {} files to {}\n", written.len(), dir.display()))?;
+    }
+    Ok(())
+}
+
 /// How progress is shown in this process: off with `--quiet`, else a bar on a terminal and
 /// periodic lines otherwise.
 pub fn display() -> Display {

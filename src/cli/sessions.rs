@@ -48,8 +48,12 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
         }
     })??;
     bar.finish_and_clear();
-    for f in &written.files {
-        outln!("{}", f.display())?;
+    if sweep {
+        for f in &written.files {
+            outln!("{}", f.display())?;
+        }
+        Ok(())
+    } else {
+        super::common::print_answer(&written.answer, &written.files)
     }
-    Ok(())
 }

@@ -1,6 +1,6 @@
 //! `serpsim simulate`.
 
-use super::common::{progress_bar, with_threads, RunOverrides};
+use super::common::{print_answer, progress_bar, with_threads, RunOverrides};
 use serpsim::scenario::{run_scenario, Scenario};
 use std::path::PathBuf;
 
@@ -41,8 +41,5 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     for w in &run.warnings {
         eprintln!("warning: {w}");
     }
-    for path in &run.written {
-        outln!("{}", path.display())?;
-    }
-    Ok(())
+    print_answer(&run.answer, &run.written)
 }

@@ -150,15 +150,12 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
 pub(super) fn run_scenario_file(path: &Path, text: &str, o: &StreamOverrides, threads: Option<usize>) -> anyhow::Result<()> {
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let bar = progress_bar("simulating stream users");
-    let written = with_threads(threads, || {
+    let (written, answer) = with_threads(threads, || {
         run_scenario(text, &path.display().to_string(), &base, o, &|done, total| {
             bar.set_length(total);
             bar.set_position(done);
         })
     })??;
     bar.finish_and_clear();
-    for f in &written {
-        outln!("{}", f.display())?;
-    }
-    Ok(())
+    super::common::print_answer(&answer, &written)
 }

@@ -22,17 +22,20 @@
 
 mod files;
 mod plot;
+pub mod calibration;
+pub mod verdict;
 
 pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
 use crate::write::{Format, RecordWriter};
 pub use files::Staged;
 pub use plot::{plot_err, OKABE_ITO};
+pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};
 use crate::scenario::{Detail, Loaded, Scenario, ScenarioRun};
 use crate::simulate::summary::{DiffSummary, Grid, PairSummary};
-use crate::simulate::{Better, Plan, ReportSink, RunSummary, SinkConfig, MEASURES};
-use crate::stats::{wilcoxon_signed_rank, Sketch};
+use crate::simulate::{Plan, ReportSink, RunSummary, SinkConfig, MEASURES};
+use crate::stats::Sketch;
 use serde::Serialize;
 
 /// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
@@ -113,9 +116,9 @@ pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f6
 /// Simulates a loaded scenario and writes its report into `[output] dir`.
 pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
     let mut staged = stage(scenario, "simulate")?;
-    let summary = run_into(scenario, loaded, &mut staged, progress)?;
+    let (summary, rendered) = run_into(scenario, loaded, &mut staged, progress)?;
     let written = staged.commit()?;
-    Ok(ScenarioRun { written, summary, warnings: loaded.warnings.clone() })
+    Ok(ScenarioRun { written, summary, answer: rendered.answer, warnings: rendered.warnings })
 }
 
 /// Stages the output directory of `scenario` for `command`; the manifest records the seed and
@@ -145,7 +148,7 @@ fn sink<'a>(scenario: &Scenario, loaded: &'a Loaded, samples: Option<std::path::
 }
 
 /// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
-pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<RunSummary> {
+pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(RunSummary, Rendered)> {
     let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
     let sink = sink(scenario, loaded, parts.clone())?;
     let plan = plan(scenario, loaded);
@@ -165,17 +168,26 @@ pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progr
         })?;
         std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    write_report(scenario, loaded, staged, &summary)?;
-    Ok(summary)
+    let rendered = write_report(scenario, loaded, staged, &summary)?;
+    Ok((summary, rendered))
 }
 
-fn write_report(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, summary: &RunSummary) -> Result<()> {
+/// What a written report says besides its files: the short answer and every warning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The short answer (also `answer.txt`).
+    pub answer: String,
+    /// Warnings of the scenario and of the summary (also in `manifest.json`).
+    pub warnings: Vec<String>,
+}
+
+fn write_report(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, summary: &RunSummary) -> Result<Rendered> {
     let report = Report::new(scenario, summary, &loaded.warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
-    for w in &loaded.warnings {
+    for w in &report.warnings {
         staged.warn(w.clone());
     }
-    Ok(())
+    Ok(Rendered { answer: report.answer, warnings: report.warnings })
 }
 
 /// The number of units of work of `scenario` (see [`crate::simulate::engine::units`]): the
@@ -206,178 +218,9 @@ pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -
     }
     let mut staged = stage(scenario, "simulate")?;
     let summary = sink.finish_summary();
-    write_report(scenario, loaded, &mut staged, &summary)?;
+    let rendered = write_report(scenario, loaded, &mut staged, &summary)?;
     let written = staged.commit()?;
-    Ok(ScenarioRun { written, summary, warnings: loaded.warnings.clone() })
-}
-
-/// An across-topic test of one measure for one pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TopicTest {
-    /// Profile.
-    pub profile: String,
-    /// System A.
-    pub system_a: String,
-    /// System B.
-    pub system_b: String,
-    /// Measure.
-    pub measure: String,
-    /// Test name.
-    pub test: String,
-    /// Statistic (Wilcoxon's V: the sum of ranks of positive differences A - B).
-    pub statistic: f64,
-    /// Topics with a non-zero difference of means.
-    pub n: usize,
-    /// Two-sided p-value.
-    pub p_value: f64,
-    /// Topics compared.
-    pub topics: usize,
-    /// Why the test should not be trusted, empty when there is no reason.
-    pub warning: String,
-}
-
-/// One measure in a verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VerdictMeasure {
-    /// Measure.
-    pub measure: String,
-    /// Better direction.
-    pub better: Better,
-    /// Mean difference A - B over sessions (pooled over topics).
-    pub diff: f64,
-    /// 95 % interval of the mean difference (normal, sessions as pairs).
-    pub ci: [f64; 2],
-    /// P(A better) over paired sessions.
-    pub p_a_better: f64,
-    /// `a`, `b` or empty: which system the measure favours (the interval excludes 0).
-    pub favours: String,
-}
-
-/// The verdict on a pair: every measure side by side.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
-    /// Profile.
-    pub profile: String,
-    /// System A.
-    pub system_a: String,
-    /// System B.
-    pub system_b: String,
-    /// One sentence naming what favours each system.
-    pub verdict: String,
-    /// Measures favouring A.
-    pub favours_a: Vec<String>,
-    /// Measures favouring B.
-    pub favours_b: Vec<String>,
-    /// Every measure.
-    pub measures: Vec<VerdictMeasure>,
-}
-
-fn fmt_num(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 1.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-/// The verdict of a pooled pair comparison.
-pub fn verdict(p: &PairSummary) -> Verdict {
-    let mut measures = Vec::new();
-    let (mut fa, mut fb) = (Vec::new(), Vec::new());
-    let mut describe_a = Vec::new();
-    let mut describe_b = Vec::new();
-    for (d, info) in p.measures.iter().zip(MEASURES.iter()) {
-        let ci = [d.diff_mean - 1.96 * d.diff_se, d.diff_mean + 1.96 * d.diff_se];
-        let sign = match d.better {
-            Better::Higher => 1.0,
-            Better::Lower => -1.0,
-            Better::Neither => 0.0,
-        };
-        let favours = if sign != 0.0 && d.n > 1 && d.diff_se.is_finite() {
-            let (lo, hi) = (ci[0] * sign, ci[1] * sign);
-            let (lo, hi) = (lo.min(hi), lo.max(hi));
-            if lo > 0.0 {
-                "a"
-            } else if hi < 0.0 {
-                "b"
-            } else {
-                ""
-            }
-        } else {
-            ""
-        };
-        let text = format!("{} {}{} {}", d.measure, if d.diff_mean >= 0.0 { "+" } else { "" }, fmt_num(d.diff_mean), info.unit);
-        match favours {
-            "a" => {
-                fa.push(d.measure.clone());
-                describe_a.push(text);
-            }
-            "b" => {
-                fb.push(d.measure.clone());
-                describe_b.push(text);
-            }
-            _ => {}
-        }
-        measures.push(VerdictMeasure { measure: d.measure.clone(), better: d.better, diff: d.diff_mean, ci, p_a_better: d.p_a_better, favours: favours.into() });
-    }
-    let (a, b) = (&p.system_a, &p.system_b);
-    let verdict = match (fa.is_empty(), fb.is_empty()) {
-        (true, true) => format!("no clear difference between {a} and {b} on any measure"),
-        (false, true) => format!("{a} is better on {} and no measure favours {b} (A - B: {})", fa.join(", "), describe_a.join("; ")),
-        (true, false) => format!("{b} is better on {} and no measure favours {a} (A - B: {})", fb.join(", "), describe_b.join("; ")),
-        (false, false) => format!(
-            "trade-off: {a} is better on {} but {b} is better on {} (A - B: {}; {})",
-            fa.join(", "),
-            fb.join(", "),
-            describe_a.join("; "),
-            describe_b.join("; ")
-        ),
-    };
-    Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), verdict, favours_a: fa, favours_b: fb, measures }
-}
-
-/// Across-topic tests of every measure for every (profile, pair).
-pub fn topic_tests(s: &RunSummary) -> Vec<TopicTest> {
-    let mut out = Vec::new();
-    for pooled in &s.pooled_pairs {
-        let per_topic: Vec<&PairSummary> = s
-            .pairs
-            .iter()
-            .filter(|p| p.profile == pooled.profile && p.system_a == pooled.system_a && p.system_b == pooled.system_b)
-            .collect();
-        for (m, info) in MEASURES.iter().enumerate() {
-            let a: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_a).collect();
-            let b: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_b).collect();
-            let w = wilcoxon_signed_rank(&a, &b);
-            let mut warnings = Vec::new();
-            if per_topic.len() < 5 {
-                warnings.push(format!("only {} topics: a test over fewer than 5 topics cannot reach p < 0.05", per_topic.len()));
-            }
-            if w.n == 0 {
-                warnings.push("no topic differs: the test is undefined".to_string());
-            } else if w.n < 5 && per_topic.len() >= 5 {
-                warnings.push(format!("only {} topics differ: the test has almost no power", w.n));
-            }
-            if !w.exact {
-                warnings.push("ties or n >= 50: normal approximation".to_string());
-            }
-            out.push(TopicTest {
-                profile: pooled.profile.clone(),
-                system_a: pooled.system_a.clone(),
-                system_b: pooled.system_b.clone(),
-                measure: info.name.to_string(),
-                test: "wilcoxon_signed_rank".into(),
-                statistic: w.statistic,
-                n: w.n,
-                p_value: w.p_value,
-                topics: per_topic.len(),
-                warning: warnings.join("; "),
-            });
-        }
-    }
-    out
+    Ok(ScenarioRun { written, summary, answer: rendered.answer, warnings: rendered.warnings })
 }
 
 /// Everything the report writes.
@@ -389,8 +232,8 @@ pub struct Report<'a> {
     pub seed: u64,
     /// Users per profile.
     pub users: u64,
-    /// Warnings of the run.
-    pub warnings: &'a [String],
+    /// Warnings of the run: the loaded scenario's, then the summary's ([`summary_warnings`]).
+    pub warnings: Vec<String>,
     /// Measures and their units and directions.
     pub measures: &'static [crate::simulate::MeasureInfo],
     /// The summaries.
@@ -401,6 +244,8 @@ pub struct Report<'a> {
     pub verdicts: Vec<Verdict>,
     /// How much to write.
     pub detail: Detail,
+    /// The short answer (`answer.txt`, printed by the command line).
+    pub answer: String,
 }
 
 /// A row of `summary.csv` (per topic) and `pooled.csv` (over topics): one measure of one cell.
@@ -484,23 +329,19 @@ struct Table<'r> {
 
 impl<'a> Report<'a> {
     /// The report of a run.
-    pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &'a [String]) -> Self {
-        Self::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings)
+    pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &[String]) -> Self {
+        let dir = scenario.output.dir.display().to_string();
+        Self::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, &dir, summary, warnings)
     }
 
-    /// The report of a run named `scenario` with `seed` and `users` per profile.
-    pub fn of(scenario: &'a str, seed: u64, users: u64, detail: Detail, summary: &'a RunSummary, warnings: &'a [String]) -> Self {
-        Report {
-            scenario,
-            seed,
-            users,
-            warnings,
-            measures: &MEASURES,
-            tests: topic_tests(summary),
-            verdicts: summary.pooled_pairs.iter().map(verdict).collect(),
-            summary,
-            detail,
-        }
+    /// The report of a run named `scenario` with `seed` and `users` per profile, written into
+    /// `dir` (named in the answer); `warnings` are the scenario's, the summary's are added.
+    pub fn of(scenario: &'a str, seed: u64, users: u64, detail: Detail, dir: &str, summary: &'a RunSummary, warnings: &[String]) -> Self {
+        let mut warnings = warnings.to_vec();
+        warnings.extend(summary_warnings(summary));
+        let verdicts: Vec<Verdict> = summary.pooled_pairs.iter().map(verdict).collect();
+        let answer = answer(scenario, users, &verdicts, &warnings, dir);
+        Report { scenario, seed, users, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, detail, answer }
     }
 
     /// The tables of the report at its detail level, in the order of `summary.json`.
@@ -719,6 +560,7 @@ impl<'a> Report<'a> {
             writeln!(w, "}}")?;
             writeln!(w, "}}")
         })?;
+        out.write("answer.txt", self.answer.as_bytes())?;
         if plot {
             out.write("distributions.svg", plot::ecdf_svg(self.summary)?.as_bytes())?;
             out.write("gain_curves.svg", plot::curves_svg(self.summary)?.as_bytes())?;

@@ -21,6 +21,8 @@ pub struct Written {
     pub files: Vec<PathBuf>,
     /// The point results.
     pub results: Vec<PointResult>,
+    /// The short answer of the common report (`sessions run`), empty for a sweep.
+    pub answer: String,
 }
 
 /// Labels of each profile: the short name and threshold of its first query stopping rule.
@@ -81,11 +83,11 @@ pub fn run_sessions(mut s: Scenario, base: &Path, overrides: &Overrides, progres
     overrides.apply(&mut s)?;
     let loaded = s.load(base)?;
     let mut staged = crate::report::stage(&s, "sessions run")?;
-    crate::report::run_into(&s, &loaded, &mut staged, progress)?;
+    let (_, rendered) = crate::report::run_into(&s, &loaded, &mut staged, progress)?;
     let results = sweep_world(&loaded.world, &loaded.prepared, &labels(&loaded), s.replicates, s.seed, &|_, _| {})?;
     staged.write("sessions.csv", results_csv(&results).as_bytes())?;
     staged.write("query_quality.csv", quality_csv(&loaded.world).as_bytes())?;
-    Ok(Written { files: staged.commit()?, results })
+    Ok(Written { files: staged.commit()?, results, answer: rendered.answer })
 }
 
 /// `sessions sweep`: the threshold sweep of the scenario's `[[sweep]]`.
@@ -107,7 +109,7 @@ pub fn run_sweep(mut s: Scenario, base: &Path, overrides: &Overrides, progress: 
     staged.write("tests.csv", comparisons_csv(&tests).as_bytes())?;
     staged.write("query_quality.csv", quality_csv(&loaded.world).as_bytes())?;
     staged.write("depth_vs_rate.svg", depth_rate_svg(&results)?.as_bytes())?;
-    Ok(Written { files: staged.commit()?, results })
+    Ok(Written { files: staged.commit()?, results, answer: String::new() })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::engine::{Record, Sink, Unit};
 use super::walk::{GainEvents, Outcome};
 use super::world::World;
 use crate::error::{Error, Result};
-use crate::stats::{Moments, Sketch, StreamSummary};
+use crate::stats::{over_topics, Moments, Sketch, StreamSummary, TopicDiff, TopicInference};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -713,6 +713,10 @@ pub struct DiffSummary {
     pub diff_quantiles: [f64; 5],
     /// Whether the quantiles are exact.
     pub exact: bool,
+    /// Over topics and users (pooled comparisons only): the mean of the per-topic mean
+    /// differences with its t interval, paired t test over topics, P(mean difference > 0),
+    /// effect size and the Monte-Carlo error apart ([`crate::stats::topics`]).
+    pub topics: Option<TopicInference>,
 }
 
 fn diff_summary(name: &str, better: Better, d: &DiffAcc, mean_a: f64, mean_b: f64) -> DiffSummary {
@@ -737,6 +741,7 @@ fn diff_summary(name: &str, better: Better, d: &DiffAcc, mean_a: f64, mean_b: f6
         },
         diff_quantiles: [q[0], q[1], q[2], q[3], q[4]],
         exact: d.s.is_exact(),
+        topics: None,
     }
 }
 
@@ -876,10 +881,17 @@ impl ReportSink<'_> {
             for (k, &(a, b)) in cfg.pairs.iter().enumerate() {
                 let mut means_a = vec![Moments::default(); N_MEASURES];
                 let mut means_b = vec![Moments::default(); N_MEASURES];
+                // Per-topic mean differences (with their Monte-Carlo se) of every measure, then
+                // every time budget, then every effort budget: the inference over topics.
+                let n_diffs = N_MEASURES + cfg.time_budgets.len() + cfg.effort_budgets.len();
+                let mut per_topic: Vec<Vec<TopicDiff>> = vec![Vec::new(); n_diffs];
                 for t in 0..nt {
                     let d = &pairs[(p * nt + t) * npairs + k];
                     if d.measures[0].m.n == 0 {
                         continue;
+                    }
+                    for (i, acc) in d.measures.iter().chain(&d.time_budgets).chain(&d.effort_budgets).enumerate() {
+                        per_topic[i].push(TopicDiff { mean: acc.m.mean(), se: acc.m.se() });
                     }
                     let ca = &cells[(p * nt + t) * ns + a];
                     let cb = &cells[(p * nt + t) * ns + b];
@@ -912,7 +924,12 @@ impl ReportSink<'_> {
                         }
                     }
                 }
-                out.pooled_pairs.push(pair_summary(&self.profiles[p], world, a, b, None, d, &ca, &cb, &cfg));
+                let mut pooled_pair = pair_summary(&self.profiles[p], world, a, b, None, d, &ca, &cb, &cfg);
+                let diffs = pooled_pair.measures.iter_mut().chain(&mut pooled_pair.time_budgets).chain(&mut pooled_pair.effort_budgets);
+                for (ds, topics) in diffs.zip(&per_topic) {
+                    ds.topics = Some(over_topics(topics, 0.95));
+                }
+                out.pooled_pairs.push(pooled_pair);
             }
         }
         out

@@ -206,9 +206,9 @@ pub struct StreamOverrides<'a> {
 
 /// Runs the scenario read from `text` (paths relative to `base`) and writes `msu.csv` and the
 /// common report (the files of `serpsim simulate`: verdict, comparisons, tests, pooled
-/// summaries, `summary.json`, ...) into `out` (else `[output] dir`); returns the files
-/// written.
-pub fn run_scenario(text: &str, context: &str, base: &Path, o: &StreamOverrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PathBuf>> {
+/// summaries, `summary.json`, `answer.txt`, ...) into `out` (else `[output] dir`); returns
+/// the files written and the short answer.
+pub fn run_scenario(text: &str, context: &str, base: &Path, o: &StreamOverrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<PathBuf>, String)> {
     let (out, users, seed) = (o.out, o.users, o.seed);
     let mut s = StreamScenario::parse(text, context)?;
     if let Some(d) = o.detail {
@@ -226,9 +226,13 @@ pub fn run_scenario(text: &str, context: &str, base: &Path, o: &StreamOverrides,
     let world = s.load(base)?;
     let pairs = s.pairs(&world)?;
     let (msu, summary) = simulate(&world, &s.profiles, s.users, s.seed, pairs, progress)?;
-    let mut staged = Staged::begin(out.unwrap_or(&s.output.dir), "streams run", Some(text), Some(s.seed))?;
+    let dir = out.unwrap_or(&s.output.dir);
+    let mut staged = Staged::begin(dir, "streams run", Some(text), Some(s.seed))?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
-    let warnings: Vec<String> = Vec::new();
-    Report::of(&s.name, s.seed, s.users, s.output.detail, &summary, &warnings).write(&mut staged, s.output.plot, 20)?;
-    staged.commit()
+    let report = Report::of(&s.name, s.seed, s.users, s.output.detail, &dir.display().to_string(), &summary, &[]);
+    report.write(&mut staged, s.output.plot, 20)?;
+    for w in &report.warnings {
+        staged.warn(w.clone());
+    }
+    Ok((staged.commit()?, report.answer))
 }

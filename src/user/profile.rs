@@ -153,7 +153,8 @@ pub struct UserProfile {
     /// Query formulation.
     #[serde(default)]
     pub queries: Queries,
-    /// Continuation (default: RBP persistence 0.8; with a click model, the model's own).
+    /// Continuation (default: RBP persistence 0.8; with a click model, the model's own; with
+    /// stopping rules, 1: the rules alone decide when the user stops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continuation: Option<ContinuationModel>,
     /// P(go on to the next page) when the next result is on a page not yet shown (Kelly and
@@ -268,6 +269,9 @@ impl UserProfile {
         match &self.continuation {
             Some(c) => c.clone(),
             None if self.click_model.is_some() => ContinuationModel::ClickModel,
+            // "Stop after 3 non-relevant" means the rule decides: a hidden RBP draw would end
+            // sessions early and change the answer silently (issue 26: 0.73 instead of 1.76).
+            None if !self.stopping.is_empty() => ContinuationModel::Rbp { p: Param::Fixed(1.0) },
             None => ContinuationModel::Rbp { p: Param::Fixed(0.8) },
         }
     }
