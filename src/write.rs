@@ -201,8 +201,11 @@ pub enum Format {
 }
 
 /// Writes rows of one table, each a serialisable struct flattened into columns (see
-/// [`flat`]); every row must give the same columns as the first. A table without rows writes
-/// only its enclosing brackets (JSON) or nothing (CSV).
+/// [`flat`]). The columns are the first row's, or those given to [`RecordWriter::with_columns`]
+/// (e.g. found by a first pass with [`RecordWriter::schema`]); a row may leave out the columns
+/// of an undefined (`None`) part (`x` undefined stands for every `x_...` column), any other
+/// difference is an error. A table without rows writes only its enclosing brackets (JSON) or
+/// its header (CSV, when the columns are given) or nothing.
 ///
 /// ```
 /// #[derive(serde::Serialize)]
@@ -214,62 +217,84 @@ pub enum Format {
 /// assert_eq!(String::from_utf8(buf).unwrap(), "topic,mean,ci_low,ci_high\n\"a,b\",0.3,,1\n");
 /// ```
 pub struct RecordWriter<'w> {
-    w: &'w mut dyn Write,
+    w: Option<&'w mut dyn Write>,
     format: Format,
     columns: Option<Vec<String>>,
+    started: bool,
     rows: usize,
 }
 
 impl<'w> RecordWriter<'w> {
-    /// A table writing into `w`.
+    /// A table writing into `w`, its columns those of the first row.
     pub fn new(w: &'w mut dyn Write, format: Format) -> Self {
-        RecordWriter { w, format, columns: None, rows: 0 }
+        RecordWriter { w: Some(w), format, columns: None, started: false, rows: 0 }
+    }
+
+    /// A table writing into `w` with the given columns.
+    pub fn with_columns(w: &'w mut dyn Write, format: Format, columns: Vec<String>) -> Self {
+        RecordWriter { w: Some(w), format, columns: Some(columns), started: false, rows: 0 }
+    }
+
+    /// A first pass that writes nothing and keeps the widest row's columns ([`Self::columns`]).
+    pub fn schema() -> Self {
+        RecordWriter { w: None, format: Format::Csv, columns: None, started: false, rows: 0 }
+    }
+
+    /// The columns: of the widest row seen by a [`Self::schema`] pass, else the table's.
+    pub fn columns(&self) -> Option<&[String]> {
+        self.columns.as_deref()
+    }
+
+    fn start(&mut self) -> std::io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        let (Some(w), Some(cols)) = (self.w.as_mut(), self.columns.as_ref()) else { return Ok(()) };
+        match self.format {
+            Format::Csv if cols.is_empty() => Ok(()),
+            Format::Csv => {
+                let header: Vec<String> = cols.iter().map(|n| csv_field(n).into_owned()).collect();
+                writeln!(w, "{}", header.join(","))
+            }
+            Format::Json => w.write_all(b"[\n"),
+        }
     }
 
     /// Writes one row.
     pub fn row<T: serde::Serialize + ?Sized>(&mut self, row: &T) -> std::io::Result<()> {
         let cells = flatten(row).map_err(std::io::Error::other)?;
-        match &self.columns {
-            None => {
-                let names: Vec<String> = cells.iter().map(|(k, _)| k.clone()).collect();
-                match self.format {
-                    Format::Csv => {
-                        let header: Vec<String> = names.iter().map(|n| csv_field(n).into_owned()).collect();
-                        writeln!(self.w, "{}", header.join(","))?;
-                    }
-                    Format::Json => self.w.write_all(b"[\n")?,
-                }
-                self.columns = Some(names);
+        if self.w.is_none() {
+            if self.columns.as_ref().is_none_or(|c| c.len() < cells.len()) {
+                self.columns = Some(cells.into_iter().map(|(k, _)| k).collect());
             }
-            Some(cols) => {
-                if cols.len() != cells.len() || cols.iter().zip(&cells).any(|(c, (k, _))| c != k) {
-                    let got: Vec<&str> = cells.iter().map(|(k, _)| k.as_str()).collect();
-                    return Err(std::io::Error::other(format!(
-                        "table row {}: columns `{}` differ from the first row's `{}`",
-                        self.rows + 1,
-                        got.join(","),
-                        cols.join(",")
-                    )));
-                }
-            }
+            self.rows += 1;
+            return Ok(());
         }
+        if self.columns.is_none() {
+            self.columns = Some(cells.iter().map(|(k, _)| k.clone()).collect());
+        }
+        self.start()?;
+        let cols = self.columns.as_ref().expect("set above");
+        let aligned = align(cols, cells).map_err(|why| std::io::Error::other(format!("table row {}: {why}", self.rows + 1)))?;
+        let w = self.w.as_mut().expect("a writing table");
         match self.format {
             Format::Csv => {
-                let line: Vec<String> = cells.iter().map(|(_, v)| csv_scalar(v)).collect();
-                writeln!(self.w, "{}", line.join(","))?;
+                let line: Vec<String> = aligned.iter().map(csv_scalar).collect();
+                writeln!(w, "{}", line.join(","))?;
             }
             Format::Json => {
                 if self.rows > 0 {
-                    self.w.write_all(b",\n")?;
+                    w.write_all(b",\n")?;
                 }
-                self.w.write_all(b"{")?;
-                for (i, (k, v)) in cells.iter().enumerate() {
+                w.write_all(b"{")?;
+                for (i, (k, v)) in cols.iter().zip(&aligned).enumerate() {
                     if i > 0 {
-                        self.w.write_all(b",")?;
+                        w.write_all(b",")?;
                     }
-                    write!(self.w, "{}:{}", serde_json::to_string(k).unwrap_or_default(), json_scalar(v))?;
+                    write!(w, "{}:{}", serde_json::to_string(k).unwrap_or_default(), json_scalar(v))?;
                 }
-                self.w.write_all(b"}")?;
+                w.write_all(b"}")?;
             }
         }
         self.rows += 1;
@@ -277,17 +302,49 @@ impl<'w> RecordWriter<'w> {
     }
 
     /// Ends the table; returns the number of rows.
-    pub fn finish(self) -> std::io::Result<usize> {
+    pub fn finish(mut self) -> std::io::Result<usize> {
+        if self.w.is_none() {
+            return Ok(self.rows);
+        }
+        self.start()?;
         if self.format == Format::Json {
-            if self.columns.is_none() {
-                self.w.write_all(b"[")?;
+            let w = self.w.as_mut().expect("a writing table");
+            if self.rows == 0 {
+                if self.columns.is_none() {
+                    w.write_all(b"[")?;
+                }
             } else {
-                self.w.write_all(b"\n")?;
+                w.write_all(b"\n")?;
             }
-            self.w.write_all(b"]")?;
+            w.write_all(b"]")?;
         }
         Ok(self.rows)
     }
+}
+
+/// The cells of a row in the order of `cols`; an undefined cell `x` fills every `x_...`
+/// column the row lacks.
+fn align(cols: &[String], cells: Vec<(String, Scalar)>) -> std::result::Result<Vec<Scalar>, String> {
+    if cells.len() == cols.len() && cells.iter().zip(cols).all(|((k, _), c)| k == c) {
+        return Ok(cells.into_iter().map(|(_, v)| v).collect());
+    }
+    let mut out = Vec::with_capacity(cols.len());
+    let mut used = vec![false; cells.len()];
+    for c in cols {
+        if let Some(i) = cells.iter().position(|(k, _)| k == c) {
+            used[i] = true;
+            out.push(cells[i].1.clone());
+        } else if let Some(i) = cells.iter().position(|(k, v)| *v == Scalar::Null && c.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with('_'))) {
+            used[i] = true;
+            out.push(Scalar::Null);
+        } else {
+            return Err(format!("no value for column `{c}`"));
+        }
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(format!("column `{}` is not among the table's columns `{}`", cells[i].0, cols.join(",")));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -371,6 +428,39 @@ mod number_tests {
         assert_eq!(v[0]["favours"], "gain");
     }
 
+    /// A row whose columns differ from the table's is an error, not a shifted line; an
+    /// undefined part stands for all its columns (the widest row's, found by a schema pass).
+    #[test]
+    fn undefined_parts_fill_their_columns() {
+        #[derive(serde::Serialize)]
+        struct Part {
+            lo: f64,
+            hi: f64,
+        }
+        #[derive(serde::Serialize)]
+        struct R {
+            name: &'static str,
+            part: Option<Part>,
+        }
+        let rows = [R { name: "a", part: None }, R { name: "b", part: Some(Part { lo: 1.0, hi: 2.0 }) }];
+        let mut schema = RecordWriter::schema();
+        for r in &rows {
+            schema.row(r).unwrap();
+        }
+        let cols = schema.columns().unwrap().to_vec();
+        assert_eq!(cols, ["name", "part_lo", "part_hi"]);
+        let mut buf = Vec::new();
+        let mut t = RecordWriter::with_columns(&mut buf, Format::Csv, cols);
+        for r in &rows {
+            t.row(r).unwrap();
+        }
+        t.finish().unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap(), "name,part_lo,part_hi
+a,,
+b,1,2
+");
+    }
+
     /// A row whose columns differ from the first row's is an error, not a shifted line.
     #[test]
     fn rows_with_other_columns_are_refused() {
@@ -380,6 +470,6 @@ mod number_tests {
         let mut other = row(&[], None);
         other.measures.pop();
         let err = t.row(&other).unwrap_err().to_string();
-        assert!(err.contains("row 2") && err.contains("differ"), "{err}");
+        assert!(err.contains("row 2") && err.contains("time_diff"), "{err}");
     }
 }

@@ -118,11 +118,12 @@ def test_a_long_run_can_be_cancelled(tmp_path):
 # Columns that hold text; every other column of every table must have a numeric (or boolean)
 # dtype. A column is text by its name, not by what pandas made of it, so a numeric column
 # holding the text `NaN` or a string fails.
-TEXT_COLUMNS = {"topic", "system", "profile", "measure", "unit", "better", "scope", "system_a", "system_b", "verdict", "favours_a", "favours_b", "test", "warning", "axis"}
+TEXT_COLUMNS = {"topic", "system", "profile", "measure", "unit", "better", "scope", "system_a", "system_b", "verdict", "headline", "favours_a", "favours_b", "test", "warning", "axis", "role"}
 
 
 def is_text_column(name):
-    return name in TEXT_COLUMNS or name.endswith("_better") and not name.endswith("p_a_better") or name.endswith("_favours")
+    # Per-measure verdict columns: `<measure>_better`, `<measure>_role`, `<measure>_favours`.
+    return name in TEXT_COLUMNS or name.endswith(("_better", "_role", "_favours")) and not name.endswith(("p_a_better", "p_a_better_sessions"))
 
 
 def test_numeric_columns_are_numbers_and_no_csv_holds_nan_text(tmp_path):
@@ -178,20 +179,23 @@ def test_summary_json_loads_into_columns(tmp_path):
     assert {"system", "profile", "measure", "bin", "low", "high", "count"} <= set(pd.DataFrame(report["tables"]["histograms"]).columns)
     # The summary detail keeps the reader's tables only.
     small = json.loads(serpsim.simulate(replicates=40, seed=3, out=tmp_path / "small", progress=False).files["summary.json"])
-    assert set(small["tables"]) == {"measures", "verdict", "comparison", "tests", "pooled"}
+    assert set(small["tables"]) == {"measures", "verdict", "tests"}
 
 
 def test_repr_is_the_answer_the_cli_prints(cli, tmp_path):
     import html
     import subprocess
 
-    out = tmp_path / "cli"
+    # The answer names the output folder, so both runs write to the same one: the CLI first,
+    # then Python over it.
+    out = tmp_path / "run"
     printed = subprocess.run([str(cli), "simulate", "--replicates", "200", "--seed", "5", "--out", str(out)], cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    r = serpsim.simulate(replicates=200, seed=5, progress=False)
     answer = (out / "answer.txt").read_text()
+    assert printed.startswith(answer), printed
+    r = serpsim.simulate(replicates=200, seed=5, out=out, progress=False)
     assert repr(r) == answer.rstrip("\n")
-    assert repr(r) in printed, printed
     assert 0 < len(repr(r).splitlines()) <= 25
+    assert r.answer == answer
     assert r._repr_html_() == '<pre class="serpsim-answer">' + html.escape(answer.rstrip("\n")) + "</pre>"
     # Another seed gives another answer (the comparison can fail).
-    assert repr(serpsim.simulate(replicates=200, seed=6, progress=False)) != repr(r)
+    assert repr(serpsim.simulate(replicates=200, seed=6, out=tmp_path / "other", progress=False)) != repr(r)

@@ -16,7 +16,8 @@
 //! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
 //! | `budgets.csv`, `budget_comparison.csv` | gain by fixed time and effort budgets, per system, and paired differences |
 //! | `summary.csv` | with `full`: the statistics of `pooled.csv` per topic |
-//! | `summary.json` | settings, warnings and the tables as lists of flat records (with `full`: every table, and histograms) |
+//! | `summary.json` | settings, warnings and the verdict and tests tables as lists of flat records (with `full`: every table, and histograms) |
+//! | `answer.txt` | the short answer the command line prints |
 //! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
@@ -376,7 +377,7 @@ impl<'a> Report<'a> {
             t.push(Table {
                 name: "comparison",
                 csv: Some("comparison.csv"),
-                json: true,
+                json: full,
                 rows: Box::new(move |w| {
                     let per_topic: &[PairSummary] = if full { &s.pairs } else { &[] };
                     for p in per_topic.iter().chain(&s.pooled_pairs) {
@@ -413,7 +414,7 @@ impl<'a> Report<'a> {
         t.push(Table {
             name: "pooled",
             csv: Some("pooled.csv"),
-            json: true,
+            json: full,
             rows: Box::new(move |w| {
                 for p in &s.pooled {
                     let c = &p.summary;
@@ -531,10 +532,18 @@ impl<'a> Report<'a> {
     /// CSV files) and the plots.
     pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
         let tables = self.tables(bins);
+        // Columns: the widest row's (a pooled comparison has the over-topics inference that a
+        // per-topic one leaves undefined).
+        let mut columns = Vec::with_capacity(tables.len());
         for t in &tables {
+            let mut schema = RecordWriter::schema();
+            (t.rows)(&mut schema).map_err(|e| Error::Invalid(format!("{}: {e}", t.name)))?;
+            columns.push(schema.columns().map(<[String]>::to_vec).unwrap_or_default());
+        }
+        for (t, cols) in tables.iter().zip(&columns) {
             if let Some(file) = t.csv {
                 out.write_with(file, |w| {
-                    let mut rw = RecordWriter::new(w, Format::Csv);
+                    let mut rw = RecordWriter::with_columns(w, Format::Csv, cols.clone());
                     (t.rows)(&mut rw)?;
                     rw.finish().map(|_| ())
                 })?;
@@ -549,10 +558,10 @@ impl<'a> Report<'a> {
             writeln!(w, "\"detail\": {},", text(&self.detail.name()))?;
             writeln!(w, "\"warnings\": {},", text(&self.warnings))?;
             writeln!(w, "\"tables\": {{")?;
-            let json: Vec<&Table> = tables.iter().filter(|t| t.json).collect();
-            for (i, t) in json.iter().enumerate() {
+            let json: Vec<(&Table, &Vec<String>)> = tables.iter().zip(&columns).filter(|(t, _)| t.json).collect();
+            for (i, (t, cols)) in json.iter().enumerate() {
                 write!(w, "{}: ", text(&t.name))?;
-                let mut rw = RecordWriter::new(w, Format::Json);
+                let mut rw = RecordWriter::with_columns(w, Format::Json, cols.to_vec());
                 (t.rows)(&mut rw)?;
                 rw.finish()?;
                 writeln!(w, "{}", if i + 1 < json.len() { "," } else { "" })?;
