@@ -180,24 +180,25 @@ fn detail_levels_decide_what_is_written() {
     // The same pooled rows in both.
     assert_eq!(std::fs::read(d.join("small/pooled.csv")).unwrap(), std::fs::read(d.join("full/pooled.csv")).unwrap());
     // A scenario key does what the flag does.
-    let scenario = format!("{}\n[output]\ndetail = \"full\"\n", default_scenario_without_output());
+    let scenario = default_scenario_with_detail("full");
     std::fs::write(d.join("s.toml"), &scenario).unwrap();
     ok(&["simulate", "s.toml", "--replicates", "30", "--quiet", "--out", "by-key"], d);
     assert!(d.join("by-key/summary.csv").exists());
     std::fs::write(d.join("bad.toml"), scenario.replace("\"full\"", "\"everything\"")).unwrap();
     let o = serpsim(&["simulate", "bad.toml", "--quiet", "--out", "bad"], d);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("detail") && err.contains("everything"), "{err}");
+    // The value, the allowed values and the line of `detail = "everything"` in bad.toml.
+    assert!(!o.status.success() && err.contains("everything") && err.contains("`summary` or `full`") && err.contains("bad.toml") && err.contains("line 32"), "{err}");
     let o = serpsim(&["simulate", "--detail", "everything", "--quiet", "--out", "bad"], d);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--detail") && err.contains("everything"), "{err}");
     assert!(!d.join("bad").exists());
 }
 
-/// The embedded default scenario's text (simulations/default.toml, whose data are embedded),
-/// which has no `[output]` table.
-fn default_scenario_without_output() -> String {
+/// The embedded default scenario's text (simulations/default.toml, whose data are embedded)
+/// with `detail` in its `[output]` table.
+fn default_scenario_with_detail(detail: &str) -> String {
     let text = std::fs::read_to_string(root().join("simulations/default.toml")).unwrap();
-    assert!(!text.contains("[output]"), "simulations/default.toml has an [output] table");
-    text
+    assert!(text.contains("\n[output]\n"), "simulations/default.toml has no [output] table");
+    text.replace("\n[output]\n", &format!("\n[output]\ndetail = \"{detail}\"\n"))
 }
