@@ -376,13 +376,49 @@ pub struct OutputSpec {
     pub samples: bool,
     /// Write the SVG plots.
     pub plot: bool,
-    /// Histogram bins per measure in `summary.json`.
+    /// Histogram bins per measure (`histograms` table of `summary.json`, with `detail = "full"`).
     pub histogram_bins: usize,
+    /// How much the report writes: `summary` (what a reader uses: verdicts, pooled
+    /// comparisons, tests, pooled summaries, curves, budgets, plots) or `full` (also per-topic
+    /// rows of every measure and histograms). `--detail` overrides it.
+    pub detail: Detail,
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { dir: PathBuf::from("serpsim-out"), samples: false, plot: true, histogram_bins: 20 }
+        OutputSpec { dir: PathBuf::from("serpsim-out"), samples: false, plot: true, histogram_bins: 20, detail: Detail::Summary }
+    }
+}
+
+/// How much a report writes (`[output] detail`, `--detail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Detail {
+    /// What a reader uses (the default).
+    #[default]
+    Summary,
+    /// Everything: also per-topic rows of every measure and histograms.
+    Full,
+}
+
+impl Detail {
+    /// The name in scenarios and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Detail::Summary => "summary",
+            Detail::Full => "full",
+        }
+    }
+}
+
+impl std::str::FromStr for Detail {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "summary" => Ok(Detail::Summary),
+            "full" => Ok(Detail::Full),
+            _ => Err(Error::Invalid(format!("detail `{s}` is not `summary` or `full`"))),
+        }
     }
 }
 
@@ -683,7 +719,10 @@ impl Scenario {
     }
 
     /// The profiles after applying `[[sweep]]`: every combination of sweep values applied to
-    /// every profile, named `<profile> key=value ...`. Returns each profile with its assignment.
+    /// every profile, named by readable labels of the values (see [`sweep_label`]: `SS1 n=5`;
+    /// prefixed by the profile's name when the scenario has several profiles), or `<profile>
+    /// key=value ...` where the labels would not tell two profiles apart. Returns each profile
+    /// with its assignment.
     pub fn expanded_profiles(&self, context: &str) -> Result<Vec<(UserProfile, Vec<(String, toml::Value)>)>> {
         if self.sweep.is_empty() {
             return Ok(self.profiles.iter().map(|p| (p.clone(), Vec::new())).collect());
@@ -716,7 +755,54 @@ impl Scenario {
                 out.push((prof, assignment));
             }
         }
+        // Readable names where they tell every profile apart.
+        let several = self.profiles.len() > 1;
+        let short: Vec<String> = out
+            .iter()
+            .enumerate()
+            .map(|(i, (prof, assignment))| {
+                let base = &self.profiles[i / combos.len()].name;
+                let labels: Vec<String> = assignment.iter().map(|(k, v)| sweep_label(k, v, prof)).collect();
+                if several {
+                    format!("{base} {}", labels.join(" "))
+                } else {
+                    labels.join(" ")
+                }
+            })
+            .collect();
+        let distinct: std::collections::BTreeSet<&String> = short.iter().collect();
+        if distinct.len() == short.len() && !self.profiles.iter().any(|p| distinct.contains(&p.name)) {
+            for ((prof, _), name) in out.iter_mut().zip(short) {
+                prof.name = name;
+            }
+        }
         Ok(out)
+    }
+}
+
+/// A readable label of the sweep value `value` of `key` in the swept profile `prof`: a
+/// stopping rule by its short name (`SS1`, `SS2`, `SS3`, `satisfaction`, ...), another table
+/// by its `rule`, `model` or `kind`, a number or text as `<last key part>=<value>` (`n=5`,
+/// `lambda=0.01`, `prior=uniform`).
+pub fn sweep_label(key: &str, value: &toml::Value, prof: &UserProfile) -> String {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    let bare = last.split('[').next().unwrap_or(last);
+    match value {
+        toml::Value::Table(t) => {
+            if let Some(rest) = key.strip_prefix("stopping[") {
+                if let Some(rule) = rest.strip_suffix(']').and_then(|i| i.parse::<usize>().ok()).and_then(|i| prof.stopping.get(i)) {
+                    return rule.short_name().to_string();
+                }
+            }
+            for k in ["rule", "model", "kind"] {
+                if let Some(toml::Value::String(s)) = t.get(k) {
+                    return s.clone();
+                }
+            }
+            format!("{bare}={value}")
+        }
+        toml::Value::String(s) => format!("{bare}={s}"),
+        other => format!("{bare}={other}"),
     }
 }
 
@@ -1078,6 +1164,8 @@ pub struct Overrides {
     pub out: Option<PathBuf>,
     /// Write per-session samples.
     pub samples: Option<bool>,
+    /// How much the report writes.
+    pub detail: Option<Detail>,
 }
 
 impl Overrides {
@@ -1097,6 +1185,9 @@ impl Overrides {
         }
         if let Some(x) = self.samples {
             scenario.output.samples = x;
+        }
+        if let Some(d) = self.detail {
+            scenario.output.detail = d;
         }
         Ok(())
     }
@@ -1213,7 +1304,8 @@ mod tests {
         let s = Scenario::parse(text, "x.toml").unwrap();
         let p = s.expanded_profiles("x.toml").unwrap();
         assert_eq!(p.len(), 6);
-        assert_eq!(p[4].0.name, "u stopping[0].rule=\"total_nonrelevant\" stopping[0].n=3");
+        // Readable names (one profile: no prefix): the rule is a string value, the threshold n.
+        assert_eq!(p[4].0.name, "rule=total_nonrelevant n=3");
         assert_eq!(p[4].0.stopping[0].short_name(), "SS2");
         let bad = text.replace("stopping[0].n'", "stopping[3].n'");
         let e = Scenario::parse(&bad, "x.toml").unwrap().expanded_profiles("x.toml").unwrap_err().to_string();

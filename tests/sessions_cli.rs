@@ -153,7 +153,7 @@ fn streams_msu_cli() {
     assert_eq!(lines[0], "system,users,msu,sd,se");
     let msu: f64 = lines[1].split(',').nth(2).unwrap().parse().unwrap();
     assert!(msu > 0.0 && msu <= 6.0, "{out}");
-    assert_eq!(lines[2], "empty,300,0.000000,0.000000,0.000000");
+    assert_eq!(lines[2], "empty,300,0,0,0");
     // A malformed updates file is reported with file:line.
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.tsv");

@@ -46,7 +46,7 @@ fn thread_count_gives_byte_identical_outputs() {
     let scenario = project(dir.path());
     let s = scenario.to_str().unwrap();
     for (threads, out) in [("1", "o1"), ("2", "o2")] {
-        let r = serpsim(&["simulate", s, "--threads", threads, "--out", out], dir.path());
+        let r = serpsim(&["simulate", s, "--threads", threads, "--detail", "full", "--out", out], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     for f in [
@@ -58,6 +58,7 @@ fn thread_count_gives_byte_identical_outputs() {
         "verdict.csv",
         "gain_curves.csv",
         "budgets.csv",
+        "budget_comparison.csv",
         "samples.csv",
         "distributions.svg",
         "gain_curves.svg",
@@ -76,8 +77,8 @@ fn seed_changes_results_and_replicates_override() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = project(dir.path());
     let s = scenario.to_str().unwrap();
-    assert!(serpsim(&["simulate", s, "--seed", "1", "--out", "a", "--replicates", "500"], dir.path()).status.success());
-    assert!(serpsim(&["simulate", s, "--seed", "2", "--out", "b", "--replicates", "500"], dir.path()).status.success());
+    assert!(serpsim(&["simulate", s, "--seed", "1", "--out", "a", "--replicates", "500", "--detail", "full"], dir.path()).status.success());
+    assert!(serpsim(&["simulate", s, "--seed", "2", "--out", "b", "--replicates", "500", "--detail", "full"], dir.path()).status.success());
     let a = std::fs::read_to_string(dir.path().join("a/summary.csv")).unwrap();
     let b = std::fs::read_to_string(dir.path().join("b/summary.csv")).unwrap();
     assert_ne!(a, b);
@@ -128,7 +129,7 @@ fn default_scenario_runs_without_arguments() {
     let dir = tempfile::tempdir().unwrap();
     let r = serpsim(&["simulate", "--replicates", "200"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let summary = std::fs::read_to_string(dir.path().join("serpsim-out/summary.csv")).unwrap();
+    let summary = std::fs::read_to_string(dir.path().join("serpsim-out/pooled.csv")).unwrap();
     assert!(summary.contains("STANDARD") && summary.contains("ideal"));
     let svg = std::fs::read_to_string(dir.path().join("serpsim-out/distributions.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("patient"));
@@ -190,13 +191,13 @@ fn trec_run_against_its_reversal_shows_gain_and_its_cost() {
     assert_eq!(verdict["topics"], "3");
     assert!(verdict["verdict"].contains("only 3 topics"), "{verdict:?}");
     for m in ["gain", "effort", "time", "depth"] {
-        for col in ["diff", "ci_low_topics_users", "ci_high_topics_users", "p_a_better_topics_users", "mc_se_users", "ci_low_users_only", "p_a_better_sessions"] {
+        for col in ["diff", "ci_topics_users_low", "ci_topics_users_high", "p_a_better_topics_users", "mc_se_users", "ci_users_only_low", "p_a_better_sessions"] {
             assert!(verdict.contains_key(&format!("{m}_{col}")), "{m}_{col}");
         }
     }
     // The users-only interval (topics held fixed) is far narrower than the one over topics.
     let width = |lo: &str, hi: &str| num(verdict, hi) - num(verdict, lo);
-    assert!(width("gain_ci_low_users_only", "gain_ci_high_users_only") * 5.0 < width("gain_ci_low_topics_users", "gain_ci_high_topics_users"), "{verdict:?}");
+    assert!(width("gain_ci_users_only_low", "gain_ci_users_only_high") * 5.0 < width("gain_ci_topics_users_low", "gain_ci_topics_users_high"), "{verdict:?}");
     // The across-topic test has its own columns and warns: 3 topics cannot reach p < 0.05.
     let tests = csv_rows(&out.join("tests.csv"));
     let t = tests.iter().find(|r| r["measure"] == "gain").unwrap();
@@ -214,10 +215,10 @@ fn combined_scenario_runs_consistently() {
     let scenario = root.join("simulations/combined.toml");
     let s = scenario.to_str().unwrap();
     for (threads, out) in [("1", "o1"), ("2", "o2")] {
-        let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples"], dir.path());
+        let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples", "--detail", "full"], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
-    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
+    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
         let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
         assert!(!a.is_empty(), "{f} is empty");
         assert!(a == std::fs::read(dir.path().join("o2").join(f)).unwrap(), "{f} differs between --threads 1 and 2");
@@ -245,7 +246,7 @@ fn combined_scenario_runs_consistently() {
     let curves = csv_rows(&out.join("gain_curves.csv"));
     let last = curves.iter().filter(|r| r["axis"] == "time").map(|r| num(r, "x")).fold(0.0, f64::max);
     assert_eq!(last, 300.0, "the gain-over-time curve spans the budget");
-    let budgets = csv_rows(&out.join("budgets.csv"));
+    let budgets = csv_rows(&out.join("budget_comparison.csv"));
     assert!(budgets.iter().any(|r| r["budget"] == "300" && r["system_b"] == "lmir-jm"));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("click model")), "coverage of the DBN is reported");
@@ -283,7 +284,7 @@ fn synthetic_interval_matches_an_independent_computation() {
     for v in &verdicts {
         let f = &fixture["profiles"][v["profile"].as_str()];
         let x = |k: &str| f[k].as_f64().unwrap_or_else(|| panic!("{k}"));
-        let (lo, hi) = (num(v, "gain_ci_low_topics_users"), num(v, "gain_ci_high_topics_users"));
+        let (lo, hi) = (num(v, "gain_ci_topics_users_low"), num(v, "gain_ci_topics_users_high"));
         assert_eq!(v["topics"], "50");
         assert!((num(v, "gain_diff") - x("mean")).abs() < 1e-9, "{v:?}");
         assert!((lo - x("t_lo")).abs() < 1e-9 && (hi - x("t_hi")).abs() < 1e-9, "{lo} {hi} vs {f}");

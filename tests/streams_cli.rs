@@ -41,7 +41,7 @@ fn output_does_not_depend_on_threads() {
         let o = run(&scen, out, t);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    for f in ["msu.csv", "summary.json", "verdicts.json"] {
+    for f in ["msu.csv", "summary.json", "verdict.csv", "comparison.csv", "pooled.csv"] {
         let a = std::fs::read(one.join(f)).unwrap();
         assert!(!a.is_empty(), "{f}");
         assert_eq!(a, std::fs::read(two.join(f)).unwrap(), "{f} differs between 1 and 2 threads");
@@ -65,10 +65,12 @@ fn scenario_equals_the_flags() {
     assert_eq!(lines.next(), Some("profile,system,users,msu,sd,se"));
     let scenario: Vec<&str> = lines.map(|l| l.strip_prefix("reasonable,").unwrap()).collect();
     assert_eq!(scenario, flags.lines().skip(1).collect::<Vec<_>>());
-    assert!(scenario[1].starts_with("empty,1000,0.000000,"));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("verdicts.json")).unwrap()).unwrap();
+    assert!(scenario[1].starts_with("empty,1000,0,"));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+    let v = &report["tables"]["verdict"];
     assert_eq!(v[0]["system_a"], "example");
-    assert!(v[0]["favours_a"].as_array().unwrap().iter().any(|m| m == "gain"), "{}", v[0]["verdict"]);
+    // `favours_a` is one cell: the measures joined by spaces.
+    assert!(v[0]["favours_a"].as_str().unwrap().split(' ').any(|m| m == "gain"), "{}", v[0]["verdict"]);
 }
 
 /// Bad scenarios: unknown keys and bad values name the key.
@@ -101,7 +103,7 @@ fn simulate_runs_stream_scenarios() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--out", b.to_str().unwrap(), "--threads", "1"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in ["msu.csv", "summary.json", "verdicts.json"] {
+    for f in ["msu.csv", "summary.json", "verdict.csv"] {
         assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f}");
     }
     let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--samples", "--out", dir.path().join("x").to_str().unwrap()]).output().unwrap();

@@ -92,6 +92,7 @@ def simulate(
     seed: Optional[int] = None,
     threads: Optional[int] = None,
     samples: bool = True,
+    detail: Optional[str] = None,
 ) -> Job: ...
 def default_scenario() -> str: ...
 

@@ -6,8 +6,13 @@ The result holds the report's tables as DataFrames and its plots as SVG:
 
 >>> import serpsim
 >>> r = serpsim.simulate(replicates=50, seed=1, progress=False)
->>> sorted(r.summary.columns[:4])
-['measure', 'profile', 'system', 'topic']
+>>> list(r.pooled.columns[:4])
+['system', 'profile', 'measure', 'unit']
+
+By default a run keeps what a reader uses (``detail="summary"``); ``detail="full"`` adds the
+per-topic rows of every measure (``summary``, per-topic ``comparisons``) and histograms.
+Undefined values (e.g. quantiles that were not kept) are empty cells in the CSV files and NaN
+in the DataFrames; every numeric column has a numeric dtype.
 """
 
 from __future__ import annotations
@@ -32,20 +37,27 @@ _TABLES = {
     "verdict": "verdict.csv",
     "gain_curves": "gain_curves.csv",
     "budgets": "budgets.csv",
+    "budget_comparisons": "budget_comparison.csv",
     "samples": "samples.csv",
 }
+# The short answer the CLI prints (``repr`` of a result).
+_ANSWER = "answer.txt"
+_DETAILS = ("summary", "full")
 _PLOTS = {"distributions": "distributions.svg", "gain_curves": "gain_curves.svg"}
 
 
 class Simulation:
     """The report of one simulation run.
 
-    DataFrames: ``summary`` (per topic, system, profile and measure: n, mean, sd, quantiles),
-    ``pooled`` (over topics), ``comparisons`` (paired differences of systems), ``tests``
-    (across-topic Wilcoxon tests), ``verdict``, ``gain_curves``, ``budgets`` and ``samples``
-    (one row per simulated session; with ``samples=True``). Missing tables (e.g. comparisons
-    of a one-system scenario) are ``None``. ``plot()`` returns the distributions as SVG, and a
-    notebook shows it on its own (``_repr_svg_``)."""
+    DataFrames: ``pooled`` (per system, profile and measure over topics: n, mean, sd,
+    quantiles), ``comparisons`` (paired differences of systems), ``tests`` (across-topic
+    tests), ``verdict``, ``gain_curves``, ``budgets`` (gain at fixed budgets),
+    ``budget_comparisons`` (their paired differences), ``summary`` (per topic; with
+    ``detail="full"``) and ``samples`` (one row per simulated session; with ``samples=True``).
+    Missing tables (e.g. comparisons of a one-system scenario) are ``None``. ``report`` is
+    ``summary.json`` parsed (settings, warnings and ``tables``, each a list of flat records).
+    ``repr()`` is the short answer the CLI prints (``answer.txt``), and a notebook shows it as
+    HTML (``_repr_html_``); ``plot()`` returns the distributions as SVG."""
 
     def __init__(self, files: Dict[str, bytes], warnings: List[str], out: Optional[str]) -> None:
         import io
@@ -76,15 +88,23 @@ class Simulation:
             raise ValueError(f"this run wrote no {_PLOTS[kind]} (the scenario sets [output] plot = false)")
         return data.decode("utf-8")
 
-    def _repr_svg_(self) -> Optional[str]:
-        try:
-            return self.plot()
-        except ValueError:
-            return None
+    @property
+    def answer(self) -> Optional[str]:
+        """The short answer of the run (``answer.txt``, the text ``serpsim simulate`` prints)."""
+        data = self.files.get(_ANSWER)
+        return None if data is None else data.decode("utf-8")
 
     def __repr__(self) -> str:
-        n = 0 if self.samples is None else len(self.samples)
-        return f"<serpsim Simulation: {len(self.summary) if self.summary is not None else 0} summary rows, {n} sessions>"
+        answer = self.answer
+        if answer is not None:
+            return answer.rstrip("\n")
+        n = 0 if self.pooled is None else len(self.pooled)
+        return f"<serpsim Simulation: {n} pooled rows>"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return '<pre class="serpsim-answer">' + html.escape(repr(self)) + "</pre>"
 
 
 def default_scenario() -> str:
@@ -116,7 +136,7 @@ def _read_files(written: List[str]) -> Dict[str, bytes]:
     files = {}
     for p in written:
         path = pathlib.Path(p)
-        if path.is_file() and (path.suffix in (".csv", ".svg") or path.name == "summary.json"):
+        if path.is_file() and (path.suffix in (".csv", ".svg") or path.name in ("summary.json", _ANSWER)):
             files[path.name] = path.read_bytes()
     return files
 
@@ -140,6 +160,7 @@ def simulate(
     out: Optional["os.PathLike[str] | str"] = None,
     base: Optional["os.PathLike[str] | str"] = None,
     progress: Optional[bool] = None,
+    detail: Optional[str] = None,
 ) -> Simulation:
     """Runs ``scenario`` as ``serpsim simulate`` does and returns its report.
 
@@ -148,9 +169,12 @@ def simulate(
     scenario's. Results do not depend on ``threads``. ``samples`` also keeps every session.
     ``out`` keeps the report files in that directory (as ``--out``); by default they are
     written to a temporary directory and removed after reading. Relative paths inside TOML
-    text or a dict resolve against ``base`` (default: the working directory).
+    text or a dict resolve against ``base`` (default: the working directory). ``detail``
+    (``"summary"`` or ``"full"``) overrides the scenario's ``[output] detail``.
     """
     kw = _scenario_kwargs(scenario)
+    if detail is not None and detail not in _DETAILS:
+        raise ValueError(f"detail: `{detail}` is not one of {', '.join(_DETAILS)}")
     if replicates is not None and int(replicates) < 1:
         raise ValueError("replicates must be at least 1")
     tmp = None
@@ -167,6 +191,7 @@ def simulate(
             seed=None if seed is None else int(seed),
             threads=threads,
             samples=bool(samples),
+            detail=detail,
             **kw,
         )
         written, warnings = _jobs.run(job, progress)

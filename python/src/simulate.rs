@@ -20,7 +20,7 @@ enum Spec {
 /// when none is given. Relative paths in text are resolved against `base`. The report is
 /// written to `out`. Returns a job whose result is `(written paths, warnings)`.
 #[pyfunction]
-#[pyo3(signature = (out, path=None, text=None, json=None, base=None, replicates=None, seed=None, threads=None, samples=true))]
+#[pyo3(signature = (out, path=None, text=None, json=None, base=None, replicates=None, seed=None, threads=None, samples=true, detail=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -33,9 +33,14 @@ fn simulate(
     seed: Option<u64>,
     threads: Option<usize>,
     samples: bool,
+    detail: Option<String>,
 ) -> PyResult<Job> {
+    let detail = match detail {
+        None => None,
+        Some(d) => Some(d.parse::<serpsim::scenario::Detail>().map_err(|e| crate::errors::invalid(py, format!("detail: {e}")))?),
+    };
     let (scenario, base) = scenario_of(py, path, text, json, base)?;
-    let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples) };
+    let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples), detail };
     spawn("simulating users", threads, move |p| {
         p.phase("simulating users", "units", None);
         let run = run_scenario(scenario, &base, &overrides, &|done, total| {
@@ -84,7 +89,7 @@ impl ShardedScenario {
         seed: Option<u64>,
     ) -> PyResult<Self> {
         let (mut scenario, base) = scenario_of(py, path, text, json, base)?;
-        Overrides { replicates, seed, out: Some(out), samples: Some(false) }.apply(&mut scenario).map_err(|e| to_py(py, e))?;
+        Overrides { replicates, seed, out: Some(out), samples: Some(false), ..Default::default() }.apply(&mut scenario).map_err(|e| to_py(py, e))?;
         load_sharded(py, scenario, base)
     }
 

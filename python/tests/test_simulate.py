@@ -11,8 +11,18 @@ import serpsim
 from serpsim._tables import read_csv
 from conftest import ROOT, run_cli
 
-# Every report table (the report's CSV files), compared whole.
-TABLES = {"summary": "summary.csv", "pooled": "pooled.csv", "comparisons": "comparison.csv", "tests": "tests.csv", "verdict": "verdict.csv", "gain_curves": "gain_curves.csv", "budgets": "budgets.csv", "samples": "samples.csv"}
+# Every report table (the report's CSV files with `detail = "full"`), compared whole.
+TABLES = {
+    "summary": "summary.csv",
+    "pooled": "pooled.csv",
+    "comparisons": "comparison.csv",
+    "tests": "tests.csv",
+    "verdict": "verdict.csv",
+    "gain_curves": "gain_curves.csv",
+    "budgets": "budgets.csv",
+    "budget_comparisons": "budget_comparison.csv",
+    "samples": "samples.csv",
+}
 
 
 def read(path):
@@ -21,14 +31,15 @@ def read(path):
 
 @pytest.fixture(scope="module")
 def cli_run(cli, tmp_path_factory):
-    # Expected: `serpsim simulate --replicates 300 --seed 11 --samples --out DIR` (embedded default).
+    # Expected: `serpsim simulate --replicates 300 --seed 11 --samples --detail full --out DIR`
+    # (embedded default).
     out = tmp_path_factory.mktemp("cli") / "run"
-    run_cli(cli, "simulate", "--replicates", "300", "--seed", "11", "--samples", "--out", str(out))
+    run_cli(cli, "simulate", "--replicates", "300", "--seed", "11", "--samples", "--detail", "full", "--out", str(out))
     return out
 
 
 def test_default_scenario_equals_the_cli(cli_run, tmp_path):
-    r = serpsim.simulate(replicates=300, seed=11, progress=False)
+    r = serpsim.simulate(replicates=300, seed=11, progress=False, detail="full")
     for attr, name in TABLES.items():
         got = getattr(r, attr)
         assert got is not None, attr
@@ -36,16 +47,16 @@ def test_default_scenario_equals_the_cli(cli_run, tmp_path):
     assert len(r.samples) > 0 and len(r.comparisons) > 0
     # Kept files are byte-identical to the CLI's, whatever the thread count.
     kept = tmp_path / "kept"
-    serpsim.simulate(replicates=300, seed=11, threads=1, out=kept, progress=False)
+    serpsim.simulate(replicates=300, seed=11, threads=1, out=kept, progress=False, detail="full")
     for name in TABLES.values():
         assert (kept / name).read_bytes() == (cli_run / name).read_bytes(), name
     assert (kept / "distributions.svg").read_bytes() == (cli_run / "distributions.svg").read_bytes()
 
 
-def test_plot_is_svg_and_shows_in_notebooks():
+def test_plot_is_svg():
     r = serpsim.simulate(replicates=40, seed=2, samples=False, progress=False)
     svg = r.plot()
-    assert svg.lstrip().startswith("<svg") and svg == r._repr_svg_()
+    assert svg.lstrip().startswith("<svg")
     assert "<svg" in r.plot("gain_curves")
     assert r.samples is None
     with pytest.raises(ValueError, match="kind: `pie`"):
@@ -64,10 +75,10 @@ def test_toml_text_dict_and_path_give_the_same_run(tmp_path):
     c = serpsim.simulate(as_dict, replicates=30, seed=4, samples=False, progress=False)
     d = serpsim.simulate(replicates=30, seed=4, samples=False, progress=False)
     for other in (b, c, d):
-        pd.testing.assert_frame_equal(a.summary, other.summary, check_exact=True)
+        pd.testing.assert_frame_equal(a.pooled, other.pooled, check_exact=True)
     # A different seed changes the numbers (the comparison can fail).
     e = serpsim.simulate(replicates=30, seed=5, samples=False, progress=False)
-    assert not a.summary.equals(e.summary)
+    assert not a.pooled.equals(e.pooled)
 
 
 def test_bad_scenarios_raise_clear_errors(tmp_path):
@@ -82,6 +93,11 @@ def test_bad_scenarios_raise_clear_errors(tmp_path):
         serpsim.simulate(42, progress=False)
     with pytest.raises(ValueError, match="threads must be at least 1"):
         serpsim.simulate(replicates=5, threads=0, progress=False)
+    with pytest.raises(ValueError, match="detail: `everything`"):
+        serpsim.simulate(replicates=5, detail="everything", progress=False)
+    bad = serpsim.simulation.default_scenario().replace("\n[output]\n", '\n[output]\ndetail = "everything"\n')
+    with pytest.raises(serpsim.ConfigError, match="everything"):
+        serpsim.simulate(bad, progress=False)
 
 
 def test_a_long_run_can_be_cancelled(tmp_path):
@@ -97,3 +113,89 @@ def test_a_long_run_can_be_cancelled(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         job.result()
     assert not out.exists()
+
+
+# Columns that hold text; every other column of every table must have a numeric (or boolean)
+# dtype. A column is text by its name, not by what pandas made of it, so a numeric column
+# holding the text `NaN` or a string fails.
+TEXT_COLUMNS = {"topic", "system", "profile", "measure", "unit", "better", "scope", "system_a", "system_b", "verdict", "headline", "favours_a", "favours_b", "test", "warning", "axis", "role"}
+
+
+def is_text_column(name):
+    # Per-measure verdict columns: `<measure>_better`, `<measure>_role`, `<measure>_favours`.
+    return name in TEXT_COLUMNS or name.endswith(("_better", "_role", "_favours")) and not name.endswith(("p_a_better", "p_a_better_sessions"))
+
+
+def test_numeric_columns_are_numbers_and_no_csv_holds_nan_text(tmp_path):
+    # The bundled combined scenario has per-topic quantiles left undefined (many cells), so the
+    # report has undefined values; the default scenario has a one-profile comparison.
+    for scenario, detail in [(None, "full"), (ROOT / "simulations" / "combined.toml", "full"), (None, "summary")]:
+        out = tmp_path / f"{detail}-{'default' if scenario is None else scenario.stem}"
+        r = serpsim.simulate(scenario, replicates=40, seed=3, detail=detail, out=out, progress=False)
+        tables = {attr: getattr(r, attr) for attr in TABLES}
+        assert tables["comparisons"] is not None and tables["verdict"] is not None and tables["pooled"] is not None
+        if detail == "full":
+            assert tables["summary"] is not None
+        else:
+            assert tables["summary"] is None and not (out / "summary.csv").exists()
+            assert set(tables["comparisons"]["scope"]) == {"pooled"}
+        for attr, frame in tables.items():
+            if frame is None:
+                continue
+            for col in frame.columns:
+                if is_text_column(col):
+                    continue
+                assert pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]), f"{attr}.{col} has dtype {frame[col].dtype}"
+        # The bug of issue 26: comparisons.p_a_better was text.
+        assert (r.comparisons["p_a_better"] >= 0).any()
+        assert pd.api.types.is_float_dtype(r.comparisons["diff_q05"])
+        csvs = list(out.glob("*.csv"))
+        assert len(csvs) >= 6
+        for f in csvs:
+            import csv as _csv
+
+            assert "NaN" not in f.read_text(), f.name
+            for row in _csv.reader(io.StringIO(f.read_text())):
+                for cell in row:
+                    assert cell.strip().lower().lstrip("+-") not in ("nan", "inf", "infinity"), f"{f.name}: `{cell}`"
+
+
+def test_summary_json_loads_into_columns(tmp_path):
+    import json
+
+    out = tmp_path / "run"
+    r = serpsim.simulate(replicates=40, seed=3, detail="full", out=out, progress=False)
+    report = json.loads((out / "summary.json").read_text())
+    assert report["detail"] == "full" and report["seed"] == 3 and report["users"] == 40
+    # Each table of summary.json is the CSV file of the same name, record for record.
+    for name, attr in [("verdict", "verdict"), ("comparison", "comparisons"), ("tests", "tests"), ("pooled", "pooled"), ("summary", "summary"), ("budgets", "budgets")]:
+        frame = pd.json_normalize(report["tables"][name])
+        csv = getattr(r, attr)
+        assert list(frame.columns) == list(csv.columns), name
+        assert len(frame) == len(csv), name
+        for col in csv.columns:
+            if pd.api.types.is_float_dtype(csv[col]) and not is_text_column(col):
+                pd.testing.assert_series_equal(frame[col].astype(float), csv[col], check_names=False, obj=f"{name}.{col}")
+    assert {"system", "profile", "measure", "bin", "low", "high", "count"} <= set(pd.DataFrame(report["tables"]["histograms"]).columns)
+    # The summary detail keeps the reader's tables only.
+    small = json.loads(serpsim.simulate(replicates=40, seed=3, out=tmp_path / "small", progress=False).files["summary.json"])
+    assert set(small["tables"]) == {"measures", "verdict", "tests"}
+
+
+def test_repr_is_the_answer_the_cli_prints(cli, tmp_path):
+    import html
+    import subprocess
+
+    # The answer names the output folder, so both runs write to the same one: the CLI first,
+    # then Python over it.
+    out = tmp_path / "run"
+    printed = subprocess.run([str(cli), "simulate", "--replicates", "200", "--seed", "5", "--out", str(out)], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    answer = (out / "answer.txt").read_text()
+    assert printed.startswith(answer), printed
+    r = serpsim.simulate(replicates=200, seed=5, out=out, progress=False)
+    assert repr(r) == answer.rstrip("\n")
+    assert 0 < len(repr(r).splitlines()) <= 25
+    assert r.answer == answer
+    assert r._repr_html_() == '<pre class="serpsim-answer">' + html.escape(answer.rstrip("\n")) + "</pre>"
+    # Another seed gives another answer (the comparison can fail).
+    assert repr(serpsim.simulate(replicates=200, seed=6, out=tmp_path / "other", progress=False)) != repr(r)

@@ -122,7 +122,7 @@ def test_bad_frames_are_refused(spark):
 # `serpsim simulate simulations/default.toml --replicates 2000 --seed 7 --out DIR`
 # (2 profiles x 32 blocks of 63 users = 64 units of work).
 SCENARIO = DATA.parent / "simulations" / "default.toml"
-REPORT_FILES = ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "summary.json", "distributions.svg", "gain_curves.svg"]
+REPORT_FILES = ["pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "distributions.svg", "gain_curves.svg"]
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_spark_simulation_equals_the_cli(spark, cli_simulation, tmp_path, partit
     r = serpsim.spark.simulate(spark, SCENARIO, replicates=2000, seed=7, partitions=partitions, out=out)
     for name in REPORT_FILES:
         assert (out / name).read_bytes() == (cli_simulation / name).read_bytes(), name
-    assert r.summary is not None and len(r.summary) > 0 and len(r.comparisons) > 0
+    assert r.pooled is not None and len(r.pooled) > 0 and len(r.comparisons) > 0
     assert r.samples is None
 
 

@@ -117,12 +117,21 @@ pub struct RunOverrides {
     /// Also write every session's outcome (samples.csv, streamed to disk).
     #[arg(long)]
     pub samples: bool,
+    /// How much the report writes: `summary` (what a reader uses) or `full` (also per-topic
+    /// rows of every measure and histograms); overrides `[output] detail`.
+    #[arg(long, value_name = "summary|full", value_parser = parse_detail)]
+    pub detail: Option<serpsim::scenario::Detail>,
+}
+
+/// `--detail` values.
+pub fn parse_detail(s: &str) -> Result<serpsim::scenario::Detail, String> {
+    s.parse().map_err(|e: serpsim::Error| e.to_string())
 }
 
 impl RunOverrides {
     /// The scenario overrides (replicates, seed, output directory).
     pub fn overrides(&self) -> serpsim::scenario::Overrides {
-        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true) }
+        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true), detail: self.detail }
     }
 }
 

@@ -22,7 +22,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             if serpsim::streams::scenario::is_stream_scenario(&text) {
                 anyhow::ensure!(!args.run.samples, "{}: --samples is not available for stream scenarios (msu.csv and summary.json are written)", path.display());
                 let r = &args.run;
-                return super::streams::run_scenario_file(path, &text, r.out.as_deref(), r.replicates, r.seed, r.threads);
+                let o = serpsim::streams::scenario::StreamOverrides { out: r.out.as_deref(), users: r.replicates, seed: r.seed, detail: r.detail };
+                return super::streams::run_scenario_file(path, &text, &o, r.threads);
             }
             (Scenario::parse(&text, &path.display().to_string())?, path.parent().map(std::path::Path::to_path_buf).unwrap_or_default())
         }

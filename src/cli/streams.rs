@@ -5,7 +5,7 @@ use super::common::{progress_bar, with_threads};
 use serpsim::report::write_atomic;
 use serpsim::streams::io::StreamData;
 use serpsim::streams::model::{msu, MeanSd, Population};
-use serpsim::streams::scenario::{msu_csv, run_scenario};
+use serpsim::streams::scenario::{msu_csv, run_scenario, StreamOverrides};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim streams`.
@@ -19,8 +19,8 @@ pub struct StreamsArgs {
 enum StreamsCommand {
     /// MSU of each updates file (one system each), as CSV.
     Msu(MsuArgs),
-    /// Run a stream scenario (docs/scenarios.md): msu.csv, summary.json (every measure, paired
-    /// comparisons), verdicts.json.
+    /// Run a stream scenario (docs/scenarios.md): msu.csv and the common report (verdict.csv,
+    /// comparison.csv, pooled.csv, summary.json, ...).
     Run(RunArgs),
 }
 
@@ -40,6 +40,10 @@ struct RunArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// How much the report writes: `summary` (what a reader uses) or `full`; overrides
+    /// `[output] detail`.
+    #[arg(long, value_name = "summary|full", value_parser = super::common::parse_detail)]
+    detail: Option<serpsim::scenario::Detail>,
 }
 
 #[derive(clap::Args)]
@@ -115,7 +119,8 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
         StreamsCommand::Msu(a) => a,
         StreamsCommand::Run(r) => {
             let text = serpsim::input::read_to_string(&r.file)?;
-            return run_scenario_file(&r.file, &text, r.out.as_deref(), r.users, r.seed, r.threads);
+            let o = StreamOverrides { out: r.out.as_deref(), users: r.users, seed: r.seed, detail: r.detail };
+            return run_scenario_file(&r.file, &text, &o, r.threads);
         }
     };
     let population = Population {
@@ -142,11 +147,11 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
 /// Runs the stream scenario `text` (read from `path`; its paths are relative to the file's
 /// folder) with the command line's overrides, showing progress, and prints the files written.
 /// The front end of both `streams run` and `simulate` for stream scenarios.
-pub(super) fn run_scenario_file(path: &Path, text: &str, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, threads: Option<usize>) -> anyhow::Result<()> {
+pub(super) fn run_scenario_file(path: &Path, text: &str, o: &StreamOverrides, threads: Option<usize>) -> anyhow::Result<()> {
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let bar = progress_bar("simulating stream users");
     let (written, answer) = with_threads(threads, || {
-        run_scenario(text, &path.display().to_string(), &base, out, users, seed, &|done, total| {
+        run_scenario(text, &path.display().to_string(), &base, o, &|done, total| {
             bar.set_length(total);
             bar.set_position(done);
         })

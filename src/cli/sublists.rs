@@ -1,6 +1,7 @@
 //! `serpsim sublists`: sweep, when, gen-log, fit, glm.
 
 use super::common::{progress_bar, with_threads, RunOverrides};
+use serpsim::write::fmt_f64;
 use anyhow::Context;
 use serpsim::report::{write_atomic, Staged};
 use serpsim::scenario::{Overrides, Scenario};
@@ -184,9 +185,9 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     }
     t += "\n";
     for topic in topics {
-        t += &format!("{},{},{},{},{},{}", serpsim::report::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), sublist_relevance(topic), sublist_entropy(topic));
+        t += &format!("{},{},{},{},{},{}", serpsim::report::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), fmt_f64(sublist_relevance(topic)), fmt_f64(sublist_entropy(topic)));
         for &task in &grid.tasks {
-            t += &format!(",{}", basic_effort(topic, task, grid.page_size, &grid.weights));
+            t += &format!(",{}", fmt_f64(basic_effort(topic, task, grid.page_size, &grid.weights)));
         }
         t += "\n";
     }
@@ -195,9 +196,9 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     let (levels, random) = accuracy_kl(topics, &help.smoothing);
     let mut a = String::from("level,smoothing,median_kl,share_of_random_kl\n");
     for (i, (&sm, &kl)) in help.smoothing.iter().zip(&levels).enumerate() {
-        a += &format!("{},{},{},{}\n", i + 1, sm, kl, kl / random);
+        a += &format!("{},{},{},{}\n", i + 1, fmt_f64(sm), fmt_f64(kl), fmt_f64(kl / random));
     }
-    a += &format!("random,,{random},1\n");
+    a += &format!("random,,{},1\n", fmt_f64(random));
     out.write("accuracy.csv", &a)?;
     let answer = serpsim::sublists::sweep::answer(grid, topics.len(), &cells, study.help.lambda);
     out.write("answer.txt", &answer)?;
@@ -257,14 +258,14 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
         p += &format!(
             "{},{},{},{},{},{},{},{},{}\n",
             serpsim::report::csv_field(&x.topic),
-            x.user_basic,
-            x.user_rlr,
-            x.predicted_rlr,
-            x.predicted_q25,
-            x.predicted_q75,
-            x.model_basic,
-            x.user_basic - x.user_rlr,
-            x.user_basic - x.predicted_rlr
+            fmt_f64(x.user_basic),
+            fmt_f64(x.user_rlr),
+            fmt_f64(x.predicted_rlr),
+            fmt_f64(x.predicted_q25),
+            fmt_f64(x.predicted_q75),
+            fmt_f64(x.model_basic),
+            fmt_f64(x.user_basic - x.user_rlr),
+            fmt_f64(x.user_basic - x.predicted_rlr)
         );
     }
     out.write("predictions.csv", &p)?;

@@ -1,18 +1,23 @@
 //! The one report every front end writes: summaries of every measure, paired comparisons of
 //! systems on every measure, across-topic tests, a verdict table that shows benefits and costs
 //! side by side, gain over time and effort with bands, gain at fixed budgets, plots, and (on
-//! request) every session.
+//! request) every session. `[output] detail` (`--detail`) decides how much: `summary` (the
+//! default) writes what a reader uses, `full` adds per-topic rows of every measure and
+//! histograms. Every table is written from the struct that holds its rows
+//! ([`crate::write::RecordWriter`]), so CSV files and `summary.json` have the same columns and
+//! the one number format of [`crate::write::fmt_f64`] (undefined values are empty cells).
 //!
 //! | file | content |
 //! |---|---|
-//! | `summary.csv` | per topic, system, profile and measure: n, mean, sd, se, min, quantiles, max, `exact` |
-//! | `pooled.csv` | the same per system and profile over all topics |
-//! | `comparison.csv` | per profile, system pair, topic (and `pooled`) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
+//! | `verdict.csv` | per profile and pair: which measures favour A, which B, with every measure's difference and interval |
+//! | `comparison.csv` | per profile, system pair (and with `full`, topic) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
 //! | `tests.csv` | across-topic Wilcoxon signed-rank test of per-topic means per measure: test, statistic, n, p, warning |
-//! | `verdict.csv` | per profile and pair: which measures favour A, which B, with differences and intervals |
+//! | `pooled.csv` | per system, profile and measure over all topics: n, mean, sd, se, min, quantiles, max, `exact` |
 //! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
-//! | `budgets.csv` | gain by fixed time and effort budgets, per system, and paired differences |
-//! | `summary.json` | all of the above plus warnings |
+//! | `budgets.csv`, `budget_comparison.csv` | gain by fixed time and effort budgets, per system, and paired differences |
+//! | `summary.csv` | with `full`: the statistics of `pooled.csv` per topic |
+//! | `summary.json` | settings, warnings and the verdict and tests tables as lists of flat records (with `full`: every table, and histograms) |
+//! | `answer.txt` | the short answer the command line prints |
 //! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
@@ -21,18 +26,18 @@ mod plot;
 pub mod calibration;
 pub mod verdict;
 
-pub use crate::write::{csv_field, fmt_p, write_atomic, write_atomic_with};
+pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
+use crate::write::{Format, RecordWriter};
 pub use files::Staged;
 pub use plot::{plot_err, OKABE_ITO};
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};
-use crate::scenario::{Loaded, Scenario, ScenarioRun};
-use crate::simulate::summary::{DiffSummary, Grid};
+use crate::scenario::{Detail, Loaded, Scenario, ScenarioRun};
+use crate::simulate::summary::{DiffSummary, Grid, PairSummary};
 use crate::simulate::{Plan, ReportSink, RunSummary, SinkConfig, MEASURES};
 use crate::stats::Sketch;
 use serde::Serialize;
-use std::io::Write;
 
 /// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
 pub fn nice_ceil(x: f64) -> f64 {
@@ -180,7 +185,6 @@ pub struct Rendered {
 fn write_report(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, summary: &RunSummary) -> Result<Rendered> {
     let report = Report::new(scenario, summary, &loaded.warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
-    staged.write("answer.txt", report.answer.as_bytes())?;
     for w in &report.warnings {
         staged.warn(w.clone());
     }
@@ -220,8 +224,8 @@ pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -
     Ok(ScenarioRun { written, summary, answer: rendered.answer, warnings: rendered.warnings })
 }
 
-/// Everything the report writes, ready to serialise.
-#[derive(Debug, Clone, Serialize)]
+/// Everything the report writes.
+#[derive(Debug, Clone)]
 pub struct Report<'a> {
     /// Scenario name.
     pub scenario: &'a str,
@@ -239,259 +243,369 @@ pub struct Report<'a> {
     pub tests: Vec<TopicTest>,
     /// Verdicts.
     pub verdicts: Vec<Verdict>,
+    /// How much to write.
+    pub detail: Detail,
     /// The short answer (`answer.txt`, printed by the command line).
-    #[serde(skip)]
     pub answer: String,
 }
 
-/// A number for a CSV cell: empty when undefined (NaN or infinite).
-fn num(x: f64) -> String {
-    if x.is_finite() {
-        x.to_string()
-    } else {
-        String::new()
-    }
+/// A row of `summary.csv` (per topic) and `pooled.csv` (over topics): one measure of one cell.
+#[derive(Serialize)]
+struct StatsRow<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<Option<&'r str>>,
+    system: &'r str,
+    profile: &'r str,
+    measure: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unit: Option<&'static str>,
+    #[serde(flatten)]
+    stats: &'r crate::stats::StreamSummary,
 }
 
-const Q_HEADER: &str = "n,mean,sd,se,min,q05,q25,q50,q75,q95,max,exact";
-
-fn stats_row(w: &mut dyn Write, s: &crate::stats::StreamSummary) -> std::io::Result<()> {
-    writeln!(w, "{},{},{},{},{},{},{},{},{},{},{},{}", s.n, s.mean, s.sd, s.se, s.min, s.q05, s.q25, s.q50, s.q75, s.q95, s.max, s.exact)
+/// A row of `comparison.csv` and `budget_comparison.csv`: one paired difference.
+#[derive(Serialize)]
+struct DiffRow<'r> {
+    profile: &'r str,
+    system_a: &'r str,
+    system_b: &'r str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<Option<&'r str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    axis: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget: Option<f64>,
+    #[serde(flatten)]
+    diff: &'r DiffSummary,
 }
 
-fn diff_row(w: &mut dyn Write, prefix: &str, d: &DiffSummary) -> std::io::Result<()> {
-    let q = d.diff_quantiles;
-    writeln!(
-        w,
-        "{prefix},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        csv_field(&d.measure),
-        serde_json::to_value(d.better).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-        d.n,
-        d.mean_a,
-        d.mean_b,
-        d.diff_mean,
-        d.diff_se,
-        d.p_a_higher,
-        d.p_tie,
-        d.p_a_lower,
-        d.p_a_better,
-        q[0],
-        q[1],
-        q[2],
-        q[3],
-        q[4],
-        d.exact
-    )
+/// A row of `gain_curves.csv`.
+#[derive(Serialize)]
+struct CurveRow<'r> {
+    system: &'r str,
+    profile: &'r str,
+    axis: &'static str,
+    x: f64,
+    mean_gain: f64,
+    se: f64,
+    ci_low: f64,
+    ci_high: f64,
 }
 
-const DIFF_HEADER: &str =
-    "measure,better,n,mean_a,mean_b,diff_mean,diff_se,p_a_higher,p_tie,p_a_lower,p_a_better,diff_q05,diff_q25,diff_q50,diff_q75,diff_q95,exact";
+/// A row of `budgets.csv`.
+#[derive(Serialize)]
+struct BudgetRow<'r> {
+    system: &'r str,
+    profile: &'r str,
+    axis: &'static str,
+    budget: f64,
+    mean_gain: f64,
+    se: f64,
+}
+
+/// A row of the `histograms` table of `summary.json` (with `detail = "full"`).
+#[derive(Serialize)]
+struct HistogramRow<'r> {
+    system: &'r str,
+    profile: &'r str,
+    measure: &'static str,
+    bin: usize,
+    low: f64,
+    high: f64,
+    count: u64,
+}
+
+/// The rows of one table.
+type Rows<'r> = Box<dyn Fn(&mut RecordWriter) -> std::io::Result<()> + 'r>;
+
+/// One table of the report: its CSV file (if any), whether `summary.json` holds it, its rows.
+struct Table<'r> {
+    name: &'static str,
+    csv: Option<&'static str>,
+    json: bool,
+    rows: Rows<'r>,
+}
 
 impl<'a> Report<'a> {
     /// The report of a run.
     pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &[String]) -> Self {
+        Self::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings)
+    }
+
+    /// The report of a run named `scenario` with `seed` and `users` per profile; `warnings` are
+    /// the scenario's, the summary's are added. (The answer names no output path, so that the
+    /// files do not depend on where they are written.)
+    pub fn of(scenario: &'a str, seed: u64, users: u64, detail: Detail, summary: &'a RunSummary, warnings: &[String]) -> Self {
         let mut warnings = warnings.to_vec();
         warnings.extend(summary_warnings(summary));
         let verdicts: Vec<Verdict> = summary.pooled_pairs.iter().map(verdict).collect();
-        let answer = answer(&scenario.name, scenario.replicates, &verdicts, &warnings);
-        Report { scenario: &scenario.name, seed: scenario.seed, users: scenario.replicates, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, answer }
+        let answer = answer(scenario, users, &verdicts, &warnings);
+        Report { scenario, seed, users, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, detail, answer }
     }
 
-    /// Writes every file into `out`.
-    pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
+    /// The tables of the report at its detail level, in the order of `summary.json`.
+    fn tables(&self, bins: usize) -> Vec<Table<'_>> {
         let s = self.summary;
-        out.write_with("summary.csv", |w| {
-            writeln!(w, "topic,system,profile,measure,{Q_HEADER}")?;
-            for c in &s.cells {
-                for (m, st) in c.measures.iter().enumerate() {
-                    write!(w, "{},{},{},{},", csv_field(c.topic.as_deref().unwrap_or("")), csv_field(&c.system), csv_field(&c.profile), MEASURES[m].name)?;
-                    stats_row(w, st)?;
+        let full = self.detail == Detail::Full;
+        let mut t: Vec<Table<'_>> = Vec::new();
+        t.push(Table {
+            name: "measures",
+            csv: None,
+            json: true,
+            rows: Box::new(move |w| {
+                for m in self.measures {
+                    w.row(m)?;
                 }
-            }
-            Ok(())
-        })?;
-        out.write_with("pooled.csv", |w| {
-            writeln!(w, "system,profile,measure,unit,{Q_HEADER}")?;
-            for p in &s.pooled {
-                let c = &p.summary;
-                for (m, st) in c.measures.iter().enumerate() {
-                    write!(w, "{},{},{},{},", csv_field(&c.system), csv_field(&c.profile), MEASURES[m].name, MEASURES[m].unit)?;
-                    stats_row(w, st)?;
-                }
-            }
-            Ok(())
-        })?;
-        if !s.pooled_pairs.is_empty() {
-            out.write_with("comparison.csv", |w| {
-                writeln!(w, "profile,system_a,system_b,scope,topic,{DIFF_HEADER}")?;
-                for p in s.pairs.iter().chain(&s.pooled_pairs) {
-                    let prefix = format!(
-                        "{},{},{},{},{}",
-                        csv_field(&p.profile),
-                        csv_field(&p.system_a),
-                        csv_field(&p.system_b),
-                        if p.topic.is_some() { "topic" } else { "pooled" },
-                        csv_field(p.topic.as_deref().unwrap_or(""))
-                    );
-                    for d in &p.measures {
-                        diff_row(w, &prefix, d)?;
+                Ok(())
+            }),
+        });
+        let has_pairs = !s.pooled_pairs.is_empty();
+        if has_pairs {
+            t.push(Table {
+                name: "verdict",
+                csv: Some("verdict.csv"),
+                json: true,
+                rows: Box::new(move |w| {
+                    for v in &self.verdicts {
+                        w.row(v)?;
                     }
-                }
-                Ok(())
-            })?;
-            out.write_with("tests.csv", |w| {
-                writeln!(w, "profile,system_a,system_b,measure,test,statistic,n,p_value,p_value_t_topics,p_holm_t_topics,topics,warning")?;
-                for t in &self.tests {
-                    writeln!(
-                        w,
-                        "{},{},{},{},{},{},{},{},{},{},{},{}",
-                        csv_field(&t.profile),
-                        csv_field(&t.system_a),
-                        csv_field(&t.system_b),
-                        t.measure,
-                        t.test,
-                        t.statistic,
-                        t.n,
-                        fmt_p(t.p_value),
-                        fmt_p(t.p_value_t),
-                        fmt_p(t.p_holm),
-                        t.topics,
-                        csv_field(&t.warning)
-                    )?;
-                }
-                Ok(())
-            })?;
-            out.write_with("verdict.csv", |w| {
-                write!(w, "profile,system_a,system_b,topics,verdict,headline,favours_a,favours_b")?;
-                for m in self.verdicts.first().map(|v| v.measures.as_slice()).unwrap_or_default() {
-                    write!(
-                        w,
-                        ",{0}_role,{0}_diff,{0}_ci_low_topics_users,{0}_ci_high_topics_users,{0}_p_a_better_topics_users,{0}_p_value_topics,{0}_effect_size_dz,{0}_mc_se_users,{0}_ci_low_users_only,{0}_ci_high_users_only,{0}_p_a_better_sessions",
-                        m.measure
-                    )?;
-                }
-                writeln!(w)?;
-                for v in &self.verdicts {
-                    write!(
-                        w,
-                        "{},{},{},{},{},{},{},{}",
-                        csv_field(&v.profile),
-                        csv_field(&v.system_a),
-                        csv_field(&v.system_b),
-                        v.topics,
-                        csv_field(&v.verdict),
-                        csv_field(&v.headline),
-                        csv_field(&v.favours_a.join(" ")),
-                        csv_field(&v.favours_b.join(" "))
-                    )?;
-                    for m in &v.measures {
-                        let role = serde_json::to_value(m.role).ok().and_then(|r| r.as_str().map(str::to_string)).unwrap_or_default();
-                        write!(
-                            w,
-                            ",{role},{},{},{},{},{},{},{},{},{},{}",
-                            num(m.diff),
-                            num(m.ci[0]),
-                            num(m.ci[1]),
-                            num(m.p_a_better),
-                            fmt_p(m.p_value),
-                            num(m.effect_size),
-                            num(m.mc_se),
-                            num(m.ci_users_only[0]),
-                            num(m.ci_users_only[1]),
-                            num(m.p_a_better_sessions)
-                        )?;
+                    Ok(())
+                }),
+            });
+            t.push(Table {
+                name: "comparison",
+                csv: Some("comparison.csv"),
+                json: full,
+                rows: Box::new(move |w| {
+                    let per_topic: &[PairSummary] = if full { &s.pairs } else { &[] };
+                    for p in per_topic.iter().chain(&s.pooled_pairs) {
+                        let scope = if p.topic.is_some() { "topic" } else { "pooled" };
+                        for d in &p.measures {
+                            let row = DiffRow {
+                                profile: &p.profile,
+                                system_a: &p.system_a,
+                                system_b: &p.system_b,
+                                scope: Some(scope),
+                                topic: Some(p.topic.as_deref()),
+                                axis: None,
+                                budget: None,
+                                diff: d,
+                            };
+                            w.row(&row)?;
+                        }
                     }
-                    writeln!(w)?;
-                }
-                Ok(())
-            })?;
+                    Ok(())
+                }),
+            });
+            t.push(Table {
+                name: "tests",
+                csv: Some("tests.csv"),
+                json: true,
+                rows: Box::new(move |w| {
+                    for x in &self.tests {
+                        w.row(x)?;
+                    }
+                    Ok(())
+                }),
+            });
         }
-        out.write_with("gain_curves.csv", |w| {
-            writeln!(w, "system,profile,axis,x,mean_gain,se,ci_low,ci_high")?;
-            for p in &s.pooled {
-                for (axis, c) in [("time", &p.time_curve), ("effort", &p.effort_curve)] {
-                    for k in 0..c.x.len() {
-                        let (m, se) = (c.mean[k], c.se[k]);
-                        writeln!(
-                            w,
-                            "{},{},{axis},{},{m},{se},{},{}",
-                            csv_field(&p.summary.system),
-                            csv_field(&p.summary.profile),
-                            c.x[k],
-                            m - 1.96 * se,
-                            m + 1.96 * se
-                        )?;
+        t.push(Table {
+            name: "pooled",
+            csv: Some("pooled.csv"),
+            json: full,
+            rows: Box::new(move |w| {
+                for p in &s.pooled {
+                    let c = &p.summary;
+                    for (m, st) in c.measures.iter().enumerate() {
+                        w.row(&StatsRow { topic: None, system: &c.system, profile: &c.profile, measure: MEASURES[m].name, unit: Some(MEASURES[m].unit), stats: st })?;
                     }
                 }
-            }
-            Ok(())
-        })?;
-        out.write_with("budgets.csv", |w| {
-            writeln!(w, "profile,system_a,system_b,axis,budget,mean_a,se_a,mean_b,se_b,diff_mean,diff_se,p_a_higher,p_tie,p_a_lower")?;
-            for p in &s.pooled {
-                let c = &p.summary;
-                for (axis, list) in [("time", &c.time_budgets), ("effort", &c.effort_budgets)] {
-                    for &(b, m, se) in list.iter() {
-                        writeln!(w, "{},{},,{axis},{b},{m},{se},,,,,,,", csv_field(&c.profile), csv_field(&c.system))?;
+                Ok(())
+            }),
+        });
+        t.push(Table {
+            name: "budgets",
+            csv: Some("budgets.csv"),
+            json: full,
+            rows: Box::new(move |w| {
+                for p in &s.pooled {
+                    let c = &p.summary;
+                    for (axis, list) in [("time", &c.time_budgets), ("effort", &c.effort_budgets)] {
+                        for &(budget, mean_gain, se) in list.iter() {
+                            w.row(&BudgetRow { system: &c.system, profile: &c.profile, axis, budget, mean_gain, se })?;
+                        }
                     }
                 }
-            }
-            for p in &s.pooled_pairs {
-                for (axis, list, budgets) in [("time", &p.time_budgets, &s.time_budgets), ("effort", &p.effort_budgets, &s.effort_budgets)] {
-                    for (d, b) in list.iter().zip(budgets.iter()) {
-                        writeln!(
-                            w,
-                            "{},{},{},{axis},{b},{},,{},,{},{},{},{},{}",
-                            csv_field(&p.profile),
-                            csv_field(&p.system_a),
-                            csv_field(&p.system_b),
-                            d.mean_a,
-                            d.mean_b,
-                            d.diff_mean,
-                            d.diff_se,
-                            d.p_a_higher,
-                            d.p_tie,
-                            d.p_a_lower
-                        )?;
+                Ok(())
+            }),
+        });
+        if has_pairs {
+            t.push(Table {
+                name: "budget_comparison",
+                csv: Some("budget_comparison.csv"),
+                json: full,
+                rows: Box::new(move |w| {
+                    for p in &s.pooled_pairs {
+                        for (axis, list, budgets) in [("time", &p.time_budgets, &s.time_budgets), ("effort", &p.effort_budgets, &s.effort_budgets)] {
+                            for (d, &b) in list.iter().zip(budgets.iter()) {
+                                let row = DiffRow {
+                                    profile: &p.profile,
+                                    system_a: &p.system_a,
+                                    system_b: &p.system_b,
+                                    scope: None,
+                                    topic: None,
+                                    axis: Some(axis),
+                                    budget: Some(b),
+                                    diff: d,
+                                };
+                                w.row(&row)?;
+                            }
+                        }
+                    }
+                    Ok(())
+                }),
+            });
+        }
+        t.push(Table {
+            name: "gain_curves",
+            csv: Some("gain_curves.csv"),
+            json: full,
+            rows: Box::new(move |w| {
+                for p in &s.pooled {
+                    for (axis, c) in [("time", &p.time_curve), ("effort", &p.effort_curve)] {
+                        for k in 0..c.x.len() {
+                            let (m, se) = (c.mean[k], c.se[k]);
+                            let row = CurveRow {
+                                system: &p.summary.system,
+                                profile: &p.summary.profile,
+                                axis,
+                                x: c.x[k],
+                                mean_gain: m,
+                                se,
+                                ci_low: m - 1.96 * se,
+                                ci_high: m + 1.96 * se,
+                            };
+                            w.row(&row)?;
+                        }
                     }
                 }
-            }
-            Ok(())
-        })?;
-        let mut json = serde_json::to_value(self).map_err(|e| Error::Invalid(format!("summary.json: {e}")))?;
-        if let Some(pooled) = json.pointer_mut("/summary/pooled").and_then(|v| v.as_array_mut()) {
-            for (v, p) in pooled.iter_mut().zip(&s.pooled) {
-                let hist: Vec<serde_json::Value> = p.distributions.iter().map(|d| histogram_json(d, bins)).collect();
-                if let Some(obj) = v.as_object_mut() {
-                    obj.insert("histograms".into(), serde_json::Value::Array(hist));
-                }
+                Ok(())
+            }),
+        });
+        if full {
+            t.push(Table {
+                name: "summary",
+                csv: Some("summary.csv"),
+                json: true,
+                rows: Box::new(move |w| {
+                    for c in &s.cells {
+                        for (m, st) in c.measures.iter().enumerate() {
+                            w.row(&StatsRow { topic: Some(c.topic.as_deref()), system: &c.system, profile: &c.profile, measure: MEASURES[m].name, unit: None, stats: st })?;
+                        }
+                    }
+                    Ok(())
+                }),
+            });
+            t.push(Table {
+                name: "histograms",
+                csv: None,
+                json: true,
+                rows: Box::new(move |w| {
+                    for p in &s.pooled {
+                        for (m, d) in p.distributions.iter().enumerate() {
+                            for (bin, (low, high, count)) in histogram(d, bins).into_iter().enumerate() {
+                                w.row(&HistogramRow { system: &p.summary.system, profile: &p.summary.profile, measure: MEASURES[m].name, bin, low, high, count })?;
+                            }
+                        }
+                    }
+                    Ok(())
+                }),
+            });
+        }
+        t
+    }
+
+    /// Writes every file into `out`: the CSV tables of its detail level, `summary.json` (the
+    /// run's settings and warnings and its tables as lists of flat records, the columns of the
+    /// CSV files) and the plots.
+    pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
+        let tables = self.tables(bins);
+        // Columns: the widest row's (a pooled comparison has the over-topics inference that a
+        // per-topic one leaves undefined).
+        let mut columns = Vec::with_capacity(tables.len());
+        for t in &tables {
+            let mut schema = RecordWriter::schema();
+            (t.rows)(&mut schema).map_err(|e| Error::Invalid(format!("{}: {e}", t.name)))?;
+            columns.push(schema.columns().map(<[String]>::to_vec).unwrap_or_default());
+        }
+        for (t, cols) in tables.iter().zip(&columns) {
+            if let Some(file) = t.csv {
+                out.write_with(file, |w| {
+                    let mut rw = RecordWriter::with_columns(w, Format::Csv, cols.clone());
+                    (t.rows)(&mut rw)?;
+                    rw.finish().map(|_| ())
+                })?;
             }
         }
-        let bytes = serde_json::to_vec_pretty(&json).map_err(|e| Error::Invalid(format!("summary.json: {e}")))?;
-        out.write("summary.json", &bytes)?;
+        out.write_with("summary.json", |w| {
+            let text = |v: &dyn erased::Json| v.json();
+            writeln!(w, "{{")?;
+            writeln!(w, "\"scenario\": {},", text(&self.scenario))?;
+            writeln!(w, "\"seed\": {},", self.seed)?;
+            writeln!(w, "\"users\": {},", self.users)?;
+            writeln!(w, "\"detail\": {},", text(&self.detail.name()))?;
+            writeln!(w, "\"warnings\": {},", text(&self.warnings))?;
+            writeln!(w, "\"tables\": {{")?;
+            let json: Vec<(&Table, &Vec<String>)> = tables.iter().zip(&columns).filter(|(t, _)| t.json).collect();
+            for (i, (t, cols)) in json.iter().enumerate() {
+                write!(w, "{}: ", text(&t.name))?;
+                let mut rw = RecordWriter::with_columns(w, Format::Json, cols.to_vec());
+                (t.rows)(&mut rw)?;
+                rw.finish()?;
+                writeln!(w, "{}", if i + 1 < json.len() { "," } else { "" })?;
+            }
+            writeln!(w, "}}")?;
+            writeln!(w, "}}")
+        })?;
+        out.write("answer.txt", self.answer.as_bytes())?;
         if plot {
-            out.write("distributions.svg", plot::ecdf_svg(s)?.as_bytes())?;
-            out.write("gain_curves.svg", plot::curves_svg(s)?.as_bytes())?;
+            out.write("distributions.svg", plot::ecdf_svg(self.summary)?.as_bytes())?;
+            out.write("gain_curves.svg", plot::curves_svg(self.summary)?.as_bytes())?;
         }
         Ok(())
     }
 }
 
-/// Equal-width histogram of sorted `(value, count)` pairs over [min, max].
-fn histogram_json(entries: &[(f64, u64)], bins: usize) -> serde_json::Value {
-    let (Some(first), Some(last)) = (entries.first(), entries.last()) else { return serde_json::Value::Null };
+/// Small values as JSON text (serde_json cannot fail on these).
+mod erased {
+    pub trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize + ?Sized> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_else(|_| "null".into())
+        }
+    }
+}
+
+/// Equal-width histogram of sorted `(value, count)` pairs over [min, max]: `(low, high,
+/// count)` per bin; one bin when every value is the same.
+fn histogram(entries: &[(f64, u64)], bins: usize) -> Vec<(f64, f64, u64)> {
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else { return Vec::new() };
     let (lo, hi) = (first.0, last.0);
     if lo == hi {
         let n: u64 = entries.iter().map(|e| e.1).sum();
-        return serde_json::json!({ "edges": [lo, hi], "counts": [n] });
+        return vec![(lo, hi, n)];
     }
     let width = (hi - lo) / bins as f64;
-    let edges: Vec<f64> = (0..=bins).map(|i| if i == bins { hi } else { lo + width * i as f64 }).collect();
+    let edge = |i: usize| if i == bins { hi } else { lo + width * i as f64 };
     let mut counts = vec![0u64; bins];
     for &(x, c) in entries {
         counts[(((x - lo) / width) as usize).min(bins - 1)] += c;
     }
-    serde_json::json!({ "edges": edges, "counts": counts })
+    counts.into_iter().enumerate().map(|(i, c)| (edge(i), edge(i + 1), c)).collect()
 }
 
 #[cfg(test)]

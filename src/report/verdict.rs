@@ -67,9 +67,11 @@ pub struct TopicTest {
     /// Two-sided p-value of the Wilcoxon signed-rank test over topics.
     pub p_value: f64,
     /// Two-sided p-value of the paired t test over topics (topics and users).
+    #[serde(rename = "p_value_t_topics")]
     pub p_value_t: f64,
     /// `p_value_t` adjusted by Holm's step-down method over every (profile, pair) of this
     /// measure in the run (the family of comparisons a reader scans for this measure).
+    #[serde(rename = "p_holm_t_topics")]
     pub p_holm: f64,
     /// Topics compared.
     pub topics: usize,
@@ -90,14 +92,19 @@ pub struct VerdictMeasure {
     pub diff: f64,
     /// 95 % interval of the mean difference over topics and users (t over topics); NaN with
     /// fewer than two topics.
+    #[serde(rename = "ci_topics_users")]
     pub ci: [f64; 2],
     /// P(the population mean difference favours A), over topics and users (t posterior).
+    #[serde(rename = "p_a_better_topics_users")]
     pub p_a_better: f64,
     /// Paired t test over topics: two-sided p-value.
+    #[serde(rename = "p_value_topics")]
     pub p_value: f64,
     /// Effect size d_z over topics (mean / sd of per-topic differences), signed A - B.
+    #[serde(rename = "effect_size_dz")]
     pub effect_size: f64,
     /// Monte-Carlo standard error of `diff` (simulated users only).
+    #[serde(rename = "mc_se_users")]
     pub mc_se: f64,
     /// 95 % interval with users only (topics held fixed): shown to contrast, not to conclude.
     pub ci_users_only: [f64; 2],

@@ -62,10 +62,17 @@ pub fn quality_csv(world: &World) -> String {
         let (p5, s5) = ms(&ps[0]);
         let (p10, s10) = ms(&ps[1]);
         let (p20, s20) = ms(&ps[2]);
+        let f = crate::write::fmt_f64;
         s.push_str(&format!(
-            "{},{n},{p5:.4},{s5:.4},{p10:.4},{s10:.4},{p20:.4},{s20:.4},{:.4}\n",
+            "{},{n},{},{},{},{},{},{},{}\n",
             csv_field(&sys.name),
-            duds as f64 / n.max(1) as f64
+            f(p5),
+            f(s5),
+            f(p10),
+            f(s10),
+            f(p20),
+            f(s20),
+            f(duds as f64 / n.max(1) as f64)
         ));
     }
     s

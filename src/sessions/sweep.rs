@@ -451,15 +451,17 @@ pub fn results_csv(results: &[PointResult]) -> String {
     for r in results {
         let g = r.gain_quantiles;
         let q = r.queries_quantiles;
+        let f = crate::write::fmt_f64;
+        let list = |v: &[f64]| v.iter().map(|&x| f(x)).collect::<Vec<_>>().join(",");
         s.push_str(&format!(
-            "{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{:.8},{:.8},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.1},{:.1},{:.1},{:.1},{:.1},{:.6},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
-            crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, r.gain_mean, r.gain_sd, r.gain_topic_sd,
-            g[0], g[1], g[2], g[3], g[4], r.rate_mean, r.rate_topic_sd,
-            r.rate_quantiles[0], r.rate_quantiles[1], r.rate_quantiles[2], r.rate_quantiles[3], r.rate_quantiles[4],
-            r.depth_per_query,
-            r.depth_quantiles[0], r.depth_quantiles[1], r.depth_quantiles[2], r.depth_quantiles[3], r.depth_quantiles[4],
-            r.queries_mean,
-            q[0], q[1], q[2], q[3], q[4], r.snippets_mean, r.documents_mean, r.pages_per_query, r.time_mean, r.adjusted_time_mean
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, f(r.gain_mean), f(r.gain_sd), f(r.gain_topic_sd),
+            list(&g), f(r.rate_mean), f(r.rate_topic_sd),
+            list(&r.rate_quantiles),
+            f(r.depth_per_query),
+            list(&r.depth_quantiles),
+            f(r.queries_mean),
+            list(&q), f(r.snippets_mean), f(r.documents_mean), f(r.pages_per_query), f(r.time_mean), f(r.adjusted_time_mean)
         ));
     }
     s
@@ -469,15 +471,16 @@ pub fn results_csv(results: &[PointResult]) -> String {
 pub fn best_csv(best: &[Best]) -> String {
     let mut s = String::from("set,rule,threshold,gain_mean,gain_topic_sd,depth_per_query,rate_mean\n");
     for b in best {
+        let f = crate::write::fmt_f64;
         s.push_str(&format!(
-            "{},{},{},{:.4},{:.4},{:.3},{:.6}\n",
+            "{},{},{},{},{},{},{}\n",
             crate::report::csv_field(&b.set),
             b.rule,
             b.threshold,
-            b.gain_mean,
-            b.gain_topic_sd,
-            b.depth_per_query,
-            b.rate_mean
+            f(b.gain_mean),
+            f(b.gain_topic_sd),
+            f(b.depth_per_query),
+            f(b.rate_mean)
         ));
     }
     s
@@ -487,15 +490,16 @@ pub fn best_csv(best: &[Best]) -> String {
 pub fn comparisons_csv(c: &[RuleComparison]) -> String {
     let mut s = String::from("set,a,b,mean_difference,t,df,p_value\n");
     for x in c {
+        let f = crate::write::fmt_f64;
         s.push_str(&format!(
-            "{},{},{},{:.6},{:.4},{},{}\n",
+            "{},{},{},{},{},{},{}\n",
             crate::report::csv_field(&x.set),
             x.a,
             x.b,
-            x.test.mean_difference,
-            x.test.t,
-            x.test.df,
-            crate::report::fmt_p(x.test.p_value)
+            f(x.test.mean_difference),
+            f(x.test.t),
+            f(x.test.df),
+            f(x.test.p_value)
         ));
     }
     s

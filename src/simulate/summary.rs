@@ -415,7 +415,7 @@ impl Sink for ReportSink<'_> {
                     r.user
                 );
                 for x in v {
-                    let _ = write!(w, ",{x}");
+                    let _ = write!(w, ",{}", crate::write::fmt_f64(x));
                 }
                 w.push(b'\n');
             }
@@ -716,6 +716,7 @@ pub struct DiffSummary {
     /// Over topics and users (pooled comparisons only): the mean of the per-topic mean
     /// differences with its t interval, paired t test over topics, P(mean difference > 0),
     /// effect size and the Monte-Carlo error apart ([`crate::stats::topics`]).
+    #[serde(rename = "over_topics_users")]
     pub topics: Option<TopicInference>,
 }
 

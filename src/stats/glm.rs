@@ -407,7 +407,8 @@ impl GlmFit {
         let mut s = String::from("term,estimate,std_error,z,p\n");
         for j in 0..self.coef.len() {
             let w = self.wald(j);
-            s += &format!("{},{},{},{},{}\n", crate::report::csv_field(&self.names[j]), self.coef[j], self.se[j], w.statistic, w.p);
+            let f = crate::write::fmt_f64;
+            s += &format!("{},{},{},{},{}\n", crate::write::csv_field(&self.names[j]), f(self.coef[j]), f(self.se[j]), f(w.statistic), f(w.p));
         }
         s
     }

@@ -6,9 +6,8 @@
 
 use super::io::StreamData;
 use crate::error::{Error, Result};
-use crate::report::Staged;
-use crate::report::verdict;
-use crate::scenario::{from_toml, resolve, CompareSpec};
+use crate::report::{Report, Staged};
+use crate::scenario::{from_toml, resolve, CompareSpec, Detail};
 use crate::simulate::stream::{run, Msu, MsuSink, StreamPlan, StreamProfile, StreamWorld};
 use crate::simulate::summary::{Grid, SinkConfig};
 use crate::simulate::{ReportSink, RunSummary};
@@ -74,11 +73,15 @@ pub struct StreamFiles {
 pub struct StreamOutput {
     /// Output directory, relative to the working directory (default `serpsim-out`).
     pub dir: PathBuf,
+    /// How much the report writes (`summary` or `full`, as for every scenario).
+    pub detail: Detail,
+    /// Write the SVG plots.
+    pub plot: bool,
 }
 
 impl Default for StreamOutput {
     fn default() -> Self {
-        StreamOutput { dir: PathBuf::from("serpsim-out") }
+        StreamOutput { dir: PathBuf::from("serpsim-out"), detail: Detail::Summary, plot: true }
     }
 }
 
@@ -172,7 +175,8 @@ pub fn msu_csv(results: &[Msu], with_profile: bool) -> String {
             csv.push_str(&crate::write::csv_field(&r.profile));
             csv.push(',');
         }
-        csv.push_str(&format!("{},{},{:.6},{:.6},{:.6}\n", crate::write::csv_field(&r.system), r.users, r.msu, r.sd, r.se));
+        let f = crate::write::fmt_f64;
+        csv.push_str(&format!("{},{},{},{},{}\n", crate::write::csv_field(&r.system), r.users, f(r.msu), f(r.sd), f(r.se)));
     }
     csv
 }
@@ -187,11 +191,29 @@ pub fn is_stream_scenario(text: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Runs the scenario read from `text` (paths relative to `base`) and writes `msu.csv`,
-/// `summary.json` (every measure, the paired comparisons) and `verdicts.json` into `out` (else
-/// `[output] dir`), with `answer.txt` (the short answer); returns the files written and the answer.
-pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, users: Option<u64>, seed: Option<u64>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<PathBuf>, String)> {
+/// Command-line overrides of a stream scenario.
+#[derive(Debug, Clone, Default)]
+pub struct StreamOverrides<'a> {
+    /// Output directory (else `[output] dir`).
+    pub out: Option<&'a Path>,
+    /// Users per profile.
+    pub users: Option<u64>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// How much the report writes (else `[output] detail`).
+    pub detail: Option<Detail>,
+}
+
+/// Runs the scenario read from `text` (paths relative to `base`) and writes `msu.csv` and the
+/// common report (the files of `serpsim simulate`: verdict, comparisons, tests, pooled
+/// summaries, `summary.json`, `answer.txt`, ...) into `out` (else `[output] dir`); returns
+/// the files written and the short answer.
+pub fn run_scenario(text: &str, context: &str, base: &Path, o: &StreamOverrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<PathBuf>, String)> {
+    let (out, users, seed) = (o.out, o.users, o.seed);
     let mut s = StreamScenario::parse(text, context)?;
+    if let Some(d) = o.detail {
+        s.output.detail = d;
+    }
     if let Some(seed) = seed {
         s.seed = seed;
     }
@@ -204,21 +226,13 @@ pub fn run_scenario(text: &str, context: &str, base: &Path, out: Option<&Path>, 
     let world = s.load(base)?;
     let pairs = s.pairs(&world)?;
     let (msu, summary) = simulate(&world, &s.profiles, s.users, s.seed, pairs, progress)?;
-    let verdicts: Vec<_> = summary.pooled_pairs.iter().map(verdict).collect();
     let dir = out.unwrap_or(&s.output.dir);
-    let warnings = crate::report::summary_warnings(&summary);
-    let answer = crate::report::answer(&s.name, s.users, &verdicts, &warnings);
     let mut staged = Staged::begin(dir, "streams run", Some(text), Some(s.seed))?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
-    staged.write("summary.json", json(&summary)?.as_bytes())?;
-    staged.write("verdicts.json", json(&verdicts)?.as_bytes())?;
-    staged.write("answer.txt", answer.as_bytes())?;
-    for w in warnings {
-        staged.warn(w);
+    let report = Report::of(&s.name, s.seed, s.users, s.output.detail, &summary, &[]);
+    report.write(&mut staged, s.output.plot, 20)?;
+    for w in &report.warnings {
+        staged.warn(w.clone());
     }
-    Ok((staged.commit()?, answer))
-}
-
-fn json<T: Serialize>(v: &T) -> Result<String> {
-    serde_json::to_string_pretty(v).map_err(|e| Error::Invalid(format!("json: {e}")))
+    Ok((staged.commit()?, report.answer))
 }

@@ -181,7 +181,8 @@ pub fn accuracy_kl(topics: &[TopicSublists], smoothing: &[f64]) -> (Vec<f64>, f6
 pub fn rows_csv(rows: &[HelpRow]) -> String {
     let mut s = String::from("topic,task,Dq,Rq,Hq,Ulevel,helped,users,median_rlr\n");
     for r in rows {
-        s += &format!("{},{},{},{},{},{},{},{},{}\n", crate::report::csv_field(&r.topic), r.task, r.dq, r.rq, r.hq, r.ulevel, r.helped, r.users, r.median_rlr);
+        let f = crate::write::fmt_f64;
+        s += &format!("{},{},{},{},{},{},{},{},{}\n", crate::report::csv_field(&r.topic), r.task, f(r.dq), f(r.rq), f(r.hq), r.ulevel, r.helped, r.users, f(r.median_rlr));
     }
     s
 }

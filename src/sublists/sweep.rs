@@ -279,8 +279,10 @@ pub fn sweep_csv(topics: &[TopicSublists], grid: &SweepGrid, cells: &[SweepCell]
         let t = crate::report::csv_field(&topics[c.topic].id);
         let (task, prior, lambda) = (grid.tasks[c.task].name(), grid.priors[c.prior].name(), grid.lambdas[c.lambda]);
         let m = grid.tasks[c.task].measure_name();
-        s += &format!("{t},{task},{m},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.n(), c.rlr.median, c.rlr.q25, c.rlr.q75);
-        s += &format!("{t},{task},{m},{prior},{lambda},basic,1,{b},{b},{b}\n", b = c.basic);
+        let f = crate::write::fmt_f64;
+        let lambda = f(lambda);
+        s += &format!("{t},{task},{m},{prior},{lambda},rlr,{},{},{},{}\n", c.samples.n(), f(c.rlr.median), f(c.rlr.q25), f(c.rlr.q75));
+        s += &format!("{t},{task},{m},{prior},{lambda},basic,1,{b},{b},{b}\n", b = f(c.basic));
     }
     s
 }
@@ -292,7 +294,8 @@ pub fn pooled_csv(grid: &SweepGrid, cells: &[SweepCell]) -> String {
         for (p, prior) in grid.priors.iter().enumerate() {
             for (l, lambda) in grid.lambdas.iter().enumerate() {
                 let q = pooled(cells, k, p, l);
-                s += &format!("{},{},{},{},{},{},{}\n", task.name(), task.measure_name(), prior.name(), lambda, q.median, q.q25, q.q75);
+                let f = crate::write::fmt_f64;
+                s += &format!("{},{},{},{},{},{},{}\n", task.name(), task.measure_name(), prior.name(), f(*lambda), f(q.median), f(q.q25), f(q.q75));
             }
         }
     }
