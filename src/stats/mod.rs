@@ -11,6 +11,7 @@ pub mod extreme;
 pub mod glm;
 pub mod ks;
 pub mod mcmc;
+pub mod multitest;
 pub mod paired;
 pub mod randomisation;
 pub mod roc;
