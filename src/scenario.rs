@@ -1345,7 +1345,7 @@ mod tests {
         assert_eq!(names[1], "stopping[0].n=2 stopping[1].n=3 rbp p=0.5");
         assert_eq!(names[2], "stopping[0].n=2 stopping[1].n=3 fixed");
         // Several profiles: the profile's name comes first.
-        let text = "name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nname='u'\n[[profiles]]\nname='v'\n[[sweep]]\nkey='continuation.p'\nvalues=[0.5, 0.8]\n";
+        let text = "name='a'\n[collection]\nsource='synthetic'\n[[profiles]]\nname='u'\ncontinuation={model='rbp', p=0.9}\n[[profiles]]\nname='v'\ncontinuation={model='rbp', p=0.9}\n[[sweep]]\nkey='continuation.p'\nvalues=[0.5, 0.8]\n";
         let names: Vec<String> = Scenario::parse(text, "x.toml").unwrap().expanded_profiles("x.toml").unwrap().into_iter().map(|p| p.0.name).collect();
         assert_eq!(names, ["u p=0.5", "u p=0.8", "v p=0.5", "v p=0.8"]);
         // A value listed twice: a clear error, not two profiles of one name.
