@@ -85,15 +85,27 @@ fn budget_max(loaded: &Loaded, effort: bool) -> Option<f64> {
     (max > 0.0 && max.is_finite()).then_some(max)
 }
 
+/// Most sessions a pilot simulates (users x topics x systems x profiles).
+pub const PILOT_SESSIONS: u64 = 100_000;
+
+/// Users of the pilot: the run's first users, at most 500, and no more than keep the pilot
+/// within [`PILOT_SESSIONS`] sessions over `cells` (topic, system, profile) cells (at least one
+/// user). A 99th percentile from 100,000 sessions is well determined, and a sweep of many
+/// profiles no longer simulates its whole run twice.
+pub fn pilot_users(replicates: u64, cells: u64) -> u64 {
+    replicates.min(500).min((PILOT_SESSIONS / cells.max(1)).max(1))
+}
+
 /// The grids and budgets of the report: from `[report]`, else the profiles' budgets, else a
-/// pilot of up to 500 users (deterministic: the same users as the run).
+/// pilot of the run's first users ([`pilot_users`]; deterministic: the same users as the run).
 pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f64>, Vec<f64>)> {
     let spec = &scenario.report;
     let need_pilot = (spec.time_grid.is_none() && budget_max(loaded, false).is_none())
         || (spec.effort_grid.is_none() && budget_max(loaded, true).is_none());
     let (mut t99, mut e99) = (1.0, 1.0);
     if need_pilot {
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates.min(500), seed: scenario.seed, block: None };
+        let cells = (loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len()).max(1) as u64;
+        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
         let pilot = Pilot(std::sync::Mutex::new((Sketch::default(), Sketch::default())));
         crate::simulate::run(&plan, &pilot, &|_, _| {})?;
         let (t, e) = pilot.0.into_inner().expect("no panics while locked");
@@ -150,10 +162,37 @@ fn sink<'a>(scenario: &Scenario, loaded: &'a Loaded, samples: Option<std::path::
 
 /// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
 pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(RunSummary, Rendered)> {
+    let (summary, rendered, _) = run_into_with(scenario, loaded, staged, progress, NoSink)?;
+    Ok((summary, rendered))
+}
+
+/// A sink that keeps nothing.
+struct NoSink;
+
+impl crate::simulate::Sink for NoSink {
+    type Acc = ();
+    fn start(&self, _: &crate::simulate::Unit) {}
+    fn record(&self, _: &mut (), _: &crate::simulate::Record) {}
+    fn finish(&self, _: &crate::simulate::Unit, _: ()) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// [`run_into`], feeding `extra` the same sessions in the same pass (the sessions sweep's
+/// tables): one simulation instead of two. Returns `extra` after the run.
+pub fn run_into_with<S: crate::simulate::Sink>(
+    scenario: &Scenario,
+    loaded: &Loaded,
+    staged: &mut Staged,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    extra: S,
+) -> Result<(RunSummary, Rendered, S)> {
     let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
     let sink = sink(scenario, loaded, parts.clone())?;
     let plan = plan(scenario, loaded);
-    crate::simulate::run(&plan, &sink, progress)?;
+    let both = (sink, extra);
+    crate::simulate::run(&plan, &both, progress)?;
+    let (sink, extra) = both;
     let summary = sink.finish_summary();
     if let Some(dir) = &parts {
         let units = crate::simulate::engine::units(&plan).len();
@@ -170,7 +209,7 @@ pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progr
         std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
     let rendered = write_report(scenario, loaded, staged, &summary)?;
-    Ok((summary, rendered))
+    Ok((summary, rendered, extra))
 }
 
 /// What a written report says besides its files: the short answer and every warning.

@@ -7,7 +7,7 @@
 //! strategies at their best thresholds (`tests.csv`), the query quality and the depth / rate of
 //! gain plot (`depth_vs_rate.svg`, Figure 1).
 
-use super::sweep::{best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, results_csv, sweep_world, PointLabel, PointResult};
+use super::sweep::{best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, results_csv, sweep_world, PointLabel, PointResult, SweepSink};
 use crate::error::{Error, Result};
 use crate::report::csv_field;
 use crate::scenario::{Loaded, Overrides, Scenario};
@@ -83,8 +83,9 @@ pub fn run_sessions(mut s: Scenario, base: &Path, overrides: &Overrides, progres
     overrides.apply(&mut s)?;
     let loaded = s.load(base)?;
     let mut staged = crate::report::stage(&s, "sessions run")?;
-    let (_, rendered) = crate::report::run_into(&s, &loaded, &mut staged, progress)?;
-    let results = sweep_world(&loaded.world, &loaded.prepared, &labels(&loaded), s.replicates, s.seed, &|_, _| {})?;
+    // One pass: the common report's sink and the sweep's tables see the same sessions.
+    let (_, rendered, sweep) = crate::report::run_into_with(&s, &loaded, &mut staged, progress, SweepSink::new(&loaded.world, loaded.prepared.len()))?;
+    let results = sweep.results(&loaded.world, &labels(&loaded));
     staged.write("sessions.csv", results_csv(&results).as_bytes())?;
     staged.write("query_quality.csv", quality_csv(&loaded.world).as_bytes())?;
     Ok(Written { files: staged.commit()?, results, answer: rendered.answer })

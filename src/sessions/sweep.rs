@@ -6,7 +6,8 @@ use super::model::{with_threshold, SessionConfig, SessionOutcome, SessionTopic};
 use crate::error::{Error, Result};
 use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
 use crate::simulate::world::World;
-use crate::stats::{paired_t_test, quantile_of_counts, sd, PairedT};
+use crate::stats::multitest::{adjust_finite, Method};
+use crate::stats::{paired_t_test, quantile_of_counts, sd, Moments, PairedT};
 use crate::user::{Param, StoppingRuleKind};
 use std::sync::Mutex;
 
@@ -67,24 +68,29 @@ pub fn grid(sets: usize, rules: &[StoppingRuleKind], thresholds: &[usize], base:
     points
 }
 
-/// Accumulated outcomes of one point on one topic.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct PointAcc {
-    sessions: u64,
-    gain: f64,
-    gain2: f64,
-    rate: f64,
+/// Accumulated outcomes of one point on one topic: sums that merge exactly whatever the order
+/// (fixed-point [`Moments`] and integers), so units of any size merge to the same numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct TopicAcc {
+    /// Gain per session (its `n` counts the sessions).
+    gain: Moments,
+    rate: Moments,
+    time: Moments,
+    adjusted: Moments,
     depth_sum: u64,
     queries: u64,
-    time: f64,
-    adjusted: f64,
     snippets: u64,
     documents: u64,
     page_turns: u64,
-    gain_counts: Vec<u64>,
-    query_counts: Vec<u64>,
-    rate_counts: Vec<u64>,
-    depth_counts: Vec<u64>,
+}
+
+/// Distributions of one point over all its topics and sessions, as counts per value.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Dists {
+    gain: Vec<u64>,
+    queries: Vec<u64>,
+    rate: Vec<u64>,
+    depth: Vec<u64>,
 }
 
 /// Resolution of the rate-of-gain distribution (gain per second).
@@ -108,41 +114,48 @@ fn merge_counts(into: &mut Vec<u64>, from: &[u64]) {
     }
 }
 
-impl PointAcc {
+impl TopicAcc {
     #[inline]
     fn add(&mut self, o: &SessionOutcome) {
-        self.sessions += 1;
-        self.gain += o.gain;
-        self.gain2 += o.gain * o.gain;
-        self.rate += o.rate_of_gain();
+        self.gain.add(o.gain);
+        self.rate.add(o.rate_of_gain());
+        self.time.add(o.time);
+        self.adjusted.add(o.adjusted_time);
         self.depth_sum += o.depth_sum as u64;
         self.queries += o.queries as u64;
-        self.time += o.time;
-        self.adjusted += o.adjusted_time;
         self.snippets += o.snippets as u64;
         self.documents += o.documents as u64;
         self.page_turns += o.page_turns as u64;
-        bump(&mut self.gain_counts, o.gain as usize);
-        bump(&mut self.query_counts, o.queries as usize);
-        bump(&mut self.rate_counts, (o.rate_of_gain() / RATE_STEP).round() as usize);
-        bump(&mut self.depth_counts, (o.mean_depth() / DEPTH_STEP).round() as usize);
     }
-    fn merge(&mut self, o: &PointAcc) {
-        self.sessions += o.sessions;
-        self.gain += o.gain;
-        self.gain2 += o.gain2;
-        self.rate += o.rate;
+    fn merge(&mut self, o: &TopicAcc) {
+        self.gain.merge(&o.gain);
+        self.rate.merge(&o.rate);
+        self.time.merge(&o.time);
+        self.adjusted.merge(&o.adjusted);
         self.depth_sum += o.depth_sum;
         self.queries += o.queries;
-        self.time += o.time;
-        self.adjusted += o.adjusted;
         self.snippets += o.snippets;
         self.documents += o.documents;
         self.page_turns += o.page_turns;
-        merge_counts(&mut self.gain_counts, &o.gain_counts);
-        merge_counts(&mut self.query_counts, &o.query_counts);
-        merge_counts(&mut self.rate_counts, &o.rate_counts);
-        merge_counts(&mut self.depth_counts, &o.depth_counts);
+    }
+    fn sessions(&self) -> u64 {
+        self.gain.n
+    }
+}
+
+impl Dists {
+    #[inline]
+    fn add(&mut self, o: &SessionOutcome) {
+        bump(&mut self.gain, o.gain as usize);
+        bump(&mut self.queries, o.queries as usize);
+        bump(&mut self.rate, (o.rate_of_gain() / RATE_STEP).round() as usize);
+        bump(&mut self.depth, (o.mean_depth() / DEPTH_STEP).round() as usize);
+    }
+    fn merge(&mut self, o: &Dists) {
+        merge_counts(&mut self.gain, &o.gain);
+        merge_counts(&mut self.queries, &o.queries);
+        merge_counts(&mut self.rate, &o.rate);
+        merge_counts(&mut self.depth, &o.depth);
     }
 }
 
@@ -199,34 +212,62 @@ pub struct PointResult {
 
 const QS: [f64; 5] = [0.05, 0.25, 0.5, 0.75, 0.95];
 
-/// Accumulates every (profile, topic, system) cell in its own slot, filled by exactly one unit
-/// (units hold every user of a profile), so the sums add up in user order as a single loop would.
-struct SweepSink {
+/// The sweep's sink: per (profile, topic, system) cell the sums of [`TopicAcc`], per (profile,
+/// system) the distributions over all topics. Every merge is exact (fixed-point sums, integer
+/// counts), so the results are the same for any thread count and any unit size; memory is
+/// a few hundred bytes per cell plus one set of distributions per point.
+pub struct SweepSink {
     topics: usize,
     systems: usize,
-    slots: Vec<Mutex<Option<PointAcc>>>,
+    cells: Vec<Mutex<TopicAcc>>,
+    dists: Vec<Mutex<Dists>>,
+}
+
+/// Per-unit state of [`SweepSink`]: the current topic's cells and the unit's distributions.
+pub struct SweepUnitAcc {
+    cells: Vec<TopicAcc>,
+    dists: Vec<Dists>,
+}
+
+impl SweepSink {
+    /// A sink for `profiles` points on `world`.
+    pub fn new(world: &World, profiles: usize) -> Self {
+        let (nt, ns) = (world.topics.len(), world.systems.len());
+        SweepSink {
+            topics: nt,
+            systems: ns,
+            cells: (0..profiles * nt * ns).map(|_| Mutex::new(TopicAcc::default())).collect(),
+            dists: (0..profiles * ns).map(|_| Mutex::new(Dists::default())).collect(),
+        }
+    }
 }
 
 impl Sink for SweepSink {
-    type Acc = Vec<PointAcc>;
-    fn start(&self, _: &Unit) -> Vec<PointAcc> {
-        vec![PointAcc::default(); self.topics * self.systems]
+    type Acc = SweepUnitAcc;
+    fn start(&self, _: &Unit) -> SweepUnitAcc {
+        SweepUnitAcc { cells: vec![TopicAcc::default(); self.systems], dists: vec![Dists::default(); self.systems] }
     }
-    fn record(&self, acc: &mut Vec<PointAcc>, r: &Record) {
+    fn record(&self, acc: &mut SweepUnitAcc, r: &Record) {
         for (s, o) in r.outcomes.iter().enumerate() {
             if let Some(o) = o {
-                acc[r.topic * self.systems + s].add(&SessionOutcome::from(*o));
+                let o = SessionOutcome::from(*o);
+                acc.cells[s].add(&o);
+                acc.dists[s].add(&o);
             }
         }
     }
-    fn finish(&self, unit: &Unit, acc: Vec<PointAcc>) -> Result<()> {
-        let base = unit.profile * self.topics * self.systems;
-        for (i, a) in acc.into_iter().enumerate() {
-            let mut slot = self.slots[base + i].lock().expect("no panics while locked");
-            match slot.as_mut() {
-                None => *slot = Some(a),
-                Some(prev) => prev.merge(&a),
+    fn topic_done(&self, acc: &mut SweepUnitAcc, unit: &Unit, topic: usize) {
+        for (s, local) in acc.cells.iter_mut().enumerate() {
+            if local.sessions() > 0 {
+                let i = (unit.profile * self.topics + topic) * self.systems + s;
+                self.cells[i].lock().expect("no panics while locked").merge(local);
+                *local = TopicAcc::default();
             }
+        }
+    }
+    fn finish(&self, unit: &Unit, acc: SweepUnitAcc) -> Result<()> {
+        for (s, d) in acc.dists.iter().enumerate() {
+            self.dists[unit.profile * self.systems + s].lock().expect("no panics while locked").merge(d);
         }
         Ok(())
     }
@@ -259,60 +300,67 @@ pub fn sweep_world(
     if prepared.is_empty() {
         return Err(Error::Invalid("nothing to sweep: no points".into()));
     }
-    let (nt, ns) = (world.topics.len(), world.systems.len());
-    let sink = SweepSink { topics: nt, systems: ns, slots: (0..prepared.len() * nt * ns).map(|_| Mutex::new(None)).collect() };
-    // One unit per profile: every cell's sums run over users in order.
-    let plan = Plan { world, profiles: prepared, users, seed, block: Some(users) };
+    let sink = SweepSink::new(world, prepared.len());
+    let plan = Plan { world, profiles: prepared, users, seed, block: None };
     run(&plan, &sink, progress)?;
-    let slots: Vec<Option<PointAcc>> = sink.slots.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
-    let mut results = Vec::new();
-    for s in 0..ns {
-        for (p, label) in labels.iter().enumerate() {
-            let mut all = PointAcc::default();
-            let mut topic_gain = Vec::with_capacity(nt);
-            let mut topic_rate = Vec::with_capacity(nt);
-            for t in 0..nt {
-                let Some(a) = &slots[(p * nt + t) * ns + s] else { continue };
-                if a.sessions == 0 {
+    Ok(sink.results(world, labels))
+}
+
+impl SweepSink {
+    /// The point results after the run, in system-major, then profile order (`labels` gives
+    /// each profile's strategy and threshold).
+    pub fn results(self, world: &World, labels: &[PointLabel]) -> Vec<PointResult> {
+        let (nt, ns) = (self.topics, self.systems);
+        let cells: Vec<TopicAcc> = self.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let dists: Vec<Dists> = self.dists.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let mut results = Vec::new();
+        for s in 0..ns {
+            for (p, label) in labels.iter().enumerate() {
+                let mut all = TopicAcc::default();
+                let mut topic_gain = Vec::with_capacity(nt);
+                let mut topic_rate = Vec::with_capacity(nt);
+                for t in 0..nt {
+                    let a = &cells[(p * nt + t) * ns + s];
+                    if a.sessions() == 0 {
+                        continue;
+                    }
+                    all.merge(a);
+                    topic_gain.push(a.gain.mean());
+                    topic_rate.push(a.rate.mean());
+                }
+                if all.sessions() == 0 {
                     continue;
                 }
-                all.merge(a);
-                topic_gain.push(a.gain / a.sessions as f64);
-                topic_rate.push(a.rate / a.sessions as f64);
+                let d = &dists[p * ns + s];
+                let n = all.sessions() as f64;
+                results.push(PointResult {
+                    set: world.systems[s].name.clone(),
+                    rule: label.rule.clone(),
+                    threshold: label.threshold,
+                    sessions: all.sessions(),
+                    gain_mean: all.gain.mean(),
+                    gain_sd: all.gain.sd(),
+                    gain_topic_sd: sd(&topic_gain),
+                    gain_quantiles: QS.map(|q| quantile_of_counts(&d.gain, q)),
+                    rate_mean: all.rate.mean(),
+                    rate_topic_sd: sd(&topic_rate),
+                    rate_quantiles: QS.map(|q| quantile_of_counts(&d.rate, q) * RATE_STEP),
+                    depth_per_query: if all.queries > 0 { all.depth_sum as f64 / all.queries as f64 } else { 0.0 },
+                    depth_quantiles: QS.map(|q| quantile_of_counts(&d.depth, q) * DEPTH_STEP),
+                    queries_mean: all.queries as f64 / n,
+                    queries_quantiles: QS.map(|q| quantile_of_counts(&d.queries, q)),
+                    snippets_mean: all.snippets as f64 / n,
+                    documents_mean: all.documents as f64 / n,
+                    pages_per_query: if all.queries > 0 { 1.0 + all.page_turns as f64 / all.queries as f64 } else { 0.0 },
+                    time_mean: all.time.mean(),
+                    adjusted_time_mean: all.adjusted.mean(),
+                    topic_gain,
+                    topic_rate,
+                });
             }
-            if all.sessions == 0 {
-                continue;
-            }
-            let n = all.sessions as f64;
-            let gm = all.gain / n;
-            let gvar = if all.sessions > 1 { ((all.gain2 - n * gm * gm) / (n - 1.0)).max(0.0) } else { 0.0 };
-            results.push(PointResult {
-                set: world.systems[s].name.clone(),
-                rule: label.rule.clone(),
-                threshold: label.threshold,
-                sessions: all.sessions,
-                gain_mean: gm,
-                gain_sd: gvar.sqrt(),
-                gain_topic_sd: sd(&topic_gain),
-                gain_quantiles: QS.map(|q| quantile_of_counts(&all.gain_counts, q)),
-                rate_mean: all.rate / n,
-                rate_topic_sd: sd(&topic_rate),
-                rate_quantiles: QS.map(|q| quantile_of_counts(&all.rate_counts, q) * RATE_STEP),
-                depth_per_query: if all.queries > 0 { all.depth_sum as f64 / all.queries as f64 } else { 0.0 },
-                depth_quantiles: QS.map(|q| quantile_of_counts(&all.depth_counts, q) * DEPTH_STEP),
-                queries_mean: all.queries as f64 / n,
-                queries_quantiles: QS.map(|q| quantile_of_counts(&all.query_counts, q)),
-                snippets_mean: all.snippets as f64 / n,
-                documents_mean: all.documents as f64 / n,
-                pages_per_query: if all.queries > 0 { 1.0 + all.page_turns as f64 / all.queries as f64 } else { 0.0 },
-                time_mean: all.time / n,
-                adjusted_time_mean: all.adjusted / n,
-                topic_gain,
-                topic_rate,
-            });
         }
+        results
     }
-    Ok(results)
 }
 
 /// Simulates every point on every topic of its set, `replicates` sessions each (the sessions
@@ -416,7 +464,8 @@ fn best_of(i: usize, r: &PointResult) -> Best {
     }
 }
 
-/// Paired t-test over topics between the best points of two rules on the same set.
+/// Paired t-test over topics between the best points of two rules on the same set, with the
+/// p-value adjusted for the family of every comparison of the sweep.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RuleComparison {
     /// Query set.
@@ -425,11 +474,18 @@ pub struct RuleComparison {
     pub a: String,
     /// Second rule (at its best threshold).
     pub b: String,
-    /// The test on per-topic mean gains.
+    /// The test on per-topic mean gains (its `p_value` is the raw, unadjusted one).
     pub test: PairedT,
+    /// Holm's step-down adjustment of `test.p_value` over the family of all the sweep's
+    /// comparisons (every set and pair): controls the family-wise error rate.
+    pub p_holm: f64,
+    /// Benjamini–Hochberg's adjustment over the same family: controls the false discovery rate.
+    pub p_bh: f64,
 }
 
-/// All pairwise comparisons of best points within each set.
+/// All pairwise comparisons of best points within each set. The family of the multiple-comparison
+/// adjustments (`p_holm`, `p_bh`) is every comparison returned; comparisons without a p-value
+/// (fewer than two topics, no variation) stay out of it and keep NaN.
 pub fn compare_best(results: &[PointResult], best: &[Best]) -> Vec<RuleComparison> {
     let mut out = Vec::new();
     for (i, a) in best.iter().enumerate() {
@@ -439,8 +495,18 @@ pub fn compare_best(results: &[PointResult], best: &[Best]) -> Vec<RuleCompariso
                 a: a.rule.clone(),
                 b: b.rule.clone(),
                 test: paired_t_test(&results[a.index].topic_gain, &results[b.index].topic_gain),
+                p_holm: f64::NAN,
+                p_bh: f64::NAN,
             });
         }
+    }
+    let raw: Vec<f64> = out.iter().map(|c| c.test.p_value).collect();
+    // p-values of the t test lie in [0, 1] or are NaN, so the adjustments cannot fail.
+    let holm = adjust_finite(&raw, Method::Holm).expect("t-test p-values lie in [0, 1]");
+    let bh = adjust_finite(&raw, Method::BenjaminiHochberg).expect("t-test p-values lie in [0, 1]");
+    for ((c, h), b) in out.iter_mut().zip(holm).zip(bh) {
+        c.p_holm = h;
+        c.p_bh = b;
     }
     out
 }
@@ -486,20 +552,23 @@ pub fn best_csv(best: &[Best]) -> String {
     s
 }
 
-/// The paired tests as CSV.
+/// The paired tests as CSV: the raw `p_value` and its adjustments over the family of every row
+/// (`p_holm`: Holm, `p_bh`: Benjamini–Hochberg; see [`compare_best`]).
 pub fn comparisons_csv(c: &[RuleComparison]) -> String {
-    let mut s = String::from("set,a,b,mean_difference,t,df,p_value\n");
+    let mut s = String::from("set,a,b,mean_difference,t,df,p_value,p_holm,p_bh\n");
     for x in c {
         let f = crate::write::fmt_f64;
         s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{}\n",
             crate::report::csv_field(&x.set),
             x.a,
             x.b,
             f(x.test.mean_difference),
             f(x.test.t),
             f(x.test.df),
-            f(x.test.p_value)
+            f(x.test.p_value),
+            f(x.p_holm),
+            f(x.p_bh)
         ));
     }
     s

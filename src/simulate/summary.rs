@@ -180,6 +180,21 @@ impl CellAcc {
             effort_budgets: vec![Moments::default(); cfg.effort_budgets.len()],
         }
     }
+    /// Empties the cell in place (keeps its allocations: a unit reuses it for every topic).
+    fn reset(&mut self) {
+        for m in &mut self.measures {
+            m.m = Moments::default();
+            if m.s.n() > 0 {
+                m.s = Sketch::default();
+            }
+        }
+        for c in [&mut self.time_curve, &mut self.effort_curve] {
+            c.g.fill(0);
+            c.g2.fill(0);
+        }
+        self.time_budgets.fill(Moments::default());
+        self.effort_budgets.fill(Moments::default());
+    }
     fn merge(&mut self, o: &CellAcc, sketches: bool) {
         for (a, b) in self.measures.iter_mut().zip(&o.measures) {
             a.m.merge(&b.m);
@@ -247,6 +262,12 @@ impl PairAcc {
             measures: vec![DiffAcc::default(); N_MEASURES],
             time_budgets: vec![DiffAcc::default(); cfg.time_budgets.len()],
             effort_budgets: vec![DiffAcc::default(); cfg.effort_budgets.len()],
+        }
+    }
+    /// Empties the pair in place.
+    fn reset(&mut self) {
+        for d in self.measures.iter_mut().chain(&mut self.time_budgets).chain(&mut self.effort_budgets) {
+            *d = DiffAcc::default();
         }
     }
     fn merge(&mut self, o: &PairAcc, sketch: bool) {
@@ -441,22 +462,24 @@ impl Sink for ReportSink<'_> {
 
     fn topic_done(&self, acc: &mut UnitAcc, unit: &Unit, topic: usize) {
         let sk = self.cfg.per_topic_sketches;
+        // Merge the topic's cells and pairs, then empty them in place for the next topic.
         for s in 0..self.world.systems.len() {
-            let fresh = CellAcc::new(&self.cfg);
-            let local = std::mem::replace(&mut acc.cells[s], fresh);
+            let local = &mut acc.cells[s];
             if local.measures[0].m.n == 0 {
                 continue;
             }
             let i = self.cell_index(unit.profile, topic, s);
-            self.cells[i].lock().expect("no panics while locked").merge(&local, sk);
+            self.cells[i].lock().expect("no panics while locked").merge(local, sk);
+            local.reset();
         }
         for k in 0..self.cfg.pairs.len() {
-            let local = std::mem::replace(&mut acc.pairs[k], PairAcc::new(&self.cfg));
+            let local = &mut acc.pairs[k];
             if local.measures[0].m.n == 0 {
                 continue;
             }
             let i = (unit.profile * self.world.topics.len() + topic) * self.cfg.pairs.len() + k;
-            self.pairs[i].lock().expect("no panics while locked").merge(&local, sk);
+            self.pairs[i].lock().expect("no panics while locked").merge(local, sk);
+            local.reset();
         }
     }
 
