@@ -10,10 +10,11 @@
 //! | `comparison.csv` | per profile, system pair, topic (and `pooled`) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
 //! | `tests.csv` | across-topic Wilcoxon signed-rank test of per-topic means per measure: test, statistic, n, p, warning |
 //! | `verdict.csv` | per profile and pair: which measures favour A, which B, with differences and intervals |
-//! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
+//! | `gain_curves.csv` | mean gain by time and by effort per system and profile: Monte-Carlo se (`se_users`) and the 95 % interval over topics and users (`lo_topics_users`, `hi_topics_users`) |
 //! | `budgets.csv` | gain by fixed time and effort budgets, per system, and paired differences |
 //! | `summary.json` | all of the above plus warnings |
-//! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
+//! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands over topics and users |
+//! | `differences.svg` | forest plot per profile and pair: each topic's gain difference A - B with its interval over users, sorted, and the mean over topics with its interval over topics and users |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
 mod files;
@@ -21,7 +22,7 @@ mod plot;
 
 pub use crate::write::{csv_field, fmt_p, write_atomic, write_atomic_with};
 pub use files::Staged;
-pub use plot::{plot_err, OKABE_ITO};
+pub use plot::{anchored, axis_label, fit, legend, plot_err, text_width, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 
 use crate::error::{Error, Result};
 use crate::scenario::{Loaded, Scenario, ScenarioRun};
@@ -534,19 +535,24 @@ impl<'a> Report<'a> {
             })?;
         }
         out.write_with("gain_curves.csv", |w| {
-            writeln!(w, "system,profile,axis,x,mean_gain,se,ci_low,ci_high")?;
+            // `se_users`: Monte-Carlo error (users only, topics fixed); `lo_topics_users`,
+            // `hi_topics_users`: the 95 % interval over topics and users (empty below 2 topics).
+            writeln!(w, "system,profile,axis,x,mean_gain,se_users,topics,lo_topics_users,hi_topics_users")?;
+            let cell = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
             for p in &s.pooled {
                 for (axis, c) in [("time", &p.time_curve), ("effort", &p.effort_curve)] {
                     for k in 0..c.x.len() {
-                        let (m, se) = (c.mean[k], c.se[k]);
                         writeln!(
                             w,
-                            "{},{},{axis},{},{m},{se},{},{}",
+                            "{},{},{axis},{},{},{},{},{},{}",
                             csv_field(&p.summary.system),
                             csv_field(&p.summary.profile),
                             c.x[k],
-                            m - 1.96 * se,
-                            m + 1.96 * se
+                            c.mean[k],
+                            c.se[k],
+                            c.topics,
+                            cell(c.lo[k]),
+                            cell(c.hi[k])
                         )?;
                     }
                 }
@@ -599,6 +605,9 @@ impl<'a> Report<'a> {
         if plot {
             out.write("distributions.svg", plot::ecdf_svg(s)?.as_bytes())?;
             out.write("gain_curves.svg", plot::curves_svg(s)?.as_bytes())?;
+            if let Some(svg) = plot::differences_svg(s)? {
+                out.write("differences.svg", svg.as_bytes())?;
+            }
         }
         Ok(())
     }

@@ -655,22 +655,46 @@ impl ReportSink<'_> {
     }
 }
 
-/// A gain curve pooled over topics: mean gain collected by each grid point, with its standard
-/// error over sessions.
+/// A gain curve over topics: the mean gain collected by each grid point, its Monte-Carlo
+/// standard error, and the 95 % interval that generalises over topics and users.
+///
+/// `lo` and `hi` are the t interval ([`crate::stats::topics::mean_interval`]) of the mean over
+/// topics of each topic's mean curve `m_t(x)` (each topic's curve averaged over its users):
+/// topics are a sample of information needs and users a sample within each topic, so the
+/// spread of `m_t(x)` over topics carries both sources of variation (two-stage sampling; see
+/// `stats::topics`). Topics weigh equally; a scenario run gives every topic the same users, so
+/// the interval is centred on `mean`. Below two topics there is no interval (NaN): nothing is
+/// known about other topics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Curve {
     /// Grid points (seconds or effort).
     pub x: Vec<f64>,
-    /// Mean gain by x.
+    /// Mean gain by x over every session (topics pooled).
     pub mean: Vec<f64>,
-    /// Standard error of the mean.
+    /// Monte-Carlo standard error of `mean`: sessions as independent draws with the topics
+    /// fixed (users only). It says how precise the simulation is, not how far the result
+    /// carries to other topics (that is `lo`..`hi`).
     pub se: Vec<f64>,
+    /// Topics with sessions, over which `lo` and `hi` are computed.
+    pub topics: usize,
+    /// Lower end of the 95 % interval of the mean gain by x over topics and users within
+    /// topics (NaN below two topics).
+    pub lo: Vec<f64>,
+    /// Upper end of that interval.
+    pub hi: Vec<f64>,
 }
 
-fn curve_of(c: &CurveAcc, grid: &Grid, n: u64) -> Curve {
+/// Level of the interval of [`Curve`] (`lo`, `hi`).
+pub const CURVE_LEVEL: f64 = 0.95;
+
+/// The curve of pooled accumulator `c` over `n` sessions, with the interval over `topics`
+/// (each topic's accumulator and its session count).
+fn curve_of(c: &CurveAcc, grid: &Grid, n: u64, topics: &[(&CurveAcc, u64)]) -> Curve {
     let (mut g, mut g2) = (0i128, 0i128);
-    let mut out = Curve { x: Vec::new(), mean: Vec::new(), se: Vec::new() };
+    let mut out = Curve { x: Vec::new(), mean: Vec::new(), se: Vec::new(), topics: topics.len(), lo: Vec::new(), hi: Vec::new() };
     let nf = n.max(1) as f64;
+    let mut topic_g = vec![0i128; topics.len()];
+    let mut topic_means = vec![0.0; topics.len()];
     for k in 0..grid.points {
         g += c.g[k];
         g2 += c.g2[k];
@@ -680,6 +704,13 @@ fn curve_of(c: &CurveAcc, grid: &Grid, n: u64) -> Curve {
         out.x.push(grid.step * k as f64);
         out.mean.push(m);
         out.se.push((var / nf).sqrt());
+        for (i, &(t, nt)) in topics.iter().enumerate() {
+            topic_g[i] += t.g[k];
+            topic_means[i] = topic_g[i] as f64 / SCALE / nt.max(1) as f64;
+        }
+        let (_, lo, hi) = crate::stats::topics::mean_interval(&topic_means, CURVE_LEVEL);
+        out.lo.push(lo);
+        out.hi.push(hi);
     }
     out
 }
@@ -866,10 +897,14 @@ impl ReportSink<'_> {
                 if c.measures[0].m.n == 0 {
                     continue;
                 }
+                // Each topic's curve accumulator, for the band over topics.
+                let topic_cells = (0..nt).map(|t| &cells[(p * nt + t) * ns + s]).filter(|c| c.measures[0].m.n > 0);
+                let time_topics: Vec<(&CurveAcc, u64)> = topic_cells.clone().map(|c| (&c.time_curve, c.measures[0].m.n)).collect();
+                let effort_topics: Vec<(&CurveAcc, u64)> = topic_cells.map(|c| (&c.effort_curve, c.measures[0].m.n)).collect();
                 out.pooled.push(PooledSummary {
                     summary: summary(c, None, s, p, true),
-                    time_curve: curve_of(&c.time_curve, &cfg.time_grid, c.measures[0].m.n),
-                    effort_curve: curve_of(&c.effort_curve, &cfg.effort_grid, c.measures[0].m.n),
+                    time_curve: curve_of(&c.time_curve, &cfg.time_grid, c.measures[0].m.n, &time_topics),
+                    effort_curve: curve_of(&c.effort_curve, &cfg.effort_grid, c.measures[0].m.n, &effort_topics),
                     distributions: c.measures.iter().map(|m| m.s.entries()).collect(),
                 });
             }
