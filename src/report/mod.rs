@@ -22,7 +22,7 @@ mod plot;
 
 pub use crate::write::{csv_field, fmt_p, write_atomic, write_atomic_with};
 pub use files::Staged;
-pub use plot::{anchored, axis_label, fit, legend, plot_err, text_width, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
+pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 
 use crate::error::{Error, Result};
 use crate::scenario::{Loaded, Scenario, ScenarioRun};

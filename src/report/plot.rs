@@ -74,6 +74,14 @@ pub fn fit(s: &str, width: f64, size: f64) -> String {
     format!("{}…", out.trim_end())
 }
 
+/// `head: tail` fitted to `width` pixels in a `size` font, cutting `head` (a long name) so
+/// that `tail` (what the panel shows) stays whole.
+pub fn caption(head: &str, tail: &str, width: f64, size: f64) -> String {
+    let tail = format!(": {tail}");
+    let room = (width - text_width(&tail, size)).max(text_width("ab…", size));
+    format!("{}{tail}", fit(head, room, size))
+}
+
 /// `s` broken into lines of at most `width` pixels in a `size` font (at spaces; a word too
 /// long for a line is cut).
 pub fn wrap(s: &str, width: f64, size: f64) -> Vec<String> {
@@ -243,12 +251,15 @@ fn names(s: &RunSummary) -> (Vec<String>, Vec<String>) {
     (systems, profiles)
 }
 
-/// A legend in its own panel: a title, one line per series (its line style and name, cut to
+/// A legend in its own panel: a title (if any), one line per series (its line style and name, cut to
 /// the panel), then `notes` wrapped to the panel.
 pub fn legend(area: &DrawingArea<SVGBackend, Shift>, title: &str, series: &[(String, RGBColor, u32)], notes: &[String]) -> Result<()> {
     let width = area.dim_in_pixel().0 as f64 - 16.0;
-    area.draw(&Text::new(fit(title, width, 15.0), (8, 20), ("sans-serif", 15).into_font().style(FontStyle::Bold))).map_err(plot_err)?;
-    let mut y = 46;
+    let mut y = 20;
+    if !title.is_empty() {
+        area.draw(&Text::new(fit(title, width, 15.0), (8, y), anchored(15.0, HPos::Left, true))).map_err(plot_err)?;
+        y += 26;
+    }
     for (name, c, w) in series {
         area.draw(&PathElement::new(vec![(8, y), (34, y)], c.stroke_width(w + 1))).map_err(plot_err)?;
         area.draw(&Text::new(fit(name, width - 34.0, 13.0), (40, y), anchored(13.0, HPos::Left, false))).map_err(plot_err)?;
@@ -343,7 +354,7 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
                 let xt = Ticks::new(lo - pad, hi + pad, plot_w, true, integer);
                 let width = area.dim_in_pixel().0 as f64 - 20.0;
                 let mut chart = ChartBuilder::on(area)
-                    .caption(fit(&format!("{profile}: {}", info.name.replace('_', " ")), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
+                    .caption(caption(profile, &info.name.replace('_', " "), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
                     .margin(10)
                     .x_label_area_size(44)
                     .y_label_area_size(y_w)
@@ -377,7 +388,7 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
     Ok(svg)
 }
 
-fn band_chart(area: &DrawingArea<SVGBackend, Shift>, title: &str, x_desc: &str, series: &[(usize, &Curve)]) -> Result<()> {
+fn band_chart(area: &DrawingArea<SVGBackend, Shift>, (profile, what): (&str, &str), x_desc: &str, series: &[(usize, &Curve)]) -> Result<()> {
     let xmax = series.iter().flat_map(|(_, c)| c.x.last().copied()).fold(1e-9, f64::max);
     let ymax = series
         .iter()
@@ -393,7 +404,7 @@ fn band_chart(area: &DrawingArea<SVGBackend, Shift>, title: &str, x_desc: &str, 
     let y_w = y_area(&yt);
     let width = area.dim_in_pixel().0 as f64 - 20.0;
     let mut chart = ChartBuilder::on(area)
-        .caption(fit(title, width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
+        .caption(caption(profile, what, width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
         .margin(10)
         .x_label_area_size(44)
         .y_label_area_size(y_w)
@@ -454,8 +465,8 @@ pub fn curves_svg(s: &RunSummary) -> Result<String> {
             let idx = |x: &PooledSummary| systems.iter().position(|n| *n == x.summary.system).unwrap_or(0);
             let time_curves: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.time_curve)).collect();
             let effort_curves: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.effort_curve)).collect();
-            band_chart(&areas[2 * p], &format!("{profile}: gain over time ({band})"), &axis_label(&time), &time_curves)?;
-            band_chart(&areas[2 * p + 1], &format!("{profile}: gain over effort ({band})"), &axis_label(&effort), &effort_curves)?;
+            band_chart(&areas[2 * p], (profile, &format!("gain over time ({band})")), &axis_label(&time), &time_curves)?;
+            band_chart(&areas[2 * p + 1], (profile, &format!("gain over effort ({band})")), &axis_label(&effort), &effort_curves)?;
         }
         root.present().map_err(plot_err)?;
     }
@@ -570,7 +581,7 @@ fn forest_panel(root: &DrawingArea<SVGBackend, Shift>, area: &DrawingArea<SVGBac
     let caption_h = px(CAPTION_FONT) * 1.3 + 10.0;
     let spare = (h as f64 - rows_h - 44.0 - 20.0 - caption_h).max(0.0) as u32;
     let mut chart = ChartBuilder::on(area)
-        .caption(fit(&format!("{}: {} - {}", p.profile, p.system_a, p.system_b), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
+        .caption(caption(&p.profile, &fit(&format!("{} - {}", p.system_a, p.system_b), width * 0.6, CAPTION_FONT), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
         .margin(10)
         .margin_bottom(10 + spare)
         .x_label_area_size(44)
@@ -662,5 +673,7 @@ mod tests {
         assert!(f.ends_with('…') && text_width(&f, 13.0) <= 100.0, "{f}");
         assert_eq!(fit("short", 100.0, 13.0), "short");
         assert_eq!(wrap("one two three", 60.0, 12.0), vec!["one two", "three"]);
+        let c = caption(long, "gain over time", 200.0, 15.0);
+        assert!(c.ends_with("…: gain over time") && text_width(&c, 15.0) <= 200.0, "{c}");
     }
 }

@@ -982,3 +982,51 @@ fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod curve_tests {
+    use super::*;
+
+    /// A topic's accumulator from its sessions, each a list of `(time, effort, gain so far)`.
+    fn topic(grid: &Grid, sessions: &[&[(f64, f64, f64)]]) -> (CurveAcc, u64) {
+        let mut c = CurveAcc::new(grid.points);
+        for s in sessions {
+            add_curve(&mut c, grid, s, 0);
+        }
+        (c, sessions.len() as u64)
+    }
+
+    #[test]
+    fn band_is_the_t_interval_over_topic_means() {
+        // Grid 0, 1, 2 s. Hand: topic A's two users both gain 1 by 0.5 s: m_A = (0, 1, 1);
+        // topic B's gain 2 by 0.5 s and by 1.5 s: m_B = (0, 1, 2); topic C's both gain 3 by
+        // 1.5 s: m_C = (0, 0, 3).
+        let grid = Grid::to(2.0, 3);
+        let a = topic(&grid, &[&[(0.5, 1.0, 1.0)], &[(0.5, 1.0, 1.0)]]);
+        let b = topic(&grid, &[&[(0.5, 1.0, 2.0)], &[(1.5, 1.0, 2.0)]]);
+        let c = topic(&grid, &[&[(1.5, 1.0, 3.0)], &[(1.5, 1.0, 3.0)]]);
+        let mut pooled = CurveAcc::new(grid.points);
+        for t in [&a, &b, &c] {
+            pooled.merge(&t.0);
+        }
+        let curve = curve_of(&pooled, &grid, 6, &[(&a.0, a.1), (&b.0, b.1), (&c.0, c.1)]);
+        assert_eq!(curve.x, vec![0.0, 1.0, 2.0]);
+        assert_eq!(curve.topics, 3);
+        // Student's t, 2 df, 97.5 % quantile: 4.302653 (R 4.x: qt(0.975, 2)).
+        let t2 = 4.302653;
+        // x = 2: topic means 1, 2, 3: mean 2, sd 1, half width t2 / sqrt(3).
+        let half = t2 / 3f64.sqrt();
+        assert!((curve.mean[2] - 2.0).abs() < 1e-9 && (curve.lo[2] - (2.0 - half)).abs() < 1e-5 && (curve.hi[2] - (2.0 + half)).abs() < 1e-5, "{curve:?}");
+        // x = 1: topic means 1, 1, 0: mean 2/3, sd sqrt(1/3), half width t2 / 3.
+        let half = t2 / 3.0;
+        assert!((curve.lo[1] - (2.0 / 3.0 - half)).abs() < 1e-5 && (curve.hi[1] - (2.0 / 3.0 + half)).abs() < 1e-5, "{curve:?}");
+        // x = 0: nothing collected anywhere: a point.
+        assert_eq!((curve.lo[0], curve.hi[0]), (0.0, 0.0));
+        // The users-only error at x = 2: sessions 1, 1, 2, 2, 3, 3 have variance 4/5, so
+        // se = sqrt(0.8 / 6), far narrower than the band over topics.
+        assert!((curve.se[2] - (0.8f64 / 6.0).sqrt()).abs() < 1e-9, "{curve:?}");
+        // One topic: no band.
+        let one = curve_of(&a.0, &grid, 2, &[(&a.0, a.1)]);
+        assert!(one.topics == 1 && one.lo.iter().chain(&one.hi).all(|x| x.is_nan()), "{one:?}");
+    }
+}
