@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of serpsim: the Rust library and CLI, then the Python package's pytest suite.
-# Installs what the tests need when it is missing (Debian's wordnet-base; maturin, pytest,
+# Installs what the tests need when it is missing (Debian's wordnet-base and fonts-dejavu-core; maturin, pytest,
 # pandas, pyarrow and pyspark from PyPI; the Spark tests also need Java 17). A missing resource fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,14 @@ if [ -z "${WNHOME:-}" ] && [ ! -f /usr/share/wordnet/data.noun ]; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base
     else
         echo "NOTICE: /usr/share/wordnet missing; run 'apt-get install wordnet-base' (as root) or set WNHOME" >&2
+    fi
+fi
+# DejaVu Sans for the plot rendering test (tests/plots_render.rs), which fails without it.
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core
+    else
+        echo "NOTICE: DejaVu fonts missing; run 'apt-get install fonts-dejavu-core' (as root)" >&2
     fi
 fi
 cargo test --release --locked "$@"

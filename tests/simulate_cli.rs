@@ -62,6 +62,7 @@ fn thread_count_gives_byte_identical_outputs() {
         "samples.csv",
         "distributions.svg",
         "gain_curves.svg",
+        "differences.svg",
     ] {
         let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
         let b = std::fs::read(dir.path().join("o2").join(f)).unwrap();

@@ -584,7 +584,7 @@ const SIM_COLOUR: plotters::style::RGBColor = plotters::style::RGBColor(0xE6, 0x
 /// clicks per category as paired bars; CTR per rank; dwell as ECDFs), the distances in each
 /// panel's title, and one legend above the panels.
 pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
-    use crate::report::plot_err;
+    use crate::report::{fit, plot_err, y_area, Ticks, DESC_FONT, TICK_FONT};
     use plotters::prelude::*;
     let dwell = v.measures.iter().find(|m| m.measure == "dwell");
     let panels = v.measures.iter().filter(|m| m.measure != "dwell").count() + 1 + usize::from(dwell.is_some());
@@ -595,7 +595,7 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (top, body) = root.split_vertically(60);
-        top.draw(&Text::new(title.to_string(), (20, 8), ("sans-serif", 20).into_font())).map_err(plot_err)?;
+        top.draw(&Text::new(fit(title, w as f64 - 40.0, 20.0), (20, 8), ("sans-serif", 20).into_font())).map_err(plot_err)?;
         for (i, (label, colour)) in [("real (test sessions)", REAL_COLOUR), ("simulated", SIM_COLOUR)].into_iter().enumerate() {
             let x = 20 + 230 * i as i32;
             top.draw(&Rectangle::new([(x, 38), (x + 18, 52)], colour.filled())).map_err(plot_err)?;
@@ -615,21 +615,27 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
             let n = m.categories.len().max(1);
             let ymax = m.real_hist.iter().chain(&m.sim_hist).copied().fold(0.0f64, f64::max).max(1e-9) * 1.1;
             let cats = m.categories.clone();
+            // Category labels: every k-th, as many as fit side by side.
+            let widest = cats.iter().map(|c| crate::report::text_width(c, TICK_FONT)).fold(0.0, f64::max) + 10.0;
+            let every = ((widest * n as f64 / 420.0).ceil() as usize).max(1);
+            let xt = Ticks { lo: -0.5, hi: n as f64 - 0.5, points: (0..n).step_by(every).map(|i| i as f64).collect(), step: 1.0 };
+            let yt = Ticks::new(0.0, ymax, 200.0, false, false);
             let mut chart = ChartBuilder::on(&areas[k])
-                .caption(format!("{}: TV {:.3}, KS {:.3}", m.measure, m.tv, m.ks), ("sans-serif", 15))
+                .caption(fit(&format!("{}: TV {:.3}, KS {:.3}", m.measure, m.tv, m.ks), 520.0, 15.0), ("sans-serif", 15))
                 .margin(10)
-                .x_label_area_size(36)
-                .y_label_area_size(56)
-                .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..ymax)
+                .x_label_area_size(44)
+                .y_label_area_size(y_area(&yt))
+                .build_cartesian_2d(xt.range(), yt.range())
                 .map_err(plot_err)?;
             chart
                 .configure_mesh()
                 .disable_x_mesh()
-                .x_labels(n.min(20))
-                .x_label_formatter(&|x| {
-                    let i = x.round();
-                    if (x - i).abs() < 1e-6 && i >= 0.0 { cats.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
-                })
+                .x_labels(xt.points.len())
+                .y_labels(yt.points.len())
+                .x_label_formatter(&|x| cats.get(x.round().max(0.0) as usize).cloned().unwrap_or_default())
+                .y_label_formatter(&|y| yt.label(*y))
+                .label_style(("sans-serif", TICK_FONT))
+                .axis_desc_style(("sans-serif", DESC_FONT))
                 .x_desc(xdesc)
                 .y_desc(ydesc)
                 .draw()
@@ -645,14 +651,27 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
         {
             let n = v.ctr.len().max(1);
             let ymax = v.ctr.iter().flat_map(|c| [c.real, c.simulated]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+            let xt = Ticks::new(0.5, n as f64 + 0.5, 420.0, true, true);
+            let yt = Ticks::new(0.0, ymax, 200.0, false, false);
             let mut chart = ChartBuilder::on(&areas[k])
                 .caption("click-through rate per rank", ("sans-serif", 15))
                 .margin(10)
-                .x_label_area_size(36)
-                .y_label_area_size(56)
-                .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0f64..ymax)
+                .x_label_area_size(44)
+                .y_label_area_size(y_area(&yt))
+                .build_cartesian_2d(xt.range(), yt.range())
                 .map_err(plot_err)?;
-            chart.configure_mesh().x_labels(n.min(20)).x_label_formatter(&|x| format!("{x:.0}")).x_desc("rank").y_desc("clicks / impressions").draw().map_err(plot_err)?;
+            chart
+                .configure_mesh()
+                .x_labels(xt.points.len())
+                .y_labels(yt.points.len())
+                .x_label_formatter(&|x| xt.label(*x))
+                .y_label_formatter(&|y| yt.label(*y))
+                .label_style(("sans-serif", TICK_FONT))
+                .axis_desc_style(("sans-serif", DESC_FONT))
+                .x_desc("rank")
+                .y_desc("clicks / impressions")
+                .draw()
+                .map_err(plot_err)?;
             for (colour, get) in [(REAL_COLOUR, (|c: &Measure| c.real) as fn(&Measure) -> f64), (SIM_COLOUR, |c: &Measure| c.simulated)] {
                 let pts: Vec<(f64, f64)> = v.ctr.iter().enumerate().filter(|(_, c)| get(c).is_finite()).map(|(i, c)| ((i + 1) as f64, get(c))).collect();
                 chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2))).map_err(plot_err)?;
@@ -662,14 +681,27 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
         }
         if let Some(d) = dwell {
             let hi = d.real_values.last().copied().unwrap_or(1.0).max(d.sim_values.last().copied().unwrap_or(1.0)).max(1e-9);
+            let xt = Ticks::new(0.0, hi, 420.0, true, false);
+            let yt = Ticks::new(0.0, 1.0, 200.0, false, false);
             let mut chart = ChartBuilder::on(&areas[k])
                 .caption(format!("dwell: KS {:.3}", d.ks), ("sans-serif", 15))
                 .margin(10)
-                .x_label_area_size(36)
-                .y_label_area_size(56)
-                .build_cartesian_2d(0f64..hi, 0f64..1f64)
+                .x_label_area_size(44)
+                .y_label_area_size(y_area(&yt))
+                .build_cartesian_2d(xt.range(), yt.range())
                 .map_err(plot_err)?;
-            chart.configure_mesh().x_desc("dwell time of a click (s)").y_desc("P(dwell <= x)").draw().map_err(plot_err)?;
+            chart
+                .configure_mesh()
+                .x_labels(xt.points.len())
+                .y_labels(yt.points.len())
+                .x_label_formatter(&|x| xt.label(*x))
+                .y_label_formatter(&|y| yt.label(*y))
+                .label_style(("sans-serif", TICK_FONT))
+                .axis_desc_style(("sans-serif", DESC_FONT))
+                .x_desc("dwell time of a click (seconds)")
+                .y_desc("P(dwell <= x)")
+                .draw()
+                .map_err(plot_err)?;
             for (vals, colour) in [(&d.real_values, REAL_COLOUR), (&d.sim_values, SIM_COLOUR)] {
                 let n = vals.len();
                 let step = (n / 500).max(1);

@@ -13,12 +13,13 @@
 //! | `comparison.csv` | per profile, system pair (and with `full`, topic) and measure: means, difference with se and quantiles, P(A higher/tie/lower), P(A better) |
 //! | `tests.csv` | across-topic Wilcoxon signed-rank test of per-topic means per measure: test, statistic, n, p, warning |
 //! | `pooled.csv` | per system, profile and measure over all topics: n, mean, sd, se, min, quantiles, max, `exact` |
-//! | `gain_curves.csv` | mean gain by time and by effort with standard errors, per system and profile |
+//! | `gain_curves.csv` | mean gain by time and by effort per system and profile: Monte-Carlo se (`se_users`) and the 95 % interval over topics and users (`lo_topics_users`, `hi_topics_users`) |
 //! | `budgets.csv`, `budget_comparison.csv` | gain by fixed time and effort budgets, per system, and paired differences |
 //! | `summary.csv` | with `full`: the statistics of `pooled.csv` per topic |
 //! | `summary.json` | settings, warnings and the verdict and tests tables as lists of flat records (with `full`: every table, and histograms) |
 //! | `answer.txt` | the short answer the command line prints |
-//! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands |
+//! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands over topics and users |
+//! | `differences.svg` | forest plot per profile and pair: each topic's gain difference A - B with its interval over users, sorted, and the mean over topics with its interval over topics and users |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
 
 mod files;
@@ -29,7 +30,7 @@ pub mod verdict;
 pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
 use crate::write::{Format, RecordWriter};
 pub use files::Staged;
-pub use plot::{plot_err, OKABE_ITO};
+pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};
@@ -320,7 +321,9 @@ struct DiffRow<'r> {
     diff: &'r DiffSummary,
 }
 
-/// A row of `gain_curves.csv`.
+/// A row of `gain_curves.csv`: `se_users` is the Monte-Carlo error (users only, topics
+/// fixed); `lo_topics_users`, `hi_topics_users` the 95 % interval over topics and users (empty
+/// below 2 topics).
 #[derive(Serialize)]
 struct CurveRow<'r> {
     system: &'r str,
@@ -328,9 +331,10 @@ struct CurveRow<'r> {
     axis: &'static str,
     x: f64,
     mean_gain: f64,
-    se: f64,
-    ci_low: f64,
-    ci_high: f64,
+    se_users: f64,
+    topics: usize,
+    lo_topics_users: f64,
+    hi_topics_users: f64,
 }
 
 /// A row of `budgets.csv`.
@@ -515,16 +519,16 @@ impl<'a> Report<'a> {
                 for p in &s.pooled {
                     for (axis, c) in [("time", &p.time_curve), ("effort", &p.effort_curve)] {
                         for k in 0..c.x.len() {
-                            let (m, se) = (c.mean[k], c.se[k]);
                             let row = CurveRow {
                                 system: &p.summary.system,
                                 profile: &p.summary.profile,
                                 axis,
                                 x: c.x[k],
-                                mean_gain: m,
-                                se,
-                                ci_low: m - 1.96 * se,
-                                ci_high: m + 1.96 * se,
+                                mean_gain: c.mean[k],
+                                se_users: c.se[k],
+                                topics: c.topics,
+                                lo_topics_users: c.lo[k],
+                                hi_topics_users: c.hi[k],
                             };
                             w.row(&row)?;
                         }
@@ -612,6 +616,9 @@ impl<'a> Report<'a> {
         if plot {
             out.write("distributions.svg", plot::ecdf_svg(self.summary)?.as_bytes())?;
             out.write("gain_curves.svg", plot::curves_svg(self.summary)?.as_bytes())?;
+            if let Some(svg) = plot::differences_svg(self.summary)? {
+                out.write("differences.svg", svg.as_bytes())?;
+            }
         }
         Ok(())
     }

@@ -1,12 +1,21 @@
 //! SVG plots for papers (plotters, SVG backend only): the Okabe-Ito colour-blind-safe
-//! palette, units on every axis, legends in their own panel beside the data, ECDFs with their
-//! end points marked and a margin around the data, gain curves with 95 % bands.
+//! palette, units on every axis, legends in their own panel beside the data, tick labels
+//! spaced so that they never touch (integer ticks for integer data), ECDFs with their end
+//! points marked, gain curves with 95 % bands over topics and users, and a forest plot of the
+//! per-topic paired differences.
+//!
+//! Text is laid out for DejaVu Sans (wider than the usual browser sans-serif fonts), and
+//! `tests/plots_render.rs` renders every plot kind with it and checks that no two text boxes
+//! overlap and that all text stays on the canvas.
 
 use crate::error::{Error, Result};
-use crate::simulate::summary::{measure_index, Curve, PooledSummary};
+use crate::simulate::summary::{measure_index, Curve, MeasureInfo, PairSummary, PooledSummary, CURVE_LEVEL};
 use crate::simulate::{RunSummary, MEASURES};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Wraps a plotters failure as an [`Error`].
 pub fn plot_err<E: std::fmt::Display>(e: E) -> Error {
@@ -26,7 +35,203 @@ pub const OKABE_ITO: [RGBColor; 8] = [
     RGBColor(0, 0, 0),       // black
 ];
 
-/// Line dash per series, so series differ in more than colour too.
+/// Font size (plotters units) of tick labels.
+pub const TICK_FONT: f64 = 13.0;
+/// Font size of axis descriptions.
+pub const DESC_FONT: f64 = 14.0;
+/// Font size of panel captions.
+pub const CAPTION_FONT: f64 = 15.0;
+
+/// Pixel size of a plotters font size (its SVG backend writes `size / 1.24`).
+fn px(size: f64) -> f64 {
+    size / 1.24
+}
+
+/// Width in pixels of `s` in a `size` font, erring wide: DejaVu Sans advance widths rounded
+/// up by class (browsers' default sans-serif fonts are narrower).
+pub fn text_width(s: &str, size: f64) -> f64 {
+    let em: f64 = s
+        .chars()
+        .map(|c| match c {
+            'm' | 'w' | 'M' | 'W' | '…' | '%' => 1.0,
+            ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | 'i' | 'l' | 'j' | '(' | ')' | '[' | ']' | 'f' | 't' | 'r' | 'I' => 0.45,
+            c if c.is_uppercase() => 0.82,
+            _ => 0.66,
+        })
+        .sum();
+    em * px(size)
+}
+
+/// `s`, cut with an ellipsis where needed to fit `width` pixels in a `size` font.
+pub fn fit(s: &str, width: f64, size: f64) -> String {
+    if text_width(s, size) <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().collect();
+    while !out.is_empty() && text_width(&format!("{out}…"), size) > width {
+        out.pop();
+    }
+    format!("{}…", out.trim_end())
+}
+
+/// `head: tail` fitted to `width` pixels in a `size` font, cutting `head` (a long name) so
+/// that `tail` (what the panel shows) stays whole.
+pub fn caption(head: &str, tail: &str, width: f64, size: f64) -> String {
+    let tail = format!(": {tail}");
+    let room = (width - text_width(&tail, size)).max(text_width("ab…", size));
+    format!("{}{tail}", fit(head, room, size))
+}
+
+/// `s` broken into lines of at most `width` pixels in a `size` font (at spaces; a word too
+/// long for a line is cut).
+pub fn wrap(s: &str, width: f64, size: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let candidate = if line.is_empty() { word.to_string() } else { format!("{line} {word}") };
+        if text_width(&candidate, size) <= width || line.is_empty() {
+            line = candidate;
+        } else {
+            lines.push(std::mem::take(&mut line));
+            line = word.to_string();
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines.into_iter().map(|l| fit(&l, width, size)).collect()
+}
+
+/// An axis description: the measure's name, and its unit in parentheses where the unit says
+/// more than the name ("time (seconds)", but "gain", not "gain (gain)").
+pub fn axis_label(m: &MeasureInfo) -> String {
+    let name = m.name.replace('_', " ");
+    if m.unit == m.name || m.unit == name {
+        name
+    } else {
+        format!("{name} ({})", m.unit)
+    }
+}
+
+/// Tick positions of an axis: multiples of a 1, 2 or 5 x 10^k step, as many as fit without
+/// their labels touching.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ticks {
+    /// Lower end of the axis.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Tick positions.
+    pub points: Vec<f64>,
+    /// Distance between ticks.
+    pub step: f64,
+}
+
+impl Ticks {
+    /// Ticks for `lo..hi` drawn over `pixels` pixels, horizontal (labels side by side) or
+    /// vertical (labels stacked); `integer`: only whole-number steps (count data).
+    pub fn new(lo: f64, hi: f64, pixels: f64, horizontal: bool, integer: bool) -> Ticks {
+        let (lo, hi) = if lo.is_finite() && hi.is_finite() && hi > lo { (lo, hi) } else { (0.0, 1.0) };
+        let range = hi - lo;
+        let first = (range.log10().floor() - 3.0) as i32;
+        let mut fallback = None;
+        for k in first..first + 12 {
+            for m in [1.0, 2.0, 5.0] {
+                let step = m * 10f64.powi(k);
+                if integer && step < 1.0 {
+                    continue;
+                }
+                let t = Ticks::with_step(lo, hi, step);
+                if t.points.len() > 11 {
+                    continue;
+                }
+                fallback.get_or_insert_with(|| t.clone());
+                let gap = pixels * step / range;
+                let need = if horizontal {
+                    t.points.iter().map(|&x| text_width(&t.label(x), TICK_FONT)).fold(0.0, f64::max) + px(TICK_FONT)
+                } else {
+                    px(TICK_FONT) * 1.7
+                };
+                if gap >= need {
+                    return t;
+                }
+            }
+        }
+        let mut t = fallback.unwrap_or_else(|| Ticks::with_step(lo, hi, range));
+        t.points.truncate(1);
+        t
+    }
+
+    fn with_step(lo: f64, hi: f64, step: f64) -> Ticks {
+        let mut points = Vec::new();
+        let mut i = (lo / step - 1e-9).ceil();
+        while i * step <= hi + 1e-9 * step && points.len() < 1000 {
+            points.push(i * step);
+            i += 1.0;
+        }
+        Ticks { lo, hi, points, step }
+    }
+
+    /// The tick label of `x`: as many decimals as the step needs ("4", not "4.0").
+    pub fn label(&self, x: f64) -> String {
+        let decimals = (-self.step.log10().floor()).max(0.0) as usize;
+        let s = format!("{x:.decimals$}");
+        if s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+            s.trim_start_matches('-').to_string()
+        } else {
+            s
+        }
+    }
+
+    /// The widest label, in pixels.
+    pub fn label_width(&self) -> f64 {
+        self.points.iter().map(|&x| text_width(&self.label(x), TICK_FONT)).fold(0.0, f64::max)
+    }
+
+    /// The axis range with these ticks as its key points.
+    pub fn range(&self) -> TickRange {
+        TickRange { inner: (self.lo..self.hi).into(), points: self.points.clone() }
+    }
+}
+
+/// An f64 axis whose key points are given ticks (no light lines); labels come from the chart's
+/// label formatter ([`Ticks::label`]).
+#[derive(Clone)]
+pub struct TickRange {
+    inner: RangedCoordf64,
+    points: Vec<f64>,
+}
+
+impl Ranged for TickRange {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.points.clone()
+        }
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Width of a y label area for `ticks` with a rotated axis description.
+pub fn y_area(ticks: &Ticks) -> u32 {
+    (ticks.label_width() + 18.0 + px(DESC_FONT) * 1.6).ceil() as u32
+}
+
+/// A `size` sans-serif text style anchored at its vertical centre, left or right.
+pub fn anchored(size: f64, h: HPos, bold: bool) -> TextStyle<'static> {
+    let font = ("sans-serif", size).into_font();
+    TextStyle::from(if bold { font.style(FontStyle::Bold) } else { font }).pos(Pos::new(h, VPos::Center))
+}
+
+/// Line colour and width per series, so series differ in more than colour too.
 fn series_style(i: usize) -> (RGBColor, u32) {
     (OKABE_ITO[i % OKABE_ITO.len()], if i < OKABE_ITO.len() { 2 } else { 1 })
 }
@@ -46,16 +251,41 @@ fn names(s: &RunSummary) -> (Vec<String>, Vec<String>) {
     (systems, profiles)
 }
 
-fn legend(area: &DrawingArea<SVGBackend, Shift>, systems: &[String]) -> Result<()> {
-    area.draw(&Text::new("System", (8, 30), ("sans-serif", 15).into_font().style(FontStyle::Bold))).map_err(plot_err)?;
-    for (i, name) in systems.iter().enumerate() {
-        let (c, w) = series_style(i);
-        let y = 55 + 22 * i as i32;
+/// A legend in its own panel: a title (if any), one line per series (its line style and name, cut to
+/// the panel), then `notes` wrapped to the panel.
+pub fn legend(area: &DrawingArea<SVGBackend, Shift>, title: &str, series: &[(String, RGBColor, u32)], notes: &[String]) -> Result<()> {
+    let width = area.dim_in_pixel().0 as f64 - 16.0;
+    let mut y = 20;
+    if !title.is_empty() {
+        area.draw(&Text::new(fit(title, width, 15.0), (8, y), anchored(15.0, HPos::Left, true))).map_err(plot_err)?;
+        y += 26;
+    }
+    for (name, c, w) in series {
         area.draw(&PathElement::new(vec![(8, y), (34, y)], c.stroke_width(w + 1))).map_err(plot_err)?;
-        let label: String = if name.chars().count() > 28 { name.chars().take(27).chain(std::iter::once('…')).collect() } else { name.clone() };
-        area.draw(&Text::new(label, (40, y - 7), ("sans-serif", 13))).map_err(plot_err)?;
+        area.draw(&Text::new(fit(name, width - 34.0, 13.0), (40, y), anchored(13.0, HPos::Left, false))).map_err(plot_err)?;
+        y += 22;
+    }
+    y += 8;
+    for note in notes {
+        for line in wrap(note, width, 12.0) {
+            area.draw(&Text::new(line, (8, y), anchored(12.0, HPos::Left, false))).map_err(plot_err)?;
+            y += 16;
+        }
+        y += 6;
     }
     Ok(())
+}
+
+fn system_legend(area: &DrawingArea<SVGBackend, Shift>, systems: &[String], notes: &[String]) -> Result<()> {
+    let series: Vec<(String, RGBColor, u32)> = systems
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let (c, w) = series_style(i);
+            (n.clone(), c, w)
+        })
+        .collect();
+    legend(area, "System", &series, notes)
 }
 
 /// ECDF points (step function) of sorted `(value, count)` pairs: `(x, P(X <= x))` with a
@@ -81,6 +311,13 @@ fn ecdf_steps(entries: &[(f64, u64)], max_points: usize) -> Vec<(f64, f64)> {
     pts
 }
 
+/// Width and height of a plotting area inside `area` with these label areas and a caption.
+fn plot_extent(area: &DrawingArea<SVGBackend, Shift>, margin: u32, y_area: u32, x_area: u32) -> (f64, f64) {
+    let (w, h) = area.dim_in_pixel();
+    let caption = (px(CAPTION_FONT) * 1.3 + 10.0) as u32;
+    ((w.saturating_sub(2 * margin + y_area)).max(20) as f64, (h.saturating_sub(2 * margin + x_area + caption)).max(20) as f64)
+}
+
 /// ECDFs of gain, effort and time (pooled over topics and users) per system: one row per
 /// profile, one column per measure, the legend in its own column.
 pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
@@ -92,8 +329,9 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (1200, 330 * rows as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (plots, legend_area) = root.split_horizontally(1000);
-        legend(&legend_area, &systems)?;
+        system_legend(&legend_area, &systems, &["Sessions of every topic and user pooled; hollow dot: smallest value, filled: largest.".to_string()])?;
         let areas = plots.split_evenly((rows, shown.len()));
+        let yt = Ticks { lo: -0.03, hi: 1.03, points: vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0], step: 0.2 };
         for (p, profile) in profiles.iter().enumerate() {
             for (col, &m) in shown.iter().enumerate() {
                 let area = &areas[p * shown.len() + col];
@@ -106,22 +344,32 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
                         (i, ecdf_steps(&x.distributions[m], 600))
                     })
                     .collect();
+                let integer = series.iter().all(|(_, v)| v.iter().all(|p| p.0.fract() == 0.0));
                 let (lo, hi) = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.0)).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
                 let (lo, hi) = if lo > hi { (0.0, 1.0) } else if lo == hi { (lo - 0.5, hi + 0.5) } else { (lo, hi) };
                 let pad = 0.05 * (hi - lo);
                 let info = MEASURES[m];
+                let y_w = y_area(&yt);
+                let (plot_w, _) = plot_extent(area, 10, y_w, 44);
+                let xt = Ticks::new(lo - pad, hi + pad, plot_w, true, integer);
+                let width = area.dim_in_pixel().0 as f64 - 20.0;
                 let mut chart = ChartBuilder::on(area)
-                    .caption(format!("{profile}: {}", info.name.replace('_', " ")), ("sans-serif", 15))
+                    .caption(caption(profile, &info.name.replace('_', " "), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
                     .margin(10)
-                    .x_label_area_size(36)
-                    .y_label_area_size(44)
-                    .build_cartesian_2d((lo - pad)..(hi + pad), -0.03f64..1.03f64)
+                    .x_label_area_size(44)
+                    .y_label_area_size(y_w)
+                    .build_cartesian_2d(xt.range(), yt.range())
                     .map_err(plot_err)?;
                 chart
                     .configure_mesh()
-                    .x_desc(format!("{} ({})", info.name.replace('_', " "), info.unit))
+                    .x_labels(xt.points.len())
+                    .y_labels(yt.points.len())
+                    .x_label_formatter(&|x| xt.label(*x))
+                    .y_label_formatter(&|y| yt.label(*y))
+                    .label_style(("sans-serif", TICK_FONT))
+                    .axis_desc_style(("sans-serif", DESC_FONT))
+                    .x_desc(fit(&axis_label(&info), plot_w, DESC_FONT))
                     .y_desc("P(X <= x)")
-                    .light_line_style(WHITE.mix(0.0))
                     .draw()
                     .map_err(plot_err)?;
                 for (i, pts) in series {
@@ -140,54 +388,246 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
     Ok(svg)
 }
 
-fn band_chart(area: &DrawingArea<SVGBackend, Shift>, title: &str, x_desc: &str, series: &[(usize, &Curve)]) -> Result<()> {
+fn band_chart(area: &DrawingArea<SVGBackend, Shift>, (profile, what): (&str, &str), x_desc: &str, series: &[(usize, &Curve)]) -> Result<()> {
     let xmax = series.iter().flat_map(|(_, c)| c.x.last().copied()).fold(1e-9, f64::max);
     let ymax = series
         .iter()
-        .flat_map(|(_, c)| c.mean.iter().zip(&c.se).map(|(m, s)| m + 1.96 * s))
+        .flat_map(|(_, c)| c.mean.iter().chain(c.hi.iter().filter(|x| x.is_finite())))
+        .copied()
         .fold(1e-9, f64::max)
         * 1.08;
+    let yt_guess = Ticks::new(0.0, ymax, 200.0, false, false);
+    let y_w = y_area(&yt_guess);
+    let (plot_w, plot_h) = plot_extent(area, 10, y_w, 44);
+    let xt = Ticks::new(0.0, xmax * 1.02, plot_w, true, false);
+    let yt = Ticks::new(0.0, ymax, plot_h, false, false);
+    let y_w = y_area(&yt);
+    let width = area.dim_in_pixel().0 as f64 - 20.0;
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 15))
+        .caption(caption(profile, what, width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
         .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..xmax * 1.02, 0f64..ymax)
+        .x_label_area_size(44)
+        .y_label_area_size(y_w)
+        .build_cartesian_2d(xt.range(), yt.range())
         .map_err(plot_err)?;
-    chart.configure_mesh().x_desc(x_desc).y_desc("mean gain collected").light_line_style(WHITE.mix(0.0)).draw().map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_labels(xt.points.len())
+        .y_labels(yt.points.len())
+        .x_label_formatter(&|x| xt.label(*x))
+        .y_label_formatter(&|y| yt.label(*y))
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", DESC_FONT))
+        .x_desc(x_desc)
+        .y_desc("mean gain collected")
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(plot_err)?;
     for &(i, c) in series {
         let (col, w) = series_style(i);
-        let upper: Vec<(f64, f64)> = c.x.iter().zip(c.mean.iter().zip(&c.se)).map(|(&x, (&m, &s))| (x, m + 1.96 * s)).collect();
-        let lower: Vec<(f64, f64)> = c.x.iter().zip(c.mean.iter().zip(&c.se)).map(|(&x, (&m, &s))| (x, (m - 1.96 * s).max(0.0))).rev().collect();
-        let band: Vec<(f64, f64)> = upper.into_iter().chain(lower).collect();
-        chart.draw_series([Polygon::new(band, col.mix(0.22).filled())]).map_err(plot_err)?;
+        if c.topics >= 2 {
+            let upper = c.x.iter().zip(&c.hi).map(|(&x, &h)| (x, h));
+            let lower: Vec<(f64, f64)> = c.x.iter().zip(&c.lo).map(|(&x, &l)| (x, l.max(0.0))).rev().collect();
+            let band: Vec<(f64, f64)> = upper.chain(lower).filter(|p| p.1.is_finite()).collect();
+            chart.draw_series([Polygon::new(band, col.mix(0.22).filled())]).map_err(plot_err)?;
+        }
         chart.draw_series(LineSeries::new(c.x.iter().copied().zip(c.mean.iter().copied()), col.stroke_width(w))).map_err(plot_err)?;
     }
     Ok(())
 }
 
-/// Gain over time and over effort (mean, 95 % band) per system: one row per profile.
+/// Gain over time and over effort per system (the mean, and where there are two topics or
+/// more a 95 % band over topics and users within topics): one row per profile.
 pub fn curves_svg(s: &RunSummary) -> Result<String> {
     let (systems, profiles) = names(s);
+    let topics = s.pooled.iter().map(|p| p.time_curve.topics).min().unwrap_or(0);
+    let note = if topics >= 2 {
+        format!(
+            "Line: mean over sessions. Band: {:.0} % interval of the mean over topics and users within topics (t interval over the {topics} topics' mean curves).",
+            100.0 * CURVE_LEVEL
+        )
+    } else {
+        format!("Line: mean over sessions. No band: {topics} topic, so nothing is known about other topics.")
+    };
+    let band = if topics >= 2 { "95 % band over topics" } else { "no band: 1 topic" };
     let mut svg = String::new();
     {
         let rows = profiles.len().max(1);
         let root = SVGBackend::with_string(&mut svg, (1100, 340 * rows as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (plots, legend_area) = root.split_horizontally(900);
-        legend(&legend_area, &systems)?;
+        system_legend(&legend_area, &systems, &[note])?;
         let areas = plots.split_evenly((rows, 2));
+        let time = MEASURES[measure_index("time").unwrap_or(4)];
+        let effort = MEASURES[measure_index("effort").unwrap_or(3)];
         for (p, profile) in profiles.iter().enumerate() {
             let pooled: Vec<&PooledSummary> = s.pooled.iter().filter(|x| &x.summary.profile == profile).collect();
             let idx = |x: &PooledSummary| systems.iter().position(|n| *n == x.summary.system).unwrap_or(0);
-            let time: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.time_curve)).collect();
-            let effort: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.effort_curve)).collect();
-            band_chart(&areas[2 * p], &format!("{profile}: gain over time (95 % band)"), "time spent (seconds)", &time)?;
-            band_chart(&areas[2 * p + 1], &format!("{profile}: gain over effort (95 % band)"), "effort spent (weighted actions)", &effort)?;
+            let time_curves: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.time_curve)).collect();
+            let effort_curves: Vec<(usize, &Curve)> = pooled.iter().map(|x| (idx(x), &x.effort_curve)).collect();
+            band_chart(&areas[2 * p], (profile, &format!("gain over time ({band})")), &axis_label(&time), &time_curves)?;
+            band_chart(&areas[2 * p + 1], (profile, &format!("gain over effort ({band})")), &axis_label(&effort), &effort_curves)?;
         }
         root.present().map_err(plot_err)?;
     }
     Ok(svg)
+}
+
+/// Most panels (profile and system pair) of `differences.svg`; the rest are named in a note.
+pub const MAX_DIFFERENCE_PANELS: usize = 12;
+/// Height of a forest plot's rows at most (pixels), for few topics.
+const ROW_PX: f64 = 16.0;
+/// Height of a forest plot's topic rows together at most (pixels): many topics get thin rows
+/// and every k-th topic labelled.
+const ROWS_PX: f64 = 600.0;
+
+/// One panel of the forest plot: the per-topic differences of the main outcome, sorted.
+struct Forest<'a> {
+    pooled: &'a PairSummary,
+    /// `(topic, difference, half width of its 95 % interval over users)`, sorted by difference.
+    topics: Vec<(String, f64, f64)>,
+}
+
+fn forests(s: &RunSummary, m: usize) -> Vec<Forest<'_>> {
+    s.pooled_pairs
+        .iter()
+        .map(|pp| {
+            let mut topics: Vec<(String, f64, f64)> = s
+                .pairs
+                .iter()
+                .filter(|p| p.profile == pp.profile && p.system_a == pp.system_a && p.system_b == pp.system_b)
+                .filter_map(|p| {
+                    let d = &p.measures[m];
+                    let t = p.topic.clone()?;
+                    d.diff_mean.is_finite().then(|| (t, d.diff_mean, if d.diff_se.is_finite() { 1.96 * d.diff_se } else { 0.0 }))
+                })
+                .collect();
+            topics.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+            Forest { pooled: pp, topics }
+        })
+        .collect()
+}
+
+/// A forest plot of the paired difference A - B of the main outcome (gain) per topic: each
+/// topic's mean difference with its 95 % interval over that topic's users (1.96 standard
+/// errors), topics sorted by difference, and the mean over topics with its 95 % t interval
+/// over topics and users within topics, a zero line and units. One panel per profile and
+/// system pair, up to [`MAX_DIFFERENCE_PANELS`]; many topics get thin rows with every k-th
+/// topic labelled. `None` when there is no pair to compare.
+pub fn differences_svg(s: &RunSummary) -> Result<Option<String>> {
+    let Some(m) = measure_index("gain") else { return Ok(None) };
+    let all = forests(s, m);
+    if all.is_empty() || all.iter().all(|f| f.topics.is_empty()) {
+        return Ok(None);
+    }
+    let shown = &all[..all.len().min(MAX_DIFFERENCE_PANELS)];
+    let cols = if shown.len() == 1 { 1 } else { 2 };
+    let rows = shown.len().div_ceil(cols);
+    let max_topics = shown.iter().map(|f| f.topics.len()).max().unwrap_or(0);
+    let pitch = (ROWS_PX / max_topics.max(1) as f64).min(ROW_PX);
+    let plot_h = pitch * (max_topics + 2) as f64 + 10.0;
+    let panel_h = (plot_h + 44.0 + 20.0 + px(CAPTION_FONT) * 1.3 + 10.0).ceil() as u32;
+    let panel_w = 640u32;
+    let (w, body_h) = (panel_w * cols as u32, panel_h * rows as u32);
+    let mut notes = vec!["Gain difference A - B per topic: dot, the topic's mean over its users; line, its 95 % interval over those users (1.96 standard errors). \
+         Black diamond: the mean over topics; its line, the 95 % t interval over topics and users within topics. Topics sorted by difference."
+        .to_string()];
+    if all.len() > shown.len() {
+        notes.push(format!("{} more profile and system pairs not drawn (at most {MAX_DIFFERENCE_PANELS} panels): see comparison.csv.", all.len() - shown.len()));
+    }
+    let note_lines: Vec<String> = notes.iter().flat_map(|n| wrap(n, w as f64 - 20.0, 12.0)).collect();
+    let foot = 16 * note_lines.len() as u32 + 12;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w, body_h + foot)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let (body, footer) = root.split_vertically(body_h);
+        for (i, line) in note_lines.into_iter().enumerate() {
+            footer.draw(&Text::new(line, (10, 14 + 16 * i as i32), anchored(12.0, HPos::Left, false))).map_err(plot_err)?;
+        }
+        let areas = body.split_evenly((rows, cols));
+        for (f, area) in shown.iter().zip(areas.iter()) {
+            forest_panel(&root, area, f, pitch, &MEASURES[m])?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Some(svg))
+}
+
+fn forest_panel(root: &DrawingArea<SVGBackend, Shift>, area: &DrawingArea<SVGBackend, Shift>, f: &Forest, pitch: f64, info: &MeasureInfo) -> Result<()> {
+    let t = f.topics.len();
+    let means: Vec<f64> = f.topics.iter().map(|x| x.1).collect();
+    let (mean, lo, hi) = crate::stats::topics::mean_interval(&means, 0.95);
+    let overall = if t == 1 { "1 topic: no interval".to_string() } else { format!("mean of {t} topics") };
+    let label_font = 12.0;
+    let label_w = f.topics.iter().map(|x| text_width(&x.0, label_font)).chain([text_width(&overall, label_font)]).fold(0.0, f64::max).min(170.0);
+    let y_w = (label_w + 14.0).ceil() as u32;
+    let (xmin, xmax) = f
+        .topics
+        .iter()
+        .flat_map(|&(_, d, h)| [d - h, d + h])
+        .chain([0.0, lo, hi].into_iter().filter(|x| x.is_finite()))
+        .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (xmin, xmax) = if xmax > xmin { (xmin, xmax) } else { (xmin - 0.5, xmax + 0.5) };
+    let pad = 0.06 * (xmax - xmin);
+    let (plot_w, _) = plot_extent(area, 10, y_w, 44);
+    let xt = Ticks::new(xmin - pad, xmax + pad, plot_w, true, false);
+    let width = area.dim_in_pixel().0 as f64 - 20.0;
+    let p = f.pooled;
+    let rows_h = pitch * (t + 2) as f64 + 10.0;
+    // Row 0: the mean over topics; row 1: a gap; rows 2..: topics, largest difference on top.
+    let (ylo, yhi) = (-0.5 - 5.0 / pitch, (t + 1) as f64 + 0.5 + 5.0 / pitch);
+    let (_, h) = area.dim_in_pixel();
+    let caption_h = px(CAPTION_FONT) * 1.3 + 10.0;
+    let spare = (h as f64 - rows_h - 44.0 - 20.0 - caption_h).max(0.0) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption(&p.profile, &fit(&format!("{} - {}", p.system_a, p.system_b), width * 0.6, CAPTION_FONT), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
+        .margin(10)
+        .margin_bottom(10 + spare)
+        .x_label_area_size(44)
+        .y_label_area_size(y_w)
+        .build_cartesian_2d(xt.range(), ylo..yhi)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(xt.points.len())
+        .x_label_formatter(&|x| xt.label(*x))
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", DESC_FONT))
+        .x_desc(fit(&format!("{} difference, A - B", axis_label(info)), plot_w, DESC_FONT))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(plot_err)?;
+    chart.draw_series([PathElement::new(vec![(0.0, ylo), (0.0, yhi)], BLACK.stroke_width(1))]).map_err(plot_err)?;
+    let colour = OKABE_ITO[0];
+    let r = (pitch / 2.0 - 0.5).clamp(1.0, 3.5) as i32;
+    let every = (px(label_font) * 1.25 / pitch).ceil().max(1.0) as usize;
+    let label_style = anchored(label_font, HPos::Right, false);
+    for (k, (topic, d, h)) in f.topics.iter().enumerate() {
+        let y = (k + 2) as f64;
+        if *h > 0.0 {
+            chart.draw_series([PathElement::new(vec![(d - h, y), (d + h, y)], colour.stroke_width(if pitch >= 4.0 { 2 } else { 1 }))]).map_err(plot_err)?;
+        }
+        chart.draw_series([Circle::new((*d, y), r, colour.filled())]).map_err(plot_err)?;
+        // Every `every`-th topic from the top is labelled.
+        if (t - 1 - k) % every == 0 {
+            let (px_x, px_y) = chart.backend_coord(&(xt.lo, y));
+            root.draw(&Text::new(fit(topic, label_w, label_font), (px_x - 6, px_y), label_style.clone())).map_err(plot_err)?;
+        }
+    }
+    if lo.is_finite() && hi.is_finite() {
+        chart.draw_series([PathElement::new(vec![(lo, 0.0), (hi, 0.0)], BLACK.stroke_width(2))]).map_err(plot_err)?;
+    }
+    if mean.is_finite() {
+        let (cx, cy) = chart.backend_coord(&(mean, 0.0));
+        let s = 5;
+        root.draw(&Polygon::new(vec![(cx - s, cy), (cx, cy - s), (cx + s, cy), (cx, cy + s)], BLACK.filled())).map_err(plot_err)?;
+    }
+    let (px_x, px_y) = chart.backend_coord(&(xt.lo, 0.0));
+    root.draw(&Text::new(fit(&overall, label_w, label_font), (px_x - 6, px_y), anchored(label_font, HPos::Right, true))).map_err(plot_err)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -198,5 +638,42 @@ mod tests {
     fn ecdf_steps_reach_one_and_mark_jumps() {
         let pts = ecdf_steps(&[(1.0, 1), (2.0, 3)], 100);
         assert_eq!(pts, vec![(1.0, 0.0), (1.0, 0.25), (2.0, 0.25), (2.0, 1.0)]);
+    }
+
+    #[test]
+    fn ticks_are_round_spaced_and_integer_for_counts() {
+        // Hand: a 13-unit font is 10.48 px; "300" is 3 x 0.66 x 10.48 = 20.8 px wide, plus a
+        // gap of one font size, 31.2 px a label. 0..300 over 270 px: steps of 50 are 45 px
+        // apart (fit; 20 would make 16 ticks, over the 11 allowed). Over 150 px: 50 is 25 px
+        // apart (too close), 100 is 50 px.
+        let t = Ticks::new(0.0, 300.0, 270.0, true, false);
+        assert_eq!(t.step, 50.0);
+        assert_eq!(t.points, vec![0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0]);
+        assert_eq!(t.label(100.0), "100");
+        assert_eq!(Ticks::new(0.0, 300.0, 150.0, true, false).step, 100.0);
+        // Counts 0..3 over a wide axis: steps of 1, never 0.5.
+        let t = Ticks::new(0.0, 3.0, 1000.0, true, true);
+        assert_eq!((t.step, t.label(2.0)), (1.0, "2".to_string()));
+        let t = Ticks::new(0.0, 3.0, 1000.0, true, false);
+        assert_eq!((t.step, t.label(0.5)), (0.5, "0.5".to_string()));
+        // Vertical: 0..1 over 100 px takes labels 1.7 x 10.5 px = 18 px apart: step 0.2 (20 px).
+        let t = Ticks::new(0.0, 1.0, 100.0, false, false);
+        assert_eq!(t.step, 0.2);
+        assert_eq!(t.label(0.6000000000000001), "0.6");
+        assert_eq!(Ticks { lo: -1.0, hi: 1.0, points: vec![], step: 0.5 }.label(-0.0), "0.0");
+    }
+
+    #[test]
+    fn labels_say_units_once_and_fit() {
+        assert_eq!(axis_label(&MEASURES[measure_index("gain").unwrap()]), "gain");
+        assert_eq!(axis_label(&MEASURES[measure_index("time").unwrap()]), "time (seconds)");
+        assert_eq!(axis_label(&MEASURES[measure_index("relevant_found").unwrap()]), "relevant found (documents)");
+        let long = "a profile name far too long for a legend panel";
+        let f = fit(long, 100.0, 13.0);
+        assert!(f.ends_with('…') && text_width(&f, 13.0) <= 100.0, "{f}");
+        assert_eq!(fit("short", 100.0, 13.0), "short");
+        assert_eq!(wrap("one two three", 60.0, 12.0), vec!["one two", "three"]);
+        let c = caption(long, "gain over time", 200.0, 15.0);
+        assert!(c.ends_with("…: gain over time") && text_width(&c, 15.0) <= 200.0, "{c}");
     }
 }

@@ -575,8 +575,9 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
 }
 
 /// Mean rate of gain by mean depth per query: one line per (set, rule), a point per threshold
-/// (Maxwell et al. Figure 1).
+/// (Maxwell et al. Figure 1), the legend beside the plot.
 pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
+    use crate::report::{legend, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
     use plotters::prelude::*;
     let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
@@ -593,34 +594,42 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
     }
     let xmax = results.iter().map(|r| r.depth_per_query).fold(1.0, f64::max) * 1.05;
     let ymax = results.iter().map(|r| r.rate_mean * 1000.0).fold(1e-3, f64::max) * 1.1;
+    let (w, h, legend_w) = (900u32, 600u32, 200u32);
+    let xt = Ticks::new(0.0, xmax, (w - legend_w - 120) as f64, true, false);
+    let yt = Ticks::new(0.0, ymax, (h - 120) as f64, false, false);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, legend_area) = root.split_horizontally(w - legend_w);
+        let mut chart = ChartBuilder::on(&plot)
             .caption("Mean depth per query vs mean rate of gain", ("sans-serif", 18))
             .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+            .x_label_area_size(44)
+            .y_label_area_size(y_area(&yt))
+            .build_cartesian_2d(xt.range(), yt.range())
             .map_err(|e| err(&e))?;
-        chart.configure_mesh().x_desc("Mean depth / query").y_desc("Mean rate of gain / second (x 10^-3)").draw().map_err(|e| err(&e))?;
-        for (i, (name, pts)) in series.into_iter().enumerate() {
-            let color = crate::report::OKABE_ITO[i % 8].to_rgba();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
-            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(&e))?;
-        }
         chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
+            .configure_mesh()
+            .x_labels(xt.points.len())
+            .y_labels(yt.points.len())
+            .x_label_formatter(&|x| xt.label(*x))
+            .y_label_formatter(&|y| yt.label(*y))
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", DESC_FONT))
+            .x_desc("mean depth per query (results examined per query)")
+            .y_desc("mean rate of gain (gain per second, x 10^-3)")
             .draw()
             .map_err(|e| err(&e))?;
+        let mut entries = Vec::new();
+        for (i, (name, pts)) in series.into_iter().enumerate() {
+            let color = OKABE_ITO[i % 8];
+            let width = if i < 8 { 2 } else { 1 };
+            chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(width))).map_err(|e| err(&e))?;
+            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(&e))?;
+            entries.push((name, color, width));
+        }
+        legend(&legend_area, "Rule w/ query set", &entries, &["A point per threshold.".to_string()])?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg)

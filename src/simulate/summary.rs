@@ -678,22 +678,46 @@ impl ReportSink<'_> {
     }
 }
 
-/// A gain curve pooled over topics: mean gain collected by each grid point, with its standard
-/// error over sessions.
+/// A gain curve over topics: the mean gain collected by each grid point, its Monte-Carlo
+/// standard error, and the 95 % interval that generalises over topics and users.
+///
+/// `lo` and `hi` are the t interval ([`crate::stats::topics::mean_interval`]) of the mean over
+/// topics of each topic's mean curve `m_t(x)` (each topic's curve averaged over its users):
+/// topics are a sample of information needs and users a sample within each topic, so the
+/// spread of `m_t(x)` over topics carries both sources of variation (two-stage sampling; see
+/// `stats::topics`). Topics weigh equally; a scenario run gives every topic the same users, so
+/// the interval is centred on `mean`. Below two topics there is no interval (NaN): nothing is
+/// known about other topics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Curve {
     /// Grid points (seconds or effort).
     pub x: Vec<f64>,
-    /// Mean gain by x.
+    /// Mean gain by x over every session (topics pooled).
     pub mean: Vec<f64>,
-    /// Standard error of the mean.
+    /// Monte-Carlo standard error of `mean`: sessions as independent draws with the topics
+    /// fixed (users only). It says how precise the simulation is, not how far the result
+    /// carries to other topics (that is `lo`..`hi`).
     pub se: Vec<f64>,
+    /// Topics with sessions, over which `lo` and `hi` are computed.
+    pub topics: usize,
+    /// Lower end of the 95 % interval of the mean gain by x over topics and users within
+    /// topics (NaN below two topics).
+    pub lo: Vec<f64>,
+    /// Upper end of that interval.
+    pub hi: Vec<f64>,
 }
 
-fn curve_of(c: &CurveAcc, grid: &Grid, n: u64) -> Curve {
+/// Level of the interval of [`Curve`] (`lo`, `hi`).
+pub const CURVE_LEVEL: f64 = 0.95;
+
+/// The curve of pooled accumulator `c` over `n` sessions, with the interval over `topics`
+/// (each topic's accumulator and its session count).
+fn curve_of(c: &CurveAcc, grid: &Grid, n: u64, topics: &[(&CurveAcc, u64)]) -> Curve {
     let (mut g, mut g2) = (0i128, 0i128);
-    let mut out = Curve { x: Vec::new(), mean: Vec::new(), se: Vec::new() };
+    let mut out = Curve { x: Vec::new(), mean: Vec::new(), se: Vec::new(), topics: topics.len(), lo: Vec::new(), hi: Vec::new() };
     let nf = n.max(1) as f64;
+    let mut topic_g = vec![0i128; topics.len()];
+    let mut topic_means = vec![0.0; topics.len()];
     for k in 0..grid.points {
         g += c.g[k];
         g2 += c.g2[k];
@@ -703,6 +727,13 @@ fn curve_of(c: &CurveAcc, grid: &Grid, n: u64) -> Curve {
         out.x.push(grid.step * k as f64);
         out.mean.push(m);
         out.se.push((var / nf).sqrt());
+        for (i, &(t, nt)) in topics.iter().enumerate() {
+            topic_g[i] += t.g[k];
+            topic_means[i] = topic_g[i] as f64 / SCALE / nt.max(1) as f64;
+        }
+        let (_, lo, hi) = crate::stats::topics::mean_interval(&topic_means, CURVE_LEVEL);
+        out.lo.push(lo);
+        out.hi.push(hi);
     }
     out
 }
@@ -895,10 +926,14 @@ impl ReportSink<'_> {
                 if c.measures[0].m.n == 0 {
                     continue;
                 }
+                // Each topic's curve accumulator, for the band over topics.
+                let topic_cells = (0..nt).map(|t| &cells[(p * nt + t) * ns + s]).filter(|c| c.measures[0].m.n > 0);
+                let time_topics: Vec<(&CurveAcc, u64)> = topic_cells.clone().map(|c| (&c.time_curve, c.measures[0].m.n)).collect();
+                let effort_topics: Vec<(&CurveAcc, u64)> = topic_cells.map(|c| (&c.effort_curve, c.measures[0].m.n)).collect();
                 out.pooled.push(PooledSummary {
                     summary: summary(c, None, s, p, true),
-                    time_curve: curve_of(&c.time_curve, &cfg.time_grid, c.measures[0].m.n),
-                    effort_curve: curve_of(&c.effort_curve, &cfg.effort_grid, c.measures[0].m.n),
+                    time_curve: curve_of(&c.time_curve, &cfg.time_grid, c.measures[0].m.n, &time_topics),
+                    effort_curve: curve_of(&c.effort_curve, &cfg.effort_grid, c.measures[0].m.n, &effort_topics),
                     distributions: c.measures.iter().map(|m| m.s.entries()).collect(),
                 });
             }
@@ -986,5 +1021,53 @@ fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<
                 diff_summary(&format!("gain_by_effort_{b}"), Better::Higher, &d.effort_budgets[i], ca.effort_budgets[i].mean(), cb.effort_budgets[i].mean())
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod curve_tests {
+    use super::*;
+
+    /// A topic's accumulator from its sessions, each a list of `(time, effort, gain so far)`.
+    fn topic(grid: &Grid, sessions: &[&[(f64, f64, f64)]]) -> (CurveAcc, u64) {
+        let mut c = CurveAcc::new(grid.points);
+        for s in sessions {
+            add_curve(&mut c, grid, s, 0);
+        }
+        (c, sessions.len() as u64)
+    }
+
+    #[test]
+    fn band_is_the_t_interval_over_topic_means() {
+        // Grid 0, 1, 2 s. Hand: topic A's two users both gain 1 by 0.5 s: m_A = (0, 1, 1);
+        // topic B's gain 2 by 0.5 s and by 1.5 s: m_B = (0, 1, 2); topic C's both gain 3 by
+        // 1.5 s: m_C = (0, 0, 3).
+        let grid = Grid::to(2.0, 3);
+        let a = topic(&grid, &[&[(0.5, 1.0, 1.0)], &[(0.5, 1.0, 1.0)]]);
+        let b = topic(&grid, &[&[(0.5, 1.0, 2.0)], &[(1.5, 1.0, 2.0)]]);
+        let c = topic(&grid, &[&[(1.5, 1.0, 3.0)], &[(1.5, 1.0, 3.0)]]);
+        let mut pooled = CurveAcc::new(grid.points);
+        for t in [&a, &b, &c] {
+            pooled.merge(&t.0);
+        }
+        let curve = curve_of(&pooled, &grid, 6, &[(&a.0, a.1), (&b.0, b.1), (&c.0, c.1)]);
+        assert_eq!(curve.x, vec![0.0, 1.0, 2.0]);
+        assert_eq!(curve.topics, 3);
+        // Student's t, 2 df, 97.5 % quantile: 4.302653 (R 4.x: qt(0.975, 2)).
+        let t2 = 4.302653;
+        // x = 2: topic means 1, 2, 3: mean 2, sd 1, half width t2 / sqrt(3).
+        let half = t2 / 3f64.sqrt();
+        assert!((curve.mean[2] - 2.0).abs() < 1e-9 && (curve.lo[2] - (2.0 - half)).abs() < 1e-5 && (curve.hi[2] - (2.0 + half)).abs() < 1e-5, "{curve:?}");
+        // x = 1: topic means 1, 1, 0: mean 2/3, sd sqrt(1/3), half width t2 / 3.
+        let half = t2 / 3.0;
+        assert!((curve.lo[1] - (2.0 / 3.0 - half)).abs() < 1e-5 && (curve.hi[1] - (2.0 / 3.0 + half)).abs() < 1e-5, "{curve:?}");
+        // x = 0: nothing collected anywhere: a point.
+        assert_eq!((curve.lo[0], curve.hi[0]), (0.0, 0.0));
+        // The users-only error at x = 2: sessions 1, 1, 2, 2, 3, 3 have variance 4/5, so
+        // se = sqrt(0.8 / 6), far narrower than the band over topics.
+        assert!((curve.se[2] - (0.8f64 / 6.0).sqrt()).abs() < 1e-9, "{curve:?}");
+        // One topic: no band.
+        let one = curve_of(&a.0, &grid, 2, &[(&a.0, a.1)]);
+        assert!(one.topics == 1 && one.lo.iter().chain(&one.hi).all(|x| x.is_nan()), "{one:?}");
     }
 }

@@ -302,60 +302,69 @@ pub fn pooled_csv(grid: &SweepGrid, cells: &[SweepCell]) -> String {
     s
 }
 
-/// Fig. 6: pooled median effort against lambda per task, one line per prior, IQR shaded.
+/// Fig. 6: pooled median effort against lambda per task, one line per prior, IQR shaded; the
+/// legend beside the panels.
 pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
+    use crate::report::{fit, legend, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
     use plotters::prelude::*;
     let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
+    let prior_name = |prior: &Prior| match prior {
+        Prior::Ndcg => "NDCG".to_string(),
+        Prior::Random => "Random".to_string(),
+        other => other.name(),
+    };
+    let prior_colour = |p: usize, prior: &Prior| match prior {
+        Prior::Ndcg => OKABE_ITO[0],
+        Prior::Random => OKABE_ITO[1],
+        Prior::Smoothed(_) => OKABE_ITO[(p + 2) % 8],
+    };
     let mut svg = String::new();
     {
         let panels = grid.tasks.len();
-        let root = SVGBackend::with_string(&mut svg, (420 * panels as u32, 360)).into_drawing_area();
+        let legend_w = 170u32;
+        let root = SVGBackend::with_string(&mut svg, (420 * panels as u32 + legend_w, 360)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let areas = root.split_evenly((1, panels));
+        let (plots, legend_area) = root.split_horizontally(420 * panels as u32);
+        let areas = plots.split_evenly((1, panels));
         let nl = grid.lambdas.len();
+        let xt = Ticks { lo: -0.2, hi: nl as f64 - 0.8, points: (0..nl).map(|l| l as f64).collect(), step: 1.0 };
         for (k, task) in grid.tasks.iter().enumerate() {
             let series: Vec<Vec<self::Quartiles>> = (0..grid.priors.len()).map(|p| (0..nl).map(|l| pooled(cells, k, p, l)).collect()).collect();
             let ymax = series.iter().flatten().map(|q| q.q75).filter(|x| x.is_finite()).fold(1.0f64, f64::max) * 1.05;
+            let integer = series.iter().flatten().flat_map(|q| [q.q25, q.median, q.q75]).all(|x| !x.is_finite() || x.fract() == 0.0);
+            let yt = Ticks::new(0.0, ymax, 250.0, false, integer);
             let labels: Vec<String> = grid.lambdas.iter().map(|l| format!("{l}")).collect();
             let mut chart = ChartBuilder::on(&areas[k])
-                .caption(format!("Task: {}", task.name()), ("sans-serif", 18))
+                .caption(fit(&format!("Task: {}", task.name()), 400.0, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
                 .margin(12)
-                .x_label_area_size(34)
-                .y_label_area_size(48)
-                .build_cartesian_2d(-0.2f64..(nl as f64 - 0.8), 0f64..ymax)
+                .x_label_area_size(44)
+                .y_label_area_size(y_area(&yt))
+                .build_cartesian_2d(xt.range(), yt.range())
                 .map_err(|e| err(&e))?;
             chart
                 .configure_mesh()
                 .x_labels(nl)
+                .y_labels(yt.points.len())
                 .x_label_formatter(&|x| labels.get(x.round() as usize).cloned().unwrap_or_default())
+                .y_label_formatter(&|y| yt.label(*y))
+                .label_style(("sans-serif", TICK_FONT))
+                .axis_desc_style(("sans-serif", DESC_FONT))
                 .x_desc("lambda")
-                .y_desc(if matches!(task, CutOff::Effort(_)) { "Gain" } else { "Effort" })
+                .y_desc(if matches!(task, CutOff::Effort(_)) { "median gain" } else { "median effort (weighted actions)" })
                 .draw()
                 .map_err(|e| err(&e))?;
             for (p, prior) in grid.priors.iter().enumerate() {
-                let color = match prior {
-                    Prior::Ndcg => crate::report::OKABE_ITO[0],
-                    Prior::Random => crate::report::OKABE_ITO[1],
-                    Prior::Smoothed(_) => crate::report::OKABE_ITO[(p + 2) % 8],
-                };
+                let color = prior_colour(p, prior);
                 let band: Vec<(f64, f64)> = (0..nl)
                     .map(|l| (l as f64, series[p][l].q75))
                     .chain((0..nl).rev().map(|l| (l as f64, series[p][l].q25)))
                     .collect();
                 chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled()))).map_err(|e| err(&e))?;
-                let name = match prior {
-                    Prior::Ndcg => "NDCG".to_string(),
-                    Prior::Random => "Random".to_string(),
-                    other => other.name(),
-                };
-                chart
-                    .draw_series(LineSeries::new((0..nl).map(|l| (l as f64, series[p][l].median)), color.stroke_width(2)))
-                    .map_err(|e| err(&e))?
-                    .label(name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                chart.draw_series(LineSeries::new((0..nl).map(|l| (l as f64, series[p][l].median)), color.stroke_width(2))).map_err(|e| err(&e))?;
             }
-            chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(&e))?;
         }
+        let entries: Vec<(String, RGBColor, u32)> = grid.priors.iter().enumerate().map(|(p, prior)| (prior_name(prior), prior_colour(p, prior), 2)).collect();
+        legend(&legend_area, "Prior", &entries, &["Line: median of the sessions of every topic, pooled; band: their quartiles.".to_string()])?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg)
