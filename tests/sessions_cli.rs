@@ -208,8 +208,11 @@ fn sweep_adjusted_p_values_equal_statsmodels() {
     for (i, r) in rows.iter().enumerate() {
         let names: Vec<&str> = expected_rows[i].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!([r[set], r[a], r[b]], names[..], "row {i}");
-        // The same raw p-values statsmodels adjusted.
-        assert_eq!(r[p], fx["p_value"][i].as_str().unwrap(), "row {i}: raw p-value");
+        // The same raw p-values statsmodels adjusted (the fixture holds them as tests.csv printed
+        // them then, to 4 significant digits; serpsim now prints 10).
+        let raw: f64 = r[p].parse().unwrap();
+        let fixed: f64 = fx["p_value"][i].as_str().unwrap().parse().unwrap();
+        assert!((raw - fixed).abs() <= 5e-4 * fixed, "row {i}: raw p-value {raw} vs {fixed}");
         for (c, key) in [(holm, "holm"), (bh, "fdr_bh")] {
             let got: f64 = r[c].parse().unwrap_or_else(|_| panic!("row {i} {key}: `{}`", r[c]));
             let want = fx[key][i].as_f64().unwrap();

@@ -62,7 +62,9 @@ fn synthetic_study_fits_a_scenario_that_simulates() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--synthetic-collection"));
     run(&["study", "fit", &s(&annotated), "--qrels", &s(&d.join("qrels.txt")), "--out", &s(&fit)]);
     let out = run(&["simulate", &s(&fit.join("fitted.toml")), "--replicates", "50", "--out", &s(&d.join("sim"))]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("pooled.csv"));
+    // The answer, then where the files are.
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.starts_with("serpsim: ") && screen.contains("wrote ") && screen.contains("sim"), "{screen}");
     let summary = std::fs::read_to_string(d.join("sim/pooled.csv")).unwrap();
     assert!(summary.lines().count() > 1);
     let out = run(&["study", "attention", &s(&annotated), "--out", &s(&d.join("att"))]);
