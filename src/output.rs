@@ -390,14 +390,16 @@ impl RunDir {
             false
         };
         self.committed = true;
+        if swapped {
+            // The staging path now holds the previous set. Remove it while the interrupt
+            // handler is held off (it waits for `list`), so a Ctrl-C just after the swap cannot
+            // leave it behind (issue 29: "exits 130 and leaves a staging folder").
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
         list.retain(|p| p != &self.staging);
         drop(list);
         if let Ok((parent, _)) = split(out) {
             sync_dir(&parent);
-        }
-        if swapped {
-            // The staging path now holds the previous set.
-            let _ = std::fs::remove_dir_all(&self.staging);
         }
         Ok(self.files.iter().map(|f| out.join(f)).collect())
     }
