@@ -24,7 +24,7 @@ cargo test --release --locked "$@"
 
 # Every documented command of README.md and docs/*.md, run from a fresh clone of HEAD with the
 # binary the tests just used (cargo test builds it as target/release/serpsim).
-python3 scripts/check_docs.py --bin target/release/serpsim
+python3 scripts/check_docs.py --bin "${CARGO_TARGET_DIR:-target}/release/serpsim"
 
 # The Python package (python/): build and install it, then run its tests and doctests.
 PY=${PYTHON:-python3}
