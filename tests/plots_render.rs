@@ -192,6 +192,20 @@ fn many_pairs_plots_are_readable() {
     }
 }
 
+/// More profiles than rows (a sweep: 2 profiles x 7 depths = 14 > 12): the per-profile plots
+/// draw 12 and say so in their legend, without overlapping text.
+#[test]
+fn many_profiles_plots_are_readable_and_say_what_is_left_out() {
+    let depths: Vec<String> = (1..=7).map(|d| format!("{{ model = \"fixed\", depth = {d} }}")).collect();
+    let toml = format!("{}\n[[sweep]]\nkey = \"continuation\"\nvalues = [{}]\n", synthetic(6, 2, 9), depths.join(", "));
+    for (f, svg) in report_plots(&toml, 10) {
+        assert_readable(&f, &svg);
+        if f != "differences.svg" {
+            assert!(svg.contains("12 of 14 profiles drawn"), "{f}");
+        }
+    }
+}
+
 /// One topic: no band and no interval over topics, and the plots say so.
 #[test]
 fn one_topic_plots_are_readable_and_say_there_is_no_band() {

@@ -614,8 +614,9 @@ impl<'a> Report<'a> {
         })?;
         out.write("answer.txt", self.answer.as_bytes())?;
         if plot {
-            out.write("distributions.svg", plot::ecdf_svg(self.summary)?.as_bytes())?;
-            out.write("gain_curves.svg", plot::curves_svg(self.summary)?.as_bytes())?;
+            let rows = (self.detail != Detail::Full).then_some(plot::MAX_PROFILE_ROWS);
+            out.write("distributions.svg", plot::ecdf_svg(self.summary, rows)?.as_bytes())?;
+            out.write("gain_curves.svg", plot::curves_svg(self.summary, rows)?.as_bytes())?;
             if let Some(svg) = plot::differences_svg(self.summary)? {
                 out.write("differences.svg", svg.as_bytes())?;
             }

@@ -251,6 +251,25 @@ fn names(s: &RunSummary) -> (Vec<String>, Vec<String>) {
     (systems, profiles)
 }
 
+/// Most profile rows of `distributions.svg` and `gain_curves.svg` at the default detail (a
+/// sweep of 78 profiles drew 78 rows, 3.7 MB of plots nobody reads); `--detail full` draws all.
+pub const MAX_PROFILE_ROWS: usize = 12;
+
+/// The profiles a per-profile plot draws: all of them when `max` is `None` or not exceeded,
+/// otherwise `max` of them evenly spaced in scenario order (the first and the last included),
+/// and the note that says so.
+fn drawn_profiles(profiles: Vec<String>, max: Option<usize>, csv: &str) -> (Vec<String>, Option<String>) {
+    let n = profiles.len();
+    match max {
+        Some(k) if n > k && k >= 2 => {
+            let picked: Vec<String> = (0..k).map(|i| profiles[i * (n - 1) / (k - 1)].clone()).collect();
+            let note = format!("{k} of {n} profiles drawn, evenly spaced in scenario order; every profile is in {csv}, and --detail full draws them all.");
+            (picked, Some(note))
+        }
+        _ => (profiles, None),
+    }
+}
+
 /// A legend in its own panel: a title (if any), one line per series (its line style and name, cut to
 /// the panel), then `notes` wrapped to the panel.
 pub fn legend(area: &DrawingArea<SVGBackend, Shift>, title: &str, series: &[(String, RGBColor, u32)], notes: &[String]) -> Result<()> {
@@ -320,8 +339,9 @@ fn plot_extent(area: &DrawingArea<SVGBackend, Shift>, margin: u32, y_area: u32, 
 
 /// ECDFs of gain, effort and time (pooled over topics and users) per system: one row per
 /// profile, one column per measure, the legend in its own column.
-pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
+pub fn ecdf_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
     let (systems, profiles) = names(s);
+    let (profiles, left_out) = drawn_profiles(profiles, max_rows, "pooled.csv");
     let shown: Vec<usize> = ["gain", "effort", "time"].iter().filter_map(|m| measure_index(m)).collect();
     let mut svg = String::new();
     {
@@ -329,7 +349,8 @@ pub fn ecdf_svg(s: &RunSummary) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (1200, 330 * rows as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (plots, legend_area) = root.split_horizontally(1000);
-        system_legend(&legend_area, &systems, &["Sessions of every topic and user pooled; hollow dot: smallest value, filled: largest.".to_string()])?;
+        let notes: Vec<String> = std::iter::once("Sessions of every topic and user pooled; hollow dot: smallest value, filled: largest.".to_string()).chain(left_out).collect();
+        system_legend(&legend_area, &systems, &notes)?;
         let areas = plots.split_evenly((rows, shown.len()));
         let yt = Ticks { lo: -0.03, hi: 1.03, points: vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0], step: 0.2 };
         for (p, profile) in profiles.iter().enumerate() {
@@ -438,8 +459,9 @@ fn band_chart(area: &DrawingArea<SVGBackend, Shift>, (profile, what): (&str, &st
 
 /// Gain over time and over effort per system (the mean, and where there are two topics or
 /// more a 95 % band over topics and users within topics): one row per profile.
-pub fn curves_svg(s: &RunSummary) -> Result<String> {
+pub fn curves_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
     let (systems, profiles) = names(s);
+    let (profiles, left_out) = drawn_profiles(profiles, max_rows, "gain_curves.csv");
     let topics = s.pooled.iter().map(|p| p.time_curve.topics).min().unwrap_or(0);
     let note = if topics >= 2 {
         format!(
@@ -456,7 +478,8 @@ pub fn curves_svg(s: &RunSummary) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (1100, 340 * rows as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (plots, legend_area) = root.split_horizontally(900);
-        system_legend(&legend_area, &systems, &[note])?;
+        let notes: Vec<String> = std::iter::once(note).chain(left_out).collect();
+        system_legend(&legend_area, &systems, &notes)?;
         let areas = plots.split_evenly((rows, 2));
         let time = MEASURES[measure_index("time").unwrap_or(4)];
         let effort = MEASURES[measure_index("effort").unwrap_or(3)];
@@ -633,6 +656,20 @@ fn forest_panel(root: &DrawingArea<SVGBackend, Shift>, area: &DrawingArea<SVGBac
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_profiles_draw_twelve_evenly_spaced_and_say_so() {
+        let names: Vec<String> = (0..78).map(|i| format!("p{i}")).collect();
+        let (drawn, note) = drawn_profiles(names.clone(), Some(MAX_PROFILE_ROWS), "pooled.csv");
+        // Hand derivation: index i * 77 / 11 for i = 0..12, i.e. every 7th profile.
+        let want: Vec<String> = [0, 7, 14, 21, 28, 35, 42, 49, 56, 63, 70, 77].iter().map(|i| format!("p{i}")).collect();
+        assert_eq!(drawn, want);
+        let note = note.expect("a note when profiles are left out");
+        assert!(note.starts_with("12 of 78 profiles drawn") && note.contains("pooled.csv") && note.contains("--detail full"), "{note}");
+        // Few profiles, or --detail full (no cap): every profile, no note.
+        assert_eq!(drawn_profiles(names[..12].to_vec(), Some(MAX_PROFILE_ROWS), "x"), (names[..12].to_vec(), None));
+        assert_eq!(drawn_profiles(names.clone(), None, "x"), (names, None));
+    }
 
     #[test]
     fn ecdf_steps_reach_one_and_mark_jumps() {

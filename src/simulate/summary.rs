@@ -139,7 +139,7 @@ struct MeasureAcc {
     s: Sketch,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct CurveAcc {
     g: Vec<i128>,
     g2: Vec<i128>,
@@ -161,7 +161,7 @@ impl CurveAcc {
 
 const SCALE: f64 = 4_294_967_296.0;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct CellAcc {
     measures: Vec<MeasureAcc>,
     time_curve: CurveAcc,
@@ -249,7 +249,7 @@ impl DiffAcc {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct PairAcc {
     measures: Vec<DiffAcc>,
     time_budgets: Vec<DiffAcc>,
@@ -882,8 +882,8 @@ impl ReportSink<'_> {
     pub fn finish_summary(self) -> RunSummary {
         let (np, nt, ns, npairs) = (self.profiles.len(), self.world.topics.len(), self.world.systems.len(), self.cfg.pairs.len());
         let sk = self.cfg.per_topic_sketches;
-        let cells: Vec<CellAcc> = self.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
-        let pairs: Vec<PairAcc> = self.pairs.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let mut cells: Vec<CellAcc> = self.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let mut pairs: Vec<PairAcc> = self.pairs.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
         let mut pooled: Vec<CellAcc> = self.pooled.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
         let mut pooled_pairs: Vec<PairAcc> = self.pooled_pairs.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
         let cfg = self.cfg;
@@ -990,6 +990,10 @@ impl ReportSink<'_> {
                 }
                 out.pooled_pairs.push(pooled_pair);
             }
+            // The profile's per-topic accumulators are summarised: free them now, so the run's
+            // peak memory holds the accumulators or the summaries, not both.
+            cells[p * nt * ns..(p + 1) * nt * ns].iter_mut().for_each(|c| *c = CellAcc::default());
+            pairs[p * nt * npairs..(p + 1) * nt * npairs].iter_mut().for_each(|d| *d = PairAcc::default());
         }
         out
     }
