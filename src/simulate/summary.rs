@@ -139,6 +139,9 @@ struct MeasureAcc {
     s: Sketch,
 }
 
+/// Fixed-point sums per grid bin of the gain increments (`g`) and of the squared-total increments
+/// (`g2`, for the standard error over users). A topic's cell in the sink keeps only `g` (its
+/// curve's mean, for the band over topics); its `g2` goes straight to the pooled cell.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct CurveAcc {
     g: Vec<i128>,
@@ -148,6 +151,15 @@ struct CurveAcc {
 impl CurveAcc {
     fn new(points: usize) -> Self {
         CurveAcc { g: vec![0; points], g2: vec![0; points] }
+    }
+    /// A topic's curve in the sink: `g` only.
+    fn topic(points: usize) -> Self {
+        CurveAcc { g: vec![0; points], g2: Vec::new() }
+    }
+    fn add_g2(&mut self, o: &CurveAcc) {
+        for (a, b) in self.g2.iter_mut().zip(&o.g2) {
+            *a += b;
+        }
     }
     fn merge(&mut self, o: &CurveAcc) {
         for (a, b) in self.g.iter_mut().zip(&o.g) {
@@ -179,6 +191,10 @@ impl CellAcc {
             time_budgets: vec![Moments::default(); cfg.time_budgets.len()],
             effort_budgets: vec![Moments::default(); cfg.effort_budgets.len()],
         }
+    }
+    /// A topic's cell in the sink (its curves without `g2`, see [`CurveAcc`]).
+    fn topic(cfg: &SinkConfig) -> Self {
+        CellAcc { time_curve: CurveAcc::topic(cfg.time_grid.points), effort_curve: CurveAcc::topic(cfg.effort_grid.points), ..CellAcc::new(cfg) }
     }
     /// Empties the cell in place (keeps its allocations: a unit reuses it for every topic).
     fn reset(&mut self) {
@@ -317,7 +333,7 @@ impl<'a> ReportSink<'a> {
         Ok(ReportSink {
             world,
             profiles,
-            cells: (0..np * nt * ns).map(|_| Mutex::new(CellAcc::new(&cfg))).collect(),
+            cells: (0..np * nt * ns).map(|_| Mutex::new(CellAcc::topic(&cfg))).collect(),
             pairs: (0..np * nt * npairs).map(|_| Mutex::new(PairAcc::new(&cfg))).collect(),
             pooled: (0..np * ns).map(|_| Mutex::new(CellAcc::new(&cfg))).collect(),
             pooled_pairs: (0..np * npairs).map(|_| Mutex::new(PairAcc::new(&cfg))).collect(),
@@ -470,6 +486,11 @@ impl Sink for ReportSink<'_> {
             }
             let i = self.cell_index(unit.profile, topic, s);
             self.cells[i].lock().expect("no panics while locked").merge(local, sk);
+            {
+                let mut pooled = self.pooled[unit.profile * self.world.systems.len() + s].lock().expect("no panics while locked");
+                pooled.time_curve.add_g2(&local.time_curve);
+                pooled.effort_curve.add_g2(&local.effort_curve);
+            }
             local.reset();
         }
         for k in 0..self.cfg.pairs.len() {
@@ -664,6 +685,8 @@ impl ReportSink<'_> {
             for (a, b) in g.measures.iter_mut().zip(&o.measures) {
                 a.s.merge(&b.s);
             }
+            g.time_curve.add_g2(&o.time_curve);
+            g.effort_curve.add_g2(&o.effort_curve);
         }
         for (g, o) in self.pairs.iter().zip(&pair_groups[0]) {
             g.lock().expect("no panics while locked").merge(o, sk);
