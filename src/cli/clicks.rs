@@ -538,6 +538,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             }
             Ok(())
         })?;
+        run.write("simeval.csv", serpsim::stats::simeval::to_csv(&v.simeval).as_bytes())?;
         let svg = plot_svg(&v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
         run.write("validation.svg", svg.as_bytes())?;
         let text = serde_json::to_string_pretty(&json)?;
