@@ -293,3 +293,242 @@ pub(crate) fn write_simeval_line(n: usize, s: &SessionBuf, line: &mut String) ->
     line.push_str(&o.to_string());
     dropped_dwell
 }
+
+#[cfg(test)]
+mod tests {
+    //! Round trips (serpsim's writer, then serpsim's reader through the one input layer) and
+    //! `file:line` errors. Expected values are the sessions generated or written by hand here.
+    use super::*;
+    use crate::input::Input;
+    use crate::logs::{for_each_session, Format, RawSession, ReadOptions};
+    use proptest::prelude::*;
+    use std::io::Write as _;
+
+    fn read(name: &str, bytes: Vec<u8>) -> crate::error::Result<Vec<RawSession>> {
+        let mut out = Vec::new();
+        let input = Input::from_bytes(name, bytes)?;
+        for_each_session(input, &ReadOptions::new(Format::SimEval), &mut |s| {
+            out.push(s.to_raw());
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn buf(r: &RawSession) -> SessionBuf {
+        let mut s = SessionBuf::default();
+        if let Some(id) = &r.id {
+            s.set_id(id);
+        }
+        s.set_query(&r.query);
+        for d in &r.docs {
+            s.push_doc(d);
+        }
+        s.clicks = r.clicks.clone();
+        s.timestamp = r.timestamp;
+        s.dwell = r.dwell.clone().unwrap_or_default();
+        s.click_times = r.click_times.clone().unwrap_or_default();
+        s
+    }
+
+    fn same(a: &Option<Vec<f64>>, b: &Option<Vec<f64>>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y),
+            _ => false,
+        }
+    }
+
+    fn write_all(sessions: &[RawSession]) -> (String, usize) {
+        let mut text = String::new();
+        let mut dropped = 0;
+        for (n, r) in sessions.iter().enumerate() {
+            dropped += usize::from(write_simeval_line(n + 1, &buf(r), &mut text));
+            text.push('\n');
+        }
+        (text, dropped)
+    }
+
+    /// What the reader must give back: the session, without dwell the format cannot hold.
+    fn expected(r: &RawSession) -> RawSession {
+        let mut e = r.clone();
+        if let Some(d) = &r.dwell {
+            let unclicked = d.iter().zip(&r.clicks).any(|(&x, &c)| !c && x != 0.0);
+            let none_known = !d.iter().zip(&r.clicks).any(|(&x, &c)| c && x.is_finite());
+            if unclicked || none_known {
+                e.dwell = None;
+            }
+        }
+        e
+    }
+
+    fn id_strategy() -> impl Strategy<Value = String> {
+        // Non-blank ids with characters JSON must escape.
+        "[a-zA-Z0-9_\"\\\\é:,;-][a-zA-Z0-9_\"\\\\é :,;-]{0,5}[a-zA-Z0-9_é]".prop_map(|s| s)
+    }
+
+    fn session_strategy() -> impl Strategy<Value = RawSession> {
+        (1usize..9)
+            .prop_flat_map(|n| {
+                (
+                    id_strategy(),
+                    id_strategy(),
+                    proptest::collection::vec(id_strategy(), n),
+                    proptest::collection::vec(any::<bool>(), n),
+                    proptest::option::of(-1e9f64..1e9),
+                    proptest::option::of(proptest::collection::vec((0u8..4, 0.0f64..500.0), n)),
+                    proptest::option::of(proptest::collection::vec((0u8..4, 0.0f64..500.0), n)),
+                )
+            })
+            .prop_map(|(id, query, docs, clicks, timestamp, dwell, times)| {
+                // Per rank: clicked ranks get a value or NaN (code 0); unclicked ranks 0 dwell
+                // (sometimes not: code 1, a dwell the format cannot hold) and NaN click time.
+                let dwell = dwell.map(|v| {
+                    v.iter()
+                        .zip(&clicks)
+                        .map(|(&(code, x), &c)| match (c, code) {
+                            (true, 0) => f64::NAN,
+                            (true, _) => x,
+                            (false, 1) => x + 1.0,
+                            (false, _) => 0.0,
+                        })
+                        .collect()
+                });
+                let click_times = times.map(|v| v.iter().zip(&clicks).map(|(&(code, x), &c)| if c && code != 0 { x } else { f64::NAN }).collect());
+                RawSession { id: Some(id), query, docs, clicks, timestamp, dwell, click_times }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #[test]
+        fn written_sessions_read_back(sessions in proptest::collection::vec(session_strategy(), 1..6), crlf in any::<bool>(), gzip in any::<bool>()) {
+            let (text, dropped) = write_all(&sessions);
+            let mut bytes = if crlf { text.replace('\n', "\r\n").into_bytes() } else { text.into_bytes() };
+            if crlf {
+                bytes.splice(0..0, [0xEF, 0xBB, 0xBF]);
+            }
+            if gzip {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                e.write_all(&bytes).unwrap();
+                bytes = e.finish().unwrap();
+            }
+            let back = read("sim.jsonl", bytes).unwrap();
+            prop_assert_eq!(back.len(), sessions.len());
+            let mut want_dropped = 0;
+            for (b, s) in back.iter().zip(&sessions) {
+                let e = expected(s);
+                want_dropped += usize::from(e.dwell.is_none() && s.dwell.is_some());
+                prop_assert_eq!(&b.id, &e.id);
+                prop_assert_eq!(&b.query, &e.query);
+                prop_assert_eq!(&b.docs, &e.docs);
+                prop_assert_eq!(&b.clicks, &e.clicks);
+                prop_assert_eq!(b.timestamp, e.timestamp);
+                prop_assert!(same(&b.dwell, &e.dwell), "dwell {:?} read back as {:?}", e.dwell, b.dwell);
+                prop_assert!(same(&b.click_times, &e.click_times), "click times {:?} read back as {:?}", e.click_times, b.click_times);
+            }
+            prop_assert_eq!(dropped, want_dropped);
+        }
+    }
+
+    #[test]
+    fn a_session_without_id_gets_its_number_and_clicks_follow_time() {
+        let r = RawSession {
+            id: None,
+            query: "q".into(),
+            docs: vec!["a".into(), "b".into(), "c".into()],
+            clicks: vec![true, false, true],
+            timestamp: None,
+            dwell: None,
+            click_times: Some(vec![9.0, f64::NAN, 2.5]),
+        };
+        let mut line = String::new();
+        write_simeval_line(7, &buf(&r), &mut line);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["session_id"], "7");
+        assert_eq!(v["schema_version"], "v1");
+        assert_eq!(v["session_type"], "search");
+        let ev = v["events"].as_array().unwrap();
+        assert_eq!(ev.len(), 3);
+        assert_eq!(ev[0]["type"], "query_issued");
+        assert_eq!(ev[0]["timestamp"], 0.0);
+        assert_eq!(ev[0]["ranked_items"][2]["doc_id"], "c");
+        assert_eq!(ev[0]["ranked_items"][2]["rank"], 3);
+        // Rank 3 was clicked first (at 2.5 s), then rank 1 (at 9 s).
+        assert_eq!(ev[1]["clicked_items"][0]["rank"], 3);
+        assert_eq!(ev[1]["timestamp"], 2.5);
+        assert_eq!(ev[2]["clicked_items"][0]["rank"], 1);
+    }
+
+    #[test]
+    fn reads_a_hand_written_multi_query_session() {
+        // Two queries; the second SERP's list comes from a serp_view event; a click by doc_id
+        // only; a dwell event and a bookmark are passed over; absolute start time in meta.
+        let line = r#"{"session_id":"u1","dataset_id":"x","session_type":"search","meta":{"start_time":100},"events":[
+{"event_id":"e1","type":"query_issued","query":"cats","timestamp":0,"ranked_items":[{"doc_id":"b","rank":2},{"doc_id":"a","rank":1}]},
+{"event_id":"e2","type":"click","timestamp":4,"clicked_items":[{"doc_id":"b","rank":2,"dwell_time":30}]},
+{"event_id":"e3","type":"dwell","timestamp":34},
+{"event_id":"e4","type":"query_issued","query":"dogs","timestamp":40},
+{"event_id":"e5","type":"serp_view","timestamp":40.5,"ranked_items":[{"doc_id":"x","rank":1},{"doc_id":"y","rank":2},{"doc_id":"z","rank":3}]},
+{"event_id":"e6","type":"click","timestamp":43,"clicked_items":[{"doc_id":"z"}]},
+{"event_id":"e7","type":"bookmark","timestamp":44}]}"#
+            .replace('\n', "");
+        let s = read("h.jsonl", format!("{line}\n").into_bytes()).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].id.as_deref(), Some("u1"));
+        assert_eq!(s[0].query, "cats");
+        assert_eq!(s[0].docs, ["a", "b"]);
+        assert_eq!(s[0].clicks, [false, true]);
+        assert_eq!(s[0].timestamp, Some(100.0));
+        assert!(same(&s[0].click_times, &Some(vec![f64::NAN, 4.0])));
+        assert!(same(&s[0].dwell, &Some(vec![0.0, 30.0])));
+        assert_eq!(s[1].query, "dogs");
+        assert_eq!(s[1].docs, ["x", "y", "z"]);
+        assert_eq!(s[1].clicks, [false, false, true]);
+        assert_eq!(s[1].timestamp, Some(140.0));
+        assert!(same(&s[1].click_times, &Some(vec![f64::NAN, f64::NAN, 3.0])));
+        assert_eq!(s[1].dwell, None);
+    }
+
+    #[test]
+    fn bad_lines_fail_with_file_line_and_reason() {
+        let good = r#"{"session_id":"s","events":[{"type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":2}]}]}"#;
+        let cases = [
+            ("{\"session_id\": \"s\", \"events\": [", "invalid JSON session"),
+            ("[1, 2]", "must be a JSON object"),
+            (r#"{"events":[]}"#, "`session_id`"),
+            (r#"{"session_id":"s"}"#, "`events` (a list) is required"),
+            (r#"{"session_id":"s","events":[]}"#, "has no query_issued event"),
+            (r#"{"session_id":"s","events":[{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":1}]}]}"#, "click event `c1` comes before any query_issued"),
+            (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q"}]}"#, "query_issued event `q1` has no `ranked_items`"),
+            (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","ranked_items":[{"doc_id":"a","rank":1}]}]}"#, "has no `query`"),
+            (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":3}]}]}"#, "without gaps or repeats"),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":2}]},{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":2}]}]}"#,
+                "document `a` is not at rank 2",
+            ),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1}]},{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":5}]}]}"#,
+                "rank 5 is not on the result list",
+            ),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1}]},{"event_id":"c1","type":"click","timestamp":3,"clicked_items":[{"rank":1}]}]}"#,
+                "has a timestamp but its query_issued event `q1` has none",
+            ),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1}]},{"event_id":"v","type":"serp_view","ranked_items":[{"doc_id":"b","rank":1}]}]}"#,
+                "shows a result list other than",
+            ),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","timestamp":"soon","ranked_items":[{"doc_id":"a","rank":1}]}]}"#,
+                "`timestamp` must be a number or null",
+            ),
+        ];
+        for (bad, reason) in cases {
+            let text = format!("{good}\r\n{bad}\r\n");
+            let err = read("real.jsonl", text.into_bytes()).unwrap_err().to_string();
+            assert!(err.contains("real.jsonl:2:") && err.contains(reason), "{bad}: {err}");
+        }
+        // The good line alone reads.
+        assert_eq!(read("real.jsonl", format!("{good}\n").into_bytes()).unwrap().len(), 1);
+    }
+}

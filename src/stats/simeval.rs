@@ -425,3 +425,113 @@ mod tests {
         assert!((js_distance(&[1.0, 0.0], &[0.0, 1.0]) - std::f64::consts::LN_2.sqrt()).abs() < 1e-15);
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    //! Against `tests/fixtures/stats/simeval.json`, written by `analysis/simeval/fixture.py`
+    //! (SciPy 1.17.1, NumPy 2.4.6: `scipy.stats.ks_2samp`, `scipy.stats.kstwobign`,
+    //! `scipy.spatial.distance.jensenshannon`, a hand-written Python JSD, and SimEval-IR's
+    //! measure definitions re-implemented in that script).
+    use super::*;
+    use serde_json::Value;
+
+    fn fixture() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats/simeval.json");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e} (run python3 analysis/simeval/fixture.py)"));
+        serde_json::from_str(&text).expect("fixture JSON")
+    }
+
+    fn floats(v: &Value) -> Vec<f64> {
+        v.as_array().expect("list").iter().map(|x| x.as_f64().expect("number")).collect()
+    }
+
+    fn sample(c: &Value, key: &str) -> Vec<f64> {
+        if let Some(v) = c.get(key) {
+            return floats(v);
+        }
+        let mut out = Vec::new();
+        for pair in c[format!("{key}_counts")].as_array().expect("counts") {
+            let (x, k) = (pair[0].as_f64().unwrap(), pair[1].as_u64().unwrap());
+            out.extend(std::iter::repeat_n(x, k as usize));
+        }
+        out
+    }
+
+    /// |a - b| <= rel * |b| (rel 1e-9: the exact p-value sums up to 9e6 lattice terms in
+    /// another order than SciPy).
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn ks_equals_scipy_ks_2samp() {
+        let f = fixture();
+        let cases = f["ks"].as_array().unwrap();
+        assert!(cases.len() >= 10);
+        for c in cases {
+            let name = c["name"].as_str().unwrap();
+            let (x, y) = (sample(c, "x"), sample(c, "y"));
+            let (d, p) = ks_2samp(&x, &y);
+            let (sd, sp) = (c["statistic"].as_f64().unwrap(), c["pvalue"].as_f64().unwrap());
+            assert!((d - sd).abs() < 1e-12, "{name}: D {d} vs SciPy {sd}");
+            if let Some(big) = c.get("kstwobign_pvalue") {
+                // Above 10 000 values: Kolmogorov's limiting distribution (SciPy's kstwobign);
+                // SciPy's ks_2samp itself uses kstwo(round(nm/(n+m))) there, within 2 %.
+                let b = big.as_f64().unwrap();
+                assert!(close(p, b, 1e-9), "{name}: p {p} vs kstwobign {b}");
+                assert!(close(p, sp, 0.02), "{name}: p {p} vs ks_2samp {sp}");
+            } else {
+                assert!(close(p, sp, 1e-9), "{name}: p {p} vs SciPy {sp}");
+            }
+        }
+    }
+
+    #[test]
+    fn js_distance_equals_scipy_and_hand_jsd() {
+        let f = fixture();
+        for c in f["jsd"].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            let (p, q) = (floats(&c["p"]), floats(&c["q"]));
+            let j = js_distance(&p, &q);
+            for key in ["scipy", "hand"] {
+                let want = c[key].as_f64().unwrap();
+                assert!((j - want).abs() < 1e-12, "{name}: {j} vs {key} {want}");
+            }
+            let s = smoothed_js_distance(&p, &q);
+            for key in ["scipy_smoothed", "hand_smoothed"] {
+                let want = c[key].as_f64().unwrap();
+                assert!((s - want).abs() < 1e-12, "{name}: smoothed {s} vs {key} {want}");
+            }
+        }
+    }
+
+    fn sessions(v: &Value) -> SessionSample {
+        let mut s = SessionSample::new();
+        for x in v.as_array().unwrap() {
+            let ranks: Vec<u32> = x["ranks"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap() as u32).collect();
+            let times = floats(&x["times"]);
+            s.push(&ranks, Some(&times), 1);
+        }
+        s
+    }
+
+    #[test]
+    fn measures_equal_the_simeval_definitions() {
+        let f = fixture();
+        for c in f["sessions"].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            let m = compare(&sessions(&c["real"]), &sessions(&c["simulated"]));
+            let want = &c["measures"];
+            let by = |k: &str| m.iter().find(|x| x.measure == k).unwrap_or_else(|| panic!("{k}"));
+            for k in ["click_depth_distance", "action_type_distance"] {
+                let (got, w) = (by(k).statistic, want[k].as_f64().unwrap());
+                assert!((got - w).abs() < 1e-12, "{name} {k}: {got} vs {w}");
+            }
+            for k in ["session_length_ks", "inter_event_time_ks"] {
+                let (d, p) = (want[k][0].as_f64().unwrap(), want[k][1].as_f64().unwrap());
+                assert!((by(k).statistic - d).abs() < 1e-12, "{name} {k}: D {} vs {d}", by(k).statistic);
+                assert!(close(by(k).p_value, p, 1e-9), "{name} {k}: p {} vs {p}", by(k).p_value);
+            }
+        }
+    }
+}
