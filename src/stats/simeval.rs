@@ -203,7 +203,7 @@ pub fn kolmogorov_sf(t: f64) -> f64 {
 }
 
 /// One SimEval-IR measure of simulated against real sessions, with the sample sizes it
-/// pooled (`unit` names what one observation is).
+/// pooled (`pooled_over` names what one observation is).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SimEvalMeasure {
     /// `click_depth_distance`, `session_length_ks`, `inter_event_time_ks` or
@@ -212,7 +212,7 @@ pub struct SimEvalMeasure {
     /// The SimEval-IR metric it reproduces.
     pub simeval_name: &'static str,
     /// What one pooled observation is: `clicks`, `sessions`, `gaps` or `events`.
-    pub unit: &'static str,
+    pub pooled_over: &'static str,
     /// Observations on the real side.
     pub n_real: u64,
     /// Observations on the simulated side.
@@ -299,7 +299,7 @@ fn ks_measure(measure: &'static str, simeval_name: &'static str, unit: &'static 
     SimEvalMeasure {
         measure,
         simeval_name,
-        unit,
+        pooled_over: unit,
         n_real: r.len() as u64,
         n_simulated: s.len() as u64,
         statistic: d,
@@ -333,7 +333,7 @@ pub fn compare(real: &SessionSample, simulated: &SessionSample) -> Vec<SimEvalMe
     let depth = SimEvalMeasure {
         measure: "click_depth_distance",
         simeval_name: "jsd_click_depth",
-        unit: "clicks",
+        pooled_over: "clicks",
         n_real: nr,
         n_simulated: ns,
         statistic: depth,
@@ -368,7 +368,7 @@ pub fn compare(real: &SessionSample, simulated: &SessionSample) -> Vec<SimEvalMe
     let action = SimEvalMeasure {
         measure: "action_type_distance",
         simeval_name: "jsd_action_types",
-        unit: "events",
+        pooled_over: "events",
         n_real: (tr[0] + tr[1]) as u64,
         n_simulated: (ts[0] + ts[1]) as u64,
         statistic: action,
@@ -383,7 +383,8 @@ pub fn compare(real: &SessionSample, simulated: &SessionSample) -> Vec<SimEvalMe
 /// The measures as CSV (header and one row per measure; NaN printed as `NA`).
 pub fn to_csv(rows: &[SimEvalMeasure]) -> String {
     use std::fmt::Write as _;
-    let f = |x: f64| if x.is_finite() { format!("{x}") } else { "NA".to_string() };
+    // Debug formatting: shortest round-trip digits, exponent notation for tiny p-values.
+    let f = |x: f64| if x.is_finite() { format!("{x:?}") } else { "NA".to_string() };
     let mut s = String::from("measure,simeval_name,pooled_over,n_real,n_simulated,statistic,p_value,real_mean,simulated_mean,note\n");
     for r in rows {
         let _ = writeln!(
@@ -391,7 +392,7 @@ pub fn to_csv(rows: &[SimEvalMeasure]) -> String {
             "{},{},{},{},{},{},{},{},{},\"{}\"",
             r.measure,
             r.simeval_name,
-            r.unit,
+            r.pooled_over,
             r.n_real,
             r.n_simulated,
             f(r.statistic),
