@@ -186,3 +186,59 @@ fn validate_with_query_priors_and_test_only_documents() {
         assert_eq!((v["train_sessions"].as_u64(), v["test_sessions"].as_u64()), (Some(8), Some(2)), "{model}");
     }
 }
+
+/// SimEval-IR sessions: the Yandex sample converted to `InteractionSession` JSONL fits the same
+/// model as the original (every query, document and click survives), and `clicks validate`
+/// reports SimEval-IR's measures (`simeval.csv` and the printed JSON) on it.
+#[test]
+fn simeval_sessions_convert_fit_and_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let jl = dir.path().join("sample.simeval.jsonl");
+    let out = bin().args(["--quiet", "clicks", "convert", "--to", "simeval", "--in"]).arg(yandex()).arg("--out").arg(&jl).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // One line per impression (35,064, as counted by the other tests of this file).
+    let text = std::fs::read_to_string(&jl).unwrap();
+    assert_eq!(text.lines().count(), 35064);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["events"][0]["type"], "query_issued");
+    assert_eq!(first["events"][0]["query"], "98435_1");
+    let mut models = Vec::new();
+    for (format, path) in [("yandex", yandex()), ("simeval", jl.clone()), ("auto", jl.clone())] {
+        let m = dir.path().join(format!("{format}.json"));
+        let out = bin().args(["--quiet", "clicks", "fit", "--model", "sdbn", "--format", format, "--train"]).arg(&path).arg("--out").arg(&m).output().unwrap();
+        assert!(out.status.success(), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+        models.push(v["pairs"].clone());
+    }
+    assert!(models[0].as_array().is_some_and(|p| !p.is_empty()));
+    assert_eq!(models[0], models[1]);
+    assert_eq!(models[0], models[2]);
+
+    let out_dir = dir.path().join("val");
+    let out = bin()
+        .args(["--quiet", "clicks", "validate", "--model", "pbm", "--format", "simeval", "--split", "interleaved", "--bootstrap", "20", "--train"])
+        .arg(&jl)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["simeval"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["measure"].as_str().unwrap()).collect();
+    assert_eq!(names, ["click_depth_distance", "session_length_ks", "inter_event_time_ks", "action_type_distance"]);
+    // Session length pools sessions: the 8,766 test sessions (every fourth of 35,064) against
+    // the simulated ones.
+    assert_eq!(rows[1]["n_real"], 8766);
+    assert_eq!(rows[1]["n_simulated"], v["simulated_sessions"]);
+    let depth = rows[0]["statistic"].as_f64().unwrap();
+    assert!(depth > 0.0 && depth < std::f64::consts::LN_2.sqrt(), "{depth}");
+    // The sample has no times: no inter-event comparison, and the reason says so.
+    assert!(rows[2]["statistic"].is_null());
+    assert!(rows[2]["note"].as_str().unwrap().contains("no event times"), "{}", rows[2]);
+    let csv = std::fs::read_to_string(out_dir.join("simeval.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "measure,simeval_name,pooled_over,n_real,n_simulated,statistic,p_value,real_mean,simulated_mean,note");
+    assert_eq!(lines.len(), 5);
+    assert!(lines[2].starts_with("session_length_ks,session_length_distribution,sessions,8766,"), "{}", lines[2]);
+}

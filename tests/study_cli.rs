@@ -79,6 +79,11 @@ fn synthetic_study_fits_a_scenario_that_simulates() {
     assert!(table.starts_with("model,measure,real,simulated,") && table.contains("\nstudy-fitted,visited_depth,") && table.contains("\nstudy-fitted,visit@1,"), "{table}");
     assert_eq!(table, std::fs::read_to_string(d.join("val2/distances.csv")).unwrap());
     assert!(std::fs::read_to_string(d.join("val1/validation.svg")).unwrap().contains("deepest rank visited"));
+    // SimEval-IR's measures of the same searches, identical for any thread count.
+    let simeval = std::fs::read_to_string(d.join("val1/simeval.csv")).unwrap();
+    assert!(simeval.starts_with("measure,simeval_name,pooled_over,") && simeval.lines().count() == 5, "{simeval}");
+    assert!(simeval.contains("\nclick_depth_distance,jsd_click_depth,clicks,"), "{simeval}");
+    assert_eq!(simeval, std::fs::read_to_string(d.join("val2/simeval.csv")).unwrap());
     let out = bin().args(["study", "validate", &s(&annotated), "--qrels", &qrels, "--test-share", "1.5"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not in (0, 1)"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -45,7 +45,7 @@ struct ConvertArgs {
     /// Output file.
     #[arg(long)]
     out: PathBuf,
-    /// Output format: parquet, arrow, tsv, jsonl or yandex. Default: from the output file's
+    /// Output format: parquet, arrow, tsv, jsonl, simeval (SimEval-IR sessions) or yandex. Default: from the output file's
     /// extension (.parquet, .arrow/.feather, .tsv, .jsonl).
     #[arg(long)]
     to: Option<String>,
@@ -59,7 +59,7 @@ struct ModelArgs {
     /// Click model: cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr.
     #[arg(long)]
     model: String,
-    /// Log format: yandex, yandex-rpc, tsv, jsonl, ncm, bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto (docs/clickmodels.md).
+    /// Log format: yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto (docs/clickmodels.md).
     #[arg(long, default_value = "yandex")]
     format: String,
     /// EM iterations (dbn, ccm, ubm, pbm).
@@ -340,7 +340,7 @@ struct SimulateArgs {
     /// Log whose SERPs (query and ranked documents) are simulated; its clicks are ignored.
     #[arg(long)]
     serps: PathBuf,
-    /// Format of the SERP log (as for `fit`: yandex, yandex-rpc, tsv, jsonl, ncm, bracketed:..., auto).
+    /// Format of the SERP log (as for `fit`: yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:..., auto).
     #[arg(long, default_value = "yandex")]
     format: String,
     /// Simulated sessions per SERP.
@@ -538,6 +538,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             }
             Ok(())
         })?;
+        run.write("simeval.csv", serpsim::stats::simeval::to_csv(&v.simeval).as_bytes())?;
         let svg = plot_svg(&v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
         run.write("validation.svg", svg.as_bytes())?;
         let text = serde_json::to_string_pretty(&json)?;
@@ -579,7 +580,7 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
     let to = match &a.to {
         Some(t) => convert::parse_target(t)?,
         None => convert::target_from_extension(&a.out).ok_or_else(|| {
-            anyhow::anyhow!("{}: give --to parquet|arrow|tsv|jsonl|yandex (the file name does not say)", a.out.display())
+            anyhow::anyhow!("{}: give --to parquet|arrow|tsv|jsonl|simeval|yandex (the file name does not say)", a.out.display())
         })?,
     };
     let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);

@@ -668,6 +668,7 @@ fn validate(
         info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
         let mut run = serpsim::output::RunDir::begin(o, info)?;
         run.write_with("distances.csv", |w| super::clicks::write_distances(w, "study-fitted", v.measures.iter().chain(&v.ctr).chain(&sv.visits)))?;
+        run.write("simeval.csv", serpsim::stats::simeval::to_csv(&v.simeval).as_bytes())?;
         let title = format!("user fitted on {} searches: {} real test searches against {} simulated", sv.train_searches, v.test_sessions, v.simulated_sessions);
         run.write("validation.svg", serpsim::clickmodels::validate::plot_svg(v, &title)?.as_bytes())?;
         run.write("validation.json", format!("{}\n", serde_json::to_string_pretty(&json)?).as_bytes())?;

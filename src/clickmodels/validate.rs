@@ -192,6 +192,10 @@ pub struct Validation {
     pub system_rankers: usize,
     /// System-level checks (empty without a query with two lists).
     pub system: Vec<SystemCheck>,
+    /// SimEval-IR's distributional measures of the simulated against the real test sessions
+    /// ([`crate::stats::simeval`]), from the click patterns; no event times, so the
+    /// inter-event-time row is NaN with a note.
+    pub simeval: Vec<crate::stats::simeval::SimEvalMeasure>,
 }
 
 /// Dwell times for validation: per test session the dwell of each rank (0 without a click),
@@ -455,6 +459,7 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
         })
         .collect();
     let (system_queries, system) = system_check(test, &sim_stats, cfg);
+    let simeval = simeval_measures(&keys, &rc, &sc);
     Ok(Validation {
         test_sessions: n,
         simulated_sessions: n * cfg.replicates,
@@ -466,7 +471,30 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
         system_queries,
         system_rankers: if system.is_empty() { 0 } else { cfg.rankers },
         system,
+        simeval,
     })
+}
+
+/// SimEval-IR's measures ([`crate::stats::simeval::compare`]) of the simulated against the
+/// real sessions, from their click patterns: click depth (pooled over clicks), session
+/// length (events: the query and its clicks; pooled over sessions), action types (pooled
+/// over events). Neither side has event times here (simulated clicks have none), so the
+/// inter-event-time row is NaN with a note. Ranks beyond 64 are not seen (as for every measure).
+fn simeval_measures(keys: &[Pattern], real: &[f64], sim: &[f64]) -> Vec<crate::stats::simeval::SimEvalMeasure> {
+    use crate::stats::simeval::{compare, SessionSample};
+    let sample = |counts: &[f64]| {
+        let mut s = SessionSample::new();
+        let mut ranks = Vec::new();
+        for (&(_, m), &w) in keys.iter().zip(counts) {
+            if w > 0.0 {
+                ranks.clear();
+                ranks.extend((0..64u32).filter(|r| m >> r & 1 == 1).map(|r| r + 1));
+                s.push(&ranks, None, w as u64);
+            }
+        }
+        s
+    };
+    compare(&sample(real), &sample(sim))
 }
 
 fn ratio((a, b): (f64, f64)) -> f64 {

@@ -1,4 +1,4 @@
-//! `serpsim clicks convert`: any readable click log to TSV, JSONL, the Yandex sample layout,
+//! `serpsim clicks convert`: any readable click log to TSV, JSONL, SimEval-IR JSONL, the Yandex sample layout,
 //! Parquet or Arrow IPC, streaming (one record batch or one line in memory), written
 //! atomically (a failed conversion leaves no output file).
 //!
@@ -175,6 +175,10 @@ impl<W: Write> SessionWriter for TextWriter<W> {
                 }
                 l.push_str(&serde_json::Value::Object(o).to_string());
             }
+            Format::SimEval => {
+                r.dropped_dwell += usize::from(super::simeval::write_simeval_line(n, s, l));
+                r.dropped_click_times -= usize::from(!s.click_times.is_empty());
+            }
             other => return Err(Error::Invalid(format!("cannot write the {other} format"))),
         }
         l.push('\n');
@@ -334,8 +338,8 @@ impl<W: Write + Send> SessionWriter for ColumnarWriter<W> {
 /// The output formats `convert` writes.
 pub fn parse_target(s: &str) -> Result<Format> {
     match s {
-        "parquet" | "arrow" | "tsv" | "jsonl" | "yandex" => s.parse(),
-        other => Err(Error::Invalid(format!("--to `{other}`: expected parquet, arrow, tsv, jsonl or yandex"))),
+        "parquet" | "arrow" | "tsv" | "jsonl" | "simeval" | "yandex" => s.parse(),
+        other => Err(Error::Invalid(format!("--to `{other}`: expected parquet, arrow, tsv, jsonl, simeval or yandex"))),
     }
 }
 
@@ -362,10 +366,10 @@ pub fn convert(input: Input, opts: &ReadOptions, to: &Format, out: &Path, progre
         let result = (|| -> Result<ReadReport> {
             let mut writer: Box<dyn SessionWriter + '_> = match to {
                 Format::Columnar(c, _) => Box::new(ColumnarWriter::new(*c, &mut *w)?),
-                Format::Tsv | Format::Jsonl | Format::Yandex => {
+                Format::Tsv | Format::Jsonl | Format::Yandex | Format::SimEval => {
                     Box::new(TextWriter { w: &mut *w, format: to.clone(), line: String::new() })
                 }
-                other => return Err(Error::Invalid(format!("cannot write the {other} format (use parquet, arrow, tsv, jsonl or yandex)"))),
+                other => return Err(Error::Invalid(format!("cannot write the {other} format (use parquet, arrow, tsv, jsonl, simeval or yandex)"))),
             };
             let mut n = 0usize;
             let r = &mut report;

@@ -167,6 +167,7 @@ pub(crate) fn parse_line(line: &str, format: &Format, pool: &mut Pool) -> Result
         Format::Yandex => parse_yandex_line(line, pool),
         Format::Tsv => parse_tsv_line(line, pool),
         Format::Jsonl => parse_jsonl_line(line, pool),
+        Format::SimEval => super::simeval::parse_simeval_line(line, pool),
         Format::Bracketed(cols) => parse_bracketed_line(line, cols, pool),
         Format::YandexRpc | Format::Columnar(..) | Format::Auto => unreachable!("multi-line, columnar or unresolved format"),
     }
@@ -823,8 +824,8 @@ impl RpcState {
 }
 
 /// The formats [`crate::logs::Format::Auto`] chooses from.
-pub(crate) fn detectable() -> [Format; 5] {
-    [Format::Yandex, Format::Tsv, Format::Jsonl, Format::Bracketed(Columns::NCM), Format::YandexRpc]
+pub(crate) fn detectable() -> [Format; 6] {
+    [Format::Yandex, Format::Tsv, Format::Jsonl, Format::SimEval, Format::Bracketed(Columns::NCM), Format::YandexRpc]
 }
 
 /// Whether `line` is a valid line of `format` (for the relevance-prediction log: of its syntax).

@@ -23,6 +23,7 @@ pub mod convert;
 mod direct;
 pub mod formats;
 pub mod read;
+pub mod simeval;
 
 pub use columnar::{ColumnMap, Container};
 pub use formats::{Columns, SessionBuf};
@@ -45,6 +46,9 @@ pub enum Format {
     /// TAB-separated with bracketed lists (`[1, 2, 3]`), columns as given; `ncm` is
     /// [`Columns::NCM`]: `session<TAB>query<TAB>[docs]<TAB>[vtypes]<TAB>[clicks][<TAB>[relevances]]`.
     Bracketed(Columns),
+    /// SimEval-IR `InteractionSession` JSONL: one session per line, one SERP per
+    /// `query_issued` event (see [`simeval`]).
+    SimEval,
     /// The Yandex relevance-prediction challenge log (WSCD 2011/2012): `SessionID TimePassed Q
     /// QueryID RegionID URL1 ... URLn` and `SessionID TimePassed C URLID` lines; SERPs with
     /// click times and dwell are derived (see [`formats::RpcState`]).
@@ -64,6 +68,7 @@ impl std::str::FromStr for Format {
             "yandex" => Ok(Format::Yandex),
             "tsv" => Ok(Format::Tsv),
             "jsonl" => Ok(Format::Jsonl),
+            "simeval" => Ok(Format::SimEval),
             "ncm" => Ok(Format::Bracketed(Columns::NCM)),
             "yandex-rpc" => Ok(Format::YandexRpc),
             "auto" => Ok(Format::Auto),
@@ -81,7 +86,7 @@ impl std::str::FromStr for Format {
                     .map(Format::Bracketed)
                     .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
                 None => Err(Error::Invalid(format!(
-                    "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, ncm, \
+                    "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, simeval, ncm, \
                      bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], \
                      parquet[:ROLE=COLUMN,...], arrow[:ROLE=COLUMN,...], or auto)"
                 ))),
@@ -96,6 +101,7 @@ impl std::fmt::Display for Format {
             Format::Yandex => f.write_str("yandex"),
             Format::Tsv => f.write_str("tsv"),
             Format::Jsonl => f.write_str("jsonl"),
+            Format::SimEval => f.write_str("simeval"),
             Format::Bracketed(c) if *c == Columns::NCM => f.write_str("ncm"),
             Format::Bracketed(c) => write!(f, "bracketed:{c}"),
             Format::YandexRpc => f.write_str("yandex-rpc"),

@@ -163,7 +163,7 @@ fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
         [] => {
             let per_line = fitting_formats(first, None);
             let hint = if per_line.is_empty() {
-                "it fits none of yandex, tsv, jsonl, ncm, yandex-rpc (see docs/clickmodels.md); for other bracketed \
+                "it fits none of yandex, tsv, jsonl, simeval, ncm, yandex-rpc (see docs/clickmodels.md); for other bracketed \
                  layouts give --format bracketed:query=N,documents=N,clicks=N"
                     .to_string()
             } else {

@@ -15,6 +15,7 @@ pub mod multitest;
 pub mod paired;
 pub mod randomisation;
 pub mod roc;
+pub mod simeval;
 pub mod sketch;
 pub mod summary;
 pub mod topics;
