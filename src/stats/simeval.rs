@@ -382,11 +382,12 @@ pub fn compare(real: &SessionSample, simulated: &SessionSample) -> Vec<SimEvalMe
     vec![depth, length, timing, action]
 }
 
-/// The measures as CSV (header and one row per measure; NaN printed as `NA`).
+/// The measures as CSV (header and one row per measure; numbers in the house format of
+/// [`crate::write::fmt_f64`]: 10 significant digits, exponent notation for tiny p-values, an
+/// empty cell where a value is undefined).
 pub fn to_csv(rows: &[SimEvalMeasure]) -> String {
     use std::fmt::Write as _;
-    // Debug formatting: shortest round-trip digits, exponent notation for tiny p-values.
-    let f = |x: f64| if x.is_finite() { format!("{x:?}") } else { "NA".to_string() };
+    let f = crate::write::fmt_f64;
     let mut s = String::from("measure,simeval_name,pooled_over,n_real,n_simulated,statistic,p_value,real_mean,simulated_mean,note\n");
     for r in rows {
         let _ = writeln!(
