@@ -43,7 +43,7 @@ _TABLES = {
 # The short answer the CLI prints (``repr`` of a result).
 _ANSWER = "answer.txt"
 _DETAILS = ("summary", "full")
-_PLOTS = {"distributions": "distributions.svg", "gain_curves": "gain_curves.svg"}
+_PLOTS = {"distributions": "distributions.svg", "gain_curves": "gain_curves.svg", "differences": "differences.svg"}
 
 
 class Simulation:
@@ -79,13 +79,14 @@ class Simulation:
             self.report = None
 
     def plot(self, kind: str = "distributions") -> str:
-        """An SVG plot of the run: ``distributions`` (ECDFs of every measure) or
-        ``gain_curves`` (gain over time and effort with 95 % bands)."""
+        """An SVG plot of the run: ``distributions`` (ECDFs of every measure),
+        ``gain_curves`` (gain over time and effort with 95 % bands over topics and users) or
+        ``differences`` (forest plot of each topic's gain difference A - B)."""
         if kind not in _PLOTS:
             raise ValueError(f"kind: `{kind}` is not one of {', '.join(_PLOTS)}")
         data = self.files.get(_PLOTS[kind])
         if data is None:
-            raise ValueError(f"this run wrote no {_PLOTS[kind]} (the scenario sets [output] plot = false)")
+            raise ValueError(f"this run wrote no {_PLOTS[kind]} (the scenario sets [output] plot = false, or has no pair of systems to compare)")
         return data.decode("utf-8")
 
     @property

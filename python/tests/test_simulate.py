@@ -58,6 +58,7 @@ def test_plot_is_svg():
     svg = r.plot()
     assert svg.lstrip().startswith("<svg")
     assert "<svg" in r.plot("gain_curves")
+    assert "Gain difference A - B per topic" in r.plot("differences")
     assert r.samples is None
     with pytest.raises(ValueError, match="kind: `pie`"):
         r.plot("pie")

@@ -122,7 +122,7 @@ def test_bad_frames_are_refused(spark):
 # `serpsim simulate simulations/default.toml --replicates 2000 --seed 7 --out DIR`
 # (2 profiles x 32 blocks of 63 users = 64 units of work).
 SCENARIO = DATA.parent / "simulations" / "default.toml"
-REPORT_FILES = ["pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "distributions.svg", "gain_curves.svg"]
+REPORT_FILES = ["pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "distributions.svg", "gain_curves.svg", "differences.svg"]
 
 
 @pytest.fixture(scope="module")
