@@ -205,9 +205,12 @@ pub struct EStats {
     pub sessions: u64,
     /// The count tables.
     pub tables: Vec<Counts>,
+    /// Log-likelihood of the sessions added under the model that computed the statistics
+    /// (natural log, summed exactly), when the E-step was asked for it; 0 otherwise.
+    pub log_likelihood: ExactSum,
 }
 
-const MAGIC: &[u8; 8] = b"SSESTAT1";
+const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
     /// Empty statistics of `kind`, with pair tables sized for `pairs` pairs.
@@ -220,7 +223,7 @@ impl EStats {
             ModelKind::Ubm => vec![Counts::with_len(pairs)],
             _ => Vec::new(),
         };
-        EStats { kind, sessions: 0, tables }
+        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default() }
     }
 
     /// Adds the statistics of other sessions (exact: the order of merges does not matter).
@@ -235,6 +238,7 @@ impl EStats {
             a.merge(b);
         }
         self.sessions += other.sessions;
+        self.log_likelihood.merge(other.log_likelihood);
         Ok(())
     }
 
@@ -246,6 +250,7 @@ impl EStats {
         out.push(name.len() as u8);
         out.extend_from_slice(name);
         out.extend_from_slice(&self.sessions.to_le_bytes());
+        out.extend_from_slice(&self.log_likelihood.0.to_le_bytes());
         out.extend_from_slice(&(self.tables.len() as u64).to_le_bytes());
         for t in &self.tables {
             out.extend_from_slice(&(t.num.len() as u64).to_le_bytes());
@@ -271,6 +276,7 @@ impl EStats {
         let name = std::str::from_utf8(r.take(n).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("bad model name"))?;
         let kind: ModelKind = name.parse()?;
         let sessions = r.u64().ok_or_else(|| bad("truncated"))?;
+        let log_likelihood = ExactSum(r.i128().ok_or_else(|| bad("truncated"))?);
         let ntables = r.u64().ok_or_else(|| bad("truncated"))? as usize;
         let mut tables = Vec::with_capacity(ntables.min(1 << 16));
         for _ in 0..ntables {
@@ -295,7 +301,7 @@ impl EStats {
         if r.at != bytes.len() {
             return Err(bad("trailing bytes"));
         }
-        Ok(EStats { kind, sessions, tables })
+        Ok(EStats { kind, sessions, tables, log_likelihood })
     }
 
     /// Bytes held by the tables (the memory of a streamed fit besides the parameters and the
