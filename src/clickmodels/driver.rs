@@ -31,6 +31,9 @@ use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
 use rayon::prelude::*;
 
+/// The CLI's default tolerance (see `docs/clickmodels.md` for how it was chosen).
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+
 /// How the EM passes are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Accel {
@@ -91,10 +94,51 @@ pub struct EmReport {
     pub extrapolations: (usize, usize),
 }
 
+/// How an EM fit ended, as written under the `fit` key of a model file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FitSummary {
+    /// Passes over the training log.
+    pub passes: usize,
+    /// Most passes allowed.
+    pub max_passes: usize,
+    /// Relative log-likelihood tolerance (0: fixed passes).
+    pub tolerance: f64,
+    /// Whether the tolerance was reached.
+    pub converged: bool,
+    /// `squarem` or `none`.
+    pub acceleration: &'static str,
+    /// Training log-likelihood (sum over training sessions) at the start of the last pass;
+    /// null with tolerance 0 (not computed).
+    pub train_log_likelihood: Option<f64>,
+    /// Its relative change in the last pass; null when not computed.
+    pub relative_change: Option<f64>,
+    /// Largest absolute parameter change in the last pass.
+    pub parameter_change: f64,
+}
+
+impl FitSummary {
+    /// The summary of a driver's report.
+    pub fn new(report: &EmReport, tolerance: f64, opts: &EmOptions) -> Self {
+        let fin = |x: f64| x.is_finite().then_some(x);
+        let accelerated = tolerance > 0.0 && opts.accel == Accel::Squarem && report.last.max_passes > 1;
+        FitSummary {
+            passes: report.passes,
+            max_passes: report.last.max_passes,
+            tolerance,
+            converged: report.converged,
+            acceleration: if accelerated { "squarem" } else { "none" },
+            train_log_likelihood: fin(report.last.log_likelihood),
+            relative_change: fin(report.last.relative_change),
+            parameter_change: report.last.parameter_change,
+        }
+    }
+}
+
 /// One E-step over `src` under `state`: the statistics summed over every session (exact, so
 /// the same bits whether the pass is split into parts on several threads or not). With
 /// `log_likelihood`, the statistics also hold the log-likelihood of the sessions.
 pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool) -> Result<EStats> {
+    crate::interrupt::check()?;
     let hint = src.pair_count_hint();
     let kind = state.kind();
     let add = |s: SessionRef<'_>, st: &mut EStats, buf: &mut Scratch, probs: &mut Vec<f64>| {

@@ -10,7 +10,7 @@ use super::io::ParamTable;
 use super::driver::{self, EmOptions};
 use super::estep::{Counts, EStats, EmState, Scratch};
 use super::{draw, param, ClickModel, ModelKind, PRIOR, PROB_MIN};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
 

@@ -626,7 +626,9 @@ impl SessionSource for FileSource {
         if self.report.sessions == 0 || !read::line_separable(&self.format) || !is_rereadable(&self.path) {
             return Ok(None);
         }
-        let ranges = match text_ranges(&self.path, FILE_PART_BYTES)? {
+        let len = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?.len();
+        let size = (len / (4 * rayon::current_num_threads().max(1) as u64)).clamp(MIN_FILE_PART_BYTES, FILE_PART_BYTES);
+        let ranges = match text_ranges(&self.path, size)? {
             Some(r) => r,
             None => return Ok(None),
         };
@@ -644,9 +646,12 @@ impl SessionSource for FileSource {
     }
 }
 
-/// Bytes of text per part of a streamed pass (each part is read whole, so a pass holds about
-/// this much per worker thread).
+/// Most bytes of text per part of a streamed pass (each part is read whole, so a pass holds
+/// about this much per worker thread). Smaller files are cut into four parts per worker
+/// thread, none under [`MIN_FILE_PART_BYTES`].
 const FILE_PART_BYTES: u64 = 8 << 20;
+/// Fewest bytes of text per part.
+const MIN_FILE_PART_BYTES: u64 = 64 << 10;
 
 /// The file cut into byte ranges of about `size` bytes that begin at line starts, or `None`
 /// when it is compressed (gzip or zstd: it must be read from the start).
