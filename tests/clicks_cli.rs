@@ -219,3 +219,39 @@ fn em_model_files_are_byte_identical_at_any_thread_count() {
         }
     }
 }
+
+#[test]
+fn a_bad_line_deep_in_a_parallel_first_pass_is_named_by_its_line_number() {
+    // 20,000 lines of about 20 bytes: the streamed DBN fit cuts the file into byte ranges of
+    // at least 64 KiB parsed in parallel, so lines 15,000 and 17,000 lie in a later part,
+    // whose line numbers are counted only on error. The numbers are known by construction.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.txt");
+    let mut text = String::new();
+    for i in 1..=20_000 {
+        if i == 15_000 || i == 17_000 {
+            text.push_str("q1 d1,d2 : d1\n");
+        } else {
+            text.push_str(&format!("q{}\td{},d{} : d{}\n", i % 50, i % 7, i % 7 + 1, i % 7));
+        }
+    }
+    std::fs::write(&log, text).unwrap();
+    let model = dir.path().join("m.json");
+    for threads in ["1", "2"] {
+        let out = bin().args(["clicks", "fit", "--model", "dbn", "--threads", threads, "--out"]).arg(&model).arg("--train").arg(&log).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("big.txt:15000:") && err.contains("TAB"), "{err}");
+        let out = bin()
+            .args(["clicks", "fit", "--model", "dbn", "--skip-bad-lines", "--threads", threads, "--out"])
+            .arg(&model)
+            .arg("--train")
+            .arg(&log)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains("skipped 2 bad line(s); first: ") && err.contains("big.txt:15000:"), "{err}");
+        assert!(err.contains("on 19998 sessions"), "{err}");
+    }
+}

@@ -8,7 +8,7 @@ use serpsim::clickmodels::posterior::{model_and_posterior, posterior, Posterior,
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
-use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
@@ -72,8 +72,9 @@ struct ModelArgs {
     #[arg(long, alias = "tol", default_value_t = serpsim::clickmodels::driver::DEFAULT_TOLERANCE)]
     tolerance: f64,
     /// EM acceleration with a tolerance > 0: `squarem` (Varadhan and Roland 2008, with a
-    /// safeguard that falls back to the plain EM step) or `none`.
-    #[arg(long, default_value = "squarem")]
+    /// safeguard that falls back to the plain EM step), `none`, or `auto` (squarem for dbn,
+    /// ubm and pbm; none for ccm, see docs/clickmodels.md).
+    #[arg(long, default_value = "auto")]
     accel: String,
     /// DBN continuation: `fitted` or a fixed probability such as 0.9.
     #[arg(long, default_value = "fitted")]
@@ -229,7 +230,8 @@ fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> s
         }
     })?;
     bar.finish_and_clear();
-    let summary = report.filter(|_| passes > 1).map(|r| FitSummary::new(&r, tol, opts));
+    let kind = EmState::new(cfg).map(|s| s.kind()).ok();
+    let summary = report.filter(|_| passes > 1).zip(kind).map(|(r, k)| FitSummary::new(k, &r, tol, opts));
     if let Some(s) = &summary {
         let change = s.relative_change.map_or_else(|| "not computed (--tolerance 0)".to_string(), |c| format!("{c:.3e}"));
         eprintln!(

@@ -32,25 +32,41 @@ use crate::logs::{SessionRef, SessionSource};
 use rayon::prelude::*;
 
 /// The CLI's default tolerance (see `docs/clickmodels.md` for how it was chosen).
-pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+pub const DEFAULT_TOLERANCE: f64 = 1e-4;
 
 /// How the EM passes are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Accel {
+    /// SQUAREM where it reaches the plain fit's fixed point in fewer passes (DBN, UBM, PBM
+    /// on the Yandex sample, `docs/clickmodels.md`); plain EM for CCM, whose SQUAREM fit
+    /// stops at a different point (a flat likelihood in tau2 and tau3) and for SDBN (one pass).
+    #[default]
+    Auto,
     /// Plain EM: each pass's M-step is the next point.
     None,
     /// SQUAREM (scheme S3 with the monotonicity safeguard); only with a tolerance > 0.
-    #[default]
     Squarem,
+}
+
+impl Accel {
+    /// Whether SQUAREM is used for `kind` (with a tolerance > 0).
+    pub fn squarem_for(self, kind: ModelKind) -> bool {
+        match self {
+            Accel::Auto => matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Pbm),
+            Accel::None => false,
+            Accel::Squarem => kind.is_em(),
+        }
+    }
 }
 
 impl std::str::FromStr for Accel {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
+            "auto" => Ok(Accel::Auto),
             "none" => Ok(Accel::None),
             "squarem" => Ok(Accel::Squarem),
-            _ => Err(Error::Invalid(format!("unknown EM acceleration `{s}` (expected none or squarem)"))),
+            _ => Err(Error::Invalid(format!("unknown EM acceleration `{s}` (expected auto, none or squarem)"))),
         }
     }
 }
@@ -58,7 +74,7 @@ impl std::str::FromStr for Accel {
 /// Settings of the driver beyond [`EmConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct EmOptions {
-    /// Acceleration (used only when the tolerance is > 0).
+    /// Acceleration (used only when the tolerance is > 0; default [`Accel::Auto`]).
     pub accel: Accel,
     /// UBM and PBM: the examination of rank 1 held at this value (fixes their scale).
     pub top_examination: Option<f64>,
@@ -118,9 +134,9 @@ pub struct FitSummary {
 
 impl FitSummary {
     /// The summary of a driver's report.
-    pub fn new(report: &EmReport, tolerance: f64, opts: &EmOptions) -> Self {
+    pub fn new(kind: ModelKind, report: &EmReport, tolerance: f64, opts: &EmOptions) -> Self {
         let fin = |x: f64| x.is_finite().then_some(x);
-        let accelerated = tolerance > 0.0 && opts.accel == Accel::Squarem && report.last.max_passes > 1;
+        let accelerated = tolerance > 0.0 && opts.accel.squarem_for(kind) && report.last.max_passes > 1;
         FitSummary {
             passes: report.passes,
             max_passes: report.last.max_passes,
@@ -147,6 +163,23 @@ pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool
             st.log_likelihood.add(session_log_likelihood(state, s, probs));
         }
     };
+    // The first pass over a text file (parameters still the same for every pair): parts are
+    // parsed and numbered on their own, then renumbered (FileSource::first_pass_parallel).
+    if state.pair_free() {
+        if let Some(fs) = src.as_file_source() {
+            type Acc = (EStats, Scratch, Vec<f64>);
+            let init = || -> Acc { (EStats::new(kind, 0), Scratch::default(), Vec::new()) };
+            let add_one = |acc: &mut Acc, s: SessionRef<'_>| add(s, &mut acc.0, &mut acc.1, &mut acc.2);
+            let remap = |acc: &mut Acc, map: &[u32]| acc.0.remap_pairs(map);
+            if let Some(accs) = fs.first_pass_parallel(&init, &add_one, &remap)? {
+                let mut total = EStats::new(kind, fs.pair_count_hint());
+                for (st, _, _) in &accs {
+                    total.merge(st)?;
+                }
+                return Ok(total);
+            }
+        }
+    }
     if let Some(parts) = src.parts()? {
         return parts
             .par_iter()
@@ -277,7 +310,7 @@ pub fn run(
     let max = if state.kind() == ModelKind::Sdbn { 1 } else { cfg.iterations };
     let tol = cfg.tolerance;
     let want_ll = tol > 0.0;
-    let squarem = want_ll && opts.accel == Accel::Squarem && state.kind() != ModelKind::Sdbn;
+    let squarem = want_ll && opts.accel.squarem_for(state.kind());
     let mut report = EmReport {
         passes: 0,
         converged: false,

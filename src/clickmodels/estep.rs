@@ -126,6 +126,22 @@ impl Counts {
         self.den.resize(n, 0);
     }
 
+    /// Moves entry `i` to `map[i]` (pair indices of one part of a log to those of the whole;
+    /// `map` is one-to-one). Entries beyond `map` must be zero.
+    pub fn remap(&mut self, map: &[u32]) {
+        let n = map.iter().max().map_or(0, |&m| m as usize + 1);
+        let (mut num, mut den) = (vec![0i128; n], vec![0i128; n]);
+        for (i, (&a, &b)) in self.num.iter().zip(&self.den).enumerate() {
+            if a != 0 || b != 0 {
+                let j = map[i] as usize;
+                num[j] = a;
+                den[j] = b;
+            }
+        }
+        self.num = num;
+        self.den = den;
+    }
+
     /// Adds another table entry by entry.
     pub fn merge(&mut self, other: &Counts) {
         if other.num.len() > self.num.len() {
@@ -240,6 +256,19 @@ impl EStats {
         self.sessions += other.sessions;
         self.log_likelihood.merge(other.log_likelihood);
         Ok(())
+    }
+
+    /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
+    /// indexed by rank or holding scalars are left as they are.
+    pub fn remap_pairs(&mut self, map: &[u32]) {
+        let pair_tables = match self.kind {
+            ModelKind::Dbn | ModelKind::Sdbn => 2,
+            ModelKind::Ccm | ModelKind::Pbm | ModelKind::Ubm => 1,
+            _ => 0,
+        };
+        for t in self.tables.iter_mut().take(pair_tables) {
+            t.remap(map);
+        }
     }
 
     /// A compact little-endian encoding: only the non-zero entries of each table.
@@ -416,6 +445,18 @@ impl EmState {
             EmState::Ubm(_) => ModelKind::Ubm,
             EmState::Ccm(_) => ModelKind::Ccm,
             EmState::Pbm(_) => ModelKind::Pbm,
+        }
+    }
+
+    /// Whether every pair has the same parameters (none fitted yet: the starting state), so
+    /// that an E-step does not depend on how pairs are numbered.
+    pub fn pair_free(&self) -> bool {
+        match self {
+            EmState::Sdbn(_) => true,
+            EmState::Dbn(m, _) => m.attractiveness.is_empty() && m.satisfaction.is_empty(),
+            EmState::Ubm(m) => m.attractiveness.is_empty(),
+            EmState::Ccm(m) => m.attractiveness.is_empty(),
+            EmState::Pbm(m) => m.attractiveness.is_empty(),
         }
     }
 

@@ -481,6 +481,11 @@ pub trait SessionSource {
     fn parts(&mut self) -> Result<Option<Vec<Box<dyn SessionPart + '_>>>> {
         Ok(None)
     }
+    /// The source as a [`FileSource`], when it is one (for its parallel first pass,
+    /// [`FileSource::first_pass_parallel`]).
+    fn as_file_source(&mut self) -> Option<&mut FileSource> {
+        None
+    }
 }
 
 /// One part of a pass (see [`SessionSource::parts`]).
@@ -572,7 +577,90 @@ impl FileSource {
     }
 }
 
+impl FileSource {
+    /// The first pass over an uncompressed text log in a format given explicitly whose
+    /// sessions never span lines, made in parallel: byte ranges are parsed on the current
+    /// rayon pool, each into its own vocabulary and its own accumulator (`init`, `add`); the
+    /// vocabularies are then merged in file order, which numbers queries, documents and pairs
+    /// exactly as a sequential read does, and each accumulator is handed the map from its
+    /// part's pair indices to the merged ones (`remap`). For accumulators whose result does
+    /// not depend on the pair indices but through `remap` (an E-step under parameters that
+    /// are the same for every pair), the accumulators are then those of a sequential pass.
+    /// Errors and skipped lines are reported as a sequential read reports them (the first in
+    /// file order, with its line number). `Ok(None)`, with nothing read, when the pass cannot
+    /// be split (not the first pass, compressed input, standard input, `auto` or
+    /// `yandex-rpc`).
+    pub fn first_pass_parallel<T: Send>(
+        &mut self,
+        init: &(dyn Fn() -> T + Sync),
+        add: &(dyn Fn(&mut T, SessionRef<'_>) + Sync),
+        remap: &(dyn Fn(&mut T, &[u32]) + Sync),
+    ) -> Result<Option<Vec<T>>> {
+        use rayon::prelude::*;
+        if self.buffered.is_some()
+            || self.report.sessions > 0
+            || self.vocab.pair_count() > 0
+            || !read::line_separable(&self.format)
+            || !is_rereadable(&self.path)
+        {
+            return Ok(None);
+        }
+        let len = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?.len();
+        let threads = rayon::current_num_threads().max(1);
+        let size = (len / (4 * threads as u64)).clamp(MIN_FILE_PART_BYTES, FILE_PART_BYTES);
+        let Some(ranges) = text_ranges(&self.path, size)? else { return Ok(None) };
+        let name = self.path.display().to_string();
+        let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
+        let mut out = Vec::with_capacity(ranges.len());
+        let mut report = ReadReport { format: Some(self.format.clone()), ..Default::default() };
+        // A batch of parts at a time, so the parts' vocabularies held at once stay bounded.
+        for batch in ranges.chunks(threads * 4) {
+            let parts: Vec<Result<(Vocab, T, ReadReport)>> = batch
+                .par_iter()
+                .map(|range| {
+                    let part = FilePart { path: &self.path, name: name.clone(), range: range.clone(), opts: opts.clone(), vocab: &self.vocab };
+                    let bytes = part.read()?;
+                    let (mut vocab, mut acc, mut interner) = (Vocab::default(), init(), SessionInterner::default());
+                    let first = if range.start == 0 { 1 } else { 2 };
+                    let run = read::for_each_session_in_lines(&name, &bytes, first, &opts, &self.format, &mut |s| {
+                        let (q, pairs) = interner.intern(&mut vocab, s);
+                        add(&mut acc, SessionRef { query: q, pairs, clicks: &s.clicks });
+                        Ok(())
+                    });
+                    let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
+                    let run = if needs_lines && range.start > 0 {
+                        // Parsed again from its true first line, for the messages.
+                        read::for_each_session_in_lines(&name, &bytes, part.first_line()?, &opts, &self.format, &mut |_| Ok(()))
+                    } else {
+                        run
+                    };
+                    Ok((vocab, acc, run?))
+                })
+                .collect();
+            for part in parts {
+                let (local, mut acc, r) = part?;
+                let queries: Vec<u32> = local.queries.iter().map(|q| self.vocab.intern_query(q)).collect();
+                let docs: Vec<u32> = local.docs.iter().map(|d| self.vocab.intern_doc(d)).collect();
+                let map: Vec<u32> =
+                    local.pairs.iter().map(|&(q, d)| self.vocab.intern_pair(queries[q as usize], docs[d as usize])).collect();
+                remap(&mut acc, &map);
+                out.push(acc);
+                report.sessions += r.sessions;
+                report.skipped_lines += r.skipped_lines;
+                if report.first_error.is_none() {
+                    report.first_error = r.first_error;
+                }
+            }
+        }
+        self.report = read::finish(&name, report)?;
+        Ok(Some(out))
+    }
+}
+
 impl SessionSource for FileSource {
+    fn as_file_source(&mut self) -> Option<&mut FileSource> {
+        Some(self)
+    }
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
         if let Some(log) = &self.buffered {
             for s in log.iter() {
