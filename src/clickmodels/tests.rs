@@ -329,6 +329,8 @@ fn squarem_reaches_the_50_pass_fit_in_a_third_of_the_passes() {
         assert!((ll - ll50).abs() <= 1e-4, "{kind}: held-out log-likelihood {ll} against {ll50} after 50 plain passes");
         // Without acceleration the same tolerance takes more passes (SQUAREM is what helps).
         let (_, slow) = fast.fit_with(&mut &train, &EmOptions { accel: super::driver::Accel::None, ..Default::default() }, &mut |_| {}).unwrap();
-        eprintln!("{kind}: squarem {} passes ({:?} extrapolations kept/dropped), plain {} passes; held-out {ll} vs {ll50}", report.passes, report.extrapolations, slow.unwrap().passes);
+        let slow = slow.unwrap();
+        eprintln!("{kind}: squarem {} passes ({:?} extrapolations kept/dropped), plain {} passes; held-out {ll} vs {ll50}", report.passes, report.extrapolations, slow.passes);
+        assert!(report.extrapolations.0 > 0 && report.passes < slow.passes, "{kind}: SQUAREM {report:?}, plain EM {} passes", slow.passes);
     }
 }
