@@ -25,7 +25,7 @@ if [ ! -f "$log" ]; then
 fi
 out=$(mktemp -d)
 echo "log: $log ($(wc -c < "$log") bytes); $(nproc) cores; uptime: $(uptime)"
-printf '%-5s %-7s %10s %12s  %s\n' model threads wall_s max_rss_mb passes
+printf '%-5s %-7s %10s %10s %12s  %s\n' model threads wall_s cpu_s max_rss_mb passes
 for model in dbn ubm; do
   for t in 1 2; do
     # shellcheck disable=SC2086
@@ -33,8 +33,9 @@ for model in dbn ubm; do
       2> "$out/time.txt" > /dev/null || { cat "$out/time.txt" >&2; exit 1; }
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$out/time.txt")
     rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2/1024}' "$out/time.txt")
+    cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {printf "%.2f", s}' "$out/time.txt")
     passes=$(grep -o 'EM: [0-9]* of at most [0-9]* passes ([^)]*)' "$out/time.txt" || true)
-    printf '%-5s %-7s %10s %12s  %s\n' "$model" "$t" "$wall" "$rss" "$passes"
+    printf '%-5s %-7s %10s %10s %12s  %s\n' "$model" "$t" "$wall" "$cpu" "$rss" "$passes"
   done
   cmp -s "$out/$model-1.json" "$out/$model-2.json" && echo "$model: model files identical at --threads 1 and 2" \
     || { echo "$model: model files DIFFER between --threads 1 and 2" >&2; exit 1; }

@@ -308,7 +308,8 @@ struct FitArgs {
     out: PathBuf,
     /// Load the whole log into memory before fitting. By default the log is streamed from disk
     /// on every pass: memory then depends on the number of (query, document) pairs, not on the
-    /// number of sessions (docs/scale.md), at the same speed. Standard input and pipes are
+    /// number of sessions (docs/scale.md), but the text is parsed again on every pass (in
+    /// parallel byte ranges; several times the CPU of an in-memory pass). Standard input and pipes are
     /// kept in memory as interned ids (a warning says so). --posterior and a fitted --prior
     /// need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
