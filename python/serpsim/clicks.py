@@ -90,22 +90,29 @@ def fit(
     log: Any,
     model: str = "dbn",
     iterations: int = 50,
-    tolerance: float = 0.0,
+    tolerance: Optional[float] = None,
     gamma: Optional[float] = None,
     format: str = "yandex",
     skip_bad_lines: bool = False,
     progress: Optional[bool] = None,
+    threads: Optional[int] = None,
 ) -> ClickModel:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
 
-    ``iterations`` and ``tolerance`` apply to the EM models (dbn, ccm, ubm, pbm); ``gamma``
-    fixes DBN's continuation probability. ``format`` and ``skip_bad_lines`` apply to paths.
+    ``iterations`` (the most passes) and ``tolerance`` apply to the EM models (dbn, ccm, ubm,
+    pbm): with ``tolerance > 0`` EM stops once the training log-likelihood changes by at most
+    that much (relative) in a pass, accelerated by SQUAREM; 0 runs every pass (plain EM, as
+    PyClick). ``None`` is the default of ``serpsim clicks fit`` (1e-4, docs/clickmodels.md). ``gamma`` fixes DBN's continuation probability. ``format`` and
+    ``skip_bad_lines`` apply to paths. ``threads``: worker threads of the E-steps (default: all
+    cores); the fitted model does not depend on it.
     """
     model = model.lower()
+    t = None if threads is None else int(threads)
+    tol = None if tolerance is None else float(tolerance)
     if is_path(log):
-        job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), float(tolerance), gamma, bool(skip_bad_lines))
+        job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t)
     else:
-        job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), float(tolerance), gamma)
+        job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t)
     return ClickModel(_jobs.run(job, progress))
 
 

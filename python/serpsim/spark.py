@@ -137,8 +137,9 @@ def fit(
     renames the expected columns (``{"docs": "url_md5", "clicks": "click"}``). With ``cache``
     the normalised DataFrame is cached for the iterations (and unpersisted at the end).
 
-    The result equals :func:`serpsim.clicks.fit` on the same sessions (parameters bit for
-    bit, for any partitioning).
+    Spark runs ``iterations`` passes of plain EM (no convergence test, no acceleration): the
+    result equals :func:`serpsim.clicks.fit` with ``tolerance=0`` on the same sessions
+    (parameters bit for bit, for any partitioning).
     """
     from . import clicks
 

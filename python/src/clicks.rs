@@ -13,7 +13,7 @@ use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::posterior::{model_and_posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
-use serpsim::logs::{ClickLog, Format, LogData, SessionRef, SessionSource, Vocab};
+use serpsim::logs::{ClickLog, Format, LogData, Vocab};
 use pyo3::IntoPyObject;
 use serpsim::progress::Progress;
 use std::path::PathBuf;
@@ -132,26 +132,10 @@ fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<
     Ok(log)
 }
 
-/// Counts passes over the log on a progress handle (one per EM iteration).
-struct Counted<'a> {
-    inner: &'a mut dyn SessionSource,
-    progress: &'a Progress,
-}
-
-impl SessionSource for Counted<'_> {
-    fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> serpsim::Result<()> {
-        serpsim::interrupt::check()?;
-        let r = self.inner.pass(f);
-        self.progress.inc(1);
-        r
-    }
-    fn pair_count_hint(&self) -> usize {
-        self.inner.pair_count_hint()
-    }
-}
-
-fn config(py: Python<'_>, model: &str, iterations: usize, tolerance: f64, gamma: Option<f64>) -> PyResult<ModelConfig> {
+/// The fit's configuration; `tolerance` `None` is the library's default (the CLI's).
+fn config(py: Python<'_>, model: &str, iterations: usize, tolerance: Option<f64>, gamma: Option<f64>) -> PyResult<ModelConfig> {
     let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
+    let tolerance = tolerance.unwrap_or(serpsim::clickmodels::driver::DEFAULT_TOLERANCE);
     let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance });
     match (&mut cfg, gamma) {
         (ModelConfig::Dbn(d), Some(g)) => {
@@ -186,18 +170,18 @@ fn finish_model(model: Box<dyn ClickModel>, vocab: Vocab, sessions: usize) -> Fi
 
 /// Fits `model` on a click-log table. Returns a job.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=50, tolerance=0.0, gamma=None))]
-fn fit_table(py: Python<'_>, log: &Bound<'_, PyAny>, model: &str, iterations: usize, tolerance: f64, gamma: Option<f64>) -> PyResult<Job> {
+#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None))]
+fn fit_table(py: Python<'_>, log: &Bound<'_, PyAny>, model: &str, iterations: usize, tolerance: Option<f64>, gamma: Option<f64>, threads: Option<usize>) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
     let mut data = LogData::default();
     data.log = read_log(py, log, &mut data, true, "log")?;
     if data.log.is_empty() {
         return Err(invalid(py, "log: no sessions to fit on"));
     }
-    spawn(&format!("fitting {model}"), None, move |p| {
+    spawn(&format!("fitting {model}"), threads, move |p| {
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
-        let m = cfg.fit(&mut Counted { inner: &mut &data.log, progress: p })?;
+        let m = fit_passes(&cfg, &data.log, p)?;
         Ok(finish_model(m, data.vocab, n))
     })
 }
@@ -217,7 +201,7 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=0.0, gamma=None, skip_bad_lines=false))]
+#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
@@ -225,13 +209,14 @@ fn fit_path(
     model: &str,
     format: &str,
     iterations: usize,
-    tolerance: f64,
+    tolerance: Option<f64>,
     gamma: Option<f64>,
     skip_bad_lines: bool,
+    threads: Option<usize>,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
-    spawn(&format!("reading {}", path.display()), None, move |p| {
+    spawn(&format!("reading {}", path.display()), threads, move |p| {
         p.phase(&format!("reading {}", path.display()), "", None);
         let data = LogData::read(&path, format, skip_bad_lines)?;
         if data.log.is_empty() {
@@ -239,9 +224,17 @@ fn fit_path(
         }
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
-        let m = cfg.fit(&mut Counted { inner: &mut &data.log, progress: p })?;
+        let m = fit_passes(&cfg, &data.log, p)?;
         Ok(finish_model(m, data.vocab, n))
     })
+}
+
+/// Fits with the library's EM driver (parallel E-steps on the job's rayon pool), one
+/// progress step per pass.
+fn fit_passes(cfg: &ModelConfig, log: &ClickLog, p: &Progress) -> serpsim::Result<Box<dyn ClickModel>> {
+    let opts = serpsim::clickmodels::driver::EmOptions::default();
+    let (m, _) = cfg.fit_with(&mut &*log, &opts, &mut |pass| p.set_done(pass.pass as u64))?;
+    Ok(m)
 }
 
 /// Fits `model` and computes its posterior (`serpsim clicks fit --posterior`), on a click-log
@@ -271,7 +264,7 @@ fn fit_posterior(
     skip_bad_lines: bool,
 ) -> PyResult<Job> {
     let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
-    let em = config(py, model, 50, 0.0, gamma)?;
+    let em = config(py, model, 50, Some(0.0), gamma)?;
     let prior: PriorScope = prior.parse().map_err(|e| to_py(py, e))?;
     if exact && !matches!(kind, ModelKind::Sdbn | ModelKind::Dcm) {
         return Err(invalid(py, "exact applies to sdbn and dcm (the other models are exact already)"));

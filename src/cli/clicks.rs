@@ -7,8 +7,9 @@ use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::posterior::{model_and_posterior, posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
-use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
-use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionRef, SessionSource, Vocab};
+use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
+use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim clicks`.
@@ -62,12 +63,19 @@ struct ModelArgs {
     /// Log format: yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], or auto (docs/clickmodels.md).
     #[arg(long, default_value = "yandex")]
     format: String,
-    /// EM iterations (dbn, ccm, ubm, pbm).
+    /// Most EM passes over the log (dbn, ccm, ubm, pbm).
     #[arg(long, default_value_t = 50)]
     iterations: usize,
-    /// EM early-stop tolerance on the largest parameter change (0: run every iteration).
-    #[arg(long, default_value_t = 0.0)]
+    /// EM stops after the first pass at which the training log-likelihood changed by at most
+    /// this much relative to the pass before; 0 runs every --iterations pass (plain EM, as
+    /// PyClick). See docs/clickmodels.md for how the default was chosen.
+    #[arg(long, alias = "tol", default_value_t = serpsim::clickmodels::driver::DEFAULT_TOLERANCE)]
     tolerance: f64,
+    /// EM acceleration with a tolerance > 0: `squarem` (Varadhan and Roland 2008, with a
+    /// safeguard that falls back to the plain EM step), `none`, or `auto` (squarem for dbn,
+    /// ubm and pbm; none for ccm, see docs/clickmodels.md).
+    #[arg(long, default_value = "auto")]
+    accel: String,
     /// DBN continuation: `fitted` or a fixed probability such as 0.9.
     #[arg(long, default_value = "fitted")]
     gamma: String,
@@ -174,29 +182,68 @@ impl ModelArgs {
         })
     }
 
+    /// The EM driver's options.
+    fn em_options(&self) -> anyhow::Result<EmOptions> {
+        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)? })
+    }
+
     /// Fits the model: the usual fit with the uniform prior (EM or counting), posterior means
-    /// under a fitted prior. Returns the model and, when computed, the posterior.
-    fn fit(&self, log: &ClickLog, pairs: usize, want_posterior: bool, keep_draws: usize) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>)> {
+    /// under a fitted prior. Returns the model, when computed the posterior, and for EM fits
+    /// how the fit ended. The E-steps run on the current rayon pool.
+    fn fit(&self, log: &ClickLog, pairs: usize, want_posterior: bool, keep_draws: usize) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>, Option<FitSummary>)> {
         let scope = self.prior(want_posterior)?;
         let cfg = self.config()?;
-        let top = self.top(None)?;
+        let opts = self.em_options()?;
+        let summary = std::sync::Mutex::new(None);
         let em = |log: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> {
             let mut src: &ClickLog = log;
-            Ok(match (&cfg, top) {
-                (ModelConfig::Ubm(c), Some(t)) => Box::new(serpsim::clickmodels::Ubm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
-                (ModelConfig::Pbm(c), Some(t)) => Box::new(serpsim::clickmodels::Pbm::fit_pinned(c, &mut Progress::new(&mut src, &cfg), Some(t))?),
-                _ => cfg.fit(&mut Progress::new(&mut src, &cfg))?,
-            })
+            let (model, s) = fit_em(&cfg, &opts, &mut src)?;
+            *summary.lock().expect("not poisoned") = s;
+            Ok(model)
         };
         if !want_posterior && scope == PriorScope::Uniform {
-            return Ok((em(log)?, None));
+            let model = em(log)?;
+            return Ok((model, None, summary.into_inner().expect("not poisoned")));
         }
         let pc = self.posterior_config(scope, keep_draws)?;
         let kind: ModelKind = self.model.parse()?;
         let (model, post) = with_sweep_bar(kind, &pc, &|tick| model_and_posterior(kind, log, pairs, &pc, &em, tick))?;
         report_posterior(&post);
-        Ok((model, Some(post)))
+        Ok((model, Some(post), summary.into_inner().expect("not poisoned")))
     }
+}
+
+/// Fits `cfg` with the EM driver, one progress step per pass over the log; returns the model
+/// and, for EM fits, how the fit ended (also printed).
+fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> serpsim::Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
+    let (passes, tol) = match cfg {
+        ModelConfig::Dbn(c) => (c.iterations, c.tolerance),
+        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => (c.iterations, c.tolerance),
+        _ => (1, 0.0),
+    };
+    let bar = progress_bar("fitting (passes over the log)");
+    bar.set_length(passes as u64);
+    let (model, report) = cfg.fit_with(src, opts, &mut |p: &PassInfo| {
+        bar.set_position(p.pass as u64);
+        if p.log_likelihood.is_finite() {
+            bar.set_message(format!("train log-likelihood {:.6e}, relative change {:.3e}", p.log_likelihood, p.relative_change));
+        }
+    })?;
+    bar.finish_and_clear();
+    let kind = EmState::new(cfg).map(|s| s.kind()).ok();
+    let summary = report.filter(|_| passes > 1).zip(kind).map(|(r, k)| FitSummary::new(k, &r, tol, opts));
+    if let Some(s) = &summary {
+        let change = s.relative_change.map_or_else(|| "not computed (--tolerance 0)".to_string(), |c| format!("{c:.3e}"));
+        eprintln!(
+            "EM: {} of at most {} passes ({}; acceleration {}); last relative log-likelihood change {change}; largest parameter change {:.3e}",
+            s.passes,
+            s.max_passes,
+            if s.converged { "converged" } else if s.tolerance > 0.0 { "tolerance not reached" } else { "fixed passes" },
+            s.acceleration,
+            s.parameter_change
+        );
+    }
+    Ok((model, summary))
 }
 
 /// Prints the posterior's priors and diagnostics, with a warning when chains have not mixed.
@@ -243,44 +290,6 @@ fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
     Ok(Gamma::Fixed(g))
 }
 
-/// Shows one progress step per pass over the log (one pass per EM iteration).
-struct Progress<'a> {
-    inner: &'a mut dyn SessionSource,
-    bar: super::common::Bar,
-}
-
-impl<'a> Progress<'a> {
-    fn new(inner: &'a mut dyn SessionSource, cfg: &ModelConfig) -> Self {
-        let passes = match cfg {
-            ModelConfig::Dbn(c) => c.iterations,
-            ModelConfig::Ccm(c) => c.iterations,
-            ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => c.iterations,
-            _ => 1,
-        };
-        let bar = progress_bar("fitting (passes over the log)");
-        bar.set_length(passes as u64);
-        Progress { inner, bar }
-    }
-}
-
-impl SessionSource for Progress<'_> {
-    fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> serpsim::Result<()> {
-        let r = self.inner.pass(f);
-        self.bar.inc(1);
-        r
-    }
-    fn pair_count_hint(&self) -> usize {
-        self.inner.pair_count_hint()
-    }
-}
-
-
-/// Fits on one thread (EM passes are sequential and deterministic).
-fn fit_with_progress(cfg: &ModelConfig, src: &mut dyn SessionSource) -> anyhow::Result<Box<dyn ClickModel>> {
-    let mut p = Progress::new(src, cfg);
-    Ok(cfg.fit(&mut p)?)
-}
-
 fn report_skipped(file: &Path, r: &ReadReport) {
     for w in r.warnings(&file.display().to_string()) {
         eprintln!("warning: {w}");
@@ -299,13 +308,14 @@ struct FitArgs {
     out: PathBuf,
     /// Load the whole log into memory before fitting. By default the log is streamed from disk
     /// on every pass: memory then depends on the number of (query, document) pairs, not on the
-    /// number of sessions (docs/scale.md), at the same speed. Standard input and pipes are
-    /// kept in memory as interned ids (a warning says so). --posterior, a fitted --prior and
-    /// --top-examination need the log in memory and imply this option.
+    /// number of sessions (docs/scale.md), but the text is parsed again on every pass (in
+    /// parallel byte ranges; several times the CPU of an in-memory pass). Standard input and pipes are
+    /// kept in memory as interned ids (a warning says so). --posterior and a fitted --prior
+    /// need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
     in_memory: bool,
     /// Stream the log from disk on every pass (the default; kept for existing scripts; not
-    /// with --posterior, a fitted --prior or --top-examination).
+    /// with --posterior or a fitted --prior).
     #[arg(long)]
     stream: bool,
     /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
@@ -315,6 +325,9 @@ struct FitArgs {
     /// Posterior draws kept per parameter in the records (`draws` key).
     #[arg(long, default_value_t = 0)]
     draws: usize,
+    /// Worker threads of the E-steps (default: all cores). The model file does not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -330,6 +343,9 @@ struct EvalArgs {
     /// Also save the fitted model (JSON).
     #[arg(long)]
     save: Option<PathBuf>,
+    /// Worker threads of the E-steps (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -482,7 +498,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let model: Box<dyn ClickModel> = match loaded {
         Some(m) => m,
         None => match a.m.prior(false)? {
-            PriorScope::Uniform => a.m.fit(&data.log, data.vocab.pair_count(), false, 0)?.0,
+            PriorScope::Uniform => with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), false, 0))??.0,
             scope => {
                 // Test pairs never seen in training get their query's prior mean.
                 let pc = a.m.posterior_config(scope, 0)?;
@@ -603,15 +619,16 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
     let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
-    let needs_memory = a.posterior.is_some() || fitted_prior || a.m.top_examination.is_some();
+    let needs_memory = a.posterior.is_some() || fitted_prior;
     if a.stream {
-        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --top-examination");
+        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior and a fitted --prior");
     }
     if !a.in_memory && !needs_memory {
+        let opts = a.m.em_options()?;
         let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
-        let model = fit_with_progress(&cfg, &mut src)?;
+        let (model, summary) = with_threads(a.threads, || fit_em(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
-        io::save(&a.out, model.as_ref(), &src.vocab)?;
+        io::save_with_fit(&a.out, model.as_ref(), &src.vocab, summary.as_ref())?;
         eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());
         outln!("{}", a.out.display())?;
         return Ok(());
@@ -619,7 +636,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
-    let (model, post) = a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws)?;
+    let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
     // Write the posterior first: if it fails, no model file claims a posterior fit.
     if let (Some(path), Some(post)) = (&a.posterior, &post) {
         let records = post.records(&data.vocab);
@@ -629,7 +646,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         })?;
         eprintln!("posterior: {} ({} records)", path.display(), records.len());
     }
-    io::save(&a.out, model.as_ref(), &data.vocab)?;
+    io::save_with_fit(&a.out, model.as_ref(), &data.vocab, summary.as_ref())?;
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())
@@ -655,7 +672,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
     };
     anyhow::ensure!(!train.is_empty(), "{}: no training sessions", a.train.display());
     let _ = cfg;
-    let (model, _) = a.m.fit(&train, data.vocab.pair_count(), false, 0)?;
+    let (model, _, _) = with_threads(a.threads, || a.m.fit(&train, data.vocab.pair_count(), false, 0))??;
     let scores = evaluate(model.as_ref(), &test)?;
     if let Some(path) = &a.save {
         io::save(path, model.as_ref(), &data.vocab)?;

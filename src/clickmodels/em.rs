@@ -7,9 +7,10 @@
 //! clicks above (PyClick uses the unconditional one there, see `docs/clickmodels.md`).
 
 use super::io::ParamTable;
-use super::estep::{Counts, EStats, Scratch};
+use super::driver::{self, EmOptions};
+use super::estep::{Counts, EStats, EmState, Scratch};
 use super::{draw, param, ClickModel, ModelKind, PRIOR, PROB_MIN};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
 
@@ -18,8 +19,9 @@ use crate::rng::Stream;
 pub struct EmConfig {
     /// Maximum number of iterations (default 50).
     pub iterations: usize,
-    /// Stop early once no parameter moves by more than this in one iteration (default 0:
-    /// always run every iteration).
+    /// Stop after the first pass at which the training log-likelihood changed by at most this
+    /// much relative to the pass before (default 0: run every iteration, plain EM). A
+    /// tolerance > 0 also turns on SQUAREM acceleration (see [`super::driver`]).
     pub tolerance: f64,
 }
 
@@ -29,25 +31,8 @@ impl Default for EmConfig {
     }
 }
 
-impl EmConfig {
-    fn validate(&self) -> Result<()> {
-        if self.iterations == 0 {
-            return Err(Error::config("em", "iterations", "must be at least 1"));
-        }
-        if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
-            return Err(Error::config("em", "tolerance", "must be a finite number >= 0"));
-        }
-        Ok(())
-    }
-}
-
 fn clamp(v: f64) -> f64 {
     v.clamp(PROB_MIN, 1.0 - PROB_MIN)
-}
-
-fn max_change(old: &[f64], new: &[f64]) -> f64 {
-    let n = old.len().max(new.len());
-    (0..n).map(|i| (param(old, i) - param(new, i)).abs()).fold(0.0, f64::max)
 }
 
 /// DBN continuation (persistence) parameter gamma.
@@ -66,7 +51,8 @@ pub struct DbnConfig {
     pub gamma: Gamma,
     /// Maximum EM iterations (default 50).
     pub iterations: usize,
-    /// Early-stop tolerance on the largest parameter change (default 0).
+    /// Early-stop tolerance on the relative change of the training log-likelihood (default 0:
+    /// every iteration; see [`EmConfig::tolerance`]).
     pub tolerance: f64,
 }
 
@@ -105,32 +91,28 @@ impl DbnConfig {
         self.fit_from(src, Dbn::default())
     }
 
-    /// Runs EM starting from `init` (its gamma is replaced by the fixed value when fixed).
+    /// Runs EM starting from `init` (its gamma is replaced by the fixed value when fixed), with
+    /// the shared driver ([`super::driver::run`]; default options).
     pub fn fit_from(&self, src: &mut dyn SessionSource, mut model: Dbn) -> Result<Dbn> {
-        EmConfig { iterations: self.iterations, tolerance: self.tolerance }.validate()?;
         if let Gamma::Fixed(g) = self.gamma {
             crate::error::check_probability("dbn", "gamma", g)?;
             model.gamma = g;
         }
-        for _ in 0..self.iterations {
-            let next = self.em_step(src, &model)?;
-            let change = max_change(&model.attractiveness, &next.attractiveness)
-                .max(max_change(&model.satisfaction, &next.satisfaction))
-                .max((model.gamma - next.gamma).abs());
-            model = next;
-            if change <= self.tolerance {
-                break;
-            }
+        let mut state = EmState::Dbn(model, matches!(self.gamma, Gamma::Fitted));
+        let cfg = EmConfig { iterations: self.iterations, tolerance: self.tolerance };
+        driver::run(&mut state, &cfg, &EmOptions::default(), src, &mut |_| {})?;
+        match state {
+            EmState::Dbn(m, _) => Ok(m),
+            _ => unreachable!("a dbn fit stays a dbn"),
         }
-        Ok(model)
     }
 
-    /// One EM iteration: the model re-estimated from `current`.
+    /// One EM iteration: the model re-estimated from `current` (a parallel E-step where the
+    /// source splits into parts).
     pub fn em_step(&self, src: &mut dyn SessionSource, current: &Dbn) -> Result<Dbn> {
         let fit_gamma = matches!(self.gamma, Gamma::Fitted);
-        let mut stats = EStats::new(ModelKind::Dbn, src.pair_count_hint().max(current.attractiveness.len()));
-        let mut buf = Scratch::default();
-        src.pass(&mut |s| current.accumulate(fit_gamma, s, &mut stats, &mut buf))?;
+        let state = EmState::Dbn(current.clone(), fit_gamma);
+        let stats = driver::e_step(&state, src, false)?;
         Ok(current.m_step(fit_gamma, &stats))
     }
 }
@@ -294,29 +276,19 @@ impl Default for Ccm {
 }
 
 impl Ccm {
-    /// Fits by EM from parameters at 0.5.
+    /// Fits by EM from parameters at 0.5 (the shared driver, [`super::driver::run`]).
     pub fn fit(cfg: &EmConfig, src: &mut dyn SessionSource) -> Result<Ccm> {
-        cfg.validate()?;
-        let mut model = Ccm::default();
-        for _ in 0..cfg.iterations {
-            let next = Ccm::em_step(src, &model)?;
-            let change = max_change(&model.attractiveness, &next.attractiveness)
-                .max((model.tau1 - next.tau1).abs())
-                .max((model.tau2 - next.tau2).abs())
-                .max((model.tau3 - next.tau3).abs());
-            model = next;
-            if change <= cfg.tolerance {
-                break;
-            }
+        let mut state = EmState::Ccm(Ccm::default());
+        driver::run(&mut state, cfg, &EmOptions::default(), src, &mut |_| {})?;
+        match state {
+            EmState::Ccm(m) => Ok(m),
+            _ => unreachable!("a ccm fit stays a ccm"),
         }
-        Ok(model)
     }
 
     /// One EM iteration from `m`.
     pub fn em_step(src: &mut dyn SessionSource, m: &Ccm) -> Result<Ccm> {
-        let mut stats = EStats::new(ModelKind::Ccm, src.pair_count_hint().max(m.attractiveness.len()));
-        let mut buf = Scratch::default();
-        src.pass(&mut |s| m.accumulate(s, &mut stats, &mut buf))?;
+        let stats = driver::e_step(&EmState::Ccm(m.clone()), src, false)?;
         Ok(Ccm::m_step(&stats))
     }
 
@@ -482,34 +454,17 @@ impl Ubm {
     /// UBM is identified only up to a common scale of attractiveness and examination (every
     /// click probability is their product); pinning one cell fixes the scale.
     pub fn fit_pinned(cfg: &EmConfig, src: &mut dyn SessionSource, top_examination: Option<f64>) -> Result<Self> {
-        cfg.validate()?;
-        let mut model = Ubm::default();
-        if let Some(t) = top_examination {
-            crate::error::check_probability("ubm", "top_examination", t)?;
-            model.examination = vec![vec![t]];
+        let mut state = EmState::Ubm(Ubm::default());
+        driver::run(&mut state, cfg, &EmOptions { top_examination, ..Default::default() }, src, &mut |_| {})?;
+        match state {
+            EmState::Ubm(m) => Ok(m),
+            _ => unreachable!("a ubm fit stays a ubm"),
         }
-        for _ in 0..cfg.iterations {
-            let mut next = Self::em_step(src, &model)?;
-            if let (Some(t), Some(row)) = (top_examination, next.examination.first_mut()) {
-                row[0] = t;
-            }
-            let mut change = max_change(&model.attractiveness, &next.attractiveness);
-            for r in 0..next.examination.len().max(model.examination.len()) {
-                let e = Vec::new();
-                change = change.max(max_change(model.examination.get(r).unwrap_or(&e), next.examination.get(r).unwrap_or(&e)));
-            }
-            model = next;
-            if change <= cfg.tolerance {
-                break;
-            }
-        }
-        Ok(model)
     }
 
     /// One EM iteration.
     pub fn em_step(src: &mut dyn SessionSource, m: &Ubm) -> Result<Ubm> {
-        let mut stats = EStats::new(ModelKind::Ubm, src.pair_count_hint().max(m.attractiveness.len()));
-        src.pass(&mut |s| m.accumulate(s, &mut stats))?;
+        let stats = driver::e_step(&EmState::Ubm(m.clone()), src, false)?;
         Ok(Ubm::m_step(&stats))
     }
 
@@ -626,31 +581,17 @@ impl Pbm {
     /// Fits by EM; with `top_examination`, the examination of rank 1 is held at that value
     /// (PBM, like UBM, is identified only up to a common scale).
     pub fn fit_pinned(cfg: &EmConfig, src: &mut dyn SessionSource, top_examination: Option<f64>) -> Result<Self> {
-        cfg.validate()?;
-        let mut model = Pbm::default();
-        if let Some(t) = top_examination {
-            crate::error::check_probability("pbm", "top_examination", t)?;
-            model.examination = vec![t];
+        let mut state = EmState::Pbm(Pbm::default());
+        driver::run(&mut state, cfg, &EmOptions { top_examination, ..Default::default() }, src, &mut |_| {})?;
+        match state {
+            EmState::Pbm(m) => Ok(m),
+            _ => unreachable!("a pbm fit stays a pbm"),
         }
-        for _ in 0..cfg.iterations {
-            let mut next = Self::em_step(src, &model)?;
-            if let (Some(t), Some(e)) = (top_examination, next.examination.first_mut()) {
-                *e = t;
-            }
-            let change =
-                max_change(&model.attractiveness, &next.attractiveness).max(max_change(&model.examination, &next.examination));
-            model = next;
-            if change <= cfg.tolerance {
-                break;
-            }
-        }
-        Ok(model)
     }
 
     /// One EM iteration.
     pub fn em_step(src: &mut dyn SessionSource, m: &Pbm) -> Result<Pbm> {
-        let mut stats = EStats::new(ModelKind::Pbm, src.pair_count_hint().max(m.attractiveness.len()));
-        src.pass(&mut |s| m.accumulate(s, &mut stats))?;
+        let stats = driver::e_step(&EmState::Pbm(m.clone()), src, false)?;
         Ok(Pbm::m_step(&stats))
     }
 

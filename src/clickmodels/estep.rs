@@ -126,6 +126,22 @@ impl Counts {
         self.den.resize(n, 0);
     }
 
+    /// Moves entry `i` to `map[i]` (pair indices of one part of a log to those of the whole;
+    /// `map` is one-to-one). Entries beyond `map` must be zero.
+    pub fn remap(&mut self, map: &[u32]) {
+        let n = map.iter().max().map_or(0, |&m| m as usize + 1);
+        let (mut num, mut den) = (vec![0i128; n], vec![0i128; n]);
+        for (i, (&a, &b)) in self.num.iter().zip(&self.den).enumerate() {
+            if a != 0 || b != 0 {
+                let j = map[i] as usize;
+                num[j] = a;
+                den[j] = b;
+            }
+        }
+        self.num = num;
+        self.den = den;
+    }
+
     /// Adds another table entry by entry.
     pub fn merge(&mut self, other: &Counts) {
         if other.num.len() > self.num.len() {
@@ -205,9 +221,12 @@ pub struct EStats {
     pub sessions: u64,
     /// The count tables.
     pub tables: Vec<Counts>,
+    /// Log-likelihood of the sessions added under the model that computed the statistics
+    /// (natural log, summed exactly), when the E-step was asked for it; 0 otherwise.
+    pub log_likelihood: ExactSum,
 }
 
-const MAGIC: &[u8; 8] = b"SSESTAT1";
+const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
     /// Empty statistics of `kind`, with pair tables sized for `pairs` pairs.
@@ -220,7 +239,7 @@ impl EStats {
             ModelKind::Ubm => vec![Counts::with_len(pairs)],
             _ => Vec::new(),
         };
-        EStats { kind, sessions: 0, tables }
+        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default() }
     }
 
     /// Adds the statistics of other sessions (exact: the order of merges does not matter).
@@ -235,7 +254,21 @@ impl EStats {
             a.merge(b);
         }
         self.sessions += other.sessions;
+        self.log_likelihood.merge(other.log_likelihood);
         Ok(())
+    }
+
+    /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
+    /// indexed by rank or holding scalars are left as they are.
+    pub fn remap_pairs(&mut self, map: &[u32]) {
+        let pair_tables = match self.kind {
+            ModelKind::Dbn | ModelKind::Sdbn => 2,
+            ModelKind::Ccm | ModelKind::Pbm | ModelKind::Ubm => 1,
+            _ => 0,
+        };
+        for t in self.tables.iter_mut().take(pair_tables) {
+            t.remap(map);
+        }
     }
 
     /// A compact little-endian encoding: only the non-zero entries of each table.
@@ -246,6 +279,7 @@ impl EStats {
         out.push(name.len() as u8);
         out.extend_from_slice(name);
         out.extend_from_slice(&self.sessions.to_le_bytes());
+        out.extend_from_slice(&self.log_likelihood.0.to_le_bytes());
         out.extend_from_slice(&(self.tables.len() as u64).to_le_bytes());
         for t in &self.tables {
             out.extend_from_slice(&(t.num.len() as u64).to_le_bytes());
@@ -271,6 +305,7 @@ impl EStats {
         let name = std::str::from_utf8(r.take(n).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("bad model name"))?;
         let kind: ModelKind = name.parse()?;
         let sessions = r.u64().ok_or_else(|| bad("truncated"))?;
+        let log_likelihood = ExactSum(r.i128().ok_or_else(|| bad("truncated"))?);
         let ntables = r.u64().ok_or_else(|| bad("truncated"))? as usize;
         let mut tables = Vec::with_capacity(ntables.min(1 << 16));
         for _ in 0..ntables {
@@ -295,7 +330,7 @@ impl EStats {
         if r.at != bytes.len() {
             return Err(bad("trailing bytes"));
         }
-        Ok(EStats { kind, sessions, tables })
+        Ok(EStats { kind, sessions, tables, log_likelihood })
     }
 
     /// Bytes held by the tables (the memory of a streamed fit besides the parameters and the
@@ -410,6 +445,18 @@ impl EmState {
             EmState::Ubm(_) => ModelKind::Ubm,
             EmState::Ccm(_) => ModelKind::Ccm,
             EmState::Pbm(_) => ModelKind::Pbm,
+        }
+    }
+
+    /// Whether every pair has the same parameters (none fitted yet: the starting state), so
+    /// that an E-step does not depend on how pairs are numbered.
+    pub fn pair_free(&self) -> bool {
+        match self {
+            EmState::Sdbn(_) => true,
+            EmState::Dbn(m, _) => m.attractiveness.is_empty() && m.satisfaction.is_empty(),
+            EmState::Ubm(m) => m.attractiveness.is_empty(),
+            EmState::Ccm(m) => m.attractiveness.is_empty(),
+            EmState::Pbm(m) => m.attractiveness.is_empty(),
         }
     }
 

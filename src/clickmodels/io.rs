@@ -182,7 +182,18 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
 
 /// Writes the model file atomically.
 pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
-    let text = serde_json::to_string(&to_json(model, vocab)).map_err(|e| Error::Invalid(e.to_string()))?;
+    save_with_fit(path, model, vocab, None)
+}
+
+/// Writes the model file atomically, with how the EM fit ended under the `fit` key (passes
+/// used, tolerance, whether it converged, the last pass's training log-likelihood and its
+/// relative change, the largest parameter change; read back and ignored by [`load`]).
+pub fn save_with_fit(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>) -> Result<()> {
+    let mut v = to_json(model, vocab);
+    if let Some(f) = fit {
+        v["fit"] = serde_json::to_value(f).map_err(|e| Error::Invalid(e.to_string()))?;
+    }
+    let text = serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))?;
     crate::write::write_atomic(path, text.as_bytes())
 }
 
@@ -208,7 +219,7 @@ fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
 pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab)> {
     let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
-    const KEYS: [&str; 8] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen"];
+    const KEYS: [&str; 9] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit"];
     for k in obj.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(Error::config(ctx, k.clone(), "unknown key"));

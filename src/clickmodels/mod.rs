@@ -18,6 +18,7 @@
 //! ```
 
 pub mod calibration;
+pub mod driver;
 mod em;
 pub mod estep;
 pub mod eval;
@@ -194,6 +195,32 @@ impl ModelConfig {
             ModelKind::Ubm => ModelConfig::Ubm(em),
             ModelKind::Pbm => ModelConfig::Pbm(em),
         }
+    }
+
+    /// Fits the model with the EM driver's options, calling `on_pass` after every pass over
+    /// the log; returns the model and, for models fitted from E-step statistics (SDBN, DBN,
+    /// UBM, CCM, PBM), the driver's report. Models fitted otherwise take one sequential pass.
+    pub fn fit_with(
+        &self,
+        src: &mut dyn SessionSource,
+        opts: &driver::EmOptions,
+        on_pass: &mut dyn FnMut(&driver::PassInfo),
+    ) -> Result<(Box<dyn ClickModel>, Option<driver::EmReport>)> {
+        let em = match self {
+            ModelConfig::Dbn(c) => EmConfig { iterations: c.iterations, tolerance: c.tolerance },
+            ModelConfig::Ubm(c) | ModelConfig::Ccm(c) | ModelConfig::Pbm(c) => *c,
+            ModelConfig::Sdbn => EmConfig { iterations: 1, tolerance: 0.0 },
+            _ => {
+                if opts.top_examination.is_some() {
+                    return Err(Error::Invalid("top_examination applies to ubm and pbm only".into()));
+                }
+                let m = self.fit(src)?;
+                return Ok((m, None));
+            }
+        };
+        let mut state = EmState::new(self)?;
+        let report = driver::run(&mut state, &em, opts, src, on_pass)?;
+        Ok((state.model(), Some(report)))
     }
 
     /// Fits the model on every session of `src`.

@@ -288,3 +288,49 @@ fn em_posteriors_match_brute_force_enumeration() {
         }
     }
 }
+
+/// A synthetic train and test log of `truth` (50 queries of 10 documents, SERPs of 10).
+fn synthetic_pair(truth: &dyn ClickModel, sessions: usize) -> (crate::logs::ClickLog, crate::logs::ClickLog) {
+    use super::synthetic::SyntheticSerps;
+    let shape = |seed| SyntheticSerps { queries: 50, rare_queries: 0, rare_share: 0.0, docs_per_query: 10, serp_len: 10, sessions, seed };
+    (shape(11).simulate(truth), shape(12).simulate(truth))
+}
+
+/// Acceptance of the convergence test and SQUAREM (issue 28): with the default tolerance, DBN
+/// and UBM reach the held-out log-likelihood of the 50-pass plain EM fit within 1e-4 in at
+/// most a third of the passes (16). The reference is the plain fit (tolerance 0, the fit that
+/// equals PyClick and the brute-force E-steps above); the claim checked is "same fixed point,
+/// fewer passes", so no external number is involved.
+#[test]
+fn squarem_reaches_the_50_pass_fit_in_a_third_of_the_passes() {
+    use super::driver::{EmOptions, DEFAULT_TOLERANCE};
+    use rand::Rng;
+    let mut rng = crate::rng::stream(28, &[1]);
+    let n = 500;
+    let dbn = Dbn {
+        attractiveness: (0..n).map(|_| rng.random_range(0.05..0.9)).collect(),
+        satisfaction: (0..n).map(|_| rng.random_range(0.1..0.9)).collect(),
+        gamma: 0.85,
+    };
+    let ubm = Ubm {
+        attractiveness: dbn.attractiveness.clone(),
+        examination: (0..10).map(|r| (0..=r).map(|j| if j == 0 { 0.9 / (r + 1) as f64 } else { 0.95 - 0.05 * (r + 1 - j) as f64 }).collect()).collect(),
+    };
+    for (kind, truth) in [(ModelKind::Dbn, &dbn as &dyn ClickModel), (ModelKind::Ubm, &ubm)] {
+        let (train, test) = synthetic_pair(truth, 20_000);
+        let plain = ModelConfig::new(kind, EmConfig { iterations: 50, tolerance: 0.0 });
+        let ll50 = evaluate(plain.fit(&mut &train).unwrap().as_ref(), &test).unwrap().log_likelihood;
+        let fast = ModelConfig::new(kind, EmConfig { iterations: 50, tolerance: DEFAULT_TOLERANCE });
+        let (m, report) = fast.fit_with(&mut &train, &EmOptions::default(), &mut |_| {}).unwrap();
+        let report = report.unwrap();
+        let ll = evaluate(m.as_ref(), &test).unwrap().log_likelihood;
+        assert!(report.converged, "{kind}: not converged in 50 passes");
+        assert!(report.passes <= 16, "{kind}: {} passes", report.passes);
+        assert!((ll - ll50).abs() <= 1e-4, "{kind}: held-out log-likelihood {ll} against {ll50} after 50 plain passes");
+        // Without acceleration the same tolerance takes more passes (SQUAREM is what helps).
+        let (_, slow) = fast.fit_with(&mut &train, &EmOptions { accel: super::driver::Accel::None, ..Default::default() }, &mut |_| {}).unwrap();
+        let slow = slow.unwrap();
+        eprintln!("{kind}: squarem {} passes ({:?} extrapolations kept/dropped), plain {} passes; held-out {ll} vs {ll50}", report.passes, report.extrapolations, slow.passes);
+        assert!(report.extrapolations.0 > 0 && report.passes < slow.passes, "{kind}: SQUAREM {report:?}, plain EM {} passes", slow.passes);
+    }
+}

@@ -478,6 +478,53 @@ pub trait SessionSource {
     fn pair_count_hint(&self) -> usize {
         0
     }
+    /// The next pass split into disjoint parts that together hold every session once and
+    /// can be replayed on any thread, in any order; `None` when the pass must be made with
+    /// [`SessionSource::pass`] (the first pass over a file, which numbers the pairs in file
+    /// order; compressed input; `yandex-rpc`, whose SERPs span lines). Callers that add up
+    /// statistics exactly (fixed point, [`crate::clickmodels::EStats`]) get the same result
+    /// either way.
+    fn parts(&mut self) -> Result<Option<Vec<Box<dyn SessionPart + '_>>>> {
+        Ok(None)
+    }
+    /// The source as a [`FileSource`], when it is one (for its parallel first pass,
+    /// [`FileSource::first_pass_parallel`]).
+    fn as_file_source(&mut self) -> Option<&mut FileSource> {
+        None
+    }
+}
+
+/// One part of a pass (see [`SessionSource::parts`]).
+pub trait SessionPart: Send + Sync {
+    /// Calls `f` on every session of the part, in order.
+    fn replay(&self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()>;
+}
+
+/// Sessions `range` of an in-memory log.
+struct LogPart<'a> {
+    log: &'a ClickLog,
+    range: std::ops::Range<usize>,
+}
+
+impl SessionPart for LogPart<'_> {
+    fn replay(&self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
+        for i in self.range.clone() {
+            f(self.log.session(i));
+        }
+        Ok(())
+    }
+}
+
+/// Sessions per part of an in-memory log, at least.
+const MIN_PART_SESSIONS: usize = 4096;
+
+/// An in-memory log in parts: four per worker thread of the current rayon pool (the results
+/// of exact sums do not depend on it), none smaller than [`MIN_PART_SESSIONS`] sessions.
+fn log_parts(log: &ClickLog) -> Vec<Box<dyn SessionPart + '_>> {
+    let n = log.len();
+    let want = (rayon::current_num_threads() * 4).max(1);
+    let size = n.div_ceil(want).max(MIN_PART_SESSIONS);
+    (0..n.div_ceil(size)).map(|k| Box::new(LogPart { log, range: k * size..((k + 1) * size).min(n) }) as Box<dyn SessionPart>).collect()
 }
 
 impl SessionSource for &ClickLog {
@@ -489,6 +536,10 @@ impl SessionSource for &ClickLog {
     }
     fn pair_count_hint(&self) -> usize {
         self.pairs.iter().copied().max().map_or(0, |m| m as usize + 1)
+    }
+    fn parts(&mut self) -> Result<Option<Vec<Box<dyn SessionPart + '_>>>> {
+        let log: &ClickLog = self;
+        Ok(Some(log_parts(log)))
     }
 }
 
@@ -532,7 +583,90 @@ impl FileSource {
     }
 }
 
+impl FileSource {
+    /// The first pass over an uncompressed text log in a format given explicitly whose
+    /// sessions never span lines, made in parallel: byte ranges are parsed on the current
+    /// rayon pool, each into its own vocabulary and its own accumulator (`init`, `add`); the
+    /// vocabularies are then merged in file order, which numbers queries, documents and pairs
+    /// exactly as a sequential read does, and each accumulator is handed the map from its
+    /// part's pair indices to the merged ones (`remap`). For accumulators whose result does
+    /// not depend on the pair indices but through `remap` (an E-step under parameters that
+    /// are the same for every pair), the accumulators are then those of a sequential pass.
+    /// Errors and skipped lines are reported as a sequential read reports them (the first in
+    /// file order, with its line number). `Ok(None)`, with nothing read, when the pass cannot
+    /// be split (not the first pass, compressed input, standard input, `auto` or
+    /// `yandex-rpc`).
+    pub fn first_pass_parallel<T: Send>(
+        &mut self,
+        init: &(dyn Fn() -> T + Sync),
+        add: &(dyn Fn(&mut T, SessionRef<'_>) + Sync),
+        remap: &(dyn Fn(&mut T, &[u32]) + Sync),
+    ) -> Result<Option<Vec<T>>> {
+        use rayon::prelude::*;
+        if self.buffered.is_some()
+            || self.report.sessions > 0
+            || self.vocab.pair_count() > 0
+            || !read::line_separable(&self.format)
+            || !is_rereadable(&self.path)
+        {
+            return Ok(None);
+        }
+        let len = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?.len();
+        let threads = rayon::current_num_threads().max(1);
+        let size = (len / (4 * threads as u64)).clamp(MIN_FILE_PART_BYTES, FILE_PART_BYTES);
+        let Some(ranges) = text_ranges(&self.path, size)? else { return Ok(None) };
+        let name = self.path.display().to_string();
+        let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
+        let mut out = Vec::with_capacity(ranges.len());
+        let mut report = ReadReport { format: Some(self.format.clone()), ..Default::default() };
+        // A batch of parts at a time, so the parts' vocabularies held at once stay bounded.
+        for batch in ranges.chunks(threads * 4) {
+            let parts: Vec<Result<(Vocab, T, ReadReport)>> = batch
+                .par_iter()
+                .map(|range| {
+                    let part = FilePart { path: &self.path, name: name.clone(), range: range.clone(), opts: opts.clone(), vocab: &self.vocab };
+                    let bytes = part.read()?;
+                    let (mut vocab, mut acc, mut interner) = (Vocab::default(), init(), SessionInterner::default());
+                    let first = if range.start == 0 { 1 } else { 2 };
+                    let run = read::for_each_session_in_lines(&name, &bytes, first, &opts, &self.format, &mut |s| {
+                        let (q, pairs) = interner.intern(&mut vocab, s);
+                        add(&mut acc, SessionRef { query: q, pairs, clicks: &s.clicks });
+                        Ok(())
+                    });
+                    let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
+                    let run = if needs_lines && range.start > 0 {
+                        // Parsed again from its true first line, for the messages.
+                        read::for_each_session_in_lines(&name, &bytes, part.first_line()?, &opts, &self.format, &mut |_| Ok(()))
+                    } else {
+                        run
+                    };
+                    Ok((vocab, acc, run?))
+                })
+                .collect();
+            for part in parts {
+                let (local, mut acc, r) = part?;
+                let queries: Vec<u32> = local.queries.iter().map(|q| self.vocab.intern_query(q)).collect();
+                let docs: Vec<u32> = local.docs.iter().map(|d| self.vocab.intern_doc(d)).collect();
+                let map: Vec<u32> =
+                    local.pairs.iter().map(|&(q, d)| self.vocab.intern_pair(queries[q as usize], docs[d as usize])).collect();
+                remap(&mut acc, &map);
+                out.push(acc);
+                report.sessions += r.sessions;
+                report.skipped_lines += r.skipped_lines;
+                if report.first_error.is_none() {
+                    report.first_error = r.first_error;
+                }
+            }
+        }
+        self.report = read::finish(&name, report)?;
+        Ok(Some(out))
+    }
+}
+
 impl SessionSource for FileSource {
+    fn as_file_source(&mut self) -> Option<&mut FileSource> {
+        Some(self)
+    }
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
         if let Some(log) = &self.buffered {
             for s in log.iter() {
@@ -576,6 +710,173 @@ impl SessionSource for FileSource {
     }
     fn pair_count_hint(&self) -> usize {
         self.vocab.pair_count()
+    }
+    fn parts(&mut self) -> Result<Option<Vec<Box<dyn SessionPart + '_>>>> {
+        if let Some(log) = &self.buffered {
+            return Ok(Some(log_parts(log)));
+        }
+        // Only after a first pass (which resolved the format and numbered every pair), and
+        // only for uncompressed text in a format whose sessions never span lines.
+        if self.report.sessions == 0 || !read::line_separable(&self.format) || !is_rereadable(&self.path) {
+            return Ok(None);
+        }
+        let len = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?.len();
+        let size = (len / (4 * rayon::current_num_threads().max(1) as u64)).clamp(MIN_FILE_PART_BYTES, FILE_PART_BYTES);
+        let ranges = match text_ranges(&self.path, size)? {
+            Some(r) => r,
+            None => return Ok(None),
+        };
+        let name = self.path.display().to_string();
+        let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
+        Ok(Some(
+            ranges
+                .into_iter()
+                .map(|range| {
+                    Box::new(FilePart { path: &self.path, name: name.clone(), range, opts: opts.clone(), vocab: &self.vocab })
+                        as Box<dyn SessionPart>
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// Most bytes of text per part of a streamed pass (each part is read whole, so a pass holds
+/// about this much per worker thread). Smaller files are cut into four parts per worker
+/// thread, none under [`MIN_FILE_PART_BYTES`].
+const FILE_PART_BYTES: u64 = 8 << 20;
+/// Fewest bytes of text per part.
+const MIN_FILE_PART_BYTES: u64 = 64 << 10;
+
+/// The file cut into byte ranges of about `size` bytes that begin at line starts, or `None`
+/// when it is compressed (gzip or zstd: it must be read from the start).
+fn text_ranges(path: &Path, size: u64) -> Result<Option<Vec<std::ops::Range<u64>>>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let mut head = [0u8; 4];
+    let got = file.read(&mut head).map_err(|e| Error::io(path, e))?;
+    if (got >= 2 && head[..2] == [0x1f, 0x8b]) || (got == 4 && head == [0x28, 0xb5, 0x2f, 0xfd]) {
+        return Ok(None);
+    }
+    let mut starts = vec![0u64];
+    let mut buf = vec![0u8; 64 << 10];
+    let mut nominal = size;
+    while nominal < len {
+        // The next line starts after the first line end at or after byte nominal - 1.
+        let mut at = nominal - 1;
+        let next = loop {
+            file.seek(SeekFrom::Start(at)).map_err(|e| Error::io(path, e))?;
+            let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
+            if n == 0 {
+                break len;
+            }
+            if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+                break at + i as u64 + 1;
+            }
+            at += n as u64;
+        };
+        if next >= len {
+            break;
+        }
+        starts.push(next);
+        nominal = next + size;
+    }
+    starts.push(len);
+    Ok(Some(starts.windows(2).map(|w| w[0]..w[1]).collect()))
+}
+
+/// Lines `range` (bytes) of a text log, parsed with a vocabulary that already numbers every
+/// pair (ids are looked up, not added).
+struct FilePart<'a> {
+    path: &'a Path,
+    name: String,
+    range: std::ops::Range<u64>,
+    opts: ReadOptions,
+    vocab: &'a Vocab,
+}
+
+impl FilePart<'_> {
+    fn read(&self) -> Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(self.path).map_err(|e| Error::io(self.path, e))?;
+        file.seek(SeekFrom::Start(self.range.start)).map_err(|e| Error::io(self.path, e))?;
+        let mut bytes = vec![0u8; (self.range.end - self.range.start) as usize];
+        file.read_exact(&mut bytes).map_err(|e| Error::io(self.path, e))?;
+        Ok(bytes)
+    }
+
+    /// 1-based number of the part's first line (counted only to name a line in an error).
+    fn first_line(&self) -> Result<usize> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(self.path).map_err(|e| Error::io(self.path, e))?;
+        let mut left = self.range.start;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut lines = 1;
+        while left > 0 {
+            let n = file.read(&mut buf[..left.min(1 << 20) as usize]).map_err(|e| Error::io(self.path, e))?;
+            if n == 0 {
+                break;
+            }
+            lines += memchr::memchr_iter(b'\n', &buf[..n]).count();
+            left -= n as u64;
+        }
+        Ok(lines)
+    }
+}
+
+impl SessionPart for FilePart<'_> {
+    fn replay(&self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
+        let bytes = self.read()?;
+        let format = &self.opts.format;
+        let mut lookup = SessionLookup::default();
+        let mut unknown = false;
+        // Line numbers are counted only when a line fails (to name it): the part is then
+        // parsed again from its true first line, for the whole read's message.
+        let first = if self.range.start == 0 { 1 } else { 2 };
+        let run = read::for_each_session_in_lines(&self.name, &bytes, first, &self.opts, format, &mut |s| {
+            match lookup.lookup(self.vocab, s) {
+                Some((q, pairs)) => f(SessionRef { query: q, pairs, clicks: &s.clicks }),
+                None => unknown = true,
+            }
+            Ok(())
+        });
+        if run.is_err() && self.range.start > 0 {
+            let first = self.first_line()?;
+            read::for_each_session_in_lines(&self.name, &bytes, first, &self.opts, format, &mut |_| Ok(()))?;
+        }
+        run?;
+        if unknown {
+            return Err(Error::Invalid(format!(
+                "{}: the file changed during the fit (a later pass read a query-document pair the first pass did not see)",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The ids of sessions under a vocabulary that is not extended (see [`SessionInterner`]).
+#[derive(Debug, Default)]
+struct SessionLookup {
+    query: u32,
+    pairs: Vec<u32>,
+    primed: bool,
+}
+
+impl SessionLookup {
+    fn lookup(&mut self, vocab: &Vocab, s: &SessionBuf) -> Option<(u32, &[u32])> {
+        if !(self.primed && s.same_serp()) {
+            self.primed = false;
+            let q = vocab.query(s.query())?;
+            self.pairs.clear();
+            for d in s.docs() {
+                let d = *vocab.doc_index.get(d)?;
+                self.pairs.push(*vocab.pair_index.get(&pair_key(q, d))?);
+            }
+            self.query = q;
+            self.primed = true;
+        }
+        Some((self.query, &self.pairs))
     }
 }
 

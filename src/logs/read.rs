@@ -246,3 +246,57 @@ pub(crate) fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
     }
     Ok(report)
 }
+
+/// Whether sessions of `format` never span lines, so that a text log of it can be split at any
+/// line boundary and the parts parsed independently (every text format but `yandex-rpc`).
+pub(crate) fn line_separable(format: &Format) -> bool {
+    matches!(format, Format::Yandex | Format::Tsv | Format::Jsonl | Format::Bracketed(_))
+}
+
+/// Parses the lines of `bytes`, a run of whole lines of an uncompressed text log in a
+/// [`line_separable`] format whose first line is line `first_line` (1-based) of the file
+/// `name`, calling `f` on every session in order. Lines are cut and checked as
+/// [`crate::input::LineReader`] does (CRLF, the BOM of line 1, `max_line`), and parsed as
+/// [`for_each_session`] does, so a part reports the same sessions and the same errors
+/// (`file:line: reason`) as the whole read.
+pub(crate) fn for_each_session_in_lines(
+    name: &str,
+    bytes: &[u8],
+    first_line: usize,
+    opts: &ReadOptions,
+    format: &Format,
+    f: &mut dyn FnMut(&SessionBuf) -> Result<()>,
+) -> Result<ReadReport> {
+    debug_assert!(line_separable(format));
+    let mut d = Driver {
+        name: name.to_string(),
+        opts,
+        format: format.clone(),
+        pool: Pool::default(),
+        one: SessionBuf::default(),
+        rpc: RpcState::default(),
+        report: ReadReport::default(),
+    };
+    let mut at = 0;
+    let mut n = first_line;
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        let mut line = &bytes[at..end];
+        if line.len() > opts.max_line + 1 {
+            return Err(Error::parse(name, n, format!("line longer than {} bytes; is this the right file and format?", opts.max_line)));
+        }
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        if n == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+            line = &line[3..];
+        }
+        if n % 8192 == 0 {
+            crate::interrupt::check()?;
+        }
+        d.line(n, line, f)?;
+        at = end + 1;
+        n += 1;
+    }
+    Ok(d.report)
+}

@@ -1,0 +1,413 @@
+//! The one EM driver of every model fitted from E-step statistics (DBN, UBM, CCM, PBM; SDBN
+//! in one pass): parallel E-steps, the convergence test and SQUAREM acceleration.
+//!
+//! **Parallel E-step.** A pass over a [`SessionSource`] that splits into parts
+//! ([`SessionSource::parts`]: an in-memory log by ranges of sessions, an uncompressed text log
+//! by byte ranges that begin at line starts) is made on the current rayon pool, one
+//! accumulator per worker, merged at the end. The statistics are exact fixed-point sums
+//! ([`super::estep`]), so the merged statistics, and the fitted model, are the same bits
+//! whatever the number of threads or parts.
+//!
+//! **Convergence.** With a tolerance `tol > 0` ([`EmConfig::tolerance`]), the fit stops after
+//! the first pass at which the training log-likelihood (summed over sessions, computed in the
+//! same pass as the E-step, under the parameters the pass started from) changed by at most
+//! `tol` relative to the pass before: `|LL_k - LL_{k-1}| <= tol * |LL_{k-1}|`.
+//! [`EmConfig::iterations`] is then the most passes. `tol = 0` runs every pass (PyClick's
+//! fixed-iteration fit, bit for bit the fit before this driver).
+//!
+//! **SQUAREM** (Varadhan and Roland 2008, Scand. J. Statist. 35:335-353, scheme S3). From
+//! parameters `p0`, two EM steps give `p1 = F(p0)` and `p2 = F(p1)`; with `r = p1 - p0` and
+//! `v = p2 - 2 p1 + p0`, the step length is `alpha = -|r| / |v|`, clamped to `alpha <= -1`, and
+//! the extrapolated point `p' = p0 - 2 alpha r + alpha^2 v` is projected into
+//! `[PROB_MIN, 1 - PROB_MIN]`; a third EM step from it (`F(p')`, the stabilisation step) is the
+//! next point. Safeguard: when the log-likelihood at `p'` (computed by that third pass) is below
+//! the one at `p1`, the extrapolation is dropped and the next point is the plain EM point `p2`.
+//! `alpha = -1` gives `p' = p2`, plain EM. Each cycle costs three passes. Acceleration is used
+//! only with `tol > 0` (a fixed number of plain passes stays PyClick's fit).
+
+use super::estep::{EStats, EmState, Scratch};
+use super::{ClickModel, EmConfig, ModelKind, PRIOR, PROB_MIN};
+use crate::error::{Error, Result};
+use crate::logs::{SessionRef, SessionSource};
+use rayon::prelude::*;
+
+/// The CLI's default tolerance (see `docs/clickmodels.md` for how it was chosen).
+pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+
+/// How the EM passes are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Accel {
+    /// SQUAREM where it reaches the plain fit's fixed point in fewer passes (DBN, UBM, PBM
+    /// on the Yandex sample, `docs/clickmodels.md`); plain EM for CCM, whose SQUAREM fit
+    /// stops at a different point (a flat likelihood in tau2 and tau3) and for SDBN (one pass).
+    #[default]
+    Auto,
+    /// Plain EM: each pass's M-step is the next point.
+    None,
+    /// SQUAREM (scheme S3 with the monotonicity safeguard); only with a tolerance > 0.
+    Squarem,
+}
+
+impl Accel {
+    /// Whether SQUAREM is used for `kind` (with a tolerance > 0).
+    pub fn squarem_for(self, kind: ModelKind) -> bool {
+        match self {
+            Accel::Auto => matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Pbm),
+            Accel::None => false,
+            Accel::Squarem => kind.is_em(),
+        }
+    }
+}
+
+impl std::str::FromStr for Accel {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Accel::Auto),
+            "none" => Ok(Accel::None),
+            "squarem" => Ok(Accel::Squarem),
+            _ => Err(Error::Invalid(format!("unknown EM acceleration `{s}` (expected auto, none or squarem)"))),
+        }
+    }
+}
+
+/// Settings of the driver beyond [`EmConfig`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EmOptions {
+    /// Acceleration (used only when the tolerance is > 0; default [`Accel::Auto`]).
+    pub accel: Accel,
+    /// UBM and PBM: the examination of rank 1 held at this value (fixes their scale).
+    pub top_examination: Option<f64>,
+}
+
+/// What one pass did, for progress lines.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassInfo {
+    /// Passes made so far (1-based).
+    pub pass: usize,
+    /// Most passes allowed.
+    pub max_passes: usize,
+    /// Training log-likelihood under the parameters the pass started from (NaN when not
+    /// computed: tolerance 0).
+    pub log_likelihood: f64,
+    /// Relative change of the log-likelihood from the pass before (NaN on the first pass or
+    /// when not computed).
+    pub relative_change: f64,
+    /// Largest absolute change of a parameter in the pass's M-step.
+    pub parameter_change: f64,
+}
+
+/// How a fit ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmReport {
+    /// Passes over the log made.
+    pub passes: usize,
+    /// Whether the tolerance was reached (false with tolerance 0 or when the passes ran out).
+    pub converged: bool,
+    /// The last pass (its log-likelihood and changes).
+    pub last: PassInfo,
+    /// SQUAREM extrapolations kept and dropped by the safeguard.
+    pub extrapolations: (usize, usize),
+}
+
+/// How an EM fit ended, as written under the `fit` key of a model file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FitSummary {
+    /// Passes over the training log.
+    pub passes: usize,
+    /// Most passes allowed.
+    pub max_passes: usize,
+    /// Relative log-likelihood tolerance (0: fixed passes).
+    pub tolerance: f64,
+    /// Whether the tolerance was reached.
+    pub converged: bool,
+    /// `squarem` or `none`.
+    pub acceleration: &'static str,
+    /// Training log-likelihood (sum over training sessions) at the start of the last pass;
+    /// null with tolerance 0 (not computed).
+    pub train_log_likelihood: Option<f64>,
+    /// Its relative change in the last pass; null when not computed.
+    pub relative_change: Option<f64>,
+    /// Largest absolute parameter change in the last pass.
+    pub parameter_change: f64,
+}
+
+impl FitSummary {
+    /// The summary of a driver's report.
+    pub fn new(kind: ModelKind, report: &EmReport, tolerance: f64, opts: &EmOptions) -> Self {
+        let fin = |x: f64| x.is_finite().then_some(x);
+        let accelerated = tolerance > 0.0 && opts.accel.squarem_for(kind) && report.last.max_passes > 1;
+        FitSummary {
+            passes: report.passes,
+            max_passes: report.last.max_passes,
+            tolerance,
+            converged: report.converged,
+            acceleration: if accelerated { "squarem" } else { "none" },
+            train_log_likelihood: fin(report.last.log_likelihood),
+            relative_change: fin(report.last.relative_change),
+            parameter_change: report.last.parameter_change,
+        }
+    }
+}
+
+/// One E-step over `src` under `state`: the statistics summed over every session (exact, so
+/// the same bits whether the pass is split into parts on several threads or not). With
+/// `log_likelihood`, the statistics also hold the log-likelihood of the sessions.
+pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool) -> Result<EStats> {
+    crate::interrupt::check()?;
+    let hint = src.pair_count_hint();
+    let kind = state.kind();
+    let add = |s: SessionRef<'_>, st: &mut EStats, buf: &mut Scratch, probs: &mut Vec<f64>| {
+        state.accumulate_with(s, st, buf);
+        if log_likelihood {
+            st.log_likelihood.add(session_log_likelihood(state, s, probs));
+        }
+    };
+    // The first pass over a text file (parameters still the same for every pair): parts are
+    // parsed and numbered on their own, then renumbered (FileSource::first_pass_parallel).
+    if state.pair_free() {
+        if let Some(fs) = src.as_file_source() {
+            type Acc = (EStats, Scratch, Vec<f64>);
+            let init = || -> Acc { (EStats::new(kind, 0), Scratch::default(), Vec::new()) };
+            let add_one = |acc: &mut Acc, s: SessionRef<'_>| add(s, &mut acc.0, &mut acc.1, &mut acc.2);
+            let remap = |acc: &mut Acc, map: &[u32]| acc.0.remap_pairs(map);
+            if let Some(accs) = fs.first_pass_parallel(&init, &add_one, &remap)? {
+                let mut total = EStats::new(kind, fs.pair_count_hint());
+                for (st, _, _) in &accs {
+                    total.merge(st)?;
+                }
+                return Ok(total);
+            }
+        }
+    }
+    if let Some(parts) = src.parts()? {
+        return parts
+            .par_iter()
+            .try_fold(
+                || (EStats::new(kind, hint), Scratch::default(), Vec::new()),
+                |(mut st, mut buf, mut probs), part| {
+                    part.replay(&mut |s| add(s, &mut st, &mut buf, &mut probs))?;
+                    Ok::<_, Error>((st, buf, probs))
+                },
+            )
+            .map(|r| r.map(|(st, _, _)| st))
+            .try_reduce(
+                || EStats::new(kind, hint),
+                |mut a, b| {
+                    a.merge(&b)?;
+                    Ok(a)
+                },
+            );
+    }
+    let (mut st, mut buf, mut probs) = (EStats::new(kind, hint), Scratch::default(), Vec::new());
+    src.pass(&mut |s| add(s, &mut st, &mut buf, &mut probs))?;
+    Ok(st)
+}
+
+/// ln P(the session's clicks) under the state's model, each event's probability floored at
+/// [`PROB_MIN`] (as [`super::eval`] does); one logarithm per session.
+fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: &mut Vec<f64>) -> f64 {
+    match state {
+        EmState::Sdbn(m) => m.observed_probs(s, probs),
+        EmState::Dbn(m, _) => m.observed_probs(s, probs),
+        EmState::Ubm(m) => m.observed_probs(s, probs),
+        EmState::Ccm(m) => m.observed_probs(s, probs),
+        EmState::Pbm(m) => m.observed_probs(s, probs),
+    }
+    let (mut prod, mut sum) = (1.0f64, 0.0f64);
+    for &p in probs.iter() {
+        prod *= p.max(PROB_MIN);
+        if prod < 1e-200 {
+            sum += prod.ln();
+            prod = 1.0;
+        }
+    }
+    sum + prod.ln()
+}
+
+/// The model's probabilities as slices (the order is fixed per model; SQUAREM works on them).
+fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
+    match state {
+        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
+        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction, std::slice::from_mut(&mut m.gamma)],
+        EmState::Ubm(m) => {
+            let mut v: Vec<&mut [f64]> = vec![&mut m.attractiveness];
+            v.extend(m.examination.iter_mut().map(Vec::as_mut_slice));
+            v
+        }
+        EmState::Ccm(m) => vec![
+            &mut m.attractiveness,
+            std::slice::from_mut(&mut m.tau1),
+            std::slice::from_mut(&mut m.tau2),
+            std::slice::from_mut(&mut m.tau3),
+        ],
+        EmState::Pbm(m) => vec![&mut m.attractiveness, &mut m.examination],
+    }
+}
+
+/// The parameters flattened, with the length of each slice (the shape).
+fn flatten(state: &EmState) -> (Vec<f64>, Vec<usize>) {
+    let mut s = state.clone();
+    let slices = slices_mut(&mut s);
+    let shape = slices.iter().map(|x| x.len()).collect();
+    (slices.iter().flat_map(|x| x.iter().copied()).collect(), shape)
+}
+
+/// Largest absolute change between two states' parameters (a missing entry counts as the
+/// prior 0.5, as the models read it).
+fn max_change(a: &EmState, b: &EmState) -> f64 {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    let (sa, sb) = (slices_mut(&mut a), slices_mut(&mut b));
+    let mut m = 0.0f64;
+    for i in 0..sa.len().max(sb.len()) {
+        let (x, y): (&[f64], &[f64]) = (sa.get(i).map_or(&[], |s| &**s), sb.get(i).map_or(&[], |s| &**s));
+        for j in 0..x.len().max(y.len()) {
+            m = m.max((x.get(j).copied().unwrap_or(PRIOR) - y.get(j).copied().unwrap_or(PRIOR)).abs());
+        }
+    }
+    m
+}
+
+/// Holds UBM's or PBM's rank-1 examination at `t`.
+fn pin(state: &mut EmState, top: Option<f64>) {
+    let Some(t) = top else { return };
+    match state {
+        EmState::Ubm(m) => match m.examination.first_mut() {
+            Some(row) if !row.is_empty() => row[0] = t,
+            _ => m.examination = vec![vec![t]],
+        },
+        EmState::Pbm(m) => match m.examination.first_mut() {
+            Some(e) => *e = t,
+            None => m.examination = vec![t],
+        },
+        _ => {}
+    }
+}
+
+/// Runs the EM fit of `state` on `src` (see the module): at most `cfg.iterations` passes,
+/// stopping at `cfg.tolerance`, accelerated by `opts.accel` when the tolerance is > 0.
+/// `on_pass` is called after every pass (progress). The state ends at the fitted model.
+pub fn run(
+    state: &mut EmState,
+    cfg: &EmConfig,
+    opts: &EmOptions,
+    src: &mut dyn SessionSource,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<EmReport> {
+    if cfg.iterations == 0 {
+        return Err(Error::config("em", "iterations", "must be at least 1"));
+    }
+    if !(cfg.tolerance >= 0.0 && cfg.tolerance.is_finite()) {
+        return Err(Error::config("em", "tolerance", "must be a finite number >= 0"));
+    }
+    if let Some(t) = opts.top_examination {
+        if !matches!(state.kind(), ModelKind::Ubm | ModelKind::Pbm) {
+            return Err(Error::Invalid(format!("top_examination applies to ubm and pbm, not {}", state.kind())));
+        }
+        crate::error::check_probability(state.kind().name(), "top_examination", t)?;
+    }
+    pin(state, opts.top_examination);
+    let max = if state.kind() == ModelKind::Sdbn { 1 } else { cfg.iterations };
+    let tol = cfg.tolerance;
+    let want_ll = tol > 0.0;
+    let squarem = want_ll && opts.accel.squarem_for(state.kind());
+    let mut report = EmReport {
+        passes: 0,
+        converged: false,
+        last: PassInfo { pass: 0, max_passes: max, log_likelihood: f64::NAN, relative_change: f64::NAN, parameter_change: f64::NAN },
+        extrapolations: (0, 0),
+    };
+    let mut prev_ll = f64::NAN;
+    // One pass: E-step at `from`, M-step; returns the next point and the log-likelihood at
+    // `from`, and says whether the fit has converged.
+    let mut step = |from: &EmState, report: &mut EmReport| -> Result<(EmState, f64, bool)> {
+        let stats = e_step(from, src, want_ll)?;
+        let mut next = from.clone();
+        next.m_step(&stats)?;
+        pin(&mut next, opts.top_examination);
+        let ll = if want_ll { stats.log_likelihood.value() } else { f64::NAN };
+        let rel = (ll - prev_ll).abs() / prev_ll.abs();
+        prev_ll = ll;
+        report.passes += 1;
+        report.last = PassInfo { pass: report.passes, max_passes: max, log_likelihood: ll, relative_change: rel, parameter_change: max_change(from, &next) };
+        on_pass(&report.last);
+        let done = want_ll && rel <= tol;
+        report.converged |= done;
+        Ok((next, ll, done || report.passes >= max))
+    };
+    if !squarem {
+        loop {
+            let (next, _, stop) = step(state, &mut report)?;
+            *state = next;
+            if stop {
+                return Ok(report);
+            }
+        }
+    }
+    // SQUAREM. The first pass is plain (it gives every parameter its final shape).
+    let (p0, _, stop) = step(state, &mut report)?;
+    *state = p0;
+    if stop {
+        return Ok(report);
+    }
+    loop {
+        let (p1, _, stop) = step(state, &mut report)?;
+        if stop {
+            *state = p1;
+            return Ok(report);
+        }
+        let (p2, ll1, stop) = step(&p1, &mut report)?;
+        if stop {
+            *state = p2;
+            return Ok(report);
+        }
+        let (x0, shape) = flatten(state);
+        let (x1, shape1) = flatten(&p1);
+        let (x2, shape2) = flatten(&p2);
+        if shape != shape1 || shape1 != shape2 {
+            *state = p2;
+            continue;
+        }
+        let (mut rr, mut vv) = (0.0, 0.0);
+        for i in 0..x0.len() {
+            let r = x1[i] - x0[i];
+            let v = x2[i] - 2.0 * x1[i] + x0[i];
+            rr += r * r;
+            vv += v * v;
+        }
+        if !(vv > 0.0) {
+            *state = p2;
+            continue;
+        }
+        let alpha = (-(rr / vv).sqrt()).min(-1.0);
+        if alpha == -1.0 {
+            // p' = p2: the next pass is a plain EM step from p2.
+            *state = p2;
+            continue;
+        }
+        let mut extrapolated = state.clone();
+        {
+            let mut k = 0;
+            for s in slices_mut(&mut extrapolated) {
+                for x in s.iter_mut() {
+                    let r = x1[k] - x0[k];
+                    let v = x2[k] - 2.0 * x1[k] + x0[k];
+                    *x = (x0[k] - 2.0 * alpha * r + alpha * alpha * v).clamp(PROB_MIN, 1.0 - PROB_MIN);
+                    k += 1;
+                }
+            }
+        }
+        pin(&mut extrapolated, opts.top_examination);
+        let (p3, ll_ext, stop) = step(&extrapolated, &mut report)?;
+        if ll_ext >= ll1 {
+            report.extrapolations.0 += 1;
+            *state = p3;
+        } else {
+            report.extrapolations.1 += 1;
+            *state = p2;
+        }
+        if stop {
+            return Ok(report);
+        }
+    }
+}
