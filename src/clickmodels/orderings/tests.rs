@@ -1,0 +1,146 @@
+use super::*;
+use crate::clickmodels::Dbn;
+use crate::logs::{Format, LogData};
+
+/// A log with planted ordering effects: 6 queries of 8 documents; each query is shown in 12
+/// orderings (6 of its documents in a seeded random order), 150 sessions each; clicks come
+/// from a known DBN (gamma 0.85) with per-document attractiveness and satisfaction, so both
+/// the position (cascade) and the documents shape the click rates.
+fn planted_log(seed: u64) -> ClickLog {
+    let (queries, docs, shown, orderings, sessions) = (6u32, 8u32, 6usize, 12usize, 150usize);
+    let mut rng = crate::rng::stream(seed, &[0]);
+    let n = (queries * docs) as usize;
+    let attractiveness: Vec<f64> = (0..n).map(|_| rng.random_range(0.05..0.9)).collect();
+    let satisfaction: Vec<f64> = (0..n).map(|_| rng.random_range(0.1..0.8)).collect();
+    let truth = Dbn { attractiveness, satisfaction, gamma: 0.85 };
+    let mut log = ClickLog::new();
+    let mut clicks = Vec::new();
+    for q in 0..queries {
+        for o in 0..orderings {
+            let mut ds: Vec<u32> = (0..docs).map(|d| q * docs + d).collect();
+            let mut r = crate::rng::stream(seed, &[1, u64::from(q), o as u64]);
+            for j in (1..ds.len()).rev() {
+                let k = r.random_range(0..=j);
+                ds.swap(j, k);
+            }
+            let pairs = &ds[..shown];
+            for s in 0..sessions {
+                let mut r = crate::rng::stream(seed, &[2, u64::from(q), o as u64, s as u64]);
+                truth.simulate(pairs, &mut r, &mut clicks);
+                log.push(q, pairs, &clicks);
+            }
+        }
+    }
+    log
+}
+
+fn row<'a>(v: &'a OrderingsValidation, model: &str, measure: &str) -> &'a ErrorRow {
+    v.errors.iter().find(|r| r.model == model && r.measure == measure).expect("row")
+}
+
+#[test]
+fn the_generating_model_beats_both_baselines_on_held_out_orderings() {
+    let log = planted_log(7);
+    let cfg = OrderingsConfig {
+        models: vec![ModelKind::Dbn, ModelKind::Rctr, ModelKind::Dctr],
+        folds: 4,
+        replicates: 200,
+        bootstrap: 200,
+        ..Default::default()
+    };
+    let v = validate_orderings(&log, &cfg).unwrap();
+    assert_eq!(v.orderings, 72);
+    assert_eq!(v.held_out_orderings, 72);
+    let dbn = row(&v, "dbn", "ctr_mae");
+    let rank = row(&v, "rctr", "ctr_mae");
+    let doc = row(&v, "dctr", "ctr_mae");
+    // The planted truth: clicks depend on position and document, so the DBN must be better
+    // than either baseline, with the paired intervals of the differences below zero.
+    assert!(dbn.error < rank.error && dbn.error < doc.error, "dbn {} rctr {} dctr {}", dbn.error, rank.error, doc.error);
+    assert!(dbn.minus_rank_only_upper < 0.0 && dbn.minus_document_only_upper < 0.0, "{dbn:?}");
+    // Baselines compare to themselves with zero difference; roles are labelled.
+    assert_eq!(rank.minus_rank_only, 0.0);
+    assert_eq!(rank.role, "baseline");
+    assert_eq!(dbn.role, "model");
+    // Sampling noise alone: 150 sessions per ordering give a per-rank standard error of about
+    // sqrt(0.2 * 0.8 / 150) = 0.033, so even the true model's mean absolute error is about
+    // 0.8 * 0.033 = 0.026; the fitted DBN must be within a factor 2 of that.
+    assert!(dbn.error < 0.055, "{}", dbn.error);
+    // The answer names the winner.
+    assert!(v.answer.iter().any(|a| a.contains("best model dbn")), "{:?}", v.answer);
+    assert!(v.answer.iter().any(|a| a.contains("below both baselines' (interval of the paired difference below 0): dbn")), "{:?}", v.answer);
+}
+
+#[test]
+fn folds_are_deterministic_balanced_and_thread_independent() {
+    let log = planted_log(3);
+    let mut a = group_orderings(&log);
+    let mut b = a.clone();
+    assign_folds(&mut a, 5, 11);
+    assign_folds(&mut b, 5, 11);
+    assert_eq!(a, b);
+    let mut c = group_orderings(&log);
+    assign_folds(&mut c, 5, 12);
+    assert_ne!(a.iter().map(|o| o.fold).collect::<Vec<_>>(), c.iter().map(|o| o.fold).collect::<Vec<_>>());
+    // 12 orderings per query over 5 folds: 3, 3, 2, 2, 2.
+    for q in 0..6 {
+        let mut sizes = [0usize; 5];
+        for o in a.iter().filter(|o| o.query == q) {
+            sizes[o.fold.unwrap()] += 1;
+        }
+        sizes.sort_unstable();
+        assert_eq!(sizes, [2, 2, 2, 3, 3]);
+    }
+    // A query with a single ordering is never held out.
+    let data = LogData::parse("q\ta,b : a; q\ta,b :; r\tc,d : d\n", Format::Yandex, "x", false).unwrap();
+    let mut o = group_orderings(&data.log);
+    assign_folds(&mut o, 2, 1);
+    assert_eq!(o.len(), 2);
+    assert_eq!(o[0].sessions, vec![0, 1]);
+    assert!(o.iter().all(|o| o.fold.is_none()));
+    assert!(validate_orderings(&data.log, &OrderingsConfig::default()).is_err());
+    // Same seed, same numbers whatever the thread count.
+    let cfg = OrderingsConfig { models: vec![ModelKind::Sdbn, ModelKind::Rctr], replicates: 50, bootstrap: 50, ..Default::default() };
+    let run = |t: usize| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap().install(|| validate_orderings(&log, &cfg).unwrap());
+    assert_eq!(run(1), run(3));
+}
+
+#[test]
+fn pair_sign_accuracy_by_hand() {
+    // Query q in three orderings (ranks left to right, 1 = clicked):
+    //   O1 [a,b]: 10, 10, 00, 01     O2 [b,a]: 00, 00, 01     O3 [a,c]: 11, 10
+    // Three folds over three orderings: each ordering is predicted from the other two.
+    // DCTR with PyClick's counting (clicks + 1) / (impressions + 2), independent ranks:
+    //   O1 from O2+O3: a (1+2+1)/(3+2+2) = 4/7, b (0+1)/(3+2) = 1/5
+    //   O2 from O1+O3: b (1+1)/(4+2) = 1/3, a (2+2+1)/(4+2+2) = 5/8
+    //   O3 from O1+O2: a (2+1+1)/(4+3+2) = 4/9, c unseen 1/2
+    // Observed vs predicted (clicks in the top 3 = all clicks; abandonment; first-click RR):
+    //   O1 obs 3/4, 1/4, (1+1+0+1/2)/4 = 5/8   pred 4/7+1/5, (3/7)(4/5), 4/7+(3/7)(1/5)/2
+    //   O2 obs 1/3, 2/3, (1/2)/3 = 1/6          pred 1/3+5/8, (2/3)(3/8), 1/3+(2/3)(5/8)/2
+    //   O3 obs 3/2, 0, 1                        pred 4/9+1/2, (5/9)(1/2), 4/9+(5/9)(1/2)/2
+    // Signs (pairs 1-2, 1-3, 2-3), observed / predicted:
+    //   top clicks: + / -, - / -, - / +   -> 1 of 3 right
+    //   abandonment: - / +, + / +, + / -  -> 1 of 3 right
+    //   first-click RR (0.614, 0.542, 0.583 predicted): + / +, - / +, - / -  -> 2 of 3 right
+    let text = "q\ta,b : a; q\ta,b : a; q\ta,b :; q\ta,b : b; q\tb,a :; q\tb,a :; q\tb,a : a; q\ta,c : a , c; q\ta,c : a\n";
+    let data = LogData::parse(text, Format::Yandex, "hand", false).unwrap();
+    let cfg = OrderingsConfig { models: vec![ModelKind::Dctr], folds: 3, min_pair_sessions: 1, replicates: 10, bootstrap: 10, ..Default::default() };
+    let v = validate_orderings(&data.log, &cfg).unwrap();
+    assert_eq!((v.orderings, v.held_out_orderings, v.ordering_pairs), (3, 3, 3));
+    let acc: Vec<(usize, f64)> = v.pairs.iter().map(|r| (r.pairs, r.sign_accuracy)).collect();
+    assert_eq!(acc, vec![(3, 1.0 / 3.0), (3, 1.0 / 3.0), (3, 2.0 / 3.0)]);
+    // Per-rank CTR error, session-weighted (4, 3, 2 sessions):
+    //   O1 (|4/7-1/2| + |1/5-1/4|)/2, O2 (|1/3-0| + |5/8-1/3|)/2, O3 (|4/9-1| + |1/2-1/2|)/2
+    let e1 = ((4.0 / 7.0 - 0.5) + (0.25 - 0.2)) / 2.0;
+    let e2 = (1.0 / 3.0 + (5.0 / 8.0 - 1.0 / 3.0)) / 2.0;
+    let e3 = (1.0 - 4.0 / 9.0) / 2.0;
+    let want = (4.0 * e1 + 3.0 * e2 + 2.0 * e3) / 9.0;
+    let got = row(&v, "dctr", "ctr_mae").error;
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    // Abandonment error: (4|12/35-1/4| + 3|1/4-2/3| + 2|5/18-0|)/9.
+    let want = (4.0 * (12.0 / 35.0 - 0.25) + 3.0 * (2.0 / 3.0 - 0.25) + 2.0 * (5.0 / 18.0)) / 9.0;
+    let got = row(&v, "dctr", "abandonment").error;
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    // One unseen impression pair: c in O3's two sessions, of 4*2 + 3*2 + 2*2 = 18 impressions.
+    assert!((v.unseen_impression_share - 2.0 / 18.0).abs() < 1e-12);
+}
