@@ -224,3 +224,39 @@ def test_posterior_warns_about_skipped_lines(tmp_path):
     # Beta(1 + 1, 1 + 0), mean 2/3 (hand derivation). With the bad line read as a session
     # without clicks, a would have two trials and mean 1/2.
     assert row["mean"] == pytest.approx(2 / 3)
+
+
+# Query q in three orderings (1 = clicked): O1 [a,b]: 10, 10, 00, 01; O2 [b,a]: 00, 00, 01;
+# O3 [a,c]: 11, 10. The hand derivation is in src/clickmodels/orderings/tests.rs
+# (pair_sign_accuracy_by_hand): DCTR predicts each ordering from the other two as
+# O1 a 4/7 b 1/5, O2 b 1/3 a 5/8, O3 a 4/9 c 1/2, which orders the three pairs right
+# 1 of 3 times on top clicks, 1 of 3 on abandonment and 2 of 3 on first-click RR.
+HAND = pd.DataFrame(
+    {
+        "query_id": ["q"] * 9,
+        "docs": [["a", "b"]] * 4 + [["b", "a"]] * 3 + [["a", "c"]] * 2,
+        "clicks": [[1, 0], [1, 0], [0, 0], [0, 1], [0, 0], [0, 0], [0, 1], [1, 1], [1, 0]],
+    }
+)
+
+
+def test_validate_orderings_by_hand(tmp_path):
+    v = serpsim.clicks.validate_orderings(HAND, models=["dctr"], folds=3, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+    assert (v["orderings"], v["held_out_orderings"], v["ordering_pairs"]) == (3, 3, 3)
+    pairs = v["pairs"].set_index("metric")
+    assert list(pairs["pairs"]) == [3, 3, 3]
+    assert pairs.loc["top_clicks", "sign_accuracy"] == pytest.approx(1 / 3, abs=1e-12)
+    assert pairs.loc["abandonment", "sign_accuracy"] == pytest.approx(1 / 3, abs=1e-12)
+    assert pairs.loc["first_click_rr", "sign_accuracy"] == pytest.approx(2 / 3, abs=1e-12)
+    # Session-weighted per-rank CTR error by hand (4, 3, 2 sessions).
+    e = (4 * ((4 / 7 - 1 / 2) + (1 / 4 - 1 / 5)) / 2 + 3 * (1 / 3 + (5 / 8 - 1 / 3)) / 2 + 2 * (1 - 4 / 9) / 2) / 9
+    errors = v["errors"].set_index("measure")
+    assert errors.loc["ctr_mae", "error"] == pytest.approx(e, abs=1e-12)
+    # The same log from a file gives the same tables.
+    path = tmp_path / "hand.txt"
+    lines = [f"{q}\t{','.join(d)} : {' , '.join(x for x, c in zip(d, cs) if c)}" for q, d, cs in zip(HAND["query_id"], HAND["docs"], HAND["clicks"])]
+    path.write_text("\n".join(lines) + "\n")
+    w = serpsim.clicks.validate_orderings(path, models=["dctr"], folds=3, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+    pd.testing.assert_frame_equal(v["errors"], w["errors"])
+    with pytest.raises(Exception, match="unknown click model"):
+        serpsim.clicks.validate_orderings(HAND, models=["nope"], progress=False)
