@@ -26,8 +26,9 @@
 //! pair's click rate wherever it was shown). Pairs never seen in training get 0.5 in every
 //! model (PyClick's convention); the share of held-out impressions of such pairs is reported.
 //!
-//! **Ordering pairs.** Two held-out orderings of the same query, each with at least
-//! `min_pair_sessions` sessions, form a pair. For three per-session metrics, the clicks in
+//! **Ordering pairs.** Two held-out orderings of the same query in the same fold (so that
+//! one fitted model predicts both), each with at least `min_pair_sessions` sessions, form a
+//! pair. For three per-session metrics, the clicks in
 //! the top [`TOP`] ranks, abandonment and the reciprocal rank of the first click (0 without
 //! a click), a model's *sign* is right when its predicted difference has the sign of the
 //! observed difference of the means (pairs with an observed tie are left out; a predicted tie
@@ -563,7 +564,9 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
     for a in 0..held.len() {
         for b in a + 1..held.len() {
             let (oa, ob) = (&ords[held[a]], &ords[held[b]]);
-            if oa.query == ob.query && oa.sessions.len() >= cfg.min_pair_sessions && ob.sessions.len() >= cfg.min_pair_sessions {
+            // Same query, same fold: one fitted model predicts both, so the predicted
+            // difference is not the difference between two folds' fits.
+            if oa.query == ob.query && oa.fold == ob.fold && oa.sessions.len() >= cfg.min_pair_sessions && ob.sessions.len() >= cfg.min_pair_sessions {
                 pair_list.push((a, b));
             }
         }
