@@ -20,7 +20,7 @@ for r in rows:
 pairs = list(csv.DictReader(open(f"{d}/pairs.csv")))
 assert len(pairs) == 30 and all(int(p["pairs"]) > 0 for p in pairs), pairs
 PY
-"$SERPSIM" --quiet clicks validate-switches --train "$LOG" --out "$WORK/switches" > "$WORK/switches.txt"
+"$SERPSIM" --quiet clicks validate-switches --train "$LOG" --min-sessions 200 --samples 200 --out "$WORK/switches" > "$WORK/switches.txt"
 python3 - "$WORK/switches" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(f"{sys.argv[1]}/summary.csv")))
