@@ -220,12 +220,12 @@ fn validate_orderings_on_the_yandex_sample_writes_the_tables_whatever_the_thread
 #[test]
 fn validate_orderings_refuses_bad_settings_with_clear_errors() {
     let cases: [(&[&str], &str); 3] = [
-        (&["--folds", "1"], "key `folds`: must be at least 2"),
-        (&["--prior", "global"], "--prior, --gamma and --top-examination are not supported"),
+        (&["--model", "dbn", "--folds", "1"], "key `folds`: must be at least 2"),
+        (&["--model", "dbn", "--prior", "global"], "--prior, --gamma and --top-examination are not supported"),
         (&["--model", "dbn,nope"], "unknown click model `nope`"),
     ];
     for (extra, want) in cases {
-        let mut args = vec!["clicks", "validate", "--split", "orderings", "--model", "dbn"];
+        let mut args = vec!["clicks", "validate", "--split", "orderings"];
         args.extend_from_slice(extra);
         let o = bin().args(&args).arg("--train").arg(yandex()).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
