@@ -56,7 +56,10 @@ use std::collections::HashMap;
 pub const TOP: usize = 3;
 /// Ranks an ordering is compared on (longer lists count their first 64).
 pub const MAX_RANK: usize = 64;
-/// Names of the per-ordering error measures, in table order.
+/// Names of the per-ordering error measures, in table order. A new per-ordering measure (for
+/// example SimEval-IR's distributional measures, issue 27 item 4) is a name here, a field of
+/// `Outcome` filled by `observe` and `predict`, and a term of `errors`; the tables, intervals
+/// and baseline differences follow (the `[f64; 5]` arrays grow with `MEASURES`).
 pub const MEASURES: [&str; 5] = ["ctr_mae", "abandonment", "clicks_per_session", "first_click_rank", "click_depth_tv"];
 /// Names of the pair metrics.
 pub const PAIR_METRICS: [&str; 3] = ["top_clicks", "abandonment", "first_click_rr"];
