@@ -215,4 +215,44 @@ def split(log: Any) -> Tuple[Any, Any]:
     return train, test
 
 
-__all__ = ["ClickModel", "fit", "load", "loads", "read_log", "split", "MODELS"]
+def validate_orderings(
+    log: Any,
+    models: "List[str] | str" = "all",
+    folds: int = 5,
+    seed: int = 1,
+    iterations: int = 50,
+    tolerance: float = 0.0,
+    replicates: int = 1000,
+    bootstrap: int = 200,
+    level: float = 0.95,
+    min_pair_sessions: int = 50,
+    format: str = "yandex",
+    skip_bad_lines: bool = False,
+    progress: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """``serpsim clicks validate --split orderings``: hold out whole orderings (distinct
+    result lists) of each query in ``folds`` folds, fit every model on the rest and compare
+    its predictions with the held-out orderings' real sessions (docs/validation.md).
+
+    ``log`` is a DataFrame/Arrow table or a log file path. Returns a dict: ``errors``,
+    ``ranks``, ``pairs`` and ``calibration`` (DataFrames, as the CLI's CSV files),
+    ``answer`` (the printed sentences) and the counts (``held_out_orderings``, ...).
+    Errors are session-weighted means over held-out orderings; intervals are bootstrap
+    intervals over held-out orderings."""
+    import json
+
+    import pandas as pd
+
+    names = list(MODELS) if models == "all" else ([models] if isinstance(models, str) else list(models))
+    args = ([m.lower() for m in names], int(folds), int(seed), int(iterations), float(tolerance), int(replicates), int(bootstrap), float(level), int(min_pair_sessions), format, bool(skip_bad_lines))
+    if is_path(log):
+        job = _serpsim.validate_orderings(None, os.fspath(log), *args)
+    else:
+        job = _serpsim.validate_orderings(to_arrow(log, "log"), None, *args)
+    out = json.loads(_jobs.run(job, progress))
+    for table in ("errors", "ranks", "pairs", "calibration"):
+        out[table] = pd.DataFrame(out[table])
+    return out
+
+
+__all__ = ["ClickModel", "fit", "load", "loads", "read_log", "split", "validate_orderings", "MODELS"]

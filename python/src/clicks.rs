@@ -358,6 +358,47 @@ fn read_log_path(py: Python<'_>, path: PathBuf, format: &str, skip_bad_lines: bo
     })
 }
 
+/// `serpsim clicks validate --split orderings` on a click-log table (`log`) or a file
+/// (`path`). Returns a job whose result is the validation as JSON text.
+#[pyfunction]
+#[pyo3(signature = (log, path, models, folds, seed, iterations, tolerance, replicates, bootstrap, level, min_pair_sessions, format, skip_bad_lines))]
+#[allow(clippy::too_many_arguments)]
+fn validate_orderings(
+    py: Python<'_>,
+    log: Option<&Bound<'_, PyAny>>,
+    path: Option<PathBuf>,
+    models: Vec<String>,
+    folds: usize,
+    seed: u64,
+    iterations: usize,
+    tolerance: f64,
+    replicates: usize,
+    bootstrap: usize,
+    level: f64,
+    min_pair_sessions: usize,
+    format: &str,
+    skip_bad_lines: bool,
+) -> PyResult<Job> {
+    use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
+    let models: Vec<ModelKind> = models.iter().map(|m| m.parse()).collect::<serpsim::Result<_>>().map_err(|e| to_py(py, e))?;
+    let cfg = OrderingsConfig { models, folds, seed, em: EmConfig { iterations, tolerance }, replicates, bootstrap, level, min_pair_sessions };
+    let format: Format = format.parse().map_err(|e| to_py(py, e))?;
+    let mut data = LogData::default();
+    if let Some(table) = log {
+        data.log = read_log(py, table, &mut data, true, "log")?;
+    }
+    spawn("validating on held-out orderings", None, move |p| {
+        if let Some(path) = &path {
+            p.phase(&format!("reading {}", path.display()), "", None);
+            data = LogData::read(path, format, skip_bad_lines)?;
+        }
+        p.phase("validating on held-out orderings", "", None);
+        let v = validate_orderings(&data.log, &cfg)?;
+        let text = serde_json::to_string(&v).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
+        Ok(Box::new(move |py: Python<'_>| Ok(text.into_pyobject(py)?.into_any().unbind())) as Finish)
+    })
+}
+
 /// Loads a model file written by `serpsim clicks fit` or `ClickModel.save`.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyClickModel> {
@@ -548,5 +589,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(read_log_path, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_orderings, m)?)?;
     Ok(())
 }

@@ -224,3 +224,37 @@ def test_posterior_warns_about_skipped_lines(tmp_path):
     # Beta(1 + 1, 1 + 0), mean 2/3 (hand derivation). With the bad line read as a session
     # without clicks, a would have two trials and mean 1/2.
     assert row["mean"] == pytest.approx(2 / 3)
+
+
+
+# Query q in three orderings (1 = clicked): O1 [a,b]: 10, 10, 00, 01; O2 [b,a]: 00, 00, 01;
+# O3 [a,c]: 11, 10. Three folds: each ordering is predicted from the other two. By hand,
+# DCTR's counting (clicks + 1) / (impressions + 2) predicts O1 a 4/7 b 1/5, O2 b 1/3 a 5/8,
+# O3 a 4/9 c 1/2 (c unseen: 1/2). No two orderings share a fold, so there are no pairs.
+HAND = pd.DataFrame(
+    {
+        "query_id": ["q"] * 9,
+        "docs": [["a", "b"]] * 4 + [["b", "a"]] * 3 + [["a", "c"]] * 2,
+        "clicks": [[1, 0], [1, 0], [0, 0], [0, 1], [0, 0], [0, 0], [0, 1], [1, 1], [1, 0]],
+    }
+)
+
+
+def test_validate_orderings_by_hand(tmp_path):
+    v = serpsim.clicks.validate_orderings(HAND, models=["dctr"], folds=3, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+    assert (v["orderings"], v["held_out_orderings"], v["ordering_pairs"]) == (3, 3, 0)
+    # Session-weighted per-rank CTR error by hand (4, 3, 2 sessions).
+    e = (4 * ((4 / 7 - 1 / 2) + (1 / 4 - 1 / 5)) / 2 + 3 * (1 / 3 + (5 / 8 - 1 / 3)) / 2 + 2 * (1 - 4 / 9) / 2) / 9
+    errors = v["errors"].set_index("measure")
+    assert errors.loc["ctr_mae", "error"] == pytest.approx(e, abs=1e-12)
+    # c is unseen in O3's 2 sessions: 2 of 18 impressions.
+    assert v["unseen_impression_share"] == pytest.approx(2 / 18, abs=1e-12)
+    assert v["answer"][0].startswith("3 held-out orderings of 1 queries (9 sessions), 3 folds")
+    # The same log from a file gives the same tables.
+    path = tmp_path / "hand.txt"
+    lines = [f"{q}\t{','.join(d)} : {' , '.join(x for x, c in zip(d, cs) if c)}" for q, d, cs in zip(HAND["query_id"], HAND["docs"], HAND["clicks"])]
+    path.write_text("\n".join(lines) + "\n")
+    w = serpsim.clicks.validate_orderings(path, models=["dctr"], folds=3, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+    pd.testing.assert_frame_equal(v["errors"], w["errors"])
+    with pytest.raises(Exception, match="unknown click model"):
+        serpsim.clicks.validate_orderings(HAND, models=["nope"], progress=False)

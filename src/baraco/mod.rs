@@ -15,6 +15,7 @@ pub mod plot;
 pub mod mixture;
 pub mod model_posterior;
 pub mod posterior;
+pub mod real;
 pub mod sampling;
 
 pub use log::{parse_rankings, parse_weights, ClickLog, Ranking};

@@ -30,6 +30,10 @@ enum ClicksCommand {
     /// Fit on a training log, simulate the test SERPs and compare with the real test sessions
     /// (distances with bootstrap intervals, system-level Kendall tau); prints one JSON object.
     Validate(ValidateArgs),
+    /// Ranker-switch safety on real outcomes: BARACO, the EM plug-in and MT decide between two
+    /// logged orderings of a query from the production ordering's sessions only; each
+    /// decision is checked against the candidate ordering's real sessions (docs/validation.md).
+    ValidateSwitches(ValidateSwitchesArgs),
     /// Convert a click log between the text formats, Parquet and Arrow IPC (streaming; the
     /// output file appears only when the whole log was converted).
     Convert(ConvertArgs),
@@ -382,6 +386,7 @@ pub fn run(args: ClicksArgs) -> anyhow::Result<()> {
         ClicksCommand::Eval(a) => eval(a),
         ClicksCommand::Simulate(a) => simulate(a),
         ClicksCommand::Validate(a) => validate(a),
+        ClicksCommand::ValidateSwitches(a) => validate_switches(a),
         ClicksCommand::Convert(a) => convert(a),
     }
 }
@@ -422,9 +427,18 @@ struct ValidateArgs {
     /// Without --test: `75-25` (the `clicks eval` protocol: the first 75 % of sessions in file
     /// order train) or `interleaved` (every fourth session tests, so every query of a log
     /// sorted by query is in both parts). Test sessions of queries unseen in training are
-    /// dropped either way.
+    /// dropped either way. `orderings`: hold out whole orderings (distinct result lists) of
+    /// each query in --folds folds and predict what their real sessions did, for every model
+    /// of --model (`all` or a comma list) against the rank-only (rctr) and document-only
+    /// (dctr) baselines (docs/validation.md).
     #[arg(long, default_value = "75-25")]
     split: String,
+    /// --split orderings: folds over each query's orderings.
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
+    /// --split orderings: ordering pairs need at least this many sessions in both orderings.
+    #[arg(long, default_value_t = 50)]
+    min_pair_sessions: usize,
     /// Output directory (written all or nothing): `distances.csv` (per measure and per-rank CTR:
     /// real, simulated, difference, TV and KS with bootstrap intervals), `system.csv` (ranker
     /// scores and Kendall tau), `validation.svg` (real against simulated per measure),
@@ -452,6 +466,9 @@ fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
 }
 
 fn validate(a: ValidateArgs) -> anyhow::Result<()> {
+    if a.split == "orderings" {
+        return validate_orderings(a);
+    }
     let format = a.m.format()?;
     if let Some(out) = &a.out {
         serpsim::output::check_output_dir(out)?;
@@ -488,7 +505,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
                     let test = restrict_to_train_queries(&train, &test);
                     serpsim::clickmodels::eval::Split { train, test }
                 }
-                s => anyhow::bail!("--split `{s}`: expected 75-25 or interleaved"),
+                s => anyhow::bail!("--split `{s}`: expected 75-25, interleaved or orderings"),
             };
             data.log = split.train;
             anyhow::ensure!(!split.test.is_empty(), "no test sessions: no test session has a query seen in training");
@@ -562,6 +579,153 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         run.commit()?;
     }
     outln!("{json}")?;
+    Ok(())
+}
+
+#[derive(clap::Args)]
+struct ValidateSwitchesArgs {
+    /// The click log.
+    #[arg(long)]
+    train: PathBuf,
+    /// Log format (as for `fit`).
+    #[arg(long, default_value = "yandex")]
+    format: String,
+    /// Count and report malformed lines instead of stopping at the first.
+    #[arg(long)]
+    skip_bad_lines: bool,
+    /// Both orderings of a pair need at least this many sessions.
+    #[arg(long, default_value_t = 50)]
+    min_sessions: usize,
+    /// How much worse (first-click RR, BARACO's RR metric) a candidate may be.
+    #[arg(long, default_value_t = 0.01)]
+    epsilon: f64,
+    /// BARACO switches when P(safe) >= 1 - delta.
+    #[arg(long, default_value_t = 0.05)]
+    delta: f64,
+    /// BARACO's joint posterior samples.
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    /// Ranks BARACO's metric looks at.
+    #[arg(long, default_value_t = 10)]
+    depth: usize,
+    /// DBN continuation of BARACO and the EM estimates.
+    #[arg(long, default_value_t = 0.9)]
+    gamma: f64,
+    /// EM iterations of the plug-in and MT.
+    #[arg(long, default_value_t = 50)]
+    iterations: usize,
+    /// MT switches when the estimated difference exceeds this margin.
+    #[arg(long, default_value_t = 0.0)]
+    mt_margin: f64,
+    /// Seed of BARACO's sampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output directory: `decisions.csv` (per ordered pair), `summary.csv` (per method),
+    /// `switches.json` and `manifest.json`.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `clicks validate-switches`: the wiring of [`serpsim::baraco::real`].
+fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
+    use serpsim::baraco::real::{validate_real, RealConfig};
+    if let Some(out) = &a.out {
+        serpsim::output::check_output_dir(out)?;
+    }
+    let data = LogData::read(&a.train, a.format.parse()?, a.skip_bad_lines)?;
+    report_skipped(&a.train, &data.report);
+    anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
+    let cfg = RealConfig {
+        min_sessions: a.min_sessions,
+        epsilon: a.epsilon,
+        delta: a.delta,
+        samples: a.samples,
+        depth: a.depth,
+        gamma: a.gamma,
+        em_iterations: a.iterations,
+        mt_margin: a.mt_margin,
+        seed: a.seed,
+    };
+    let v = with_threads(a.threads, || validate_real(&data.log, &data.vocab, &cfg))??;
+    if let Some(out) = &a.out {
+        let mut info = serpsim::output::RunInfo::new("clicks validate-switches");
+        info.seed = Some(a.seed);
+        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        let mut run = serpsim::output::RunDir::begin(out, info)?;
+        run.write_with("decisions.csv", |w| v.write_decisions(w))?;
+        run.write_with("summary.csv", |w| v.write_summary(w))?;
+        let text = serde_json::to_string_pretty(&v)?;
+        run.write("switches.json", format!("{text}\n").as_bytes())?;
+        run.commit()?;
+    }
+    let mut buf = Vec::new();
+    v.write_summary(&mut buf)?;
+    outln!("{}", String::from_utf8_lossy(&buf).trim_end())?;
+    outln!(
+        "{} ordered pairs of orderings; the candidate was really worse (first-click RR below the production's by more than {}) in {}; median standard error of the real difference {:.3}.",
+        v.decisions.len(),
+        v.epsilon,
+        v.really_worse,
+        v.median_real_se
+    )?;
+    Ok(())
+}
+
+/// `clicks validate --split orderings`: the wiring of [`serpsim::clickmodels::orderings`].
+fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
+    use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
+    anyhow::ensure!(a.test.is_none() && a.model_file.is_none(), "--split orderings holds out orderings of --train; it takes no --test or --model-file");
+    let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --train"))?;
+    anyhow::ensure!(a.m.prior.is_none() && a.m.gamma == "fitted" && a.m.top_examination.is_none(), "--split orderings fits every model by PyClick's conventions (uniform prior, fitted gamma, free top examination); --prior, --gamma and --top-examination are not supported with it");
+    let models: Vec<ModelKind> = if a.m.model == "all" {
+        ModelKind::ALL.to_vec()
+    } else {
+        a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()?
+    };
+    if let Some(out) = &a.out {
+        serpsim::output::check_output_dir(out)?;
+    }
+    let data = LogData::read(train, a.m.format()?, a.m.skip_bad_lines)?;
+    report_skipped(train, &data.report);
+    anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", train.display());
+    let replicates = match a.replicates.as_str() {
+        "auto" => 1000,
+        r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
+    };
+    let cfg = OrderingsConfig {
+        models,
+        folds: a.folds,
+        seed: a.validate_seed,
+        em: EmConfig { iterations: a.m.iterations, tolerance: a.m.tolerance },
+        replicates,
+        bootstrap: a.bootstrap,
+        level: a.ci_level,
+        min_pair_sessions: a.min_pair_sessions,
+    };
+    let v = with_threads(a.threads, || validate_orderings(&data.log, &cfg))??;
+    if let Some(out) = &a.out {
+        let mut info = serpsim::output::RunInfo::new("clicks validate");
+        info.seed = Some(a.validate_seed);
+        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        let mut run = serpsim::output::RunDir::begin(out, info)?;
+        run.write_with("errors.csv", |w| v.write_errors(w))?;
+        run.write_with("ranks.csv", |w| v.write_ranks(w))?;
+        run.write_with("pairs.csv", |w| v.write_pairs(w))?;
+        run.write_with("calibration.csv", |w| v.write_calibration(w))?;
+        let text = serde_json::to_string_pretty(&v)?;
+        run.write("orderings.json", format!("{text}\n").as_bytes())?;
+        run.commit()?;
+    }
+    outln!("model,role,ctr_mae_over_orderings,lower,upper")?;
+    for r in v.errors.iter().filter(|r| r.measure == "ctr_mae") {
+        outln!("{},{},{:.4},{:.4},{:.4}", r.model, r.role, r.error, r.error_lower, r.error_upper)?;
+    }
+    for line in &v.answer {
+        outln!("{line}")?;
+    }
     Ok(())
 }
 

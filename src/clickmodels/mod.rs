@@ -33,6 +33,7 @@ pub mod recovery;
 pub mod synthetic;
 pub mod unseen;
 pub mod validate;
+pub mod orderings;
 pub mod user;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
