@@ -315,6 +315,12 @@ struct FitArgs {
     /// Posterior draws kept per parameter in the records (`draws` key).
     #[arg(long, default_value_t = 0)]
     draws: usize,
+    /// TREC qrels of the log's own collection (query and document ids as in the log): also
+    /// fit the per-document parameters tied by relevance grade and store them in the model file
+    /// (`grades`), so that a scenario can use the model on a collection it does not cover
+    /// (docs/scenarios.md, "Click-model users"). Implies --in-memory.
+    #[arg(long)]
+    qrels: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -602,9 +608,9 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
     let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
-    let needs_memory = a.posterior.is_some() || fitted_prior || a.m.top_examination.is_some();
+    let needs_memory = a.posterior.is_some() || fitted_prior || a.m.top_examination.is_some() || a.qrels.is_some();
     if a.stream {
-        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --top-examination");
+        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior, --top-examination and --qrels");
     }
     if !a.in_memory && !needs_memory {
         let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
@@ -618,7 +624,26 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
+    // Read the labels before fitting: a bad qrels file fails fast.
+    let qrels = a.qrels.as_deref().map(serpsim::collection::trec::Qrels::from_file).transpose()?;
     let (model, post) = a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws)?;
+    let grades = match &qrels {
+        None => None,
+        Some(q) => {
+            let (g, rep) = serpsim::clickmodels::portable::fit_by_grade(&cfg, &data.log, &data.vocab, q)?;
+            eprintln!(
+                "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored):",
+                cfg.kind(),
+                rep.judged,
+                rep.unjudged
+            );
+            for r in &g.rows {
+                let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {x:.4}")).collect();
+                eprintln!("  grade {}: {} ({} impressions)", r.grade, v.join(", "), r.impressions);
+            }
+            Some(g)
+        }
+    };
     // Write the posterior first: if it fails, no model file claims a posterior fit.
     if let (Some(path), Some(post)) = (&a.posterior, &post) {
         let records = post.records(&data.vocab);
@@ -628,7 +653,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         })?;
         eprintln!("posterior: {} ({} records)", path.display(), records.len());
     }
-    io::save(&a.out, model.as_ref(), &data.vocab)?;
+    io::save_with_grades(&a.out, model.as_ref(), &data.vocab, grades.as_ref())?;
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())

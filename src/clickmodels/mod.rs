@@ -26,6 +26,7 @@ pub mod hyper;
 pub mod io;
 pub mod metrics;
 mod mle;
+pub mod portable;
 pub mod posterior;
 pub mod prior;
 pub mod recovery;
@@ -193,6 +194,22 @@ impl ModelConfig {
             ModelKind::Ccm => ModelConfig::Ccm(em),
             ModelKind::Ubm => ModelConfig::Ubm(em),
             ModelKind::Pbm => ModelConfig::Pbm(em),
+        }
+    }
+
+    /// The model this config fits.
+    pub fn kind(&self) -> ModelKind {
+        match self {
+            ModelConfig::Cm => ModelKind::Cm,
+            ModelConfig::Dcm => ModelKind::Dcm,
+            ModelConfig::Sdbn => ModelKind::Sdbn,
+            ModelConfig::Ctr(CtrKind::Global) => ModelKind::Gctr,
+            ModelConfig::Ctr(CtrKind::Rank) => ModelKind::Rctr,
+            ModelConfig::Ctr(CtrKind::Document) => ModelKind::Dctr,
+            ModelConfig::Dbn(_) => ModelKind::Dbn,
+            ModelConfig::Ccm(_) => ModelKind::Ccm,
+            ModelConfig::Ubm(_) => ModelKind::Ubm,
+            ModelConfig::Pbm(_) => ModelKind::Pbm,
         }
     }
 
