@@ -253,3 +253,42 @@ fn quantile_mapping_reaches_the_walk_and_the_warning_names_it() {
     }
     assert!(p.warnings.iter().any(|w| w.contains("quantile matching") && w.contains("100.0 % unseen")), "{:?}", p.warnings);
 }
+
+#[test]
+fn a_partly_covered_collection_keeps_known_pairs_and_maps_the_rest() {
+    // The model knows d0 of topic `t` (a = s = 0.5) and four pairs of another query (a 0.1-0.4,
+    // s 0.4-0.1). Quantile matching of the five values 0.1, ..., 0.5 onto the target grades
+    // [1, 0, 1] (by hand, as in `quantile_matching_by_hand`): grade 0 takes u in (0, 1/3]:
+    // (0.1 x 0.2 + 0.2 x (1/3 - 0.2)) x 3 = 0.14; grade 1: (0.3 - 0.14 / 3) x 1.5 = 0.38 (the
+    // mean 0.3 is kept). d0 keeps its own 0.5; d1 (grade 0) gets 0.14, d2 (grade 1) 0.38.
+    let mut vocab = Vocab::default();
+    let q = vocab.intern_query("log-q");
+    for d in 0..4 {
+        let di = vocab.intern_doc(&format!("x{d}"));
+        vocab.intern_pair(q, di);
+    }
+    let (t, d0) = (vocab.intern_query("t"), vocab.intern_doc("d0"));
+    vocab.intern_pair(t, d0);
+    let model = Dbn { attractiveness: vec![0.1, 0.2, 0.3, 0.4, 0.5], satisfaction: vec![0.4, 0.3, 0.2, 0.1, 0.5], gamma: 0.9 };
+    let src: Arc<dyn ClickSource> = Arc::new(FittedClicks::from_model(&model, vocab, "log.json"));
+    let world = crate::simulate::one_list_world(vec![1, 0, 1], 10);
+    let mut profile = UserProfile::named("q");
+    profile.click_model = Some(ClickModelSpec { file: "log.json".into(), unseen: Unseen::Policy(UnseenPolicy::Quantile) });
+    let p = Prepared::new(&world, &profile, 1, Some(&src)).unwrap();
+    let t = &p.clicks.as_ref().unwrap()[0];
+    for (x, want) in t.attractiveness.iter().zip([0.5, 0.14, 0.38]) {
+        assert!((x - want).abs() < 1e-12, "{:?}", t.attractiveness);
+    }
+    for (x, want) in t.satisfaction.iter().zip([0.5, 0.14, 0.38]) {
+        assert!((x - want).abs() < 1e-12, "{:?}", t.satisfaction);
+    }
+    assert!(p.warnings.iter().any(|w| w.contains("knows 1 of the 3 results (66.7 % unseen)") && w.contains("quantile matching")), "{:?}", p.warnings);
+    assert!(p.warnings.iter().any(|w| w.contains("2 of the 3 results of system `s` (66.7 %)")), "{:?}", p.warnings);
+    // The default (`auto`) with a partly covering model and no labels keeps today's behaviour:
+    // the profile's grade tables (NaN in the tables) for the unknown documents.
+    profile.click_model.as_mut().unwrap().unseen = Unseen::default();
+    let p = Prepared::new(&world, &profile, 1, Some(&src)).unwrap();
+    let t = &p.clicks.as_ref().unwrap()[0];
+    assert_eq!(t.attractiveness[0], 0.5);
+    assert!(t.attractiveness[1].is_nan() && t.attractiveness[2].is_nan());
+}
