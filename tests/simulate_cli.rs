@@ -356,3 +356,70 @@ fn deterministic_users_are_reported_with_their_distinct_sessions() {
     let manifest = std::fs::read_to_string(dir.path().join("out/manifest.json")).unwrap();
     assert!(manifest.contains("4 distinct sessions"), "{manifest}");
 }
+
+/// A hand-made click log over its own queries (`lq1`, `lq2`) and documents (`x0`..`x3`): 40
+/// sessions, four rotations of the documents; `x0` and `x1` are clicked when shown at ranks 1-2.
+/// With its labels: x0 grade 2, x1 grade 1, x2 and x3 grade 0.
+fn portable_log(dir: &Path) {
+    let mut log = String::from("session_id\tquery\tdocuments\tclicks\n");
+    for i in 0..40 {
+        let docs: Vec<String> = (0..4).map(|r| format!("x{}", (r + i) % 4)).collect();
+        let clicks: Vec<&str> = docs.iter().enumerate().map(|(r, d)| if r < 2 && (d == "x0" || d == "x1") { "1" } else { "0" }).collect();
+        log.push_str(&format!("s{i}\tlq{}\t{}\t{}\n", i % 2 + 1, docs.join(","), clicks.join(",")));
+    }
+    write(dir, "log.tsv", &log);
+    let mut qrels = String::new();
+    for q in ["lq1", "lq2"] {
+        for (d, g) in [("x0", 2), ("x1", 1), ("x2", 0), ("x3", 0)] {
+            qrels.push_str(&format!("{q} 0 {d} {g}\n"));
+        }
+    }
+    write(dir, "log_qrels.txt", &qrels);
+}
+
+#[test]
+fn a_fitted_click_model_drives_a_collection_it_does_not_cover() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    portable_log(dir.path());
+    let fit = |extra: &[&str], out: &str| {
+        let mut args = vec!["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", "log.tsv", "--out", out];
+        args.extend_from_slice(extra);
+        let r = serpsim(&args, dir.path());
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8_lossy(&r.stderr).to_string()
+    };
+    fit(&[], "m.json");
+    let stderr = fit(&["--qrels", "log_qrels.txt"], "mg.json");
+    assert!(stderr.contains("grade 2: attractiveness"), "{stderr}");
+    let model_bytes = std::fs::read(dir.path().join("m.json")).unwrap();
+    let scenario = |model: &str, unseen: &str| {
+        format!(
+            "name = \"portable\"\nseed = 3\nreplicates = 200\n[collection]\nsource = \"trec\"\nqrels = \"qrels.txt\"\nruns = [\"run_a.txt\", \"run_b.txt\"]\n[[profiles]]\nname = \"u\"\nclick_model = {{ file = \"{model}\"{unseen} }}\n"
+        )
+    };
+    // No stated mapping: refused, and the error lists the choices.
+    write(dir.path(), "none.toml", &scenario("m.json", ""));
+    let r = serpsim(&["simulate", "none.toml", "--out", "o0"], dir.path());
+    assert!(!r.status.success());
+    let e = String::from_utf8_lossy(&r.stderr);
+    for choice in ["knows none", "unseen = \"quantile\"", "--qrels", "unseen = \"grade\"", "unseen = \"prior\""] {
+        assert!(e.contains(choice), "{choice}: {e}");
+    }
+    // Quantile matching, chosen in the scenario: runs, the warning names the assumption, in the
+    // terminal and in summary.json.
+    write(dir.path(), "q.toml", &scenario("m.json", ", unseen = \"quantile\""));
+    let r = serpsim(&["simulate", "q.toml", "--out", "oq"], dir.path());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let e = String::from_utf8_lossy(&r.stderr);
+    assert!(e.contains("warning:") && e.contains("quantile matching (assumed: attractiveness and satisfaction rise with the relevance grade") && e.contains("100.0 % unseen"), "{e}");
+    let summary = std::fs::read_to_string(dir.path().join("oq/summary.json")).unwrap();
+    assert!(summary.contains("quantile matching"), "summary.json has no warning about the mapping");
+    // A model file with labels (`clicks fit --qrels`) maps by them without being told.
+    write(dir.path(), "g.toml", &scenario("mg.json", ""));
+    let r = serpsim(&["simulate", "g.toml", "--out", "og"], dir.path());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("fitted on the log's own relevance labels"), "{}", String::from_utf8_lossy(&r.stderr));
+    // The model file was used as fitted, never edited.
+    assert_eq!(std::fs::read(dir.path().join("m.json")).unwrap(), model_bytes);
+}

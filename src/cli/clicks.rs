@@ -332,6 +332,12 @@ struct FitArgs {
     /// Worker threads of the E-steps (default: all cores). The model file does not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// TREC qrels of the log's own collection (query and document ids as in the log): also
+    /// fit the per-document parameters tied by relevance grade and store them in the model file
+    /// (`grades`), so that a scenario can use the model on a collection it does not cover
+    /// (docs/scenarios.md, "Click-model users"). Implies --in-memory.
+    #[arg(long)]
+    qrels: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -783,9 +789,9 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
     let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
-    let needs_memory = a.posterior.is_some() || fitted_prior;
+    let needs_memory = a.posterior.is_some() || fitted_prior || a.qrels.is_some();
     if a.stream {
-        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior and a fitted --prior");
+        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --qrels");
     }
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
@@ -800,7 +806,26 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
+    // Read the labels before fitting: a bad qrels file fails fast.
+    let qrels = a.qrels.as_deref().map(serpsim::collection::trec::Qrels::from_file).transpose()?;
     let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
+    let grades = match &qrels {
+        None => None,
+        Some(q) => {
+            let (g, rep) = serpsim::clickmodels::portable::fit_by_grade(&cfg, &data.log, &data.vocab, q)?;
+            eprintln!(
+                "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored):",
+                cfg.kind(),
+                rep.judged,
+                rep.unjudged
+            );
+            for r in &g.rows {
+                let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {x:.4}")).collect();
+                eprintln!("  grade {}: {} ({} impressions)", r.grade, v.join(", "), r.impressions);
+            }
+            Some(g)
+        }
+    };
     // Write the posterior first: if it fails, no model file claims a posterior fit.
     if let (Some(path), Some(post)) = (&a.posterior, &post) {
         let records = post.records(&data.vocab);
@@ -810,7 +835,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         })?;
         eprintln!("posterior: {} ({} records)", path.display(), records.len());
     }
-    io::save_with_fit(&a.out, model.as_ref(), &data.vocab, summary.as_ref())?;
+    io::save_full(&a.out, model.as_ref(), &data.vocab, summary.as_ref(), grades.as_ref())?;
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())

@@ -9,7 +9,11 @@
 //! ```
 //! Pairs that are not listed get the prior 0.5, or the values of the optional `unseen` object
 //! (`{"attractiveness": 0.21, ...}`: the means of fitted priors, written by posterior fits).
+//! The optional `grades` list holds per-grade values fitted with the log's labels (`clicks fit
+//! --qrels`): `[{"grade": 1, "impressions": 5400, "attractiveness": 0.4, "satisfaction": 0.3}]`;
+//! a scenario uses them for documents the model does not know (`docs/scenarios.md`).
 
+use super::portable::ByGrade;
 use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
 use crate::error::{check_probability, Error, Result};
 use crate::logs::Vocab;
@@ -182,19 +186,40 @@ pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
 
 /// Writes the model file atomically.
 pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
-    save_with_fit(path, model, vocab, None)
+    save_full(path, model, vocab, None, None)
 }
 
 /// Writes the model file atomically, with how the EM fit ended under the `fit` key (passes
 /// used, tolerance, whether it converged, the last pass's training log-likelihood and its
 /// relative change, the largest parameter change; read back and ignored by [`load`]).
 pub fn save_with_fit(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>) -> Result<()> {
+    save_full(path, model, vocab, fit, None)
+}
+
+/// Writes the model file atomically, with per-grade parameters (`grades` key) when given.
+pub fn save_with_grades(path: &Path, model: &dyn ClickModel, vocab: &Vocab, grades: Option<&ByGrade>) -> Result<()> {
+    save_full(path, model, vocab, None, grades)
+}
+
+/// Writes the model file atomically, with the EM fit's summary (`fit`) and the per-grade
+/// parameters (`grades`) when given.
+pub fn save_full(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<()> {
     let mut v = to_json(model, vocab);
     if let Some(f) = fit {
         v["fit"] = serde_json::to_value(f).map_err(|e| Error::Invalid(e.to_string()))?;
     }
+    if let Some(g) = grades {
+        v["grades"] = g.to_json();
+    }
     let text = serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))?;
     crate::write::write_atomic(path, text.as_bytes())
+}
+
+/// Reads a model file with its per-grade parameters (the optional `grades` key, written by
+/// `clicks fit --qrels`).
+pub fn load_with_grades(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
+    let text = crate::input::read_to_string(path)?;
+    from_json_str_with_grades(&text, &path.display().to_string())
 }
 
 /// Reads a model file (plain, gzip or zstd; `-` for standard input): the model and the
@@ -217,9 +242,14 @@ fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
 
 /// Parses a model file's text; `ctx` names it in errors.
 pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab)> {
+    from_json_str_with_grades(text, ctx).map(|(m, v, _)| (m, v))
+}
+
+/// Parses a model file's text with its per-grade parameters; `ctx` names it in errors.
+pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
     let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
-    const KEYS: [&str; 9] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit"];
+    const KEYS: [&str; 10] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades"];
     for k in obj.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(Error::config(ctx, k.clone(), "unknown key"));
@@ -290,9 +320,13 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
             col.push(prob(ctx, &format!("{key}[{}]", j + 2), &r[j + 2])?);
         }
     }
+    let grades = match obj.get("grades") {
+        None => None,
+        Some(g) => Some(ByGrade::from_json(g, &names, ctx)?),
+    };
     t.pairs = names.into_iter().zip(cols).collect();
     for (n, x) in section("unseen")? {
         t.unseen.push((n.clone(), prob(ctx, &format!("unseen.{n}"), &x)?));
     }
-    Ok((t.into_model(ctx)?, vocab))
+    Ok((t.into_model(ctx)?, vocab, grades))
 }

@@ -27,6 +27,7 @@ pub mod hyper;
 pub mod io;
 pub mod metrics;
 mod mle;
+pub mod portable;
 pub mod posterior;
 pub mod prior;
 pub mod recovery;
@@ -222,6 +223,22 @@ impl ModelConfig {
         let mut state = EmState::new(self)?;
         let report = driver::run(&mut state, &em, opts, src, on_pass)?;
         Ok((state.model(), Some(report)))
+    }
+
+    /// The model this config fits.
+    pub fn kind(&self) -> ModelKind {
+        match self {
+            ModelConfig::Cm => ModelKind::Cm,
+            ModelConfig::Dcm => ModelKind::Dcm,
+            ModelConfig::Sdbn => ModelKind::Sdbn,
+            ModelConfig::Ctr(CtrKind::Global) => ModelKind::Gctr,
+            ModelConfig::Ctr(CtrKind::Rank) => ModelKind::Rctr,
+            ModelConfig::Ctr(CtrKind::Document) => ModelKind::Dctr,
+            ModelConfig::Dbn(_) => ModelKind::Dbn,
+            ModelConfig::Ccm(_) => ModelKind::Ccm,
+            ModelConfig::Ubm(_) => ModelKind::Ubm,
+            ModelConfig::Pbm(_) => ModelKind::Pbm,
+        }
     }
 
     /// Fits the model on every session of `src`.

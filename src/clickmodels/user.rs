@@ -25,10 +25,11 @@
 //! CCM's second draw (is the clicked document relevant?) only decides whether the user goes on,
 //! so folding it into the probability of going on gives the same click distribution.
 
+use super::portable::{quantile_by_grade, ByGrade};
 use super::{io, param, ClickModel, ModelKind, PRIOR};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::logs::Vocab;
-use crate::user::{ClickSource, ClickTables, Coverage, Dynamics, Examination};
+use crate::user::{ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeMap, GradeMapping};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -45,6 +46,10 @@ pub struct FittedClicks {
     /// The value every pair has when the model has no per-pair parameter (GCTR, RCTR).
     global: Option<(f64, f64)>,
     dynamics: Arc<Dynamics>,
+    /// CCM's tau2 and tau3 (its satisfaction is a function of attractiveness).
+    taus: (f64, f64),
+    /// Per-grade values fitted on the log's labels (the file's `grades`).
+    by_grade: Option<ByGrade>,
 }
 
 fn scalar(t: &io::ParamTable, name: &str) -> f64 {
@@ -61,8 +66,31 @@ fn pair(t: &io::ParamTable, name: &str, n: usize) -> Vec<f64> {
 impl FittedClicks {
     /// Loads a model file; `label` names it in reports (e.g. the path as the scenario gives it).
     pub fn load(path: &Path, label: &str) -> Result<Self> {
-        let (model, vocab) = io::load(path)?;
-        Ok(Self::from_model(model.as_ref(), vocab, label))
+        let (model, vocab, grades) = io::load_with_grades(path)?;
+        let mut f = Self::from_model(model.as_ref(), vocab, label);
+        f.by_grade = grades;
+        Ok(f)
+    }
+
+    /// With per-grade values fitted on the log's labels.
+    pub fn with_grades(mut self, grades: ByGrade) -> Self {
+        self.by_grade = Some(grades);
+        self
+    }
+
+    /// The satisfaction of a document with attractiveness `a` and, for DBN and SDBN, mapped
+    /// satisfaction `s`: what the model's own structure gives (CM 1, CCM from its taus, none 0).
+    fn satisfaction_of(&self, a: f64, s: f64) -> f64 {
+        match self.kind {
+            ModelKind::Cm => 1.0,
+            ModelKind::Ccm => 1.0 - (a * self.taus.1 + (1.0 - a) * self.taus.0),
+            ModelKind::Dbn | ModelKind::Sdbn => s,
+            _ => 0.0,
+        }
+    }
+
+    fn has_satisfaction(&self) -> bool {
+        matches!(self.kind, ModelKind::Dbn | ModelKind::Sdbn)
     }
 
     /// From a model in memory.
@@ -74,6 +102,7 @@ impl FittedClicks {
         let mut satisfaction = vec![0.0; n];
         let mut global = None;
         let mut dynamics = Dynamics::default();
+        let mut taus = (0.0, 0.0);
         match kind {
             ModelKind::Cm => {
                 attractiveness = pair(&t, "attractiveness", n);
@@ -86,6 +115,7 @@ impl FittedClicks {
             ModelKind::Ccm => {
                 attractiveness = pair(&t, "attractiveness", n);
                 let (t2, t3) = (scalar(&t, "tau2"), scalar(&t, "tau3"));
+                taus = (t2, t3);
                 satisfaction = attractiveness.iter().map(|a| 1.0 - (a * t3 + (1.0 - a) * t2)).collect();
                 dynamics.after_skip = scalar(&t, "tau1");
             }
@@ -112,7 +142,7 @@ impl FittedClicks {
                 dynamics.examination = Examination::ByRank(rank(&t, "ctr").into());
             }
         }
-        FittedClicks { label: label.to_string(), kind, vocab, attractiveness, satisfaction, global, dynamics: Arc::new(dynamics) }
+        FittedClicks { label: label.to_string(), kind, vocab, attractiveness, satisfaction, global, dynamics: Arc::new(dynamics), taus, by_grade: None }
     }
 }
 
@@ -142,6 +172,71 @@ impl ClickSource for FittedClicks {
 
     fn example_queries(&self) -> Vec<String> {
         self.vocab.queries.iter().take(3).cloned().collect()
+    }
+
+    fn has_labels(&self) -> bool {
+        self.by_grade.is_some()
+    }
+
+    fn grade_map(&self, how: GradeMapping, target: &[i32]) -> Result<GradeMap> {
+        let mut grades = target.to_vec();
+        grades.sort_unstable();
+        grades.dedup();
+        let name = if self.kind == ModelKind::Dctr { "ctr" } else { "attractiveness" };
+        match how {
+            GradeMapping::Labels => {
+                let g = self.by_grade.as_ref().ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "{}: `unseen = \"labels\"` needs per-grade values in the model file: fit it with `serpsim clicks fit --qrels FILE` (the log's own labels), or choose `unseen = \"quantile\"`",
+                        self.describe()
+                    ))
+                })?;
+                let mut rows = Vec::new();
+                for &grade in &grades {
+                    let row = g.row(grade).ok_or_else(|| {
+                        Error::Invalid(format!(
+                            "{}: the collection has grade {grade}, but the model's labels have grades {} only: choose `unseen = \"quantile\"`, `\"grade\"` (the profile's `clicks` tables) or `\"prior\"`",
+                            self.describe(),
+                            g.rows.iter().map(|r| r.grade.to_string()).collect::<Vec<_>>().join(", ")
+                        ))
+                    })?;
+                    let a = row.get(name).unwrap_or(PRIOR);
+                    let s = row.get("satisfaction").unwrap_or(f64::NAN);
+                    rows.push((grade, a, self.satisfaction_of(a, s)));
+                }
+                let imp: u64 = g.rows.iter().map(|r| r.impressions).sum();
+                Ok(GradeMap {
+                    rows,
+                    assumption: format!("the per-grade values fitted on the log's own relevance labels (`clicks fit --qrels`, {imp} judged impressions)"),
+                })
+            }
+            GradeMapping::Quantile => {
+                if let Some((a, s)) = self.global {
+                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into() });
+                }
+                let none = || {
+                    Error::Invalid(format!(
+                        "{}: `unseen = \"quantile\"` needs per-pair values in the model file and results in the collection, and one of them is empty: choose `unseen = \"grade\"` (the profile's `clicks` tables) or fixed values",
+                        self.describe()
+                    ))
+                };
+                let qa = quantile_by_grade(&self.attractiveness, target).ok_or_else(none)?;
+                let qs = if self.has_satisfaction() { Some(quantile_by_grade(&self.satisfaction, target).ok_or_else(none)?) } else { None };
+                let rows = qa
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1))))
+                    .collect();
+                let what = if self.has_satisfaction() { "attractiveness and satisfaction rise" } else { "attractiveness rises" };
+                Ok(GradeMap {
+                    rows,
+                    assumption: format!(
+                        "quantile matching (assumed: {what} with the relevance grade; the model's {} per-pair values, sorted, are cut at the collection's grade shares and each grade gets the mean of its slice)",
+                        self.attractiveness.len()
+                    ),
+                })
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::walk::{walk, DirichletChooser, GainEvents, Outcome, Scratch, Stage};
 use super::world::World;
 use crate::error::{Error, Result};
 use crate::rng::{derive_key, hash_str};
-use crate::user::{ClickSource, ClickTables, Coverage, ModelClicks, PriorBase, ResolvedUser, Unseen, UnseenPolicy, UserProfile};
+use crate::user::{ClickSource, ClickTables, Coverage, GradeMapping, ModelClicks, PriorBase, ResolvedUser, Unseen, UnseenPolicy, UserProfile};
 use rand_distr::Gamma;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -31,6 +31,24 @@ pub struct Prepared {
     pub samplers: Vec<Vec<Vec<Vec<Option<Gamma<f64>>>>>>,
     /// Warnings to report (e.g. documents a click model does not know).
     pub warnings: Vec<String>,
+}
+
+/// The grade of every distinct (topic, document) the world's systems show.
+fn shown_grades(world: &World) -> Vec<i32> {
+    let mut out = Vec::new();
+    for (t, topic) in world.topics.iter().enumerate() {
+        let mut seen = vec![false; topic.grades.len()];
+        for s in &world.systems {
+            for l in s.serps[t].iter().flatten() {
+                for &d in &l.docs {
+                    if !std::mem::replace(&mut seen[d as usize], true) {
+                        out.push(topic.grades[d as usize]);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// How many documents of the world's result lists a click model knows, per system.
@@ -55,8 +73,11 @@ fn coverage(world: &World, tables: &[ClickTables]) -> Vec<(String, Coverage)> {
 
 impl Prepared {
     /// Prepares `profile` for `world`; `clicks` is the loaded click model when the profile has
-    /// one. Errors when the click model knows no document of the world at all, or knows too few
-    /// under `unseen = "error"`.
+    /// one. Documents the model does not know follow the profile's `unseen` policy (mapped by
+    /// grade with `"labels"` or `"quantile"`, see `clickmodels::portable`); a warning says what
+    /// they got. Errors when the model knows no document of the world and the profile does not
+    /// say how to map it (the error lists the choices), when no mapping is possible, or when it
+    /// knows too few under `unseen = "error"`.
     pub fn new(world: &World, profile: &UserProfile, seed: u64, clicks: Option<&Arc<dyn ClickSource>>) -> Result<Self> {
         let mut warnings = Vec::new();
         let tables = match (&profile.click_model, clicks) {
@@ -67,31 +88,72 @@ impl Prepared {
                 }
                 let cov = coverage(world, &tables);
                 let (known, total) = cov.iter().fold((0, 0), |a, (_, c)| (a.0 + c.known, a.1 + c.total));
-                if known == 0 {
+                let mismatch = || {
                     let ex = src.example_queries();
-                    return Err(Error::Invalid(format!(
-                        "profile `{}`: click model {} knows none of the {total} results in the collection (its query ids look like {}; the topics are {}): the model's query and document ids must be the collection's topic and document ids",
+                    format!(
+                        "profile `{}`: click model {} knows none of the {total} results in the collection (its query ids look like {}; the topics are {})",
                         profile.name,
                         src.describe(),
                         ex.iter().take(3).map(|q| format!("`{q}`")).collect::<Vec<_>>().join(", "),
                         world.topics.iter().take(3).map(|t| format!("`{}`", t.id)).collect::<Vec<_>>().join(", ")
-                    )));
-                }
+                    )
+                };
+                let policy = match &spec.unseen {
+                    Unseen::Policy(UnseenPolicy::Auto) if src.has_labels() => Unseen::Policy(UnseenPolicy::Labels),
+                    Unseen::Policy(UnseenPolicy::Auto) if known > 0 => Unseen::Policy(UnseenPolicy::Grade),
+                    Unseen::Policy(UnseenPolicy::Auto) => {
+                        return Err(Error::Invalid(format!(
+                            "{}. If the model was fitted on this collection, its query and document ids must be the collection's topic and document ids. \
+                             Otherwise say how its attractiveness and satisfaction map to this collection's relevance grades, in the profile: \
+                             `click_model = {{ file = \"...\", unseen = \"quantile\" }}` (assume they rise with the grade: quantile matching), \
+                             `unseen = \"labels\"` (per-grade values: refit with `serpsim clicks fit --qrels FILE` on the log's own labels), \
+                             `unseen = \"grade\"` (the profile's `clicks` tables), `unseen = \"prior\"` (0.5) or \
+                             `unseen = {{ attractiveness = A, satisfaction = S }}` (docs/scenarios.md, \"Click-model users\")",
+                            mismatch()
+                        )))
+                    }
+                    u => u.clone(),
+                };
+                // Per-grade values for the unknown documents, from the labels or quantile matching.
+                let map = match &policy {
+                    Unseen::Policy(p @ (UnseenPolicy::Labels | UnseenPolicy::Quantile)) if known < total => {
+                        let how = if *p == UnseenPolicy::Labels { GradeMapping::Labels } else { GradeMapping::Quantile };
+                        let map = src.grade_map(how, &shown_grades(world)).map_err(|e| Error::Invalid(format!("profile `{}`: {e}", profile.name)))?;
+                        let values: Vec<String> =
+                            map.rows.iter().map(|(g, a, s)| format!("grade {g}: attractiveness {a:.4}, satisfaction {s:.4}")).collect();
+                        warnings.push(format!(
+                            "profile `{}`: click model {} knows {known} of the {total} results ({:.1} % unseen); the unseen ones get attractiveness and satisfaction by relevance grade from {}: {}",
+                            profile.name,
+                            src.describe(),
+                            100.0 * (total - known) as f64 / total.max(1) as f64,
+                            map.assumption,
+                            values.join("; ")
+                        ));
+                        Some(map)
+                    }
+                    _ => None,
+                };
                 for (name, c) in &cov {
                     if c.known < c.total {
                         let share = 100.0 * (c.total - c.known) as f64 / c.total.max(1) as f64;
-                        let policy = match &spec.unseen {
+                        let policy = match &policy {
                             Unseen::Policy(UnseenPolicy::Error) => {
+                                if known == 0 {
+                                    return Err(Error::Invalid(format!("{}, and `unseen = \"error\"`", mismatch())));
+                                }
                                 return Err(Error::Invalid(format!(
                                     "profile `{}`: click model {} has no parameters for {} of the {} results of system `{name}` ({share:.1} %), and `unseen = \"error\"`",
                                     profile.name,
                                     src.describe(),
                                     c.total - c.known,
                                     c.total
-                                )))
+                                )));
                             }
                             Unseen::Policy(UnseenPolicy::Prior) => "get the prior 0.5".to_string(),
-                            Unseen::Policy(UnseenPolicy::Grade) => "use the profile's grade tables (`clicks`)".to_string(),
+                            Unseen::Policy(UnseenPolicy::Grade | UnseenPolicy::Auto) => "use the profile's grade tables (`clicks`)".to_string(),
+                            Unseen::Policy(UnseenPolicy::Labels | UnseenPolicy::Quantile) => {
+                                format!("get values by relevance grade from {}", map.as_ref().map_or("", |m| m.assumption.as_str()))
+                            }
                             Unseen::Values { attractiveness, satisfaction } => {
                                 format!("get attractiveness {attractiveness} and satisfaction {satisfaction}")
                             }
@@ -105,19 +167,24 @@ impl Prepared {
                         ));
                     }
                 }
-                for t in tables.iter_mut() {
-                    for (a, s) in t.attractiveness.iter_mut().zip(t.satisfaction.iter_mut()) {
+                for (t, topic) in tables.iter_mut().zip(&world.topics) {
+                    for ((a, s), &grade) in t.attractiveness.iter_mut().zip(t.satisfaction.iter_mut()).zip(&topic.grades) {
                         if a.is_nan() {
-                            match spec.unseen {
+                            match &policy {
                                 Unseen::Policy(UnseenPolicy::Prior) => {
                                     *a = crate::user::UNFITTED;
                                     *s = crate::user::UNFITTED;
                                 }
                                 Unseen::Values { attractiveness, satisfaction } => {
-                                    *a = attractiveness;
-                                    *s = satisfaction;
+                                    *a = *attractiveness;
+                                    *s = *satisfaction;
                                 }
-                                _ => {}
+                                _ => {
+                                    if let Some((ma, ms)) = map.as_ref().and_then(|m| m.get(grade)) {
+                                        *a = ma;
+                                        *s = ms;
+                                    }
+                                }
                             }
                         }
                     }

@@ -254,4 +254,40 @@ pub trait ClickSource: Send + Sync + std::fmt::Debug {
     fn tables(&self, topic_id: &str, doc_ids: &[String]) -> (ClickTables, Coverage);
     /// Some query ids the model knows (for error messages about mismatched ids).
     fn example_queries(&self) -> Vec<String>;
+    /// True when the model carries per-grade values fitted on its log's own labels.
+    fn has_labels(&self) -> bool {
+        false
+    }
+    /// Attractiveness and satisfaction by relevance grade for the documents the model does not
+    /// know, mapped by `how`; `target` holds the grade of every result of the target
+    /// collection (for quantile matching). Errors when no mapping is possible.
+    fn grade_map(&self, how: GradeMapping, target: &[i32]) -> Result<GradeMap> {
+        let _ = target;
+        Err(Error::Invalid(format!("{}: cannot map its parameters to grades by {how:?}", self.describe())))
+    }
+}
+
+/// How a click model's per-document parameters reach documents it does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GradeMapping {
+    /// Per-grade values fitted with the log's own labels (`clicks fit --qrels`).
+    Labels,
+    /// Quantile matching of the model's per-pair values onto the target's grade distribution.
+    Quantile,
+}
+
+/// Attractiveness and satisfaction by grade, and the assumption that produced them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradeMap {
+    /// `(grade, attractiveness, satisfaction)`, ascending by grade.
+    pub rows: Vec<(i32, f64, f64)>,
+    /// What was assumed (for the run's warnings).
+    pub assumption: String,
+}
+
+impl GradeMap {
+    /// The values of `grade`.
+    pub fn get(&self, grade: i32) -> Option<(f64, f64)> {
+        self.rows.iter().find(|r| r.0 == grade).map(|r| (r.1, r.2))
+    }
 }

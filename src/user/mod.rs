@@ -22,7 +22,8 @@ mod profile;
 mod stopping;
 
 pub use clicks::{
-    by_grade, Cascade, ClickBehaviour, ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeTables, ModelClicks, UNFITTED,
+    by_grade, Cascade, ClickBehaviour, ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeMap, GradeMapping, GradeTables, ModelClicks,
+    UNFITTED,
 };
 pub use continuation::{Cont, ContPaths, Continuation, ContinuationModel, RankOf};
 pub use costs::{Action, ActionParams, ActionTable, CostModel, Costs, Delays, ACTION_NAMES};

@@ -100,8 +100,12 @@ pub struct Budget {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Unseen {
-    /// `"prior"`: the model's prior 0.5 (a warning reports how many results were unseen);
-    /// `"grade"`: the profile's grade-based `clicks` tables; `"error"`: refuse to run.
+    /// `"auto"` (default): `"labels"` when the model file has per-grade values, else
+    /// `"grade"` when the model knows some results, else an error listing the choices;
+    /// `"labels"`: the file's per-grade values (`clicks fit --qrels`); `"quantile"`: quantile
+    /// matching onto the collection's grades; `"prior"`: the model's prior 0.5; `"grade"`: the
+    /// profile's grade-based `clicks` tables; `"error"`: refuse to run. A warning reports how
+    /// many results were unseen and what they got (docs/scenarios.md, "Click-model users").
     Policy(UnseenPolicy),
     /// Fixed values.
     Values {
@@ -117,6 +121,13 @@ pub enum Unseen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UnseenPolicy {
+    /// Labels if the file has them, else the grade tables if the model knows some results,
+    /// else an error listing the choices.
+    Auto,
+    /// Per-grade values fitted on the log's own labels (`clicks fit --qrels`).
+    Labels,
+    /// Quantile matching of the model's per-pair values onto the collection's grades.
+    Quantile,
     /// The click model's prior 0.5.
     Prior,
     /// The profile's grade tables.
@@ -127,7 +138,7 @@ pub enum UnseenPolicy {
 
 impl Default for Unseen {
     fn default() -> Self {
-        Unseen::Policy(UnseenPolicy::Grade)
+        Unseen::Policy(UnseenPolicy::Auto)
     }
 }
 
