@@ -221,7 +221,7 @@ def validate_orderings(
     folds: int = 5,
     seed: int = 1,
     iterations: int = 50,
-    tolerance: float = 0.0,
+    tolerance: Optional[float] = None,
     replicates: int = 1000,
     bootstrap: int = 200,
     level: float = 0.95,
@@ -244,7 +244,7 @@ def validate_orderings(
     import pandas as pd
 
     names = list(MODELS) if models == "all" else ([models] if isinstance(models, str) else list(models))
-    args = ([m.lower() for m in names], int(folds), int(seed), int(iterations), float(tolerance), int(replicates), int(bootstrap), float(level), int(min_pair_sessions), format, bool(skip_bad_lines))
+    args = ([m.lower() for m in names], int(folds), int(seed), int(iterations), None if tolerance is None else float(tolerance), int(replicates), int(bootstrap), float(level), int(min_pair_sessions), format, bool(skip_bad_lines))
     if is_path(log):
         job = _serpsim.validate_orderings(None, os.fspath(log), *args)
     else:

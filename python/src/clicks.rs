@@ -371,7 +371,7 @@ fn validate_orderings(
     folds: usize,
     seed: u64,
     iterations: usize,
-    tolerance: f64,
+    tolerance: Option<f64>,
     replicates: usize,
     bootstrap: usize,
     level: f64,
@@ -381,6 +381,8 @@ fn validate_orderings(
 ) -> PyResult<Job> {
     use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
     let models: Vec<ModelKind> = models.iter().map(|m| m.parse()).collect::<serpsim::Result<_>>().map_err(|e| to_py(py, e))?;
+    // `None`: the library's default tolerance, as `serpsim clicks validate`.
+    let tolerance = tolerance.unwrap_or(serpsim::clickmodels::driver::DEFAULT_TOLERANCE);
     let cfg = OrderingsConfig { models, folds, seed, em: EmConfig { iterations, tolerance }, replicates, bootstrap, level, min_pair_sessions };
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
     let mut data = LogData::default();

@@ -256,16 +256,16 @@ impl RealValidation {
                 d.candidate,
                 d.production_sessions,
                 d.candidate_sessions,
-                d.unseen_share,
-                d.p_safe,
-                d.baraco_diff,
-                d.em_diff,
-                d.mt_diff,
+                crate::write::fmt_f64(d.unseen_share),
+                crate::write::fmt_f64(d.p_safe),
+                crate::write::fmt_f64(d.baraco_diff),
+                crate::write::fmt_f64(d.em_diff),
+                crate::write::fmt_f64(d.mt_diff),
                 d.baraco_switch,
                 d.em_switch,
                 d.mt_switch,
-                d.real_diff,
-                d.real_se
+                crate::write::fmt_f64(d.real_diff),
+                crate::write::fmt_f64(d.real_se)
             )?;
         }
         Ok(())
@@ -275,7 +275,7 @@ impl RealValidation {
     pub fn write_summary(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         writeln!(w, "method,ordered_pairs,switches,unsafe_switches,clearly_unsafe_switches,missed_safe_switches,agreement_over_pairs")?;
         for s in &self.summary {
-            writeln!(w, "{},{},{},{},{},{},{}", s.method, s.pairs, s.switches, s.unsafe_switches, s.clearly_unsafe_switches, s.missed_safe_switches, s.agreement)?;
+            writeln!(w, "{},{},{},{},{},{},{}", s.method, s.pairs, s.switches, s.unsafe_switches, s.clearly_unsafe_switches, s.missed_safe_switches, crate::write::fmt_f64(s.agreement))?;
         }
         Ok(())
     }

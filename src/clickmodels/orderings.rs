@@ -730,11 +730,8 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig) -> Vec<String> {
 }
 
 fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        String::new()
-    }
+    // The house number format: 10 significant digits, an empty cell where undefined.
+    crate::write::fmt_f64(x)
 }
 
 impl OrderingsValidation {
