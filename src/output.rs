@@ -42,8 +42,8 @@ const MARK: &str = ".serpsim-";
 pub struct RunInfo {
     /// The subcommand, e.g. `simulate` or `sessions sweep`.
     pub command: String,
-    /// The command-line arguments that affect results (the CLI leaves out `--threads`, which
-    /// does not), so that equal runs have equal manifests.
+    /// The command-line arguments that affect results ([`recorded_args`]: the CLI leaves out
+    /// `--threads` and `--out`, which do not), so that equal runs have equal manifests.
     pub args: Vec<String>,
     /// The master seed, when the run is random.
     pub seed: Option<u64>,
@@ -78,6 +78,52 @@ struct ManifestFile {
     name: String,
     bytes: u64,
     sha256: String,
+}
+
+/// The command-line arguments a manifest records: all but the program name, `--threads`
+/// and `--out`/`-o` (with their values, as `--threads 2`, `--threads=2`, `-o DIR`, `-oDIR`).
+/// Neither changes what a run writes, so two runs that differ only in them have
+/// byte-identical manifests (docs/reliability.md).
+pub fn recorded_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut skip_value = false;
+    for a in args.into_iter().skip(1) {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if a == "--" {
+            kept.push(a);
+            continue;
+        }
+        if a == "--threads" || a == "--out" || a == "-o" {
+            skip_value = true;
+        } else if !(a.starts_with("--threads=") || a.starts_with("--out=") || (a.starts_with("-o") && !a.starts_with("--"))) {
+            kept.push(a);
+        }
+    }
+    kept
+}
+
+/// Refuses an output path that is one of the inputs, or (for an output directory, which is
+/// replaced as a whole) that contains one: paths are compared after resolving links and `..`.
+/// Call it before anything is read or written. `-` (standard input) and inputs that do not
+/// exist are not compared (reading them fails on its own).
+pub fn refuse_input_as_output(out: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(out_c) = std::fs::canonicalize(out) else { return Ok(()) };
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            continue;
+        }
+        let Ok(in_c) = std::fs::canonicalize(input) else { continue };
+        if in_c == out_c || in_c.starts_with(&out_c) {
+            return Err(Error::Invalid(format!(
+                "{}: the output path is also an input ({}); writing would replace it, so nothing was written; choose another output path",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Hex SHA-256 of `bytes`.
@@ -572,5 +618,30 @@ mod tests {
         assert!(r.write("../x", b"").is_err());
         assert!(r.write("/tmp/x", b"").is_err());
         r.write("sub/x.csv", b"ok").unwrap();
+    }
+
+    #[test]
+    fn recorded_args_leave_out_threads_and_out() {
+        // Hand-written: every spelling of --threads and --out goes with its value; the rest stays in order.
+        let a = |v: &[&str]| recorded_args(v.iter().map(|x| x.to_string()));
+        let kept = ["clicks", "validate", "--seed", "3", "--train", "t.tsv"];
+        assert_eq!(a(&["serpsim", "clicks", "validate", "--threads", "2", "--seed", "3", "--out", "x", "--train", "t.tsv"]), kept);
+        assert_eq!(a(&["serpsim", "clicks", "validate", "--threads=1", "--seed", "3", "--out=y/z", "--train", "t.tsv"]), kept);
+        assert_eq!(a(&["serpsim", "clicks", "validate", "--seed", "3", "-o", "x", "--train", "t.tsv", "-oq"]), kept);
+    }
+
+    #[test]
+    fn an_input_is_not_an_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = dir.path().join("qrels");
+        std::fs::write(&q, "x").unwrap();
+        let other = dir.path().join("other");
+        // The same file by another spelling (`sub/../qrels`) and an input inside an output directory.
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let err = refuse_input_as_output(&dir.path().join("sub/../qrels"), &[&other, &q]).unwrap_err().to_string();
+        assert!(err.contains("also an input") && err.contains("qrels"), "{err}");
+        assert!(refuse_input_as_output(dir.path(), &[&q]).is_err());
+        refuse_input_as_output(&other, &[&q, Path::new("-")]).unwrap();
+        refuse_input_as_output(&dir.path().join("sub"), &[&q]).unwrap();
     }
 }

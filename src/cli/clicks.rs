@@ -472,6 +472,10 @@ fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
 }
 
 fn validate(a: ValidateArgs) -> anyhow::Result<()> {
+    if let Some(o) = &a.out {
+        let inputs: Vec<&Path> = [a.train.as_deref(), a.test.as_deref(), a.model_file.as_deref()].into_iter().flatten().collect();
+        serpsim::output::refuse_input_as_output(o, &inputs)?;
+    }
     if a.split == "orderings" {
         return validate_orderings(a);
     }
@@ -565,7 +569,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate");
         info.seed = Some(a.validate_seed);
-        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        info.args = serpsim::output::recorded_args(std::env::args());
         let mut run = serpsim::output::RunDir::begin(out, info)?;
         run.write_with("distances.csv", |w| write_distances(w, &model_name, v.measures.iter().chain(&v.ctr)))?;
         run.write_with("system.csv", |w| {
@@ -639,6 +643,7 @@ struct ValidateSwitchesArgs {
 fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     use serpsim::baraco::real::{validate_real, RealConfig};
     if let Some(out) = &a.out {
+        serpsim::output::refuse_input_as_output(out, &[&a.train])?;
         serpsim::output::check_output_dir(out)?;
     }
     let data = LogData::read(&a.train, a.format.parse()?, a.skip_bad_lines)?;
@@ -659,7 +664,7 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate-switches");
         info.seed = Some(a.seed);
-        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        info.args = serpsim::output::recorded_args(std::env::args());
         let mut run = serpsim::output::RunDir::begin(out, info)?;
         run.write_with("decisions.csv", |w| v.write_decisions(w))?;
         run.write_with("summary.csv", |w| v.write_summary(w))?;
@@ -715,7 +720,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate");
         info.seed = Some(a.validate_seed);
-        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        info.args = serpsim::output::recorded_args(std::env::args());
         let mut run = serpsim::output::RunDir::begin(out, info)?;
         run.write_with("errors.csv", |w| v.write_errors(w))?;
         run.write_with("ranks.csv", |w| v.write_ranks(w))?;
@@ -762,6 +767,7 @@ pub(super) fn write_distances<'a>(w: &mut dyn std::io::Write, label: &str, measu
 
 fn convert(a: ConvertArgs) -> anyhow::Result<()> {
     use serpsim::logs::convert;
+    serpsim::output::refuse_input_as_output(&a.out, &[&a.input])?;
     let format: Format = a.format.parse()?;
     let to = match &a.to {
         Some(t) => convert::parse_target(t)?,
@@ -786,6 +792,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), a.qrels.as_deref()].into_iter().flatten().collect();
+    serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
     let cfg = a.m.config()?;
     let format = a.m.format()?;
     let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
@@ -882,6 +890,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
 }
 
 fn simulate(a: SimulateArgs) -> anyhow::Result<()> {
+    serpsim::output::refuse_input_as_output(&a.out, &[&a.model_file, &a.serps])?;
     anyhow::ensure!(a.replicates >= 1, "--replicates must be at least 1");
     let format: Format = a.format.parse()?;
     let (model, vocab) = io::load(&a.model_file)?;

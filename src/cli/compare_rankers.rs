@@ -112,6 +112,10 @@ fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ClickLog) -
 }
 
 pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
+    let inputs: Vec<&std::path::Path> = [Some(args.log.as_path()), Some(args.production.as_path()), Some(args.candidates.as_path()), args.features.as_deref(), args.truth.as_deref()].into_iter().flatten().collect();
+    for o in args.out.iter().chain([&args.roc]) {
+        serpsim::output::refuse_input_as_output(o, &inputs)?;
+    }
     let metric = Metric::parse(&args.metric).ok_or_else(|| anyhow::anyhow!("--metric: `{}` is not rrmetric or dcg", args.metric))?;
     let sampler = match args.sampler.as_str() {
         "inverse-cdf" => Sampler::InverseCdf,

@@ -165,6 +165,11 @@ fn tune_allocator() {
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     tune_allocator();
+    if let Some(o) = &args.out {
+        let optional = [&args.subtopics, &args.subtopic_weights, &args.doc_lengths, &args.doc_times, &args.agreement, &args.compare];
+        let inputs: Vec<&std::path::Path> = std::iter::once(args.qrels.as_path()).chain(args.runs.iter().map(PathBuf::as_path)).chain(optional.into_iter().flatten().map(PathBuf::as_path)).collect();
+        serpsim::output::refuse_input_as_output(o, &inputs)?;
+    }
     let plan = Plan::parse(&args.measures)?;
     anyhow::ensure!(args.resamples >= 1, "--resamples must be at least 1");
     anyhow::ensure!(args.ci_level > 0.0 && args.ci_level < 1.0, "--ci-level must be in (0, 1)");

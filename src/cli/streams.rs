@@ -123,6 +123,10 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
             return run_scenario_file(&r.file, &text, &o, r.threads);
         }
     };
+    if let Some(o) = &a.out {
+        let inputs: Vec<&Path> = [&a.topics, &a.nuggets, &a.matches].into_iter().chain(&a.updates).map(PathBuf::as_path).collect();
+        serpsim::output::refuse_input_as_output(o, &inputs)?;
+    }
     let population = Population {
         away: MeanSd { mean: seconds("--away-mean", &a.away_mean)?, sd: seconds("--away-sd", &a.away_sd)? },
         duration: MeanSd { mean: seconds("--duration-mean", &a.duration_mean)?, sd: seconds("--duration-sd", &a.duration_sd)? },

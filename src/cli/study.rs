@@ -340,6 +340,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
             let (cfg, asc, csv) = detect_config(&opts)?;
             if let Some(o) = &out {
                 check_out_file(o)?;
+                serpsim::output::refuse_input_as_output(o, &[&file])?;
             }
             let d = events::detect_file(&file, asc, &csv, &cfg, None)?;
             note_all(&file, &d);
@@ -396,17 +397,30 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
                 events: cursor_events.as_deref().map(CursorOptions::parse_events).transpose()?.unwrap_or_default(),
                 time_unit: cursor_time_unit.as_deref().map(TimeUnit::parse).transpose()?,
             };
+            serpsim::output::refuse_input_as_output(&out, &[&log])?;
             annotate(&log, gaze_dir, cursor_dir, &opts, min_hover, &cursor, &out)?
         }
-        StudyCommand::Fit { log, qrels, synthetic_collection, evidence, page_size, out } => fit(&log, qrels, synthetic_collection, &evidence, page_size, &out)?,
+        StudyCommand::Fit { log, qrels, synthetic_collection, evidence, page_size, out } => {
+            let inputs: Vec<&Path> = [Some(log.as_path()), qrels.as_deref()].into_iter().flatten().collect();
+            serpsim::output::refuse_input_as_output(&out, &inputs)?;
+            fit(&log, qrels, synthetic_collection, &evidence, page_size, &out)?
+        }
         StudyCommand::Validate { log, qrels, test, test_share, evidence, page_size, replicates, bootstrap, ci_level, seed, threads, out } => {
+            if let Some(o) = &out {
+                let inputs: Vec<&Path> = [Some(log.as_path()), Some(qrels.as_path()), test.as_deref()].into_iter().flatten().collect();
+                serpsim::output::refuse_input_as_output(o, &inputs)?;
+            }
             let cfg = serpsim::clickmodels::validate::ValidateConfig { replicates, bootstrap, level: ci_level, seed, ..Default::default() };
             validate(&log, &qrels, test.as_deref(), test_share, &evidence, page_size, &cfg, threads, out.as_deref())?
         }
-        StudyCommand::Attention { log, source, out } => attention(&log, &source, &out)?,
+        StudyCommand::Attention { log, source, out } => {
+            serpsim::output::refuse_input_as_output(&out, &[&log])?;
+            attention(&log, &source, &out)?
+        }
         StudyCommand::Words { file, out } => {
             if let Some(o) = &out {
                 check_out_file(o)?;
+                serpsim::output::refuse_input_as_output(o, &[&file])?;
             }
             let rows = serpsim::study::fixreport::read_fixation_report(&file)?;
             let ids: Vec<String> = rows.iter().map(|r| format!("{}/{}", r.session, r.trial)).collect();
@@ -665,7 +679,7 @@ fn validate(
     if let Some(o) = out {
         let mut info = serpsim::output::RunInfo::new("study validate");
         info.seed = Some(cfg.seed);
-        info.args = std::env::args().skip(1).filter(|x| !x.starts_with("--threads")).collect();
+        info.args = serpsim::output::recorded_args(std::env::args());
         let mut run = serpsim::output::RunDir::begin(o, info)?;
         run.write_with("distances.csv", |w| super::clicks::write_distances(w, "study-fitted", v.measures.iter().chain(&v.ctr).chain(&sv.visits)))?;
         run.write("simeval.csv", serpsim::stats::simeval::to_csv(&v.simeval).as_bytes())?;

@@ -54,6 +54,9 @@ pub fn run(args: WordnetArgs) -> anyhow::Result<()> {
 
 fn score(measure: Measure, a: PairArgs) -> anyhow::Result<()> {
     let pos = Pos::parse(&a.pos)?;
+    if let (Some(o), Some(p)) = (&a.out, &a.pairs) {
+        serpsim::output::refuse_input_as_output(o, &[p])?;
+    }
     let Some(pairs_path) = a.pairs else {
         let (word1, word2) = (a.word1.unwrap_or_default(), a.word2.unwrap_or_default());
         let wn = WordNet::open(&a.wordnet.unwrap_or_else(default_dir))?;

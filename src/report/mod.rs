@@ -136,9 +136,12 @@ pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u6
 }
 
 /// Stages the output directory of `scenario` for `command`; the manifest records the seed and
-/// the hash of the scenario as run (after command-line overrides).
+/// the hash of the scenario as run (after command-line overrides), with `[output] dir` left
+/// empty: where the output goes does not change it, so the manifest does not depend on it.
 pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
-    let text = toml::to_string(scenario).unwrap_or_default();
+    let mut hashed = scenario.clone();
+    hashed.output.dir = std::path::PathBuf::new();
+    let text = toml::to_string(&hashed).unwrap_or_default();
     Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
 }
 
