@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of serpsim: the Rust library and CLI, then the Python package's pytest suite.
-# Installs what the tests need when it is missing (Debian's wordnet-base and fonts-dejavu-core; maturin, pytest,
-# pandas, pyarrow and pyspark from PyPI; the Spark tests also need Java 17). A missing resource fails the run; nothing is skipped.
+# Installs what the tests need when it is missing (Debian's wordnet-base, fonts-dejavu-core and openjdk-17-jre-headless; maturin, pytest,
+# pandas, pyarrow and pyspark from PyPI). A missing resource fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # WordNet 3.0 for the real-WordNet LCH test (src/wordnet/tests.rs), unless WNHOME points to one.
@@ -18,6 +18,14 @@ if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core
     else
         echo "NOTICE: DejaVu fonts missing; run 'apt-get install fonts-dejavu-core' (as root)" >&2
+    fi
+fi
+# Java 17 for the Spark tests (python/tests/test_spark.py), which fail without it.
+if ! command -v java >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless
+    else
+        echo "NOTICE: Java missing; run 'apt-get install openjdk-17-jre-headless' (as root): the Spark tests fail without it" >&2
     fi
 fi
 cargo test --release --locked "$@"

@@ -14,8 +14,10 @@
 //! tumour example): theta_i ~ Beta(alpha, beta) independently, with the hyper-prior
 //! p(alpha, beta) ∝ (alpha + beta)^(-5/2) (uniform on (alpha / (alpha + beta),
 //! (alpha + beta)^(-1/2))). The sampler works on (l, e) = (logit mu, ln kappa) with
-//! mu = alpha / (alpha + beta), kappa = alpha + beta; with the Jacobian mu (1 - mu) kappa, the
-//! log-density of the hyper-parameters given the current values theta_1..n is
+//! mu = alpha / (alpha + beta), kappa = alpha + beta; the Jacobian of (l, e) -> (alpha, beta) is
+//! mu (1 - mu) kappa^2, so the hyper-prior in (l, e) is mu (1 - mu) kappa^(-1/2) (BDA's
+//! alpha beta (alpha + beta)^(-5/2)), and the log-density of the hyper-parameters given the
+//! current values theta_1..n is
 //!
 //! ```text
 //! n [ln Γ(kappa) - ln Γ(mu kappa) - ln Γ((1 - mu) kappa)]
@@ -78,7 +80,10 @@ impl Hyper {
         BetaPrior { alpha: mu * kappa, beta: (1.0 - mu) * kappa }
     }
 
-    /// Log-density (up to a constant) of the hyper-parameters given the statistics.
+    /// Log-density of the hyper-parameters given the statistics: the sum of the Beta
+    /// log-densities of the entries plus the log hyper-prior in (l, e) (whose own normalising
+    /// constant is undefined: the prior is improper). Checked against SciPy in
+    /// tests/hyper_density.rs.
     pub fn ln_density(&self, s: &Stats) -> f64 {
         if !(self.l.abs() <= L_BOUND && self.e >= E_RANGE.0 && self.e <= E_RANGE.1) {
             return f64::NEG_INFINITY;
