@@ -16,7 +16,7 @@ use super::intern::{hash_bytes, Interner};
 use super::trec::RELEVANCE_LEVEL;
 use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
-use super::lines::for_each_line;
+use super::lines::{check_utf8, for_each_line};
 use crate::input::Input;
 use std::path::Path;
 
@@ -345,6 +345,7 @@ impl Judgements {
         let mut lines = 0usize;
         for_each_line(input, |lineno, line| {
             lines = lineno;
+            check_utf8(&source, lineno, line)?;
             if is_skipped(line) {
                 return Ok(());
             }

@@ -25,7 +25,7 @@ use super::qrels::{is_space, show, split_fields, Judgements, NOT_IN_QRELS};
 use super::trec_eval::{NONPOOL, UNJUDGED_IN_POOL};
 use crate::collection::trec::Run;
 use crate::error::{Error, Result};
-use super::lines::for_each_line;
+use super::lines::{check_utf8, for_each_line};
 use crate::input::Input;
 use rayon::prelude::*;
 use std::path::Path;
@@ -390,6 +390,7 @@ impl RankedRun {
         let mut tag: Vec<u8> = Vec::new();
         let mut tag_line = 0usize;
         for_each_line(input, |lineno, line| {
+            check_utf8(&source, lineno, line)?;
             let (f, n) = split_fields::<6>(line);
             if n == 0 || f[0][0] == b'#' {
                 return Ok(());
