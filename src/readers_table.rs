@@ -96,6 +96,10 @@ fn letor(p: &Path) -> Result<String> {
     Ok(format!("{:?}", crate::collection::letor::LetorData::from_file(p)?))
 }
 
+fn wordnet_pairs(p: &Path) -> Result<String> {
+    Ok(format!("{:?}", crate::wordnet::batch::read_pairs(crate::input::open(p)?, crate::wordnet::Pos::Noun)?))
+}
+
 fn yandex_log(p: &Path) -> Result<String> {
     let d = crate::logs::LogData::read(p, crate::logs::Format::Yandex, false)?;
     Ok(format!("{:?}", (0..d.log.len()).map(|i| d.log.session(i).clicks.to_vec()).collect::<Vec<_>>()))
@@ -115,6 +119,7 @@ fn table() -> Vec<(&'static str, &'static str, String, Read)> {
         ("TREC qrels", "qrels.txt", "301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n".into(), qrels),
         ("TREC run", "run.txt", "301 Q0 d2 1 2.5 sys\n301 Q0 d1 2 1.5 sys\n302 Q0 d3 1 0.5 sys\n".into(), run),
         ("LETOR", "letor.txt", "0 qid:1 1:0.5 2:0.1 #docid = d1\n1 qid:1 1:0.9 2:0.3 #docid = d2\n".into(), letor),
+        ("WordNet pairs", "pairs.tsv", "dog\tcat\nhouse\tcar\n".into(), wordnet_pairs),
         ("click log (Yandex layout)", "clicks.txt", "q1\td1,d2,d3 : d2;\nq1\td2,d1,d3 :\n".into(), yandex_log),
     ]
 }
