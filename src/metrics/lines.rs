@@ -87,23 +87,6 @@ pub fn for_each_line(input: Input, mut f: impl FnMut(usize, &[u8]) -> Result<()>
     Ok(())
 }
 
-/// Refuses a line that is not UTF-8, as [`crate::input::LineReader`] does: qrels and runs are
-/// matched byte for byte, so an invalid byte in a topic id or docno would otherwise silently
-/// make a new topic or an unjudged document. ASCII lines (nearly all) take the fast check.
-#[inline]
-pub fn check_utf8(source: &str, lineno: usize, line: &[u8]) -> Result<()> {
-    if line.is_ascii() {
-        return Ok(());
-    }
-    match std::str::from_utf8(line) {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            let at = e.valid_up_to();
-            Err(Error::parse(source, lineno, format!("invalid UTF-8 (byte 0x{:02x} at column {})", line[at], at + 1)))
-        }
-    }
-}
-
 /// Position of the first `needle` in `hay` (the standard library's memchr is private; this
 /// is the classic word-at-a-time scan, 8 bytes per step).
 #[inline]

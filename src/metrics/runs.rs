@@ -25,7 +25,7 @@ use super::qrels::{is_space, show, split_fields, Judgements, NOT_IN_QRELS};
 use super::trec_eval::{NONPOOL, UNJUDGED_IN_POOL};
 use crate::collection::trec::Run;
 use crate::error::{Error, Result};
-use super::lines::{check_utf8, for_each_line};
+use super::lines::for_each_line;
 use crate::input::Input;
 use rayon::prelude::*;
 use std::path::Path;
@@ -390,13 +390,21 @@ impl RankedRun {
         let mut tag: Vec<u8> = Vec::new();
         let mut tag_line = 0usize;
         for_each_line(input, |lineno, line| {
-            check_utf8(&source, lineno, line)?;
             let (f, n) = split_fields::<6>(line);
             if n == 0 || f[0][0] == b'#' {
                 return Ok(());
             }
             if n < 6 {
                 return Err(Error::parse(&source, lineno, format!("expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
+            }
+            // Topic ids are printed and matched to the qrels' (which must be UTF-8): an invalid
+            // byte would silently make a topic without judgements and drop the line.
+            if !f[0].is_ascii() {
+                if let Err(e) = std::str::from_utf8(f[0]) {
+                    let at = e.valid_up_to();
+                    return Err(Error::parse(&source, lineno, format!(
+                        "topic id `{}` is not valid UTF-8 (byte 0x{:02x} at its position {})", show(f[0]), f[0][at], at + 1)));
+                }
             }
             let score = parse_score(f[4])
                 .ok_or_else(|| Error::parse(&source, lineno, format!("score `{}` is not a number", show(f[4]))))?;
