@@ -286,6 +286,20 @@ impl LineReader {
     }
 }
 
+/// Longest echo of an input token in an error message, in bytes (see [`snippet`]).
+pub const ECHO: usize = 80;
+
+/// `text` without a leading UTF-8 byte-order mark: for parsers that take text from memory
+/// (Python, tests) as well as from [`read_to_string`], which already removes it.
+///
+/// ```
+/// assert_eq!(serpsim::input::strip_bom("\u{feff}prod\tq1"), "prod\tq1");
+/// assert_eq!(serpsim::input::strip_bom("prod"), "prod");
+/// ```
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Shortens `text` for an error message: at most `max` characters, with the total length
 /// stated when cut, so a 10 MB token does not fill the terminal.
 ///

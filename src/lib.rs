@@ -28,6 +28,8 @@ pub mod interrupt;
 pub mod logs;
 pub mod metrics;
 pub mod output;
+#[cfg(test)]
+mod readers_table;
 pub mod progress;
 pub mod report;
 pub mod rng;

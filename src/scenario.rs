@@ -599,7 +599,7 @@ impl Scenario {
 
     /// Reads and parses a scenario file; relative paths inside it resolve against its folder.
     pub fn from_file(path: &Path) -> Result<(Self, PathBuf)> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_to_string(path)?;
         let scenario = Self::parse(&text, &path.display().to_string())?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok((scenario, base))
@@ -1043,12 +1043,12 @@ impl Scenario {
                 let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
                 if let Some(sq) = &t.subtopic_qrels {
                     let path = resolve(base, sq);
-                    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+                    let text = crate::input::read_to_string(&path)?;
                     load_subtopic_qrels(&mut c, &text, &path.display().to_string())?;
                 }
                 if let Some(di) = &t.docinfo {
                     let path = resolve(base, di);
-                    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+                    let text = crate::input::read_to_string(&path)?;
                     crate::collection::docinfo::apply_docinfo(&mut c, &text, &path.display().to_string())?;
                 }
                 if let Some(name) = &t.ideal_system {

@@ -9,6 +9,7 @@
 //! has one line per ranker: `ranker w1 w2 ... wF`.
 
 use crate::error::{Error, Result};
+use crate::input::{snippet, ECHO};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -125,12 +126,13 @@ impl ClickLog {
 
     /// Reads a log file (format in the module docs).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_to_string(path)?;
         Self::parse(&text, &path.display().to_string())
     }
 
     /// Parses log text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let text = crate::input::strip_bom(text);
         let mut log = ClickLog::new();
         let mut docs = Vec::new();
         let mut clicks = Vec::new();
@@ -158,7 +160,7 @@ impl ClickLog {
                 clicks.push(match c {
                     "0" => false,
                     "1" => true,
-                    _ => return Err(Error::parse(source, lineno, format!("click flag `{c}` is not 0 or 1"))),
+                    _ => return Err(Error::parse(source, lineno, format!("click flag `{}` is not 0 or 1", snippet(c, ECHO)))),
                 });
             }
             log.push_session(q, &docs, &clicks).map_err(|e| Error::parse(source, lineno, e.to_string()))?;
@@ -200,6 +202,7 @@ pub struct Ranking {
 /// unseen pairs. Queries absent from the log are skipped (they have weight 0 in p(q)) and
 /// counted in the returned number.
 pub fn parse_rankings(text: &str, source: &str, log: &mut ClickLog) -> Result<(Vec<Ranking>, usize)> {
+    let text = crate::input::strip_bom(text);
     let mut out: Vec<Ranking> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut skipped = 0;
@@ -226,13 +229,13 @@ pub fn parse_rankings(text: &str, source: &str, log: &mut ClickLog) -> Result<(V
             out.len() - 1
         });
         if !out[r].lists[q as usize].is_empty() {
-            return Err(Error::parse(source, lineno, format!("ranker `{name}` lists query `{qid}` twice")));
+            return Err(Error::parse(source, lineno, format!("ranker `{}` lists query `{}` twice", snippet(name, ECHO), snippet(qid, ECHO))));
         }
         let mut list = Vec::new();
         for d in fields[2].split_whitespace() {
             let p = log.pair_id(q, d);
             if list.contains(&p) {
-                return Err(Error::parse(source, lineno, format!("document `{d}` is ranked twice")));
+                return Err(Error::parse(source, lineno, format!("document `{}` is ranked twice", snippet(d, ECHO))));
             }
             list.push(p);
         }
@@ -249,6 +252,7 @@ pub fn parse_rankings(text: &str, source: &str, log: &mut ClickLog) -> Result<(V
 
 /// Parses a weights file: `ranker w1 w2 ... wF` per line (whitespace-separated).
 pub fn parse_weights(text: &str, source: &str) -> Result<Vec<(String, Vec<f64>)>> {
+    let text = crate::input::strip_bom(text);
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let lineno = i + 1;
@@ -259,11 +263,11 @@ pub fn parse_weights(text: &str, source: &str) -> Result<Vec<(String, Vec<f64>)>
         let name = f.next().unwrap_or_default().to_string();
         let w: Vec<f64> = f
             .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
-                Error::parse(source, lineno, format!("weight `{v}` is not a finite number"))
+                Error::parse(source, lineno, format!("weight `{}` is not a finite number", snippet(v, ECHO)))
             }))
             .collect::<Result<_>>()?;
         if w.is_empty() {
-            return Err(Error::parse(source, lineno, format!("ranker `{name}` has no weights")));
+            return Err(Error::parse(source, lineno, format!("ranker `{}` has no weights", snippet(&name, ECHO))));
         }
         out.push((name, w));
     }

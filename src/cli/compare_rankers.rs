@@ -1,7 +1,6 @@
 //! `serpsim compare-rankers`: BARACO switching decisions from a production click log.
 
 use super::common::with_threads;
-use anyhow::Context;
 use serpsim::baraco::harness::UserModel;
 use serpsim::baraco::{compare, compare_model, compute_posteriors, ModelDraws, ModelPosteriorConfig, PosteriorModel, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
 use serpsim::collection::letor::{linear_score, LetorData};
@@ -81,7 +80,7 @@ pub struct CompareRankersArgs {
 }
 
 fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ClickLog) -> anyhow::Result<Vec<Ranking>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = serpsim::input::read_to_string(path)?;
     let source = path.display().to_string();
     match features {
         None => {

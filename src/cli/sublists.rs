@@ -234,7 +234,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
     let topics = study.topics.clone();
     let (page_size, weights, replicates, seed) = (study.grid.page_size, study.grid.weights, study.grid.replicates, study.grid.seed);
     let cutoff = CutOff::parse(&task).with_context(|| format!("--task `{task}` is not find-N, find-all or effort-B"))?;
-    let text = std::fs::read_to_string(&log).map_err(|e| serpsim::Error::io(&log, e))?;
+    let text = serpsim::input::read_to_string(&log)?;
     let instances = parse_log(&text, &log.display().to_string(), &topics)?;
     let fitted = fit_log(&instances, &topics, page_size, &weights);
     let preds = with_threads(c.run.threads, || predict(&instances, &topics, &fitted, cutoff, page_size, &weights, replicates, seed))??;
@@ -285,7 +285,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
 
 fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<String>, factor: Vec<String>, select: bool) -> anyhow::Result<()> {
     let src = data.display().to_string();
-    let text = std::fs::read_to_string(&data).map_err(|e| serpsim::Error::io(&data, e))?;
+    let text = serpsim::input::read_to_string(&data)?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().context("empty data file")?.split(',').map(str::trim).collect();
     let col = |name: &str| header.iter().position(|h| *h == name).ok_or_else(|| anyhow::anyhow!("{src}: no column `{name}`"));

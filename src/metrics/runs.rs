@@ -397,6 +397,15 @@ impl RankedRun {
             if n < 6 {
                 return Err(Error::parse(&source, lineno, format!("expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
             }
+            // Topic ids are printed and matched to the qrels' (which must be UTF-8): an invalid
+            // byte would silently make a topic without judgements and drop the line.
+            if !f[0].is_ascii() {
+                if let Err(e) = std::str::from_utf8(f[0]) {
+                    let at = e.valid_up_to();
+                    return Err(Error::parse(&source, lineno, format!(
+                        "topic id `{}` is not valid UTF-8 (byte 0x{:02x} at its position {})", show(f[0]), f[0][at], at + 1)));
+                }
+            }
             let score = parse_score(f[4])
                 .ok_or_else(|| Error::parse(&source, lineno, format!("score `{}` is not a number", show(f[4]))))?;
             if f[5] != tag.as_slice() {

@@ -10,6 +10,7 @@
 
 use super::model::{reading_order, StreamTopic, Update};
 use crate::error::{Error, Result};
+use crate::input::{snippet, strip_bom, ECHO};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -43,7 +44,7 @@ pub fn parse_time(s: &str) -> Option<f64> {
 }
 
 fn lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> + '_ {
-    text.lines().enumerate().filter_map(|(i, l)| {
+    strip_bom(text).lines().enumerate().filter_map(|(i, l)| {
         let t = l.trim();
         (!t.is_empty() && !t.starts_with('#')).then(|| (i + 1, t.split_whitespace().collect()))
     })
@@ -57,11 +58,11 @@ fn fields(f: &[&str], n: usize, what: &str, source: &str, line: usize) -> Result
 }
 
 fn time(s: &str, source: &str, line: usize) -> Result<f64> {
-    parse_time(s).ok_or_else(|| Error::parse(source, line, format!("`{s}` is not a time (Unix seconds or YYYY-MM-DDTHH:MM:SS)")))
+    parse_time(s).ok_or_else(|| Error::parse(source, line, format!("`{}` is not a time (Unix seconds or YYYY-MM-DDTHH:MM:SS)", snippet(s, ECHO))))
 }
 
 fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
+    crate::input::read_to_string(path)
 }
 
 /// Topics with their nuggets.
@@ -85,7 +86,7 @@ impl StreamData {
                 return Err(Error::parse(sources[0], line, "end is before start"));
             }
             if pos.insert(f[0].to_string(), out.topics.len()).is_some() {
-                return Err(Error::parse(sources[0], line, format!("topic `{}` listed twice", f[0])));
+                return Err(Error::parse(sources[0], line, format!("topic `{}` listed twice", snippet(f[0], ECHO))));
             }
             out.topics.push(StreamTopic { id: f[0].into(), start, end, nugget_ids: Vec::new(), nugget_times: Vec::new() });
             out.matches.push(HashMap::new());
@@ -96,21 +97,21 @@ impl StreamData {
         let mut npos: Vec<HashMap<String, u32>> = vec![HashMap::new(); out.topics.len()];
         for (line, f) in lines(nuggets) {
             fields(&f, 3, "topic nugget time", sources[1], line)?;
-            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(sources[1], line, format!("unknown topic `{}`", f[0])))?;
+            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(sources[1], line, format!("unknown topic `{}`", snippet(f[0], ECHO))))?;
             let tm = time(f[2], sources[1], line)?;
             let topic = &mut out.topics[t];
             if npos[t].insert(f[1].to_string(), topic.nugget_ids.len() as u32).is_some() {
-                return Err(Error::parse(sources[1], line, format!("nugget `{}` listed twice for topic `{}`", f[1], f[0])));
+                return Err(Error::parse(sources[1], line, format!("nugget `{}` listed twice for topic `{}`", snippet(f[1], ECHO), snippet(f[0], ECHO))));
             }
             topic.nugget_ids.push(f[1].into());
             topic.nugget_times.push(tm);
         }
         for (line, f) in lines(matches) {
             fields(&f, 3, "topic update nugget", sources[2], line)?;
-            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(sources[2], line, format!("unknown topic `{}`", f[0])))?;
+            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(sources[2], line, format!("unknown topic `{}`", snippet(f[0], ECHO))))?;
             let n = *npos[t]
                 .get(f[2])
-                .ok_or_else(|| Error::parse(sources[2], line, format!("unknown nugget `{}` of topic `{}`", f[2], f[0])))?;
+                .ok_or_else(|| Error::parse(sources[2], line, format!("unknown nugget `{}` of topic `{}`", snippet(f[2], ECHO), snippet(f[0], ECHO))))?;
             let list = out.matches[t].entry(f[1].to_string()).or_default();
             if !list.contains(&n) {
                 list.push(n);
@@ -137,21 +138,21 @@ impl StreamData {
         let mut seen: HashMap<(usize, String), usize> = HashMap::new();
         for (line, f) in lines(text) {
             fields(&f, 5, "topic update time confidence words", source, line)?;
-            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(source, line, format!("unknown topic `{}`", f[0])))?;
+            let t = *pos.get(f[0]).ok_or_else(|| Error::parse(source, line, format!("unknown topic `{}`", snippet(f[0], ECHO))))?;
             if let Some(prev) = seen.insert((t, f[1].to_string()), line) {
-                return Err(Error::parse(source, line, format!("update `{}` emitted twice (first at line {prev})", f[1])));
+                return Err(Error::parse(source, line, format!("update `{}` emitted twice (first at line {prev})", snippet(f[1], ECHO))));
             }
             let tm = time(f[2], source, line)?;
             let confidence: f64 = f[3]
                 .parse()
                 .ok()
                 .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| Error::parse(source, line, format!("confidence `{}` is not a number", f[3])))?;
+                .ok_or_else(|| Error::parse(source, line, format!("confidence `{}` is not a number", snippet(f[3], ECHO))))?;
             let words: f64 = f[4]
                 .parse()
                 .ok()
                 .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| Error::parse(source, line, format!("words `{}` is not a non-negative number", f[4])))?;
+                .ok_or_else(|| Error::parse(source, line, format!("words `{}` is not a non-negative number", snippet(f[4], ECHO))))?;
             let nuggets = self.matches[t].get(f[1]).cloned().unwrap_or_default();
             out[t].push(Update { id: f[1].into(), time: tm, confidence, words, nuggets });
         }

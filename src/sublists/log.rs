@@ -18,6 +18,7 @@
 
 use super::model::{simulate_path, ActionWeights, ContinuationKind, CutOff, Scratch, Step, TopicSublists};
 use super::sweep::{basic_effort, simulate_users, Quartiles};
+use crate::input::{snippet, ECHO};
 use crate::error::{Error, Result};
 use crate::rng::{hash_str, stream};
 use rand::Rng;
@@ -90,7 +91,7 @@ pub fn parse_log(text: &str, source: &str, topics: &[TopicSublists]) -> Result<V
     let topic_index: HashMap<&str, usize> = topics.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
     let mut out: Vec<Instance> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
-    let mut lines = text.lines().enumerate();
+    let mut lines = crate::input::strip_bom(text).lines().enumerate();
     let header = "instance,user,topic,interface,time,event,sublist,position";
     match lines.next() {
         Some((_, h)) if h.trim() == header => {}
@@ -105,13 +106,13 @@ pub fn parse_log(text: &str, source: &str, topics: &[TopicSublists]) -> Result<V
         if f.len() != 8 {
             return Err(Error::parse(source, ln, format!("expected 8 fields, found {}", f.len())));
         }
-        let topic = *topic_index.get(f[2]).ok_or_else(|| Error::parse(source, ln, format!("unknown topic `{}`", f[2])))?;
+        let topic = *topic_index.get(f[2]).ok_or_else(|| Error::parse(source, ln, format!("unknown topic `{}`", snippet(f[2], ECHO))))?;
         let interface = match f[3] {
             "basic" => Interface::Basic,
             "rlr" => Interface::Rlr,
-            x => return Err(Error::parse(source, ln, format!("interface `{x}` is neither `basic` nor `rlr`"))),
+            x => return Err(Error::parse(source, ln, format!("interface `{}` is neither `basic` nor `rlr`", snippet(x, ECHO)))),
         };
-        let time: f64 = f[4].parse().ok().filter(|t: &f64| t.is_finite() && *t >= 0.0).ok_or_else(|| Error::parse(source, ln, format!("time `{}` is not a number >= 0", f[4])))?;
+        let time: f64 = f[4].parse().ok().filter(|t: &f64| t.is_finite() && *t >= 0.0).ok_or_else(|| Error::parse(source, ln, format!("time `{}` is not a number >= 0", snippet(f[4], ECHO))))?;
         let kind = match f[5] {
             "hover" => EventKind::Hover,
             "click" => EventKind::Click,
