@@ -612,7 +612,7 @@ const SIM_COLOUR: plotters::style::RGBColor = plotters::style::RGBColor(0xE6, 0x
 /// clicks per category as paired bars; CTR per rank; dwell as ECDFs), the distances in each
 /// panel's title, and one legend above the panels.
 pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
-    use crate::report::{fit, plot_err, y_area, Ticks, DESC_FONT, TICK_FONT};
+    use crate::report::{fit, plot_err, ticked_chart, y_area, Ticks, DESC_FONT, TICK_FONT};
     use plotters::prelude::*;
     let dwell = v.measures.iter().find(|m| m.measure == "dwell");
     let panels = v.measures.iter().filter(|m| m.measure != "dwell").count() + 1 + usize::from(dwell.is_some());
@@ -681,25 +681,7 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
             let ymax = v.ctr.iter().flat_map(|c| [c.real, c.simulated]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
             let xt = Ticks::new(0.5, n as f64 + 0.5, 420.0, true, true);
             let yt = Ticks::new(0.0, ymax, 200.0, false, false);
-            let mut chart = ChartBuilder::on(&areas[k])
-                .caption("click-through rate per rank", ("sans-serif", 15))
-                .margin(10)
-                .x_label_area_size(44)
-                .y_label_area_size(y_area(&yt))
-                .build_cartesian_2d(xt.range(), yt.range())
-                .map_err(plot_err)?;
-            chart
-                .configure_mesh()
-                .x_labels(xt.points.len())
-                .y_labels(yt.points.len())
-                .x_label_formatter(&|x| xt.label(*x))
-                .y_label_formatter(&|y| yt.label(*y))
-                .label_style(("sans-serif", TICK_FONT))
-                .axis_desc_style(("sans-serif", DESC_FONT))
-                .x_desc("rank")
-                .y_desc("clicks / impressions")
-                .draw()
-                .map_err(plot_err)?;
+            let mut chart = ticked_chart(&areas[k], ("click-through rate per rank", 15.0), 10, (&xt, &yt), ("rank", "clicks / impressions"), true)?;
             for (colour, get) in [(REAL_COLOUR, (|c: &Measure| c.real) as fn(&Measure) -> f64), (SIM_COLOUR, |c: &Measure| c.simulated)] {
                 let pts: Vec<(f64, f64)> = v.ctr.iter().enumerate().filter(|(_, c)| get(c).is_finite()).map(|(i, c)| ((i + 1) as f64, get(c))).collect();
                 chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2))).map_err(plot_err)?;
@@ -711,25 +693,8 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
             let hi = d.real_values.last().copied().unwrap_or(1.0).max(d.sim_values.last().copied().unwrap_or(1.0)).max(1e-9);
             let xt = Ticks::new(0.0, hi, 420.0, true, false);
             let yt = Ticks::new(0.0, 1.0, 200.0, false, false);
-            let mut chart = ChartBuilder::on(&areas[k])
-                .caption(format!("dwell: KS {:.3}", d.ks), ("sans-serif", 15))
-                .margin(10)
-                .x_label_area_size(44)
-                .y_label_area_size(y_area(&yt))
-                .build_cartesian_2d(xt.range(), yt.range())
-                .map_err(plot_err)?;
-            chart
-                .configure_mesh()
-                .x_labels(xt.points.len())
-                .y_labels(yt.points.len())
-                .x_label_formatter(&|x| xt.label(*x))
-                .y_label_formatter(&|y| yt.label(*y))
-                .label_style(("sans-serif", TICK_FONT))
-                .axis_desc_style(("sans-serif", DESC_FONT))
-                .x_desc("dwell time of a click (seconds)")
-                .y_desc("P(dwell <= x)")
-                .draw()
-                .map_err(plot_err)?;
+            let title = format!("dwell: KS {:.3}", d.ks);
+            let mut chart = ticked_chart(&areas[k], (&title, 15.0), 10, (&xt, &yt), ("dwell time of a click (seconds)", "P(dwell <= x)"), true)?;
             for (vals, colour) in [(&d.real_values, REAL_COLOUR), (&d.sim_values, SIM_COLOUR)] {
                 let n = vals.len();
                 let step = (n / 500).max(1);

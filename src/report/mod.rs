@@ -30,7 +30,7 @@ pub mod verdict;
 pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
 use crate::write::{Format, RecordWriter};
 pub use files::Staged;
-pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
+pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, ticked_chart, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};
@@ -141,7 +141,9 @@ pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u6
 pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
     let mut hashed = scenario.clone();
     hashed.output.dir = std::path::PathBuf::new();
-    let text = toml::to_string(&hashed).unwrap_or_default();
+    // The manifest hashes this text: a scenario that cannot be written back is an error, not the
+    // hash of an empty text.
+    let text = toml::to_string(&hashed).map_err(|e| Error::Invalid(format!("scenario `{}`: cannot write it for the manifest's hash: {e}", scenario.name)))?;
     Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
 }
 

@@ -225,6 +225,42 @@ pub fn y_area(ticks: &Ticks) -> u32 {
     (ticks.label_width() + 18.0 + px(DESC_FONT) * 1.6).ceil() as u32
 }
 
+/// A chart on `area` in the house style: a caption, the ticks `xt` and `yt` with their labels
+/// ([`Ticks::label`]), the tick and description fonts, the axis descriptions; `light_lines`
+/// false hides plotters' light grid lines. The one mesh set-up of every plot.
+pub fn ticked_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    (caption, caption_size): (&str, f64),
+    margin: u32,
+    (xt, yt): (&Ticks, &Ticks),
+    (x_desc, y_desc): (&str, &str),
+    light_lines: bool,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickRange, TickRange>>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", caption_size))
+        .margin(margin)
+        .x_label_area_size(44)
+        .y_label_area_size(y_area(yt))
+        .build_cartesian_2d(xt.range(), yt.range())
+        .map_err(plot_err)?;
+    let x_label = |x: &f64| xt.label(*x);
+    let y_label = |y: &f64| yt.label(*y);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(xt.points.len())
+        .y_labels(yt.points.len())
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label)
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", DESC_FONT))
+        .x_desc(x_desc)
+        .y_desc(y_desc);
+    if !light_lines {
+        mesh.light_line_style(WHITE.mix(0.0));
+    }
+    mesh.draw().map_err(plot_err)?;
+    Ok(chart)
+}
+
 /// A `size` sans-serif text style anchored at its vertical centre, left or right.
 pub fn anchored(size: f64, h: HPos, bold: bool) -> TextStyle<'static> {
     let font = ("sans-serif", size).into_font();
@@ -374,25 +410,9 @@ pub fn ecdf_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
                 let (plot_w, _) = plot_extent(area, 10, y_w, 44);
                 let xt = Ticks::new(lo - pad, hi + pad, plot_w, true, integer);
                 let width = area.dim_in_pixel().0 as f64 - 20.0;
-                let mut chart = ChartBuilder::on(area)
-                    .caption(caption(profile, &info.name.replace('_', " "), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
-                    .margin(10)
-                    .x_label_area_size(44)
-                    .y_label_area_size(y_w)
-                    .build_cartesian_2d(xt.range(), yt.range())
-                    .map_err(plot_err)?;
-                chart
-                    .configure_mesh()
-                    .x_labels(xt.points.len())
-                    .y_labels(yt.points.len())
-                    .x_label_formatter(&|x| xt.label(*x))
-                    .y_label_formatter(&|y| yt.label(*y))
-                    .label_style(("sans-serif", TICK_FONT))
-                    .axis_desc_style(("sans-serif", DESC_FONT))
-                    .x_desc(fit(&axis_label(&info), plot_w, DESC_FONT))
-                    .y_desc("P(X <= x)")
-                    .draw()
-                    .map_err(plot_err)?;
+                let title = caption(profile, &info.name.replace('_', " "), width, CAPTION_FONT);
+                let x_desc = fit(&axis_label(&info), plot_w, DESC_FONT);
+                let mut chart = ticked_chart(area, (&title, CAPTION_FONT), 10, (&xt, &yt), (&x_desc, "P(X <= x)"), true)?;
                 for (i, pts) in series {
                     let (c, w) = series_style(i);
                     if let (Some(&first), Some(&last)) = (pts.iter().find(|p| p.1 > 0.0), pts.last()) {
@@ -422,28 +442,9 @@ fn band_chart(area: &DrawingArea<SVGBackend, Shift>, (profile, what): (&str, &st
     let (plot_w, plot_h) = plot_extent(area, 10, y_w, 44);
     let xt = Ticks::new(0.0, xmax * 1.02, plot_w, true, false);
     let yt = Ticks::new(0.0, ymax, plot_h, false, false);
-    let y_w = y_area(&yt);
     let width = area.dim_in_pixel().0 as f64 - 20.0;
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption(profile, what, width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
-        .margin(10)
-        .x_label_area_size(44)
-        .y_label_area_size(y_w)
-        .build_cartesian_2d(xt.range(), yt.range())
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .x_labels(xt.points.len())
-        .y_labels(yt.points.len())
-        .x_label_formatter(&|x| xt.label(*x))
-        .y_label_formatter(&|y| yt.label(*y))
-        .label_style(("sans-serif", TICK_FONT))
-        .axis_desc_style(("sans-serif", DESC_FONT))
-        .x_desc(x_desc)
-        .y_desc("mean gain collected")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(plot_err)?;
+    let title = caption(profile, what, width, CAPTION_FONT);
+    let mut chart = ticked_chart(area, (&title, CAPTION_FONT), 10, (&xt, &yt), (x_desc, "mean gain collected"), false)?;
     for &(i, c) in series {
         let (col, w) = series_style(i);
         if c.topics >= 2 {

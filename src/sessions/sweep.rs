@@ -577,7 +577,7 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
 /// Mean rate of gain by mean depth per query: one line per (set, rule), a point per threshold
 /// (Maxwell et al. Figure 1), the legend beside the plot.
 pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
-    use crate::report::{legend, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
+    use crate::report::{legend, ticked_chart, Ticks, OKABE_ITO};
     use plotters::prelude::*;
     let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
@@ -602,25 +602,14 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let (plot, legend_area) = root.split_horizontally(w - legend_w);
-        let mut chart = ChartBuilder::on(&plot)
-            .caption("Mean depth per query vs mean rate of gain", ("sans-serif", 18))
-            .margin(14)
-            .x_label_area_size(44)
-            .y_label_area_size(y_area(&yt))
-            .build_cartesian_2d(xt.range(), yt.range())
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_labels(xt.points.len())
-            .y_labels(yt.points.len())
-            .x_label_formatter(&|x| xt.label(*x))
-            .y_label_formatter(&|y| yt.label(*y))
-            .label_style(("sans-serif", TICK_FONT))
-            .axis_desc_style(("sans-serif", DESC_FONT))
-            .x_desc("mean depth per query (results examined per query)")
-            .y_desc("mean rate of gain (gain per second, x 10^-3)")
-            .draw()
-            .map_err(|e| err(&e))?;
+        let mut chart = ticked_chart(
+            &plot,
+            ("Mean depth per query vs mean rate of gain", 18.0),
+            14,
+            (&xt, &yt),
+            ("mean depth per query (results examined per query)", "mean rate of gain (gain per second, x 10^-3)"),
+            true,
+        )?;
         let mut entries = Vec::new();
         for (i, (name, pts)) in series.into_iter().enumerate() {
             let color = OKABE_ITO[i % 8];
