@@ -426,13 +426,13 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     scratch: &mut Scratch,
     trace: &mut T,
 ) -> Outcome {
-    if is_plain(stage, user, clicks) {
-        return walk_plain(stage, user, clicks, key, scratch, trace);
+    if is_flat(stage, user, clicks) {
+        return walk_flat(stage, user, clicks, key, scratch, trace);
     }
     walk_general(stage, user, clicks, chooser, key, scratch, trace)
 }
 
-/// [`walk`] for any session (the definition; [`walk_plain`] is its fast path).
+/// [`walk`] for any session (the definition; [`walk_flat`] is its fast path).
 #[allow(clippy::too_many_arguments)]
 fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     stage: &Stage,
@@ -654,25 +654,25 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     out
 }
 
-/// True when the session is one query on one list, with every snippet examined, no page or
-/// session-level draws and no fold: then [`walk_plain`] gives exactly [`walk`]'s outcome.
+/// True when no query of the session uses sublists, every snippet is examined, and there are
+/// no page draws, click-model continuation or fold: then [`walk_flat`] gives exactly
+/// [`walk_general`]'s outcome and trace.
 #[inline]
-fn is_plain<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) -> bool {
-    stage.queries.len().min(user.max_queries) == 1
-        && user.session_stopping.is_empty()
-        && !(user.switch && stage.queries[0].sublists.is_some())
+fn is_flat<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) -> bool {
+    let n_queries = stage.queries.len().min(user.max_queries);
+    !(user.switch && stage.queries[..n_queries].iter().any(|l| l.sublists.is_some()))
         && !matches!(user.continuation, Cont::ClickModel)
         && user.page_continuation >= 1.0
         && stage.fold == usize::MAX
         && clicks.examines_all()
 }
 
-/// [`walk`] for a plain session (see [`is_plain`]): the same actions, charges, draws and
-/// trace, without the sublist, examination, page-draw and session-rule machinery. The
-/// test `plain_walk_equals_general_walk` compares the two on random users and lists.
-fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
+/// [`walk`] for a flat session (see [`is_flat`]): the same actions, charges, draws and trace
+/// as [`walk_general`], query after query down one list each, without the sublist,
+/// examination and page-draw machinery (and no division per result). The test
+/// `flat_walk_equals_general_walk` compares the two on random users and lists.
+fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
     let topic = stage.topic;
-    let list = &stage.queries[0];
     let costs = &user.costs;
     let delays = stage.delays;
     let page_size = stage.page_size.max(1);
@@ -681,120 +681,137 @@ fn walk_plain<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, c
     scratch.begin(topic.grades.len());
     let stamp = scratch.stamp;
     let mut covered = 0u64;
-    let mut query = WalkState { relevant_available: list.relevant, ..Default::default() };
-    let finish = |mut out: Outcome, clock: &Clock| {
-        out.effort = clock.effort;
-        out.time = clock.t;
-        out.adjusted_time = clock.t - clock.delay;
-        out
-    };
-    if user.charge_query {
-        let (e, s) = costs.charge(Action::IssueQuery);
-        if !clock.fits(e, s, delays.query_latency) {
-            return finish(out, &clock);
-        }
-        out.queries = 1;
-        trace.step(Step::Query(0));
-        let (e, s) = costs.charge(Action::SerpLook);
-        if !clock.fits(e, s, 0.0) {
-            return finish(out, &clock);
-        }
-    } else {
-        if !clock.fits(0.0, 0.0, delays.query_latency) {
-            return finish(out, &clock);
-        }
-        out.queries = 1;
-        trace.step(Step::Query(0));
-    }
-    query.time = clock.t;
-    query.effort = clock.effort;
-    if rules_stop(&user.stopping, &query, key, STOP_TAG, 0) {
-        return finish(out, &clock);
-    }
+    let mut session = WalkState { relevant_available: topic.relevant, ..Default::default() };
+    let n_queries = stage.queries.len().min(user.max_queries);
     let (e_snippet, s_snippet) = costs.charge(Action::ExamineSnippet);
-    let mut shown = 1u32;
-    let mut next_page = page_size;
-    let mut decisions = 0u64;
-    for (idx, &doc) in list.docs.iter().enumerate() {
-        if idx > 0 {
-            let p = user.continuation.continue_prob(idx);
-            let go = p >= 1.0 || (p > 0.0 && CONT_DRAWS.at(key, decisions) < p);
-            decisions += 1;
-            if !go && !user.stay {
-                break;
+    let (e_page, s_page) = costs.charge(Action::Paginate);
+    let session_rules = !user.session_stopping.is_empty();
+    'session: for (q, list) in stage.queries.iter().enumerate().take(n_queries) {
+        let qk = (q as u64) << 32;
+        if session_rules && rules_stop(&user.session_stopping, &session, key, SESSION_STOP_TAG, qk) {
+            break;
+        }
+        let (t0, e0, g0) = (clock.t, clock.effort, out.gain);
+        let mut query = WalkState { relevant_available: list.relevant, ..Default::default() };
+        if user.charge_query {
+            let (e, s) = costs.charge(Action::IssueQuery);
+            if !clock.fits(e, s, delays.query_latency) {
+                break 'session;
             }
-        }
-        // `idx` grows by one, so a new page is due exactly when it reaches the next page's
-        // first index (no division per result).
-        if idx == next_page {
-            let (e, s) = costs.charge(Action::Paginate);
-            if !clock.fits(e, s, delays.page_latency) {
-                return finish(out, &clock);
+            out.queries += 1;
+            trace.step(Step::Query(q as u32));
+            let (e, s) = costs.charge(Action::SerpLook);
+            if !clock.fits(e, s, 0.0) {
+                break 'session;
             }
-            shown += 1;
-            next_page += page_size;
-            out.page_turns += 1;
-            trace.step(Step::Paginate { list: 0, page: shown });
+        } else {
+            if !clock.fits(0.0, 0.0, delays.query_latency) {
+                break 'session;
+            }
+            out.queries += 1;
+            trace.step(Step::Query(q as u32));
         }
-        if !clock.fits(e_snippet, s_snippet, 0.0) {
-            return finish(out, &clock);
+        query.time = clock.t - t0;
+        query.effort = clock.effort - e0;
+        if rules_stop(&user.stopping, &query, key, STOP_TAG, qk) {
+            continue;
         }
-        out.depth += 1;
-        query.depth += 1;
-        let doc = doc as usize;
-        let grade = topic.grades[doc];
-        let rank = idx + 1;
-        let dk = item_key_fast(key, doc as u64);
-        let pc = clicks.click_prob(doc, grade);
-        let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
-        trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
-        observe(&mut query, grade > 0, clicked);
-        let mut satisfied = false;
-        if clicked {
-            query.last_click_time = clock.t;
-            let slot = &mut scratch.read[doc];
-            if *slot != stamp {
-                *slot = stamp;
-                let read = Read { doc, grade, rank, dk };
-                match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
-                    Some(s) => satisfied = s,
-                    None => return finish(out, &clock),
+        let mut shown = 1u32;
+        let mut next_page = page_size;
+        let mut decisions = 0u64;
+        for (idx, &doc) in list.docs.iter().enumerate() {
+            if idx > 0 {
+                let p = user.continuation.continue_prob(idx);
+                let go = p >= 1.0 || (p > 0.0 && CONT_DRAWS.at(key, qk | decisions) < p);
+                decisions += 1;
+                if !go && !user.stay {
+                    break;
                 }
             }
-        }
-        let found = out.relevant_found as usize;
-        if found > query.relevant_found {
-            query.relevant_found = found;
-            query.last_found_time = clock.t;
-        }
-        query.gain = out.gain;
-        query.time = clock.t;
-        query.effort = clock.effort;
-        if satisfied {
-            break;
-        }
-        if rules_stop(&user.stopping, &query, key, STOP_TAG, query.depth as u64) {
-            break;
+            // `idx` grows by one, so a new page is due exactly when it reaches the next
+            // page's first index.
+            if idx == next_page {
+                if !clock.fits(e_page, s_page, delays.page_latency) {
+                    break 'session;
+                }
+                shown += 1;
+                next_page += page_size;
+                out.page_turns += 1;
+                trace.step(Step::Paginate { list: 0, page: shown });
+            }
+            if !clock.fits(e_snippet, s_snippet, 0.0) {
+                break 'session;
+            }
+            out.depth += 1;
+            query.depth += 1;
+            session.depth += 1;
+            let doc = doc as usize;
+            let grade = topic.grades[doc];
+            let rank = idx + 1;
+            let dk = item_key_fast(key, doc as u64);
+            let pc = clicks.click_prob(doc, grade);
+            let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
+            trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
+            observe(&mut query, grade > 0, clicked);
+            observe(&mut session, grade > 0, clicked);
+            let mut satisfied = false;
+            if clicked {
+                query.last_click_time = clock.t - t0;
+                session.last_click_time = clock.t;
+                let slot = &mut scratch.read[doc];
+                if *slot != stamp {
+                    *slot = stamp;
+                    let read = Read { doc, grade, rank, dk };
+                    match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
+                        Some(s) => satisfied = s,
+                        None => break 'session,
+                    }
+                }
+            }
+            let found = out.relevant_found as usize;
+            if found > session.relevant_found {
+                query.relevant_found += found - session.relevant_found;
+                query.last_found_time = clock.t - t0;
+                session.last_found_time = clock.t;
+                session.relevant_found = found;
+            }
+            query.gain = out.gain - g0;
+            query.time = clock.t - t0;
+            query.effort = clock.effort - e0;
+            session.gain = out.gain;
+            session.time = clock.t;
+            session.effort = clock.effort;
+            if satisfied {
+                match user.satisfied {
+                    SatisfiedEnds::Session => break 'session,
+                    SatisfiedEnds::Query => break,
+                }
+            }
+            let counter = qk | query.depth as u64;
+            if rules_stop(&user.stopping, &query, key, STOP_TAG, counter) {
+                break;
+            }
+            if session_rules && rules_stop(&user.session_stopping, &session, key, SESSION_STOP_TAG, counter) {
+                break 'session;
+            }
         }
     }
-    finish(out, &clock)
+    out.effort = clock.effort;
+    out.time = clock.t;
+    out.adjusted_time = clock.t - clock.delay;
+    out
 }
 
-/// Counts one examined result into a stopping rule's state.
+/// Counts one examined result into a stopping rule's state (without branches: relevance and
+/// clicks are random, so branches on them are mispredicted half the time).
 #[inline]
 fn observe(st: &mut WalkState, relevant: bool, clicked: bool) {
-    if relevant {
-        st.contiguous_nonrelevant = 0;
-    } else {
-        st.nonrelevant_seen += 1;
-        st.contiguous_nonrelevant += 1;
-    }
-    if clicked {
-        st.contiguous_unclicked = 0;
-    } else {
-        st.unclicked_seen += 1;
-        st.contiguous_unclicked += 1;
-    }
+    let nr = usize::from(!relevant);
+    st.nonrelevant_seen += nr;
+    st.contiguous_nonrelevant = (st.contiguous_nonrelevant + 1) * nr;
+    let nc = usize::from(!clicked);
+    st.unclicked_seen += nc;
+    st.contiguous_unclicked = (st.contiguous_unclicked + 1) * nc;
 }
 
 /// A clicked document read for the first time in the session.
@@ -808,7 +825,7 @@ struct Read {
 
 /// Reads a clicked document: charges the read, credits gain, marks it (maybe), and draws
 /// satisfaction. `None` when an action does not fit the hard budget (the session ends);
-/// otherwise whether the user is satisfied. Shared by [`walk_general`] and [`walk_plain`].
+/// otherwise whether the user is satisfied. Shared by [`walk_general`] and [`walk_flat`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn read_document<C: ClickBehaviour, T: Trace>(
@@ -895,12 +912,12 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
-        /// The fast path is an optimisation only: on plain sessions (one query, one list, every
-        /// snippet examined) it must give the general walk's outcome and trace bit for bit.
-        /// Independent source: `walk_general`, the definition the rest of the suite checks
-        /// against closed forms and the reproductions in `analysis/`.
+        /// The fast path is an optimisation only: on flat sessions (one or more queries, one
+        /// list each, every snippet examined) it must give the general walk's outcome and trace
+        /// bit for bit. Independent source: `walk_general`, the definition the rest of the suite
+        /// checks against closed forms and the reproductions in `analysis/`.
         #[test]
-        fn plain_walk_equals_general_walk(
+        fn flat_walk_equals_general_walk(
             grades in prop::collection::vec(-1i32..4, 1..40),
             cont in 0u8..4, p in 0.0f64..1.0, depth in 0usize..12,
             click in prop::collection::vec(0.0f64..1.0, 1..4),
@@ -912,6 +929,9 @@ mod tests {
             stay: bool, charge_query: bool, graded: bool, on_mark: bool,
             page_size in 1usize..12, latency in 0.0f64..3.0, key: u64,
             dup in 0usize..3,
+            n_queries in 1usize..4, max_queries in 1usize..4, rotate in 1usize..7,
+            session_rules in prop::collection::vec((0u8..9, 0.0f64..1.0, 0usize..20), 0..2),
+            ends_session: bool,
         ) {
             let mut world = crate::simulate::one_list_world(grades.clone(), page_size);
             // Repeated documents in the list exercise the read-once rule.
@@ -919,7 +939,17 @@ mod tests {
             for d in 0..dup.min(grades.len()) {
                 docs.push(d as u32);
             }
-            world.systems[0].serps[0] = Some(vec![QueryList::new(&world.topics[0], docs)]);
+            // Later query variants rank the same documents rotated (documents read under an
+            // earlier query are not read again).
+            let lists = (0..n_queries)
+                .map(|q| {
+                    let mut d = docs.clone();
+                    let r = (q * rotate) % d.len();
+                    d.rotate_left(r);
+                    QueryList::new(&world.topics[0], d)
+                })
+                .collect();
+            world.systems[0].serps[0] = Some(lists);
             world.systems[0].delays.document_latency = latency;
             world.systems[0].delays.page_latency = latency / 2.0;
             world.systems[0].delays.query_latency = latency / 3.0;
@@ -934,6 +964,9 @@ mod tests {
             user.grades.stop = stop;
             user.grades.mark = mark;
             user.stopping = rules.iter().map(|&(k, x, n)| rule(k, x, n)).collect();
+            user.session_stopping = session_rules.iter().map(|&(k, x, n)| rule(k, x, n)).collect();
+            user.max_queries = max_queries;
+            user.satisfied = if ends_session { SatisfiedEnds::Session } else { SatisfiedEnds::Query };
             user.budget_seconds = budget;
             user.budget_effort = effort_budget;
             user.stay = stay;
@@ -951,10 +984,10 @@ mod tests {
                 fold: usize::MAX,
                 below_fold: 0.0,
             };
-            prop_assert!(is_plain(&stage, &user, &user.grades));
+            prop_assert!(is_flat(&stage, &user, &user.grades));
             let (mut a, mut b) = (Both::default(), Both::default());
             let mut scratch = Scratch::default();
-            let fast = walk_plain(&stage, &user, &user.grades, key, &mut scratch, &mut a);
+            let fast = walk_flat(&stage, &user, &user.grades, key, &mut scratch, &mut a);
             let general = walk_general(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), key, &mut scratch, &mut b);
             prop_assert_eq!(fast, general);
             prop_assert_eq!(a, b);
