@@ -194,7 +194,13 @@ fn events_read_a_generic_csv_with_a_column_mapping() {
     }
     let rows: Vec<&str> = out.lines().collect();
     assert_eq!(rows.len(), 2, "{out}");
-    assert_eq!(rows[1], format!("left,{t0},{t1},{},{:.2},{:.2},{:.1}", t1 - t0 + 1.0, sx / n, sy / n, sp / n));
+    // Times exact; means printed to 10 significant digits (full precision, not 2 decimals).
+    let f: Vec<&str> = rows[1].split(',').collect();
+    assert_eq!(&f[..4], ["left", &t0.to_string(), &t1.to_string(), &(t1 - t0 + 1.0).to_string()]);
+    for (got, want) in f[4..].iter().zip([sx / n, sy / n, sp / n]) {
+        let got: f64 = got.parse().unwrap();
+        assert!((got - want).abs() <= 1e-9 * want.abs(), "{got} vs {want}: {}", rows[1]);
+    }
     // Without the mapping the layout is unknown: refused with the way out.
     let err = run_err(&["study", "events", &p(&file), "--screen-px", "1920,1080"]);
     assert!(err.contains("pvt_layout_handmade.csv:1: cannot tell the layout") && err.contains("--columns"), "{err}");

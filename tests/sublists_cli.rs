@@ -49,6 +49,12 @@ fn gen_log_then_fit_writes_validation() {
     let log = dir.path().join("log.csv");
     let o = serpsim(&["sublists", "gen-log", &sc, "--log", log.to_str().unwrap(), "--lambda", "0.05"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Options gen-log has no use for are refused, not ignored (issue 29).
+    for extra in [["--out", "x"], ["--replicates", "5"], ["--threads", "2"]] {
+        let o = serpsim(&["sublists", "gen-log", &sc, "--log", log.to_str().unwrap(), extra[0], extra[1]]);
+        assert!(!o.status.success(), "{extra:?} accepted");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("unexpected argument '{}'", extra[0])), "{}", String::from_utf8_lossy(&o.stderr));
+    }
     let out = dir.path().join("fit");
     let o = serpsim(&["sublists", "fit", &sc, "--log", log.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -91,4 +97,11 @@ fn glm_command_fits_a_csv() {
     let est: f64 = x_row.split(',').nth(1).unwrap().parse().unwrap();
     // log(7/3) - log(3/7)
     assert!((est - 2.0 * (7.0f64 / 3.0).ln()).abs() < 1e-8, "{est}");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("separation"));
+    // Perfectly separated rows (x < 2 never, x >= 2 always: hand-built) warn on stderr.
+    std::fs::write(&p, "y,x\n0,0\n0,1\n1,2\n1,3\n").unwrap();
+    let o = serpsim(&["sublists", "glm", p.to_str().unwrap(), "--response", "y", "--numeric", "x"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("complete separation: 4 of 4 rows"), "{err}");
 }

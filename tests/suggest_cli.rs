@@ -18,13 +18,24 @@ fn require_real_wordnet(test: &str) {
 }
 
 #[test]
-fn lch_prints_the_number() {
-    let out = bin().args(["wordnet", "lch", "dogs", "cat", "--wordnet"]).arg(mini()).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+fn lch_prints_the_number_labelled() {
+    // One labelled row, the layout of `--pairs`: header, then word1, word2, pos and the score
+    // (hand derivation on the mini WordNet: lch(dogs, cat) = ln(8/3), lch(ran, walk) = ln 2).
+    let row = |args: &[&str]| {
+        let out = bin().args(args).arg("--wordnet").arg(mini()).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[0], "word1\tword2\tpos\tlch");
+        let f: Vec<&str> = lines[1].split('\t').collect();
+        (f[0].to_string(), f[1].to_string(), f[2].to_string(), f[3].parse::<f64>().unwrap())
+    };
+    let (w1, w2, pos, v) = row(&["wordnet", "lch", "dogs", "cat"]);
+    assert_eq!((w1.as_str(), w2.as_str(), pos.as_str()), ("dogs", "cat", "n"));
     assert!((v - (8.0f64 / 3.0).ln()).abs() < 1e-12, "{v}");
-    let out = bin().args(["wordnet", "lch", "ran", "walk", "--pos", "v", "--wordnet"]).arg(mini()).output().unwrap();
-    let v: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    let (_, _, pos, v) = row(&["wordnet", "lch", "ran", "walk", "--pos", "v"]);
+    assert_eq!(pos, "v");
     assert!((v - 2f64.ln()).abs() < 1e-12, "{v}");
 }
 

@@ -20,23 +20,36 @@ def set_progress(enabled: bool) -> None:
     _enabled = bool(enabled)
 
 
+def line_text(label: str, unit: str, done: int, total: Optional[int], message: str, elapsed: float) -> str:
+    """The progress line: counts once there are any (or a total), else the time so far, so a
+    call still preparing shows ``label: 3 s`` rather than a repeated ``0 units``."""
+    if total:
+        text = f"{label}: {done}/{total} {unit} ({100.0 * done / total:.0f} %)"
+    elif done:
+        text = f"{label}: {done} {unit}"
+    else:
+        text = f"{label}: {elapsed:.0f} s"
+    if message:
+        text += f"; {message}"
+    return text
+
+
 class _Line:
     """A minimal bar on stderr for when tqdm is not installed."""
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.text = ""
 
     def update(self, label: str, unit: str, done: int, total: Optional[int], message: str, elapsed: float) -> None:
         now = time.monotonic()
         if now - self.last < 0.5:
             return
         self.last = now
-        if total:
-            text = f"{label}: {done}/{total} {unit} ({100.0 * done / total:.0f} %)"
-        else:
-            text = f"{label}: {done} {unit}"
-        if message:
-            text += f"; {message}"
+        text = line_text(label, unit, done, total, message, elapsed)
+        if text == self.text:
+            return
+        self.text = text
         sys.stderr.write("\r" + text[:120].ljust(120))
         sys.stderr.flush()
 

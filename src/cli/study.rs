@@ -344,13 +344,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
             }
             let d = events::detect_file(&file, asc, &csv, &cfg, None)?;
             note_all(&file, &d);
-            let mut text = String::from("eye,start,end,duration,x,y,pupil\n");
-            for eye in d.eyes() {
-                for f in &d.fixations[eye as usize] {
-                    text.push_str(&format!("{},{},{},{},{:.2},{:.2},{:.1}\n", eye_name(eye), f.start, f.end, f.duration, f.x, f.y, f.pupil));
-                }
-            }
-            write_or_print(out.as_deref(), &text)?;
+            write_or_print(out.as_deref(), &d.fixations_csv())?;
         }
         StudyCommand::Agreement { files, opts, min_overlap, onset_tolerance } => {
             anyhow::ensure!((0.0..=1.0).contains(&min_overlap), "--min-overlap must be in [0, 1]");

@@ -39,8 +39,12 @@ enum SublistsCommand {
     When(Common),
     /// Write a synthetic usage log from known parameters (see docs/sublists.md).
     GenLog {
-        #[command(flatten)]
-        common: Common,
+        /// Scenario (as for `sweep`); without it, the embedded simulations/sublists/default.toml.
+        scenario: Option<PathBuf>,
+        /// Master seed, overriding the scenario's (the log is the only output: no --out,
+        /// --replicates or --threads).
+        #[arg(long)]
+        seed: Option<u64>,
         /// Output log file.
         #[arg(long)]
         log: PathBuf,
@@ -142,7 +146,8 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
     match args.command {
         SublistsCommand::Sweep(c) => sweep(c),
         SublistsCommand::When(c) => when(c),
-        SublistsCommand::GenLog { common, log, lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, task } => {
+        SublistsCommand::GenLog { scenario, seed, log, lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, task } => {
+            let common = Common { scenario, run: RunOverrides { seed, ..Default::default() } };
             let (_, study) = load(&common)?;
             let topics = &study.topics;
             for (name, v) in [("--random-switch", random_switch), ("--hover-dropout", hover_dropout), ("--false-click", false_click)] {
@@ -322,6 +327,12 @@ fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<Str
         (logistic(&design(&frame, &terms), &y, &n)?, terms)
     };
     eprintln!("terms: {}", terms.iter().map(|t| term_name(&frame, t)).collect::<Vec<_>>().join(" + "));
+    if fit.separated_rows > 0 {
+        eprintln!(
+            "warning: {src}: (quasi-)complete separation: {} of {} rows are fitted with probability 0 or 1; the maximum-likelihood estimate does not exist, so the estimates and standard errors below are not meaningful (drop or merge the separating covariates, or use a penalised fit)",
+            fit.separated_rows, fit.rows
+        );
+    }
     let hl = hosmer_lemeshow(&fit.fitted, &y, &n, 10);
     eprintln!("loglik {:.6}  deviance {:.6}  BIC {:.6}  Hosmer-Lemeshow chi2 {:.4} df {} p {:.4}", fit.loglik, fit.deviance, fit.bic, hl.statistic, hl.df, hl.p);
     out!("{}", fit.table_csv())?;

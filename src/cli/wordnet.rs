@@ -65,10 +65,13 @@ fn score(measure: Measure, a: PairArgs) -> anyhow::Result<()> {
         for w in [&word1, &word2] {
             anyhow::ensure!(!wn.synsets(w, pos).is_empty(), "`{w}` has no {name} synset in WordNet");
         }
-        match sim.score(measure, &word1, &word2, pos) {
-            Some(v) => outln!("{v}")?,
-            None => anyhow::bail!("no {name} synsets of `{word1}` and `{word2}` share an ancestor"),
-        }
+        anyhow::ensure!(sim.score(measure, &word1, &word2, pos).is_some(), "no {name} synsets of `{word1}` and `{word2}` share an ancestor");
+        // The same labelled TSV row as `--pairs` writes (header, then the pair).
+        let mut one = batch::Pairs::default();
+        one.push(&word1, &word2, pos);
+        let mut text = Vec::new();
+        batch::write_scores(&mut sim, measure, &one, &mut text, None)?;
+        out!("{}", String::from_utf8_lossy(&text))?;
         return Ok(());
     };
     // Check everything before the work: the output place, the input (whole), the database.

@@ -192,9 +192,18 @@ pub struct GlmFit {
     pub rows: usize,
     /// IRLS iterations used.
     pub iterations: usize,
-    /// Whether the deviance converged (false also flags separation).
+    /// Whether the deviance converged.
     pub converged: bool,
+    /// Rows fitted with probability within [`SEPARATION_EPS`] of 0 or 1 while their response
+    /// is all failures or all successes: (quasi-)complete separation. The maximum-likelihood
+    /// estimate then does not exist; coefficients run off towards infinity and their standard
+    /// errors are meaningless (about 1e7 where this was found). 0 for a regular fit.
+    pub separated_rows: usize,
 }
+
+/// How close to 0 or 1 a fitted probability must be for [`GlmFit::separated_rows`] to count
+/// its row (a regular fit needs |linear predictor| > 18.4 for that).
+pub const SEPARATION_EPS: f64 = 1e-8;
 
 /// A Wald test.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -362,6 +371,9 @@ pub fn logistic(d: &Design, successes: &[f64], trials: &[f64]) -> Result<GlmFit>
             ln_gamma(m + 1.0) - ln_gamma(y + 1.0) - ln_gamma(m - y + 1.0) + xlogy(y, mu[i]) + xlogy(m - y, 1.0 - mu[i])
         })
         .sum();
+    let separated_rows = (0..n)
+        .filter(|&i| (mu[i] < SEPARATION_EPS && successes[i] == 0.0) || (mu[i] > 1.0 - SEPARATION_EPS && successes[i] == trials[i]))
+        .count();
     let pbar = successes.iter().sum::<f64>() / trials.iter().sum::<f64>();
     let null_deviance = deviance(successes, trials, &vec![pbar; n]);
     Ok(GlmFit {
@@ -378,6 +390,7 @@ pub fn logistic(d: &Design, successes: &[f64], trials: &[f64]) -> Result<GlmFit>
         rows: n,
         iterations,
         converged,
+        separated_rows,
     })
 }
 
@@ -595,6 +608,20 @@ mod tests {
         let expect = 0.16 / 0.6 + 0.16 / 1.4 + 0.36 / 1.4 + 0.36 / 0.6;
         assert!((w.statistic - expect).abs() < 1e-12);
         assert_eq!(w.df, 0);
+    }
+
+    #[test]
+    fn perfect_separation_is_flagged() {
+        // x < 2 always fails, x >= 2 always succeeds: complete separation (hand-built), so the
+        // MLE does not exist; every row is fitted at 0 or 1 and flagged. The two-group model
+        // above (3 of 10, 7 of 10) is regular: nothing flagged.
+        let frame = Frame::new(vec![("x".into(), Column::Numeric(vec![0.0, 1.0, 2.0, 3.0]))]).unwrap();
+        let f = logistic(&design(&frame, &[vec![0]]), &[0.0, 0.0, 1.0, 1.0], &[1.0; 4]).unwrap();
+        assert_eq!(f.separated_rows, 4);
+        assert!(f.se[1] > 1e3, "{:?}", f.se);
+        let frame = Frame::new(vec![("g".into(), Column::Numeric(vec![0.0, 1.0]))]).unwrap();
+        let f = logistic(&design(&frame, &[vec![0]]), &[3.0, 7.0], &[10.0, 10.0]).unwrap();
+        assert_eq!(f.separated_rows, 0);
     }
 
     #[test]

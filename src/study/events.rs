@@ -102,6 +102,22 @@ pub struct Detected {
 }
 
 impl Detected {
+    /// The detected fixations as CSV `eye,start,end,duration,x,y,pupil` (eyes `left`/`right`;
+    /// numbers as every serpsim CSV writes them, [`crate::write::fmt_f64`]: 10 significant
+    /// digits, so sub-pixel positions keep their precision; an unknown pupil is empty).
+    pub fn fixations_csv(&self) -> String {
+        use crate::write::fmt_f64;
+        let mut text = String::from("eye,start,end,duration,x,y,pupil\n");
+        for eye in self.eyes() {
+            let name = if eye == Eye::Left { "left" } else { "right" };
+            for f in &self.fixations[eye as usize] {
+                let row = [f.start, f.end, f.duration, f.x, f.y, f.pupil].map(fmt_f64).join(",");
+                text.push_str(&format!("{name},{row}\n"));
+            }
+        }
+        text
+    }
+
     /// The eyes with samples.
     pub fn eyes(&self) -> Vec<Eye> {
         let mut v = Vec::new();

@@ -4,7 +4,8 @@
 //! - **Rank visits** (He et al. 2015 §4.2.1): a search is a `query` and the SERP pages shown
 //!   after it. If the participant paginated, every result on the pages before the last page
 //!   visited counts as visited; on the last page, the results up to the deepest evidence
-//!   (the last clicked result in the paper; or the deepest result fixated or hovered, see
+//!   (the deepest clicked result: the paper's "last clicked", kept as the deepest when a
+//!   participant clicks back up; or the deepest result fixated or hovered, see
 //!   [`VisitEvidence`]). The probability of visiting rank r is the number of searches that
 //!   visited r over the largest such count (§4.2.2). Continuation for the cascade is
 //!   `p_r = v_{r+1} / v_r` (`p[r-1]` in the empirical model), 0 after the last rank.

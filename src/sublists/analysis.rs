@@ -208,6 +208,9 @@ pub fn models_markdown(models: &[TaskModel]) -> String {
         }
         s += "\n\n";
         s += &format!("Selected by BIC = {:.3} (other search: BIC = {:.3}); rows = {}, converged = {}.\n\n", f.bic, m.other.fit.bic, f.rows, f.converged);
+        if f.separated_rows > 0 {
+            s += &format!("**Separation:** {} of {} rows are fitted with probability 0 or 1; the maximum-likelihood estimate does not exist and the standard errors above are not meaningful.\n\n", f.separated_rows, f.rows);
+        }
         s += "| term | estimate | std. error | z | p |\n|---|---:|---:|---:|---:|\n";
         for j in 0..f.coef.len() {
             let w = f.wald(j);

@@ -1,5 +1,7 @@
-//! Batch scoring of word pairs: TSV `word1<TAB>word2[<TAB>pos]` in, TSV
-//! `word1<TAB>word2<TAB>pos<TAB>score` out, one output row per input pair in input order.
+//! Batch scoring of word pairs: TSV `word1<TAB>word2[<TAB>pos][<TAB>extra...]` in, TSV
+//! `word1<TAB>word2<TAB>pos<TAB>score[<TAB>extra...]` out, one output row per input pair in
+//! input order. Extra columns (a human similarity score of a word-similarity data set, ids, ...)
+//! are carried through unchanged after the score, so the output joins with them directly.
 //!
 //! The whole input is read and checked first ([`read_pairs`], about the input's size in
 //! memory), so a bad line is reported as `file:line` before any row is written: a run's output
@@ -28,8 +30,11 @@ use std::io::Write;
 #[derive(Debug, Default)]
 pub struct Pairs {
     text: String,
-    /// (start of word1, end of word1 = start of word2, end of word2, part of speech).
-    rows: Vec<(usize, usize, usize, Pos)>,
+    /// (start of word1, end of word1 = start of word2, end of word2 = start of the extra
+    /// columns, end of the extra columns, part of speech).
+    rows: Vec<(usize, usize, usize, usize, Pos)>,
+    /// Names of the extra columns (from the header, or `extra1`, `extra2`, ...).
+    extra_names: Vec<String>,
 }
 
 impl Pairs {
@@ -45,50 +50,98 @@ impl Pairs {
 
     /// Pair `i`: the two words and the part of speech.
     pub fn get(&self, i: usize) -> (&str, &str, Pos) {
-        let (a, b, c, pos) = self.rows[i];
+        let (a, b, c, _, pos) = self.rows[i];
         (&self.text[a..b], &self.text[b..c], pos)
     }
 
-    /// Adds a pair.
+    /// Pair `i`'s extra columns, TAB-separated as read (empty without extra columns).
+    pub fn extra(&self, i: usize) -> &str {
+        let (_, _, c, d, _) = self.rows[i];
+        &self.text[c..d]
+    }
+
+    /// Names of the extra columns carried through to the output.
+    pub fn extra_names(&self) -> &[String] {
+        &self.extra_names
+    }
+
+    /// Adds a pair without extra columns.
     pub fn push(&mut self, w1: &str, w2: &str, pos: Pos) {
+        self.push_with(w1, w2, pos, "");
+    }
+
+    fn push_with(&mut self, w1: &str, w2: &str, pos: Pos, extra: &str) {
         let a = self.text.len();
         self.text.push_str(w1);
         let b = self.text.len();
         self.text.push_str(w2);
-        self.rows.push((a, b, self.text.len(), pos));
+        let c = self.text.len();
+        self.text.push_str(extra);
+        self.rows.push((a, b, c, self.text.len(), pos));
     }
 }
 
-/// Reads TSV word pairs: `word1<TAB>word2` or `word1<TAB>word2<TAB>pos` (`n`, `noun`, `v`,
-/// `verb`); rows without a part of speech get `default_pos`. Blank lines and lines starting
-/// with `#` are skipped; a first line `word1<TAB>word2[<TAB>pos]` is a header. Every error is
-/// `file:line: reason`. An input without pairs is an error.
+/// True for the spellings of a part of speech the third column may hold.
+fn is_pos(field: &str) -> bool {
+    Pos::parse(field).is_ok()
+}
+
+/// Reads TSV word pairs: `word1<TAB>word2`, then optionally a part of speech (`n`, `noun`, `v`,
+/// `verb`, or empty), then any number of extra columns carried through to the output (the same
+/// number on every row). A third field that is a number (a human similarity score, as in
+/// word-similarity data sets) starts the extra columns; any other third field must be a part
+/// of speech. Rows without a part of speech get `default_pos`. Blank lines and lines starting
+/// with `#` are skipped; a first line starting `word1<TAB>word2` is a header, which names the
+/// extra columns (otherwise `extra1`, `extra2`, ...). Every error is `file:line: reason`. An
+/// input without pairs is an error.
 pub fn read_pairs(input: Input, default_pos: Pos) -> Result<Pairs> {
     let name = input.name().to_string();
     let mut pairs = Pairs::default();
+    // The header's fields after word2 (and whether its third names a part of speech).
+    let mut header: Option<Vec<String>> = None;
+    let mut extra_count: Option<usize> = None;
     input.lines().for_each(|n, line| {
         if line.trim().is_empty() || line.starts_with('#') {
             return Ok(());
         }
         let err = |reason: String| Error::parse(&name, n, reason);
-        let mut f = line.split('\t');
-        let (w1, w2, pos) = (f.next().unwrap_or("").trim(), f.next().map(str::trim), f.next().map(str::trim));
-        let extra = f.count();
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (w1, w2) = (fields[0].trim(), fields.get(1).map(|w| w.trim()));
         if n == 1 && w1.eq_ignore_ascii_case("word1") && w2.is_some_and(|w| w.eq_ignore_ascii_case("word2")) {
+            header = Some(fields[2..].iter().map(|f| f.trim().to_string()).collect());
             return Ok(()); // header
         }
-        let Some(w2) = w2.filter(|_| extra == 0) else {
-            let found = line.split('\t').count();
-            return Err(err(format!("expected 2 or 3 TAB-separated fields (word1, word2[, pos]), found {found}")));
+        let Some(w2) = w2 else {
+            return Err(err(format!("expected at least 2 TAB-separated fields (word1, word2[, pos][, extra...]), found {}", fields.len())));
         };
         if w1.is_empty() || w2.is_empty() {
             return Err(err("empty word".into()));
         }
-        let pos = match pos {
-            None | Some("") => default_pos,
-            Some(p) => Pos::parse(p).map_err(|_| err(format!("part of speech `{}`: use n or v", snippet(p, 20))))?,
+        let third = fields.get(2).map(|f| f.trim());
+        let (pos, extra_from) = match third {
+            None => (default_pos, 2),
+            Some("") => (default_pos, 3),
+            Some(p) if is_pos(p) => (Pos::parse(p).expect("checked"), 3),
+            Some(p) if p.parse::<f64>().is_ok() => (default_pos, 2),
+            Some(p) => return Err(err(format!("part of speech `{}`: use n or v (a number in the third column starts the extra columns)", snippet(p, 20)))),
         };
-        pairs.push(w1, w2, pos);
+        let extra = &fields[extra_from.min(fields.len())..];
+        match extra_count {
+            None => {
+                extra_count = Some(extra.len());
+                pairs.extra_names = match &header {
+                    // The header's last `extra.len()` names are the extra columns'.
+                    Some(h) if h.len() >= extra.len() => h[h.len() - extra.len()..].to_vec(),
+                    _ => (1..=extra.len()).map(|k| format!("extra{k}")).collect(),
+                };
+            }
+            Some(k) if k != extra.len() => {
+                return Err(err(format!("{} extra column(s) after word1, word2[, pos], where the first pair has {k}", extra.len())));
+            }
+            Some(_) => {}
+        }
+        let extra_text = if extra.is_empty() { String::new() } else { format!("\t{}", extra.join("\t")) };
+        pairs.push_with(w1, w2, pos, &extra_text);
         Ok(())
     })?;
     if pairs.is_empty() {
@@ -116,18 +169,23 @@ pub fn write_scores(
     progress: Option<&crate::progress::Progress>,
 ) -> std::io::Result<Counts> {
     let mut counts = Counts::default();
-    writeln!(out, "word1\tword2\tpos\t{}", measure.name())?;
+    write!(out, "word1\tword2\tpos\t{}", measure.name())?;
+    for extra in pairs.extra_names() {
+        write!(out, "\t{extra}")?;
+    }
+    writeln!(out)?;
     for i in 0..pairs.len() {
         let (w1, w2, pos) = pairs.get(i);
         let tag = if pos == Pos::Noun { "n" } else { "v" };
+        let extra = pairs.extra(i);
         match sim.score(measure, w1, w2, pos) {
             Some(v) => {
                 counts.scored += 1;
-                writeln!(out, "{w1}\t{w2}\t{tag}\t{v}")?;
+                writeln!(out, "{w1}\t{w2}\t{tag}\t{v}{extra}")?;
             }
             None => {
                 counts.missing += 1;
-                writeln!(out, "{w1}\t{w2}\t{tag}\t")?;
+                writeln!(out, "{w1}\t{w2}\t{tag}\t{extra}")?;
             }
         }
         if i % 65536 == 65535 {

@@ -177,15 +177,36 @@ fn batch_reads_checks_and_scores_pairs() {
     let want = format!("word1\tword2\tpos\tlch\ndog\tcat\tn\t{}\nran\twalk\tv\t{}\nunicorn\tdog\tn\t\n", (8.0f64 / 3.0).ln(), 2f64.ln());
     assert_eq!(String::from_utf8(out).unwrap(), want);
     for (bad, what) in [
-        ("dog\n", "p.tsv:1: expected 2 or 3 TAB-separated fields (word1, word2[, pos]), found 1"),
-        ("dog\tcat\tn\tx\n", "p.tsv:1: expected 2 or 3 TAB-separated fields (word1, word2[, pos]), found 4"),
+        ("dog\n", "p.tsv:1: expected at least 2 TAB-separated fields (word1, word2[, pos][, extra...]), found 1"),
         ("dog\tcat\na\tb\tadj\n", "p.tsv:2: part of speech `adj`: use n or v"),
+        ("dog\tcat\t7\na\tb\n", "p.tsv:2: 0 extra column(s) after word1, word2[, pos], where the first pair has 1"),
         ("dog\t \n", "p.tsv:1: empty word"),
         ("# nothing\n", "p.tsv: no word pairs"),
     ] {
         let err = batch::read_pairs(Input::from_bytes("p.tsv", bad.as_bytes().to_vec()).unwrap(), Pos::Noun).unwrap_err().to_string();
         assert!(err.starts_with(what), "{bad:?}: {err}");
     }
+}
+
+#[test]
+fn batch_carries_extra_columns_through() {
+    // A word-similarity data set's layout (word1, word2, human score) and one with a part of
+    // speech before an id and a score: the extra columns follow the score unchanged, named by
+    // the header or extra1, extra2, ... Expected rows written by hand from the input rows and
+    // the closed forms of the mini WordNet (lch(dog, cat) = ln(8/3), lch(ran, walk) = ln 2).
+    use crate::input::Input;
+    let wn = mini();
+    let read = |text: &str| batch::read_pairs(Input::from_bytes("p.tsv", text.as_bytes().to_vec()).unwrap(), Pos::Noun).unwrap();
+    let score = |pairs: &batch::Pairs| {
+        let mut out = Vec::new();
+        batch::write_scores(&mut Similarity::new(&wn), Measure::Lch, pairs, &mut out, None).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let simlex = read("word1\tword2\tSimLex999\ndog\tcat\t1.75\nunicorn\tdog\t0.5\n");
+    let (l83, l2) = ((8.0f64 / 3.0).ln(), 2f64.ln());
+    assert_eq!(score(&simlex), format!("word1\tword2\tpos\tlch\tSimLex999\ndog\tcat\tn\t{l83}\t1.75\nunicorn\tdog\tn\t\t0.5\n"));
+    let with_pos = read("dog\tcat\tn\tp1\t7\nran\twalk\tv\tp2\t8.5\n");
+    assert_eq!(score(&with_pos), format!("word1\tword2\tpos\tlch\textra1\textra2\ndog\tcat\tn\t{l83}\tp1\t7\nran\twalk\tv\t{l2}\tp2\t8.5\n"));
 }
 
 #[test]
