@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Checks `serpsim clicks eval` against the numbers PyClick gives on the Yandex sample
 # (75/25 protocol: 26,298 train and 7,167 test sessions). Tolerance 1e-4 absolute.
+# The real sample is read in place (${SERPSIM_DATA:-../shared/data}); the numbers are PyClick's
+# on it (`analysis/clickmodels/pyclick_reference.py`, PyClick commit 98e7e46). The conformance
+# suite runs the same check (scripts/conformance.d/60-pyclick-yandex.sh).
 # Usage: analysis/clickmodels/check_pyclick.sh [path/to/serpsim] [path/to/yandex_sample_train.txt]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:-target/release/serpsim}
-LOG=${2:-study_logs/clicks/yandex_sample_train.txt}
+LOG=${2:-${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt}
 [ -x "$BIN" ] || cargo build --release --quiet
 status=0
 for m in cm sdbn dcm; do
