@@ -25,6 +25,10 @@ Layout quirks kept from the real sample (none changes the click flags a reader d
   75/25 split in file order tests on queries seen in training.
 - no time stamps (the real sample has none).
 
+The bundled files are made by
+    python3 study_logs/tools/make_click_log.py study_logs/clicks/synthetic_yandex_layout.txt \
+        --truth tests/fixtures/clickmodels/synthetic_yandex_layout_truth.tsv
+
 Usage: python3 study_logs/tools/make_click_log.py [OUT] [--truth TRUTH.tsv]
 (default OUT: study_logs/clicks/synthetic_yandex_layout.txt; --truth writes the generating
 parameters, query<TAB>doc<TAB>attractiveness<TAB>satisfaction, for analysis only.)
