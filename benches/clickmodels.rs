@@ -1,4 +1,4 @@
-//! Click-model fitting throughput on the Yandex sample (35,064 sessions, single thread).
+//! Click-model fitting throughput on the bundled project-made log in the Yandex sample layout (30,000 sessions, single thread).
 //! `cargo bench --bench clickmodels`; figures in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 fn bench(c: &mut Criterion) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt");
     let data = LogData::read(&p, Format::Yandex, false).unwrap();
     let log = &data.log;
     let mut g = c.benchmark_group("clickmodels_yandex");

@@ -6,14 +6,15 @@
 #   benches/em_scale.sh [--quick] [SAMPLE]
 #
 # --quick repeats the sample 20 times (701,280 sessions) for a shared machine. SAMPLE defaults
-# to study_logs/clicks/yandex_sample_train.txt. The repeated log is written to /tmp (never to
+# to $SERPSIM_DATA/clicks/yandex_sample_train.txt (default ../shared/data; the real file is not
+# in this repository). The repeated log is written to /tmp (never to
 # the repository) and kept for the next run. The binary is target/release/serpsim (build it
 # with `cargo build --release` first) or $SERPSIM. Extra `clicks fit` arguments may be given
 # in $FIT_ARGS (e.g. FIT_ARGS="--tolerance 0" for 50 plain passes).
 set -euo pipefail
 reps=1000
 if [ "${1:-}" = "--quick" ]; then reps=20; shift; fi
-sample=${1:-study_logs/clicks/yandex_sample_train.txt}
+sample=${1:-${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt}
 bin=${SERPSIM:-target/release/serpsim}
 [ -x "$bin" ] || { echo "no binary at $bin: run cargo build --release" >&2; exit 1; }
 [ -f "$sample" ] || { echo "no sample log at $sample" >&2; exit 1; }

@@ -7,7 +7,7 @@
 #
 #   benches/em_scale_16core.sh /path/to/yandex_sample_train.txt
 set -euo pipefail
-sample=${1:?usage: $0 SAMPLE (the public Yandex sample, e.g. study_logs/clicks/yandex_sample_train.txt)}
+sample=${1:?usage: $0 SAMPLE (the public Yandex sample, e.g. ../shared/data/clicks/yandex_sample_train.txt)}
 bin=${SERPSIM:-target/release/serpsim}
 [ -x "$bin" ] || { echo "no binary at $bin" >&2; exit 1; }
 dir=$(mktemp -d /tmp/serpsim_em16.XXXXXX)

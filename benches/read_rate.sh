@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reading-rate benchmark of issue 18 (goal, whole process on one core: >= 300 MB/s from text,
-# >= 1 GB/s-equivalent from Parquet). Builds the issue's 300 MB log (the bundled Yandex sample
+# >= 1 GB/s-equivalent from Parquet). Builds the issue's 300 MB log (the real Yandex sample, read in place
 # repeated 100 times, 3,506,400 sessions) and its Parquet conversion in a temporary directory,
 # then times `clicks fit --model sdbn` (streamed, the default) on each, pinned to one core,
 # interleaved, RUNS times. Prints user + sys CPU per run, the rate against the text size, and
@@ -12,7 +12,7 @@ BIN=${BIN:-target/release/serpsim}
 RUNS=${RUNS:-7}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-Y=study_logs/clicks/yandex_sample_train.txt
+Y=${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt  # the real sample, read in place
 for _ in $(seq 100); do cat "$Y"; done > "$TMP/y100.txt"
 "$BIN" --quiet clicks convert --in "$TMP/y100.txt" --format yandex --out "$TMP/y100.parquet" > /dev/null 2>&1
 BYTES=$(stat -c %s "$TMP/y100.txt")

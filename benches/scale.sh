@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 18 benchmarks (docs/scale.md, docs/performance.md): peak resident memory of a streamed
-# DBN fit on 1x, 10x and 100x the bundled Yandex sample (the same pairs, 100x the sessions),
+# DBN fit on 1x, 10x and 100x the real Yandex sample, read in place (the same pairs, 100x the sessions),
 # and the whole-process read + fit speed of SDBN on the 100x log (about 300 MB). Run from the
 # repository root after `cargo build --release`; prints the load average next to every figure.
 # ITER sets the DBN iterations (default 3: memory does not grow with iterations).
@@ -8,7 +8,7 @@ set -e
 bin=${SERPSIM:-./target/release/serpsim}
 iter=${ITER:-3}
 out=${OUT:-$(mktemp -d)}
-sample=study_logs/clicks/yandex_sample_train.txt
+sample=${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt  # the real sample, read in place
 cp "$sample" "$out/x1.txt"
 : > "$out/x10.txt"
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$sample" >> "$out/x10.txt"; done

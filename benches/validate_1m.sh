@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/serpsim}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-Y=study_logs/clicks/yandex_sample_train.txt
+Y=${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt  # the real sample, read in place
 "$BIN" --quiet clicks fit --model dbn --train "$Y" --out "$TMP/dbn.json" > /dev/null
 "$BIN" --quiet clicks simulate --model-file "$TMP/dbn.json" --serps "$Y" --replicates 29 --seed 3 --out "$TMP/big.tsv" > /dev/null
 uptime

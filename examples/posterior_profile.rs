@@ -10,7 +10,7 @@
 //! Beta(1, 1) the plain fit, under the fitted global prior counts, prior and posterior means as
 //! `*_fit_global` in the benchmark; `posterior`: fit and posterior from one pass,
 //! `fit_with_posterior`), prior (`uniform` or `global`), repetitions. Instructions per fit = collected total / repetitions. Reads the
-//! bundled Yandex sample (35,064 sessions, 1,024 pairs). Prints a checksum of the results so
+//! bundled click log in the Yandex sample layout (30,000 sessions, 2,338 pairs, project-made). Prints a checksum of the results so
 //! nothing can be optimised away.
 
 use serpsim::clickmodels::posterior::{fit_with_posterior, PosteriorConfig};
@@ -33,7 +33,7 @@ fn main() {
         eprintln!("posterior_profile: `{reps}` is not a number of repetitions\n{usage}");
         std::process::exit(2);
     };
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt");
     let data = LogData::read(&p, Format::Yandex, false).unwrap_or_else(|e| {
         eprintln!("posterior_profile: {e}");
         std::process::exit(1);

@@ -53,7 +53,7 @@ fn every_layout_reads_the_same_from_file_gzip_stdin_and_streamed_stdin() {
         ("ncm", "study_logs/clicks/ncm_handmade_train.txt"),
         ("yandex-rpc", "tests/fixtures/clicklogs/rpc_handmade.txt"),
         ("auto", "tests/fixtures/clicklogs/rpc_handmade.txt"),
-        ("yandex", "study_logs/clicks/yandex_sample_train.txt"),
+        ("yandex", "study_logs/clicks/synthetic_yandex_layout.txt"),
     ] {
         let path = root().join(file);
         let bytes = std::fs::read(&path).unwrap();

@@ -86,7 +86,7 @@ fn run(c: &Case, threads: &str, dir: &Path) -> PathBuf {
 fn seeded_commands_give_identical_output_whatever_threads_and_out() {
     let tmp = tempfile::tempdir().unwrap();
     let t = |p: &str| tmp.path().join(p).display().to_string();
-    let yandex = root("study_logs/clicks/yandex_sample_train.txt");
+    let yandex = root("study_logs/clicks/synthetic_yandex_layout.txt");
     // Inputs made by the project: a fitted model and a synthetic study.
     let sv = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     serpsim(&sv(&["clicks", "fit", "--model", "dbn", "--iterations", "5", "--train", &yandex, "--out", &t("dbn.json")]));

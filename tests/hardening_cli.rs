@@ -185,7 +185,7 @@ fn stdout_commands(tmp: &Path) -> Vec<Vec<String>> {
         s(&["study", "summary", &r("study_logs/gaze/eyelink_binocular_example.asc")]),
         s(&["study", "events", &r("study_logs/gaze/eyelink_binocular_example.asc")]),
         s(&["study", "words", &r("study_logs/gaze/18sat_fixfinal.csv")]),
-        s(&["clicks", "eval", "--model", "sdbn", "--train", &r("study_logs/clicks/yandex_sample_train.txt")]),
+        s(&["clicks", "eval", "--model", "sdbn", "--train", &r("study_logs/clicks/synthetic_yandex_layout.txt")]),
         s(&["simulate", "--replicates", "200", "--out", &tmp.join("sim").display().to_string()]),
         s(&[
             "compare-rankers", "--log", &fix("baraco/log.tsv"), "--production", &fix("baraco/production.tsv"),
@@ -302,7 +302,7 @@ fn a_full_disk_keeps_the_previous_output() {
     let fix = |p: &str| r(&format!("tests/fixtures/{p}"));
     let qrels = r("study_logs/trec/qrels.test");
     let run = r("study_logs/trec/results.test");
-    let yandex = r("study_logs/clicks/yandex_sample_train.txt");
+    let yandex = r("study_logs/clicks/synthetic_yandex_layout.txt");
     let asc = r("study_logs/gaze/eyelink_binocular_example.asc");
     let scen = tempfile::tempdir().unwrap();
     std::fs::write(scen.path().join("sweep.toml"), SWEEP).unwrap();

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:-target/release/serpsim}
-LOG=study_logs/clicks/yandex_sample_train.txt
+LOG=${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt  # the real sample, read in place
 echo "| model | EM iterations | log-likelihood | perplexity | conditional perplexity | CTR RMSE (rank 1) |"
 echo "|---|---|---|---|---|---|"
 for m in gctr rctr dctr cm dcm sdbn pbm ubm ccm dbn; do

@@ -6,7 +6,7 @@ PyClick's rules: parameters (1 + num) / (2 + den), attractiveness and satisfacti
 the *unconditional* examination probability, and sessions without clicks add nothing to the
 attractiveness numerators (PyClick's last-click rank is the SERP length then).
 
-Usage: python3 analysis/clickmodels/pyclick_dbn_rules.py study_logs/clicks/yandex_sample_train.txt [iterations]
+Usage: python3 analysis/clickmodels/pyclick_dbn_rules.py ../shared/data/clicks/yandex_sample_train.txt [iterations]
 """
 import math
 import sys

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# clicks validate for every model on the bundled Yandex sample, then one table.
+# clicks validate for every model on the real Yandex sample (read in place from
+# ${SERPSIM_DATA:-../shared/data}; never copied here), then one table. The output sets hold
+# per-query values of the real log, so they go to a scratch folder, not into the repository.
 # Split: --split interleaved (every fourth session tests). The sample is sorted by query, so
 # the 75/25 file-order split of `clicks eval` leaves a single query in the test part, too few
 # for the system-level check. One output set per model under $OUT/<model>/ (distances.csv,
@@ -7,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-target/release/serpsim}
-OUT=${1:-analysis/clickmodels/validate}
-LOG=study_logs/clicks/yandex_sample_train.txt
+OUT=${1:-/tmp/serpsim-validate-models}
+LOG=${SERPSIM_DATA:-../shared/data}/clicks/yandex_sample_train.txt
 MODELS="gctr rctr dctr cm dcm sdbn pbm ubm ccm dbn"
 for m in $MODELS; do
   "$BIN" --quiet clicks validate --model "$m" --train "$LOG" --split interleaved --out "$OUT/$m" \

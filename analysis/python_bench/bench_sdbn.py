@@ -3,7 +3,8 @@
 
     python analysis/python_bench/bench_sdbn.py [--repeat-log 30] [--calls 5] [--synthetic] > analysis/python_bench/results_sdbn.txt
 
-The bundled Yandex sample (study_logs/clicks/yandex_sample_train.txt, 35,064 sessions of 10
+The real Yandex sample (read in place from $SERPSIM_DATA/clicks/yandex_sample_train.txt, default
+../shared/data; 35,064 sessions of 10
 results) is read once with `serpsim.clicks.read_log` and repeated `--repeat-log` times (30 →
 1,051,920 sessions), then held in memory in several layouts a notebook user has:
 
@@ -45,7 +46,7 @@ import pyarrow.compute as pc
 import serpsim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-YANDEX = os.path.join(ROOT, "study_logs", "clicks", "yandex_sample_train.txt")
+YANDEX = os.path.join(os.environ.get("SERPSIM_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data")), "clicks", "yandex_sample_train.txt")
 
 
 def uptime():

@@ -1,5 +1,5 @@
 """Scaling of serpsim.spark.fit (DBN) in Spark local mode: wall time per EM iteration for
-1x and 20x the bundled Yandex sample, with 1 and 2 local cores, and the size of the
+1x and 20x the real Yandex sample (read in place from $SERPSIM_DATA), with 1 and 2 local cores, and the size of the
 per-iteration traffic (parameters broadcast, statistics collected). Prints the load average.
 
     python3 analysis/scale/spark_scaling.py   # after installing the package (scripts/test.sh)
@@ -14,7 +14,8 @@ from serpsim import _serpsim  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-log = serpsim.clicks.read_log(os.path.join(ROOT, "study_logs/clicks/yandex_sample_train.txt"), progress=False)
+DATA = os.environ.get("SERPSIM_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))  # the real sample, read in place
+log = serpsim.clicks.read_log(os.path.join(DATA, "clicks", "yandex_sample_train.txt"), progress=False)
 rows = [(q, [str(d) for d in docs], [bool(c) for c in cl]) for q, docs, cl in zip(log["query_id"], log["docs"], log["clicks"])]
 ITER = int(os.environ.get("ITER", "5"))
 

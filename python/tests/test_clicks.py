@@ -1,4 +1,4 @@
-"""serpsim.clicks against the CLI on the bundled Yandex sample, JSON round trips, bad input."""
+"""serpsim.clicks against the CLI on the bundled click log (Yandex sample layout), JSON round trips, bad input."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 import serpsim
 from conftest import DATA, run_cli_json
 
-YANDEX = DATA / "clicks" / "yandex_sample_train.txt"
+YANDEX = DATA / "clicks" / "synthetic_yandex_layout.txt"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def test_read_log_matches_the_file(log):
 
 @pytest.mark.parametrize("model", ["sdbn", "dbn"])
 def test_log_likelihood_equals_the_cli(cli, log, model):
-    # Expected: `serpsim clicks eval --model M --train yandex_sample_train.txt` of this checkout
+    # Expected: `serpsim clicks eval --model M --train synthetic_yandex_layout.txt` of this checkout
     # (the 75/25 protocol). JSON from serde_json and Python's repr are both shortest round-trip,
     # so equal floats print equally: compare exactly.
     expected = run_cli_json(cli, "clicks", "eval", "--model", model, "--train", str(YANDEX), "--iterations", "20")
@@ -44,13 +44,15 @@ def test_log_likelihood_equals_the_cli(cli, log, model):
     assert got["perplexity_at_rank"] == expected["perplexity_at_rank"]
 
 
-def test_sdbn_matches_pyclick_published_numbers(log):
-    # PyClick's SDBN on this sample with the same split (fixture recorded in
-    # analysis/clickmodels/README.md): log-likelihood -0.285353, perplexity 1.325411.
+def test_sdbn_matches_pyclick_numbers(log):
+    # PyClick's SDBN on this log with the same split (PyClick commit 98e7e46,
+    # `python3 analysis/clickmodels/pyclick_reference.py study_logs/clicks/synthetic_yandex_layout.txt`,
+    # analysis/clickmodels/README.md): log-likelihood -0.282214, perplexity 1.326904.
     train, test = serpsim.clicks.split(log)
+    assert (len(train), len(test)) == (22500, 7500)
     got = serpsim.clicks.fit(train, model="sdbn", progress=False).evaluate(test)
-    assert round(got["log_likelihood"], 6) == -0.285353
-    assert round(got["perplexity"], 6) == 1.325411
+    assert round(got["log_likelihood"], 6) == -0.282214
+    assert round(got["perplexity"], 6) == 1.326904
 
 
 def test_json_round_trip_and_cli_files(cli, log, tmp_path):

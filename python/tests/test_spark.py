@@ -17,7 +17,7 @@ import pytest
 import serpsim
 from conftest import DATA
 
-YANDEX = DATA / "clicks" / "yandex_sample_train.txt"
+YANDEX = DATA / "clicks" / "synthetic_yandex_layout.txt"
 ITERATIONS = 10
 
 
@@ -94,7 +94,7 @@ def test_spark_fit_equals_single_machine_fit(frame, log, model, partitions):
 
 
 def test_spark_fit_reads_the_baidu_ultr_layout(spark, log):
-    # Baidu-ULTR / CLAX column names and integer ids: the same sessions as the Yandex sample
+    # Baidu-ULTR / CLAX column names and integer ids: the same sessions as the bundled log
     # with ids parsed as integers and clicks as 0/1 give the same model.
     rows = [(int(q.split("_")[0]) * 10 + int(q.split("_")[1]), [int(d) for d in docs], [int(c) for c in clicks])
             for q, docs, clicks in zip(log["query_id"], log["docs"], log["clicks"])]

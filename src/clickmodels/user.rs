@@ -303,9 +303,9 @@ mod tests {
     fn ids_matching_nothing_are_an_error_and_partial_coverage_warns() {
         let model = Cm { attractiveness: vec![0.5] };
         let world = one_list_world(vec![1, 0], 10);
-        let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("98435_1", "232429")]), "yandex.json"));
+        let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("17514_0", "93689758")]), "yandex.json"));
         let err = Prepared::new(&world, &p, 1, Some(&src)).unwrap_err().to_string();
-        assert!(err.contains("knows none") && err.contains("98435_1") && err.contains("`t`"), "{err}");
+        assert!(err.contains("knows none") && err.contains("17514_0") && err.contains("`t`"), "{err}");
         let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json"));
         let prepared = Prepared::new(&world, &p, 1, Some(&src)).unwrap();
         assert_eq!(prepared.warnings.len(), 1);

@@ -148,12 +148,12 @@ fn corrupt_and_truncated_columnar_files_are_errors_not_panics() {
 }
 
 fn sample() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt")
 }
 
 #[test]
 fn convert_round_trips_text_parquet_arrow_text() {
-    // Reference: the text reader's sessions of the bundled Yandex sample (the independent
+    // Reference: the text reader's sessions of the bundled click log (Yandex sample layout) (the independent
     // source is the text parser, whose own tests check it by hand).
     let dir = tempfile::tempdir().unwrap();
     let text = LogData::read(&sample(), Format::Yandex, false).unwrap();

@@ -10,7 +10,7 @@ use crate::input::Input;
 
 /// Longest line a click-log reader accepts by default (64 MiB). A longer line is refused
 /// with `file:line: line longer than ...`: real logs have SERPs of tens of results, and the
-/// Yandex sample's longest line (hundreds of impressions) is under 100 KB.
+/// real Yandex sample's longest line (20,103 impressions) is 1.7 MB.
 pub const MAX_LINE: usize = 64 << 20;
 
 /// How many data lines [`Format::Auto`] looks at before deciding.

@@ -30,12 +30,12 @@ fn same(a: &[f64], b: &[f64]) -> bool {
 
     #[test]
     fn yandex_line_with_several_impressions() {
-        let text = "98435_1\ta,b,c : b , a , b , zz; 98435_1\tc,b,a :  ;  7_0\tx,y :\n";
+        let text = "17514_0\ta,b,c : b , a , b , zz; 17514_0\tc,b,a :  ;  7_0\tx,y :\n";
         let d = LogData::parse(text, Format::Yandex, "t", false).unwrap();
         assert_eq!(d.log.len(), 3);
         assert_eq!(d.log.session(0).clicks, &[true, true, false]);
         assert_eq!(d.log.session(1).clicks, &[false, false, false]);
-        assert_eq!(d.vocab.queries, vec!["98435_1", "7_0"]);
+        assert_eq!(d.vocab.queries, vec!["17514_0", "7_0"]);
         // (q, a) is the same pair in sessions 0 and 1.
         assert_eq!(d.log.session(0).pairs[0], d.log.session(1).pairs[2]);
         assert_eq!(d.vocab.pair_count(), 5);
@@ -213,7 +213,7 @@ fn bracketed_lists_python_and_json_styles_and_errors() {
 #[test]
 fn auto_detects_each_real_layout_and_refuses_what_it_cannot_tell() {
     let detect = |path: PathBuf| LogData::read(&path, Format::Auto, false).map(|d| d.report.format.unwrap());
-    assert_eq!(detect(root().join("study_logs/clicks/yandex_sample_train.txt")).unwrap(), Format::Yandex);
+    assert_eq!(detect(root().join("study_logs/clicks/synthetic_yandex_layout.txt")).unwrap(), Format::Yandex);
     assert_eq!(detect(root().join("study_logs/clicks/ncm_handmade_train.txt")).unwrap(), "ncm".parse().unwrap());
     assert_eq!(detect(root().join("tests/fixtures/clicklogs/rpc_handmade.txt")).unwrap(), Format::YandexRpc);
     let text = |t: &str, f: Format| LogData::parse(t, f, "x.log", false);
@@ -331,7 +331,7 @@ fn yandex_byte_parser_matches_the_text_parser() {
     // whitespace incl. U+000B and U+000C (both `char::is_whitespace`), empty impressions,
     // empty click ids, a `:` inside the clicked list, and each error.
     let lines = [
-        "98435_1\ta,b,c : b , a , b , zz; 98435_1\tc,b,a :  ;  7_0\tx,y :",
+        "17514_0\ta,b,c : b , a , b , zz; 17514_0\tc,b,a :  ;  7_0\tx,y :",
         "q\ta,b : a; q\ta,b : b;q\ta,b : a,b",
         "q\ta,b : a;  q\ta,b : b; q\t a,b : b",
         "\x0bq\x0c\ta\x0b,b : a\x0b; ;;",

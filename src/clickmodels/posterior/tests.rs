@@ -42,7 +42,7 @@ fn conjugate_posteriors_match_closed_forms() {
 /// every counting model (whose fits match PyClick, `tests.rs`).
 #[test]
 fn conjugate_means_are_the_fitted_values() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt");
     let data = LogData::read(&path, Format::Yandex, false).unwrap();
     let log = data.log.subset(0..5000);
     for kind in [ModelKind::Cm, ModelKind::Dcm, ModelKind::Sdbn, ModelKind::Gctr, ModelKind::Rctr, ModelKind::Dctr] {
@@ -65,7 +65,7 @@ fn conjugate_means_are_the_fitted_values() {
 /// (fitted prior), and its posterior is the one [`posterior`] gives, bit for bit.
 #[test]
 fn one_pass_fit_and_posterior_match_the_separate_ones() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/yandex_sample_train.txt");
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt");
     let data = LogData::read(&path, Format::Yandex, false).unwrap();
     let log = data.log.subset(0..3000);
     let pairs = data.vocab.pair_count();
