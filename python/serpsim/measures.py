@@ -35,6 +35,10 @@ Names (none is one of ir_measures' own; ``@k`` is the cutoff where one is allowe
                                   ``Serpsim(m="utility")``, ``Serpsim(m="ndcg@10:discount=jarvelin")``)
 ================================  ==========================================================
 
+PyTerrier's ``pt.Experiment`` reads strings in ``eval_metrics`` as trec_eval names, so give it
+the objects (``from serpsim.measures import PRES, TBG``; ``PRES @ 100``) or
+``ir_measures.parse_measure("PRES@100")``.
+
 As in ir_measures, a query of the qrels that the run does not retrieve for is scored as an
 empty ranking and counts in the mean (``serpsim eval -c``), so ``calc_aggregate`` equals
 ``serpsim eval -c``'s ``all`` value (the mean over the qrels' topics; the sum for counts).
@@ -54,7 +58,6 @@ PRES@100
 
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from . import _serpsim
@@ -447,5 +450,3 @@ def serpsim_name(measure: Any) -> str:
 
 
 __all__ = ["names", "serpsim_name", "AVAILABLE"] + (list(MEASURES) + ["provider", "MEASURES"] if AVAILABLE else [])
-
-del math
