@@ -355,8 +355,12 @@ if AVAILABLE:
             self._names = [m.serpsim_name() for m in measures]
             # One label per distinct name, in order: the library evaluates each name once.
             self._unique = list(dict.fromkeys(self._names))
-            for n in self._unique:
-                _serpsim.measure_label(n)  # a clear error now for a name serpsim does not know
+            # The library's label of each name (a clear error now for a name it does not
+            # know); its columns come in its own order, so values are matched by label.
+            self._label = {n: _serpsim.measure_label(n) for n in self._unique}
+            labels = list(self._label.values())
+            if len(set(labels)) != len(labels) or any(" " in x for x in labels):
+                raise ValueError(f"serpsim: the names {self._unique} give the columns {labels}: give names that make one column each")
 
         def _iter_calc(self, run: Any) -> Iterator[Any]:
             from . import _jobs
@@ -365,10 +369,9 @@ if AVAILABLE:
             job = _serpsim.evaluate(self._qrels, [("run", table)], self._unique, True, None, self._subtopics)
             ev = _jobs.run(job, False)
             per = ev.per_query()  # run, query_id, measure, value (one row per query and label)
-            labels = list(ev.measures)
-            if len(labels) != len(self._unique):
-                raise ValueError(f"serpsim: the names {self._unique} gave the columns {labels}; give names that make one column each")
-            by_label = dict(zip(labels, self._unique))
+            by_label = {label: name for name, label in self._label.items()}
+            if sorted(ev.measures) != sorted(by_label):
+                raise ValueError(f"serpsim: the names {self._unique} gave the columns {list(ev.measures)}, expected {sorted(by_label)}")
             q = per.column("query_id").to_pylist()
             m = per.column("measure").to_pylist()
             v = per.column("value").to_pylist()

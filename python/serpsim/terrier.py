@@ -160,9 +160,12 @@ def intervals(
     systems = _systems(retr_systems, topics, names)
     labels = _measure_names(eval_metrics)
     serp_names = list(dict.fromkeys(n for _, n in labels))
+    # The library's column label of each name (its columns come in its own order).
+    col = {n: _serpsim.measure_label(n) for n in serp_names}
+    if len(set(col.values())) != len(col) or any(" " in c for c in col.values()):
+        raise ValueError(f"the measure names {serp_names} give the columns {list(col.values())}: give names that make one column each")
+    labels = [(label, col[n]) for label, n in labels]
     ev = evaluate(q[cols], dict(systems), serp_names, complete=True, progress=False, output="pandas")
-    if list(ev.measures) != serp_names:
-        raise ValueError(f"the measure names {serp_names} gave the columns {list(ev.measures)}: give names that make one column each")
     run_names = [n for n, _ in systems]
     base = None
     if baseline is not None:

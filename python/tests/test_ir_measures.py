@@ -90,6 +90,20 @@ def test_calc_aggregate_equals_serpsim_eval_in_one_library_call_per_run(cli, col
             assert per[(t, label[n])] == v
 
 
+def test_trec_eval_measures_equal_ir_measures_own_pytrec_eval(coll):
+    # Independent peer: ir_measures 0.4.3's default back end for these names is
+    # pytrec_eval-terrier 0.5.11 (trec_eval's C code). serpsim's library lists these columns
+    # in its own order (Rprec first), which the provider must not mix up.
+    names = ["AP", "P@10", "nDCG@10", "nDCG", "RR", "R@100", "Rprec", "Bpref", "NumRelRet"]
+    theirs = [ir_measures.parse_measure(m) for m in names]
+    ours = [ir_measures.parse_measure("S_" + m) for m in names]
+    for run in RUNS:
+        a = ir_measures.calc_aggregate(theirs, coll["qrels"], coll["runs"][run])
+        b = ir_measures.calc_aggregate(ours, coll["qrels"], coll["runs"][run])
+        for t, o in zip(theirs, ours):
+            assert abs(a[t] - b[o]) <= 1e-12, (run, str(t), a[t], b[o])
+
+
 def test_cube_test_with_subtopic_qrels_equals_serpsim_eval(cli, coll):
     m = ir_measures.parse_measure("CubeTest(gamma=0.5)@10")
     assert serpsim.measures.serpsim_name(m) == "ct@10:gamma=0.5"
