@@ -143,13 +143,13 @@ def _read_files(written: List[str]) -> Dict[str, bytes]:
     return files
 
 
-def _result(files: Dict[str, bytes], warnings: List[str], out: Optional[str], output: str = "pandas") -> "Simulation":
+def _result(files: Dict[str, bytes], warnings: List[str], out: Optional[str], output: str = "pandas", stacklevel: int = 3) -> "Simulation":
     """Warns the run's warnings (as the CLI prints them) and wraps its files."""
     if warnings:
         import warnings as _w
 
         for message in warnings:
-            _w.warn(message, stacklevel=3)
+            _w.warn(message, stacklevel=stacklevel)
     return Simulation(files, warnings, out, output)
 
 
@@ -339,7 +339,7 @@ def _simulate(scenario: Scenario, replicates: Any, seed: Any, threads: Any, samp
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    return _result(files, warnings, None if out is None else target, kind)
+    return _result(files, warnings, None if out is None else target, kind, stacklevel=4)  # the caller of simulate()
 
 
 __all__ = ["Simulation", "simulate", "default_scenario"]
