@@ -246,3 +246,20 @@ def test_simulate_runs_need_qrels_and_clean_ids():
     q = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
     with pytest.raises(ValueError, match="white space"):
         serpsim.simulate(runs=bad, qrels=q, progress=False)
+
+
+def test_polars_out_of_study_and_compare_rankers():
+    root = pathlib.Path(__file__).resolve().parents[2]
+    asc = root / "study_logs" / "gaze" / "eyelink_binocular_example.asc"
+    a = serpsim.study.read_asc(asc, progress=False)
+    b = serpsim.study.read_asc(asc, progress=False, output="polars")
+    assert isinstance(b.samples, pl.DataFrame) and b.samples["x"].dtype == pl.Float64
+    assert b.samples.to_pandas().equals(a.samples)
+    fa, fb = a.detect_fixations(method="ivt", progress=False), b.detect_fixations(method="ivt", progress=False)
+    assert isinstance(fb, pl.DataFrame) and fb.to_pandas().equals(fa)
+    fx = root / "tests" / "fixtures" / "baraco"
+    args = (fx / "log.tsv", fx / "production.tsv", fx / "candidates.tsv")
+    ra = serpsim.compare_rankers(*args, samples=100, progress=False)
+    rb = serpsim.compare_rankers(*args, samples=100, progress=False, output="polars")
+    assert isinstance(rb, pl.DataFrame) and rb["p_safe"].dtype == pl.Float64
+    assert rb.to_pandas().equals(ra)
