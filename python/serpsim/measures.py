@@ -33,6 +33,9 @@ Names (none is one of ir_measures' own; ``@k`` is the cutoff where one is allowe
 ``EBU@k(user=...,gamma=0.9)``
 ``Serpsim(m="...")``              any other ``serpsim eval -m`` name (``Serpsim(m="gm_map")``,
                                   ``Serpsim(m="utility")``, ``Serpsim(m="ndcg@10:discount=jarvelin")``)
+``SimUser(profile=...,...)``      simulated users: the mean over a scenario's users of an outcome
+                                  (default ``gain``) for a named profile, e.g. one with a time
+                                  budget (``serpsim simulate``; one simulation per run)
 ================================  ==========================================================
 
 PyTerrier's ``pt.Experiment`` reads strings in ``eval_metrics`` as trec_eval names, so give it
@@ -58,7 +61,7 @@ PRES@100
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from . import _serpsim
 from ._tables import to_arrow
@@ -352,7 +355,13 @@ if AVAILABLE:
             super().__init__(measures, qids)
             self._qrels = qrels_table
             self._subtopics = subtopics if subtopics is None else _subtopic_table(subtopics)
-            self._names = [m.serpsim_name() for m in measures]
+            self._eval = [m for m in measures if not isinstance(m, _SimUser)]
+            # Simulated-user measures, one simulation per scenario, replicates and seed.
+            self._sim: Dict[Any, List[Any]] = {}
+            for m in measures:
+                if isinstance(m, _SimUser):
+                    self._sim.setdefault(m.simulation_key(), []).append(m)
+            self._names = [m.serpsim_name() for m in self._eval]
             # One label per distinct name, in order: the library evaluates each name once.
             self._unique = list(dict.fromkeys(self._names))
             # The library's label of each name (a clear error now for a name it does not
@@ -363,9 +372,15 @@ if AVAILABLE:
                 raise ValueError(f"serpsim: the names {self._unique} give the columns {labels}: give names that make one column each")
 
         def _iter_calc(self, run: Any) -> Iterator[Any]:
+            table = _table(run, "run")
+            if self._eval:
+                yield from self._iter_eval(table)
+            for key, ms in self._sim.items():
+                yield from _simulated(key, ms, self._qrels, table)
+
+        def _iter_eval(self, table: Any) -> Iterator[Any]:
             from . import _jobs
 
-            table = _table(run, "run")
             job = _serpsim.evaluate(self._qrels, [("run", table)], self._unique, True, None, self._subtopics)
             ev = _jobs.run(job, False)
             per = ev.per_query()  # run, query_id, measure, value (one row per query and label)
@@ -376,11 +391,60 @@ if AVAILABLE:
             m = per.column("measure").to_pylist()
             v = per.column("value").to_pylist()
             measures_of: Dict[str, List[Any]] = {}
-            for measure, name in zip(self.measures, self._names):
+            for measure, name in zip(self._eval, self._names):
                 measures_of.setdefault(name, []).append(measure)
             for qid, label, value in zip(q, m, v):
                 for measure in measures_of[by_label[label]]:
                     yield Metric(query_id=qid, measure=measure, value=value)
+
+    class _SimUser(_SerpsimMeasure):
+        """Simulated users: per query, the mean over a scenario's simulated users of one of
+        ``serpsim simulate``'s outcome measures (``gain``, ``relevant_found``,
+        ``rate_of_gain``, ``time``, ``effort``, ``clicks``, ...) for one of its profiles, the
+        run being the system: ``SimUser(profile='patient')``, ``SimUser(profile='hurried',
+        measure='gain', scenario='my.toml', replicates=1000, seed=1)``. A profile with a time
+        budget gives the expected gain within that budget. The values are the ``mean`` of
+        ``serpsim simulate --detail full``'s ``summary.csv`` (system ``run``) over this run and
+        the qrels, the scenario's collection replaced by them (its ideal ranking dropped)."""
+
+        __name__ = NAME = "SimUser"
+        SUPPORTED_PARAMS = {
+            "profile": _p(str, "a profile of the scenario", required=True),
+            "measure": _p(str, "an outcome measure of serpsim simulate", default="gain"),
+            "scenario": _p(str, "a scenario file (default: the embedded default scenario)", default=None),
+            "replicates": _p(int, "simulated users per topic, system and profile", default=1000),
+            "seed": _p(int, "the simulation's seed", default=1),
+        }
+
+        def simulation_key(self) -> Tuple[Any, int, int]:
+            return (self["scenario"], int(self["replicates"]), int(self["seed"]))
+
+        def serpsim_name(self) -> str:
+            raise ValueError("SimUser is computed by serpsim simulate, not serpsim eval")
+
+    def _simulated(key: Tuple[Any, int, int], measures: List[Any], qrels: Any, run: Any) -> Iterator[Any]:
+        """One simulation of the run for every SimUser measure of one scenario."""
+        from .simulation import _scenario_dict, simulate
+
+        scenario, replicates, seed = key
+        sc, base = _scenario_dict(scenario, None)
+        coll = sc.setdefault("collection", {})
+        coll.pop("ideal_system", None)
+        r = simulate(sc, base=base, runs={"run": run.to_pandas()}, qrels=qrels.to_pandas(), replicates=replicates, seed=seed,
+                     samples=False, detail="full", progress=False)
+        s = r.summary
+        s = s[s["system"] == "run"]
+        for m in measures:
+            rows = s[(s["profile"] == m["profile"]) & (s["measure"] == m["measure"])]
+            if len(rows) == 0:
+                profiles = sorted(set(s["profile"]))
+                known = sorted(set(s["measure"]))
+                raise ValueError(f"{m!r}: the simulation has no profile `{m['profile']}` with measure `{m['measure']}` (profiles: {profiles}; measures: {known})")
+            for qid, value in zip(rows["topic"], rows["mean"]):
+                yield Metric(query_id=str(qid), measure=m, value=float(value))
+
+    SimUser = _SimUser()
+    MEASURES["SimUser"] = SimUser
 
     def _subtopic_table(obj: Any) -> Any:
         import pandas as pd

@@ -225,17 +225,43 @@ def test_simulate_over_pyterrier_results_equals_the_cli_on_trec_files(cli, coll,
     r = serpsim.simulate(replicates=40, seed=3, runs=runs, qrels=p["qrels"], progress=False)
     assert sorted(set(r.pooled["system"])) == sorted(RUNS[:2] + ["ideal"])
     # The same scenario (the default's profiles) over the TREC files, by the command line.
-    lines = ["[collection]", 'source = "trec"', f'qrels = "{coll["paths"]["qrels"]}"',
-             "runs = [" + ", ".join(f'"{coll["paths"]["runs"][x]}"' for x in RUNS[:2]) + "]", 'ideal_system = "ideal"', "page_size = 10"]
-    text = serpsim.simulation.default_scenario()
-    head, rest = text.split("[collection]", 1)
-    rest = rest.split("\n\n", 1)[1]
     scenario = tmp_path / "s.toml"
-    scenario.write_text(head + "\n".join(lines) + "\n\n" + rest)
+    scenario.write_text(default_with_collection(coll["paths"]["qrels"], [coll["paths"]["runs"][x] for x in RUNS[:2]], ideal=True))
     out = tmp_path / "out"
     run_cli(cli, "simulate", str(scenario), "--replicates", "40", "--seed", "3", "--out", str(out))
     want = read_csv(out / "pooled.csv", keep_default_na=False, na_values=[""])
     assert r.pooled.equals(want)
+
+
+def default_with_collection(qrels, runs, ideal):
+    """The embedded default scenario's TOML with its [collection] replaced by these files."""
+    lines = ["[collection]", 'source = "trec"', f'qrels = "{qrels}"', "runs = [" + ", ".join(f'"{r}"' for r in runs) + "]", "page_size = 10"]
+    if ideal:
+        lines.append('ideal_system = "ideal"')
+    head, rest = serpsim.simulation.default_scenario().split("[collection]", 1)
+    return head + "\n".join(lines) + "\n\n" + rest.split("\n\n", 1)[1]
+
+
+def test_simulated_user_measure_equals_serpsim_simulate(cli, coll, tmp_path):
+    # SimUser: per topic, the mean gain of the default scenario's `patient` users over the run
+    # (system `run`), i.e. summary.csv of `serpsim simulate --detail full` on the same files.
+    run = coll["runs"]["good"]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 {d} 1 {x!r} run\n" for q, d, x in zip(run.query_id, run.doc_id, run.score)))
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(default_with_collection(coll["paths"]["qrels"], [path], ideal=False))
+    out = tmp_path / "out"
+    run_cli(cli, "simulate", str(scenario), "--replicates", "50", "--seed", "3", "--detail", "full", "--out", str(out))
+    want = read_csv(out / "summary.csv", keep_default_na=False, na_values=[""], dtype={"topic": str})
+    want = want[(want.system == "run") & (want.profile == "patient") & (want.measure == "gain")].set_index("topic")["mean"]
+    m = ir_measures.parse_measure("SimUser(profile='patient',replicates=50,seed=3)")
+    per = {x.query_id: x.value for x in ir_measures.iter_calc([m], coll["qrels"], run)}
+    assert len(per) == 50 and want.std() > 0
+    assert all(per[t] == v for t, v in want.items())
+    agg = ir_measures.calc_aggregate([m], coll["qrels"], run)[m]
+    assert abs(agg - want.mean()) <= 1e-12
+    with pytest.raises(ValueError, match="no profile `nobody`"):
+        ir_measures.calc_aggregate([serpsim.measures.SimUser(profile="nobody", replicates=5)], coll["qrels"], run)
 
 
 def test_simulate_runs_need_qrels_and_clean_ids():
