@@ -23,7 +23,8 @@ Names (none is one of ir_measures' own; ``@k`` is the cutoff where one is allowe
 ``PRES@N``                        PRES with N_max = N (required)
 ``PRES_est@N``                    PRES estimated for N_max < n
 ``TBG(h=224,len=1000)``           time-biased gain
-``CubeTest(gamma=,eq=,...)@k``    the Cube Test (needs subtopic qrels: ``subtopics=``)
+``CubeTest(gamma=,eq=,...)@k``    the Cube Test (needs subtopics: ir_measures' diversity qrels,
+                                  the subtopic in ``iteration``, or ``subtopics=``)
 ``RRT(T=1)``, ``ERRT(T=1)``       reciprocal rank of the T-th relevant document, and its ERR
 ``INSQp(T=3)``                    INSQ' (Bailey et al. 2015)
 ``INST_depth``, ``INSQ_depth``,   the C/W/L expected depth of INST, INSQ, INSQ'
@@ -344,12 +345,29 @@ if AVAILABLE:
             obj = obj[cols]
         return to_arrow(obj, kind)
 
+    def _diversity_qrels(qrels: Any) -> Tuple[Any, Any]:
+        """ir_measures' diversity qrels (the subtopic in ``iteration``, as its ``alpha_nDCG``
+        and ``ERR_IA`` take them) split into document qrels (the largest grade of each
+        document) and subtopic qrels, for the Cube Test. Qrels whose ``iteration`` is a
+        constant (``0``, ``Q0``) are left as they are."""
+        import pandas as pd
+
+        if not isinstance(qrels, pd.DataFrame):
+            return qrels, None
+        if "iteration" not in qrels.columns or qrels["iteration"].astype(str).nunique() <= 1:
+            return qrels, None
+        sub = qrels.rename(columns={"iteration": "subtopic"})[["query_id", "subtopic", "doc_id", "relevance"]]
+        docs = qrels.groupby(["query_id", "doc_id"], sort=False, as_index=False)["relevance"].max()
+        return docs, sub
+
     class SerpsimEvaluator(Evaluator):
         """Evaluates runs against one set of qrels: one library call per run for every
         serpsim measure asked for."""
 
         def __init__(self, measures: Iterable[Any], qrels: Any, subtopics: Any = None) -> None:
             measures = list(measures)
+            if subtopics is None and any(isinstance(m, _CubeTest) for m in measures):
+                qrels, subtopics = _diversity_qrels(qrels)
             qrels_table = _table(qrels, "qrels")
             qids = sorted(set(str(q) for q in qrels_table.column("query_id").to_pylist()))
             super().__init__(measures, qids)

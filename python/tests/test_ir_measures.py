@@ -114,6 +114,14 @@ def test_cube_test_with_subtopic_qrels_equals_serpsim_eval(cli, coll):
         got = ev.calc_aggregate(coll["runs"][run])[m]
         want = expected[(expected.run == run) & (expected.topic == "all")]["value"].iloc[0]
         assert want > 0 and abs(got - want) <= 1e-12
+    # The same from ir_measures' diversity qrels (the subtopic in `iteration`) through the
+    # default pipeline: the document grade is the largest subtopic grade (collection31 gives a
+    # relevant document its grade in every subtopic, so this is the qrels' own grade).
+    div = coll["subtopics"].rename(columns={"subtopic": "iteration"})
+    for run in RUNS:
+        got = ir_measures.calc_aggregate([m], div, coll["runs"][run])[m]
+        want = expected[(expected.run == run) & (expected.topic == "all")]["value"].iloc[0]
+        assert abs(got - want) <= 1e-12
 
 
 def test_unknown_serpsim_name_is_a_clear_error(coll):
