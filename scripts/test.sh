@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of serpsim: the Rust library and CLI, then the Python package's pytest suite.
 # Installs what the tests need when it is missing (Debian's wordnet-base, fonts-dejavu-core and openjdk-17-jre-headless; maturin, pytest,
-# pandas, pyarrow and pyspark from PyPI). A missing resource fails the run; nothing is skipped.
+# pandas, pyarrow, pyspark, ir-measures, python-terrier and polars from PyPI). A missing resource fails the run;
+# nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # WordNet 3.0 for the real-WordNet LCH test (src/wordnet/tests.rs), unless WNHOME points to one.
@@ -34,16 +35,24 @@ cargo test --release --locked "$@"
 # binary the tests just used (cargo test builds it as target/release/serpsim).
 python3 scripts/check_docs.py --bin "${CARGO_TARGET_DIR:-target}/release/serpsim"
 
-# The Python package (python/): build and install it, then run its tests and doctests.
+# The Python package (python/): build its abi3 wheel in the same target directory as the CLI
+# (Cargo.toml aligns the features, so the library and its dependencies compiled above are
+# reused: only pyo3 and the binding compile here), install it, then run its tests and doctests.
 PY=${PYTHON:-python3}
 missing=()
-for pkg in maturin pytest pandas pyarrow pyspark; do
-    "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$pkg') is None)" 2>/dev/null || missing+=("$pkg")
+# module:PyPI name
+for pair in maturin:maturin pytest:pytest pandas:pandas pyarrow:pyarrow pyspark:pyspark \
+    ir_measures:ir-measures pyterrier:python-terrier polars:polars; do
+    mod=${pair%%:*}
+    "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$mod') is None)" 2>/dev/null || missing+=("${pair#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing from PyPI: ${missing[*]}" >&2
     "$PY" -m pip install -q "${missing[@]}"
 fi
-"$PY" -m pip install -q --no-build-isolation --force-reinstall --no-deps ./python
+wheels=$(mktemp -d)
+trap 'rm -rf "$wheels"' EXIT
+"$PY" -m maturin build --release --locked -m python/Cargo.toml -o "$wheels"
+"$PY" -m pip install -q --force-reinstall --no-deps "$wheels"/serpsim-*.whl
 "$PY" -m pytest -q -p no:cacheprovider python/tests
 "$PY" -m pytest -q --doctest-modules --pyargs serpsim

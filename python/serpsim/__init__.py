@@ -6,13 +6,17 @@ show a progress bar (``serpsim.set_progress(False)`` turns it off) and stop on C
 
 Functions: :func:`evaluate` (with :func:`agreement` and :func:`compare`), :func:`simulate`,
 :func:`compare_rankers`. Modules: :mod:`serpsim.clicks` (click models), :mod:`serpsim.study`
-(eye tracking, AOIs, attention), :mod:`serpsim.wordnet` (word similarity).
+(eye tracking, AOIs, attention), :mod:`serpsim.wordnet` (word similarity),
+:mod:`serpsim.measures` (serpsim's measures in ir_measures, registered on import when
+ir_measures is installed), :mod:`serpsim.terrier` (PyTerrier: tests and intervals). Tables
+come back as pandas DataFrames, or polars ones (``output="polars"`` or polars input).
 """
 
 from . import clicks, errors, spark
 from .evaluation import agreement, compare, evaluate  # noqa: E402
 from .simulation import simulate  # noqa: E402
 from . import study, wordnet  # noqa: E402
+from . import measures, terrier  # noqa: E402
 from .rankers import compare_rankers  # noqa: E402
 from ._jobs import set_progress
 from ._serpsim import version as _version
@@ -30,6 +34,8 @@ __all__ = [
     "agreement",
     "compare",
     "spark",
+    "measures",
+    "terrier",
     "errors",
     "set_progress",
     "Error",

@@ -21,16 +21,18 @@ import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _jobs, _serpsim
-from ._tables import is_path, to_arrow, to_pandas
+from ._tables import from_pandas, is_path, is_polars, output_kind, to_arrow, to_frame
 
 MODELS = ("cm", "dcm", "ccm", "dbn", "sdbn", "ubm", "pbm", "gctr", "rctr", "dctr")
 
 
 class ClickModel:
-    """A fitted (or loaded) click model."""
+    """A fitted (or loaded) click model. Its tables are pandas DataFrames, or polars ones when
+    it was fitted on a polars frame or with ``output="polars"`` (``output`` attribute)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, output: str = "pandas") -> None:
         self._m = inner
+        self.output = output
         scalars, ranks, matrices, pairs = inner.param_tables()
         self.scalars: Dict[str, float] = dict(scalars)
         self.rank_params: Dict[str, List[float]] = dict(ranks)
@@ -46,7 +48,7 @@ class ClickModel:
     def params(self) -> Any:
         """Per query-document parameters as a DataFrame: ``query_id``, ``doc_id`` and one column
         per parameter (``attractiveness``, ``satisfaction``, ``ctr``)."""
-        return to_pandas(self._pairs)
+        return to_frame(self._pairs, self.output)
 
     def evaluate(self, test: Any, known_queries_only: bool = True) -> Dict[str, Any]:
         """Log-likelihood, perplexity (overall and per rank), conditional perplexity and CTR
@@ -67,12 +69,12 @@ class ClickModel:
         """P(click) per result: a long DataFrame (``serp``, ``rank``, ``query_id``, ``doc_id``,
         ``click_probability``). ``serps`` needs ``query_id`` and ``docs``; pairs the model has
         not seen get its prior."""
-        return to_pandas(self._m.click_probabilities(to_arrow(serps, "serps")))
+        return to_frame(self._m.click_probabilities(to_arrow(serps, "serps")), "polars" if is_polars(serps) else self.output)
 
     def simulate(self, serps: Any, n: int = 1, seed: int = 1) -> Any:
         """``n`` simulated sessions per SERP, in the click-log layout plus ``serp`` and
         ``replicate`` columns; the same streams as ``serpsim clicks simulate``."""
-        return to_pandas(self._m.simulate(to_arrow(serps, "serps"), int(n), int(seed)))
+        return to_frame(self._m.simulate(to_arrow(serps, "serps"), int(n), int(seed)), "polars" if is_polars(serps) else self.output)
 
     def save(self, path: "os.PathLike[str] | str") -> None:
         """Writes the model in the CLI's JSON format (atomically)."""
@@ -96,6 +98,7 @@ def fit(
     skip_bad_lines: bool = False,
     progress: Optional[bool] = None,
     threads: Optional[int] = None,
+    output: Optional[str] = None,
 ) -> ClickModel:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
 
@@ -104,8 +107,10 @@ def fit(
     that much (relative) in a pass, accelerated by SQUAREM; 0 runs every pass (plain EM, as
     PyClick). ``None`` is the default of ``serpsim clicks fit`` (1e-4, docs/clickmodels.md). ``gamma`` fixes DBN's continuation probability. ``format`` and
     ``skip_bad_lines`` apply to paths. ``threads``: worker threads of the E-steps (default: all
-    cores); the fitted model does not depend on it.
+    cores); the fitted model does not depend on it. ``output`` (``"pandas"`` or ``"polars"``;
+    default: the kind of ``log``) is the kind of the model's tables.
     """
+    kind = output_kind(output, log)
     model = model.lower()
     t = None if threads is None else int(threads)
     tol = None if tolerance is None else float(tolerance)
@@ -113,7 +118,7 @@ def fit(
         job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t)
     else:
         job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t)
-    return ClickModel(_jobs.run(job, progress))
+    return ClickModel(_jobs.run(job, progress), kind)
 
 
 def fit_posterior(
@@ -133,6 +138,7 @@ def fit_posterior(
     format: str = "yandex",
     skip_bad_lines: bool = False,
     progress: Optional[bool] = None,
+    output: Optional[str] = None,
 ) -> Tuple[ClickModel, Any]:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path) with its
     posterior, as ``serpsim clicks fit --posterior`` does. Returns ``(model, posterior)``:
@@ -156,6 +162,7 @@ def fit_posterior(
     import json
     import warnings
 
+    kind = output_kind(output, log)
     model = model.lower()
     args = (model, prior, float(level), int(chains), int(warmup), int(samples), int(thin), int(seed), int(draws), gamma, top_examination, bool(exact), format, bool(skip_bad_lines))
     if is_path(log):
@@ -175,19 +182,24 @@ def fit_posterior(
 
     table = pd.DataFrame.from_records(json.loads(records))
     table.attrs["summary"] = list(summary)
-    return ClickModel(inner), table
+    # polars frames have no attrs: the summary lines are on the model's side only in pandas.
+    return ClickModel(inner, kind), from_pandas(table, kind)
 
 
-def read_log(path: "os.PathLike[str] | str", format: str = "yandex", skip_bad_lines: bool = False, progress: Optional[bool] = None) -> Any:
+def read_log(
+    path: "os.PathLike[str] | str", format: str = "yandex", skip_bad_lines: bool = False, progress: Optional[bool] = None, output: Optional[str] = None
+) -> Any:
     """Reads a click-log file (``yandex``, ``tsv`` or ``jsonl``; gzip accepted) into a
-    DataFrame with ``query_id``, ``docs`` and ``clicks``. With ``skip_bad_lines`` malformed
-    lines are counted and a warning names the first."""
+    DataFrame with ``query_id``, ``docs`` and ``clicks`` (pandas, or polars with
+    ``output="polars"``). With ``skip_bad_lines`` malformed lines are counted and a warning
+    names the first."""
+    kind = output_kind(output)
     batch, skipped, first = _jobs.run(_serpsim.read_log_path(os.fspath(path), format, bool(skip_bad_lines)), progress)
     if skipped:
         import warnings
 
         warnings.warn(f"{os.fspath(path)}: skipped {skipped} bad line(s); first: {first}", stacklevel=2)
-    return to_pandas(batch)
+    return to_frame(batch, kind)
 
 
 def load(path: "os.PathLike[str] | str") -> ClickModel:
@@ -202,9 +214,11 @@ def loads(text: str) -> ClickModel:
 
 def split(log: Any) -> Tuple[Any, Any]:
     """PyClick's protocol, as ``serpsim clicks eval`` without ``--test``: the first
-    floor(75 %) of sessions train; the rest, restricted to queries seen in training, test."""
+    floor(75 %) of sessions train; the rest, restricted to queries seen in training, test.
+    A polars log gives polars frames."""
     import pandas as pd
 
+    kind = output_kind(None, log)
     if not isinstance(log, pd.DataFrame):
         log = to_arrow(log, "log")
         log = log.to_pandas() if hasattr(log, "to_pandas") else pd.DataFrame(log)
@@ -212,7 +226,7 @@ def split(log: Any) -> Tuple[Any, Any]:
     train = log.iloc[:n_train].reset_index(drop=True)
     rest = log.iloc[n_train:]
     test = rest[rest["query_id"].isin(set(train["query_id"]))].reset_index(drop=True)
-    return train, test
+    return from_pandas(train, kind), from_pandas(test, kind)
 
 
 def validate_orderings(

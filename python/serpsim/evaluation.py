@@ -30,7 +30,7 @@ import os
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _jobs, _serpsim
-from ._tables import is_path, to_arrow, to_pandas
+from ._tables import from_pandas, is_path, output_kind, to_arrow, to_frame
 
 Measures = Union[str, Sequence[str]]
 
@@ -38,11 +38,13 @@ Measures = Union[str, Sequence[str]]
 class Evaluation:
     """Every run on every measure, per query; returned by :func:`evaluate`.
 
-    ``per_query`` and ``aggregate`` are DataFrames; ``per_query, aggregate = evaluate(...)``
-    unpacks them."""
+    ``per_query`` and ``aggregate`` are DataFrames (pandas, or polars with
+    ``output="polars"`` or polars input); ``per_query, aggregate = evaluate(...)`` unpacks
+    them."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, output: str = "pandas") -> None:
         self._e = inner
+        self.output = output
         self._per_query: Any = None
         self._aggregate: Any = None
 
@@ -61,7 +63,7 @@ class Evaluation:
         """Long DataFrame ``run, query_id, measure, value`` (one row per run, query and measure;
         queries a run did not retrieve for are absent unless ``complete``)."""
         if self._per_query is None:
-            self._per_query = to_pandas(self._e.per_query())
+            self._per_query = to_frame(self._e.per_query(), self.output)
         return self._per_query
 
     @property
@@ -69,20 +71,45 @@ class Evaluation:
         """DataFrame ``run, measure, value, queries``: the command line's ``all`` value (the
         mean over queries; the sum for counts such as ``num_rel_ret``)."""
         if self._aggregate is None:
-            self._aggregate = to_pandas(self._e.aggregate())
+            self._aggregate = to_frame(self._e.aggregate(), self.output)
         return self._aggregate
 
     def wide(self) -> Any:
         """The aggregate as a table with one row per run and one column per measure."""
-        return self.aggregate.pivot(index="run", columns="measure", values="value")[self.measures]
+        agg = to_frame(self._e.aggregate(), "pandas")
+        wide = agg.pivot(index="run", columns="measure", values="value")[self.measures]
+        if self.output == "polars":
+            return from_pandas(wide.reset_index(), "polars")
+        return wide
 
     def agreement(self) -> Any:
         """How the measures agree on the ranking of the runs (see :func:`agreement`)."""
-        return to_pandas(self._e.agreement())
+        return to_frame(self._e.agreement(), self.output)
 
     def compare(self, seed: int = 1, resamples: int = 10_000) -> Any:
         """Paired significance tests of every pair of runs (see :func:`compare`)."""
-        return to_pandas(self._e.compare(int(seed), int(resamples)))
+        return to_frame(self._e.compare(int(seed), int(resamples)), self.output)
+
+    def intervals(
+        self,
+        level: float = 0.95,
+        method: str = "bca",
+        resamples: int = 10_000,
+        seed: int = 1,
+        test: str = "randomisation",
+        order: Optional[Sequence[int]] = None,
+    ) -> Any:
+        """Bootstrap intervals over topics, as ``serpsim eval --ci`` computes them: returns
+        ``(means, differences)``. ``means``: ``run, measure, topics, estimate, ci_lower,
+        ci_upper`` (the interval of each run's mean over topics). ``differences``: every pair
+        of runs ``a - b`` (``a`` before ``b`` in ``order``, default the runs' order) with the
+        mean of the per-topic differences, its interval over topics, the two-sided paired
+        ``test``'s p-value (``randomisation`` or ``bootstrap``) and the effect size d_z
+        (mean / standard deviation of the per-topic differences, Cohen 1988). The same random
+        streams as the command line: equal to ``serpsim eval --ci`` with the runs in that
+        order."""
+        means, diffs = self._e.ci(str(method), float(level), int(resamples), int(seed), str(test), None if order is None else [int(i) for i in order])
+        return to_frame(means, self.output), to_frame(diffs, self.output)
 
     def to_text(self, format: str = "csv", per_query: bool = False) -> str:
         """The text ``serpsim eval`` prints (``csv``, ``json`` or ``trec``; ``per_query`` is
@@ -123,6 +150,8 @@ def evaluate(
     complete: bool = False,
     threads: Optional[int] = None,
     progress: Optional[bool] = None,
+    output: Optional[str] = None,
+    subtopics: Any = None,
 ) -> Evaluation:
     """Evaluates ``run`` against ``qrels`` on ``measures``.
 
@@ -133,15 +162,21 @@ def evaluate(
     ``ndcg_cut.10``, or ir_measures' ``nDCG@10``, ``AP``); ``None`` gives trec_eval's default
     set. As in trec_eval (and ``serpsim eval``), queries a run has no result for are left out
     of its mean; with ``complete`` (trec_eval ``-c``) they score as empty rankings.
+    ``output`` (``"pandas"`` or ``"polars"``) is the kind of the tables returned; by default
+    polars when a table given is a polars frame, else pandas. ``subtopics`` (a table
+    ``query_id, subtopic, doc_id, relevance`` or a file, as ``serpsim eval --subtopics``) is
+    for the Cube Test.
     """
+    kind = output_kind(output, qrels, run)
     if measures is None:
         measures = []
     if isinstance(measures, str):
         measures = [measures]
     measures = [str(m) for m in measures]
     q = os.fspath(qrels) if is_path(qrels) else to_arrow(qrels, "qrels")
-    job = _serpsim.evaluate(q, _runs(run), measures, bool(complete), threads)
-    return Evaluation(_jobs.run(job, progress))
+    sub = None if subtopics is None else (os.fspath(subtopics) if is_path(subtopics) else to_arrow(subtopics, "subtopics"))
+    job = _serpsim.evaluate(q, _runs(run), measures, bool(complete), threads, sub)
+    return Evaluation(_jobs.run(job, progress), kind)
 
 
 def agreement(evaluation: Evaluation) -> Any:

@@ -7,7 +7,7 @@ import os
 from typing import Any, Optional
 
 from . import _jobs, _serpsim
-from ._tables import is_path, to_arrow, to_pandas
+from ._tables import is_path, output_kind, to_arrow, to_frame
 
 
 def _rankings(obj: Any, what: str) -> Any:
@@ -38,6 +38,7 @@ def compare_rankers(
     seed: int = 1,
     threads: Optional[int] = None,
     progress: Optional[bool] = None,
+    output: Optional[str] = None,
 ) -> Any:
     """Decides for each candidate whether switching from ``production`` is safe: P(the
     candidate's metric is at least the production's minus ``epsilon``) >= 1 - ``delta``.
@@ -48,8 +49,10 @@ def compare_rankers(
     (``production`` holds one ranker). ``samples`` posterior draws, DBN ``gamma``, metric
     ``rrmetric`` or ``dcg`` at ``depth``, ``sampler`` ``inverse-cdf``, ``mh`` or
     ``mh-thinned``. Returns a DataFrame ``candidate, p_safe, expected_diff, switch,
-    unseen_share``: the command line's CSV columns.
+    unseen_share``: the command line's CSV columns (pandas, or polars for polars input or
+    ``output="polars"``).
     """
+    kind = output_kind(output, log, production, candidates)
     lg = os.fspath(log) if is_path(log) else to_arrow(log, "log")
     job = _serpsim.compare_rankers(
         lg,
@@ -65,7 +68,7 @@ def compare_rankers(
         seed=int(seed),
         threads=threads,
     )
-    return to_pandas(_jobs.run(job, progress))
+    return to_frame(_jobs.run(job, progress), kind)
 
 
 __all__ = ["compare_rankers"]

@@ -59,10 +59,10 @@ class Simulation:
     ``repr()`` is the short answer the CLI prints (``answer.txt``), and a notebook shows it as
     HTML (``_repr_html_``); ``plot()`` returns the distributions as SVG."""
 
-    def __init__(self, files: Dict[str, bytes], warnings: List[str], out: Optional[str]) -> None:
+    def __init__(self, files: Dict[str, bytes], warnings: List[str], out: Optional[str], output: str = "pandas") -> None:
         import io
 
-        from ._tables import read_csv
+        from ._tables import from_pandas, read_csv
 
         self.warnings = list(warnings)
         self.out = out
@@ -71,8 +71,9 @@ class Simulation:
             data = files.get(name)
             frame = None
             if data is not None:
-                frame = read_csv(io.BytesIO(data), keep_default_na=False, na_values=[""], dtype={"topic": str})
+                frame = from_pandas(read_csv(io.BytesIO(data), keep_default_na=False, na_values=[""], dtype={"topic": str}), output)
             setattr(self, attr, frame)
+        self.output = output
         try:
             self.report = json.loads(files["summary.json"]) if "summary.json" in files else None
         except ValueError:  # pragma: no cover - the library writes valid JSON
@@ -142,14 +143,14 @@ def _read_files(written: List[str]) -> Dict[str, bytes]:
     return files
 
 
-def _result(files: Dict[str, bytes], warnings: List[str], out: Optional[str]) -> "Simulation":
+def _result(files: Dict[str, bytes], warnings: List[str], out: Optional[str], output: str = "pandas", stacklevel: int = 3) -> "Simulation":
     """Warns the run's warnings (as the CLI prints them) and wraps its files."""
     if warnings:
         import warnings as _w
 
         for message in warnings:
-            _w.warn(message, stacklevel=3)
-    return Simulation(files, warnings, out)
+            _w.warn(message, stacklevel=stacklevel)
+    return Simulation(files, warnings, out, output)
 
 
 def simulate(
@@ -162,6 +163,9 @@ def simulate(
     base: Optional["os.PathLike[str] | str"] = None,
     progress: Optional[bool] = None,
     detail: Optional[str] = None,
+    runs: Any = None,
+    qrels: Any = None,
+    output: Optional[str] = None,
 ) -> Simulation:
     """Runs ``scenario`` as ``serpsim simulate`` does and returns its report.
 
@@ -172,7 +176,142 @@ def simulate(
     written to a temporary directory and removed after reading. Relative paths inside TOML
     text or a dict resolve against ``base`` (default: the working directory). ``detail``
     (``"summary"`` or ``"full"``) overrides the scenario's ``[output] detail``.
+
+    ``runs``: rankings to simulate the scenario's users over instead of the scenario's
+    systems, e.g. what a PyTerrier pipeline returns: a results DataFrame (``qid``/``query_id``,
+    ``docno``/``doc_id``, ``score``) or a dict ``{system name: results}``; a single
+    DataFrame is named by its ``name`` column when it has one, else ``run``. ``qrels``: the
+    judgements (a DataFrame with ``qid``/``query_id``, ``docno``/``doc_id``,
+    ``label``/``relevance``, or a qrels file); required with ``runs`` unless the scenario's
+    collection is TREC-sourced with qrels. The scenario becomes a ``source = "trec"``
+    collection of these runs (ranked by score, ties by docno descending, as trec_eval), its
+    profiles and the rest unchanged. ``output`` (``"pandas"`` or ``"polars"``; default:
+    polars when ``runs`` are polars frames) is the kind of the tables.
     """
+    kind = _output_kind(output, runs, qrels)
+    tmp_runs = None
+    if runs is not None or qrels is not None:
+        tmp_runs = tempfile.mkdtemp(prefix="serpsim-runs-")
+        try:
+            scenario, base = _with_runs(scenario, base, runs, qrels, tmp_runs)
+        except BaseException:
+            shutil.rmtree(tmp_runs, ignore_errors=True)
+            raise
+    try:
+        return _simulate(scenario, replicates, seed, threads, samples, out, base, progress, detail, kind)
+    finally:
+        if tmp_runs is not None:
+            shutil.rmtree(tmp_runs, ignore_errors=True)
+
+
+def _output_kind(output: Optional[str], *inputs: Any) -> str:
+    from ._tables import output_kind
+
+    return output_kind(output, *inputs)
+
+
+def _scenario_dict(scenario: Scenario, base: Any) -> "tuple[Dict[str, Any], Any]":
+    """The scenario as a dict (and the base of its relative paths)."""
+    try:
+        import tomllib  # type: ignore
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib  # type: ignore
+        except ImportError as e:
+            raise ImportError("simulate(runs=...) with a TOML scenario needs Python 3.11 or the tomli package") from e
+    if scenario is None:
+        return tomllib.loads(default_scenario()), base
+    if isinstance(scenario, Mapping):
+        return json.loads(json.dumps(scenario)), base
+    kw = _scenario_kwargs(scenario)
+    if "path" in kw:
+        path = pathlib.Path(kw["path"])
+        return tomllib.loads(path.read_text()), base if base is not None else path.resolve().parent
+    return tomllib.loads(kw["text"]), base
+
+
+def _results_frame(obj: Any, what: str) -> Any:
+    """A results table as pandas with ir_measures' columns (PyTerrier's names accepted)."""
+    import pandas as pd
+
+    from ._tables import is_polars, to_arrow
+
+    if is_polars(obj) or not isinstance(obj, pd.DataFrame):
+        obj = to_arrow(obj, what).to_pandas() if not hasattr(obj, "to_pandas") else obj.to_pandas()
+    ren = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
+    return obj.rename(columns={k: v for k, v in ren.items() if k in obj.columns and v not in obj.columns})
+
+
+def _write_ids(frame: Any, cols: List[str], what: str) -> None:
+    for c in cols:
+        if c not in frame.columns:
+            raise ValueError(f"{what}: missing column `{c}` (columns present: {', '.join(map(str, frame.columns))})")
+        bad = frame[c].astype(str).str.contains(r"\s|^$", regex=True)
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise ValueError(f"{what}: row {row}: column `{c}`: {frame[c].iloc[row]!r} is empty or contains white space")
+
+
+def _with_runs(scenario: Scenario, base: Any, runs: Any, qrels: Any, tmp: str) -> "tuple[Dict[str, Any], Any]":
+    """The scenario with its collection replaced by TREC files of ``runs`` (and ``qrels``)."""
+    import pandas as pd
+
+    sc, base = _scenario_dict(scenario, base)
+    coll = dict(sc.get("collection") or {})
+    if runs is not None:
+        if isinstance(runs, Mapping):
+            items = [(str(k), _results_frame(v, f"runs[{k!r}]")) for k, v in runs.items()]
+        else:
+            frame = _results_frame(runs, "runs")
+            if "name" in frame.columns:
+                items = [(str(n), g) for n, g in frame.groupby("name", sort=False)]
+            else:
+                items = [("run", frame)]
+        if not items:
+            raise ValueError("runs: no rankings given")
+        paths = []
+        for i, (name, frame) in enumerate(items):
+            what = f"run `{name}`"
+            if not name or any(ch.isspace() for ch in name):
+                raise ValueError(f"{what}: a system name must be non-empty without white space")
+            _write_ids(frame, ["query_id", "doc_id"], what)
+            if "score" not in frame.columns:
+                raise ValueError(f"{what}: missing column `score` (columns present: {', '.join(map(str, frame.columns))})")
+            score = pd.to_numeric(frame["score"], errors="raise").astype(float)
+            text = "".join(
+                f"{q} Q0 {d} {r} {s!r} {name}\n"
+                for q, d, r, s in zip(frame["query_id"].astype(str), frame["doc_id"].astype(str), range(1, len(frame) + 1), score)
+            )
+            path = os.path.join(tmp, f"run{i}.txt")
+            with open(path, "w") as f:
+                f.write(text)
+            paths.append(path)
+        coll["runs"] = paths
+    if qrels is not None:
+        if isinstance(qrels, (str, bytes, os.PathLike)):
+            coll["qrels"] = os.path.abspath(os.fspath(qrels))
+        else:
+            q = _results_frame(qrels, "qrels")
+            _write_ids(q, ["query_id", "doc_id"], "qrels")
+            if "relevance" not in q.columns:
+                raise ValueError(f"qrels: missing column `relevance` (columns present: {', '.join(map(str, q.columns))})")
+            rel = pd.to_numeric(q["relevance"], errors="raise")
+            if (rel != rel.round()).any():
+                raise ValueError("qrels: column `relevance` holds a non-integer grade")
+            path = os.path.join(tmp, "qrels.txt")
+            with open(path, "w") as f:
+                f.write("".join(f"{a} 0 {b} {int(g)}\n" for a, b, g in zip(q["query_id"].astype(str), q["doc_id"].astype(str), rel)))
+            coll["qrels"] = path
+    if qrels is None and (coll.get("source", "trec") != "trec" or coll.get("qrels") is None):
+        raise ValueError("simulate(runs=...): give qrels= (the scenario's collection has no TREC qrels for these rankings)")
+    if runs is None and coll.get("source", "trec") != "trec":
+        raise ValueError("simulate(qrels=...) needs runs= (the scenario's collection is not TREC-sourced)")
+    coll["source"] = "trec"
+    sc["collection"] = coll
+    return sc, base
+
+
+def _simulate(scenario: Scenario, replicates: Any, seed: Any, threads: Any, samples: bool, out: Any, base: Any, progress: Any, detail: Any, kind: str) -> Simulation:
     kw = _scenario_kwargs(scenario)
     if detail is not None and detail not in _DETAILS:
         raise ValueError(f"detail: `{detail}` is not one of {', '.join(_DETAILS)}")
@@ -200,7 +339,7 @@ def simulate(
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    return _result(files, warnings, None if out is None else target)
+    return _result(files, warnings, None if out is None else target, kind, stacklevel=4)  # the caller of simulate()
 
 
 __all__ = ["Simulation", "simulate", "default_scenario"]

@@ -14,7 +14,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _jobs, _serpsim
-from ._tables import read_csv, is_path, to_arrow, to_pandas
+from ._tables import from_pandas, is_path, output_kind, read_csv, to_arrow, to_frame
 
 _DETECT_DOC = """
     ``method`` is ``"idt"`` (dispersion threshold, Salvucci and Goldberg 2000; options
@@ -32,11 +32,13 @@ class AscRecording:
     per eye, NaN where the tracker lost the eye), ``fixations``, ``saccades``, ``blinks``
     (the tracker's own events, with ``eye``) and ``messages`` (``time, text, line``);
     ``summary`` (the counts of ``serpsim study summary``), ``rate`` (Hz), ``screen_px``
-    (from DISPLAY_COORDS) and ``warnings``."""
+    (from DISPLAY_COORDS) and ``warnings``. The tables are pandas DataFrames, or polars ones
+    when read with ``output="polars"``."""
 
-    def __init__(self, path: str, tables: Dict[str, Any], summary: str, rate: Optional[float], screen_px: Optional[Tuple[float, float]], warnings: List[str]) -> None:
+    def __init__(self, path: str, tables: Dict[str, Any], summary: str, rate: Optional[float], screen_px: Optional[Tuple[float, float]], warnings: List[str], output: str = "pandas") -> None:
         self.path = path
-        self.tables = {k: to_pandas(v) for k, v in tables.items()}
+        self.output = output
+        self.tables = {k: to_frame(v, output) for k, v in tables.items()}
         self.summary: Dict[str, Any] = json.loads(summary)
         self.rate = rate
         self.screen_px = screen_px
@@ -52,6 +54,8 @@ class AscRecording:
         """The tables of one eye (``"left"`` or ``"right"``); messages are shared."""
         if eye not in ("left", "right"):
             raise ValueError(f"eye: `{eye}` is not left or right")
+        if self.output == "polars":
+            return {k: (v if k == "messages" else v.filter(v["eye"] == eye)) for k, v in self.tables.items()}
         return {k: (v if k == "messages" else v[v["eye"] == eye].reset_index(drop=True)) for k, v in self.tables.items()}
 
     def detect_fixations(self, method: str = "idt", progress: Optional[bool] = None, **options: Any) -> Any:
@@ -69,11 +73,13 @@ class AscRecording:
         return f"<serpsim AscRecording {self.path}: {s['samples']} samples, {s['fixations']} fixations, {s['saccades']} saccades, {s['blinks']} blinks, {s['messages']} messages>"
 
 
-def read_asc(path: "os.PathLike[str] | str", progress: Optional[bool] = None) -> AscRecording:
-    """Reads an EyeLink ASC file (gzip and zstd accepted) into DataFrames."""
+def read_asc(path: "os.PathLike[str] | str", progress: Optional[bool] = None, output: Optional[str] = None) -> AscRecording:
+    """Reads an EyeLink ASC file (gzip and zstd accepted) into DataFrames (pandas, or polars
+    with ``output="polars"``)."""
+    kind = output_kind(output)
     p = os.fspath(path)
     tables, summary, rate, display, warnings = _jobs.run(_serpsim.read_asc(p), progress)
-    return AscRecording(p, tables, summary, rate, display, warnings)
+    return AscRecording(p, tables, summary, rate, display, warnings, kind)
 
 
 def summary(path: "os.PathLike[str] | str") -> Dict[str, Any]:
@@ -82,9 +88,11 @@ def summary(path: "os.PathLike[str] | str") -> Dict[str, Any]:
     return json.loads(_serpsim.asc_summary(os.fspath(path)))
 
 
-def detect_fixations(samples: Any, method: str = "idt", screen_px: Optional[Tuple[float, float]] = None, progress: Optional[bool] = None, **options: Any) -> Any:
+def detect_fixations(
+    samples: Any, method: str = "idt", screen_px: Optional[Tuple[float, float]] = None, progress: Optional[bool] = None, output: Optional[str] = None, **options: Any
+) -> Any:
     """Detects fixations; returns a DataFrame ``eye, start, end, duration, x, y, pupil`` (ms,
-    pixels).
+    pixels): pandas, or polars for polars samples or ``output="polars"``.
 
     ``samples`` is a DataFrame or Arrow table ``time`` (ms), ``x``, ``y`` (pixels), optional
     ``pupil`` and ``eye`` (``left``/``right``; all left when absent), sorted by time per eye;
@@ -92,15 +100,16 @@ def detect_fixations(samples: Any, method: str = "idt", screen_px: Optional[Tupl
     (``rate`` in Hz) or the median time step. Or ``samples`` is a gaze file path (ASC, or the
     CSV/TSV exports ``serpsim study events`` reads), streamed as that command does.
     """
+    kind = output_kind(output, samples)
     if is_path(samples):
         if screen_px is not None:
             options["screen_px"] = tuple(map(float, screen_px))
         batch, notes = _jobs.run(_serpsim.detect_file(os.fspath(samples), method=method, **options), progress)
-        return to_pandas(batch)
+        return to_frame(batch, kind)
     if screen_px is None:
         raise ValueError("screen_px=(width, height) in pixels is required for a samples table")
     job = _serpsim.detect_fixations(to_arrow(samples, "samples"), tuple(map(float, screen_px)), method=method, **options)
-    return to_pandas(_jobs.run(job, progress))
+    return to_frame(_jobs.run(job, progress), kind)
 
 
 detect_fixations.__doc__ = (detect_fixations.__doc__ or "") + _DETECT_DOC
@@ -113,18 +122,19 @@ def map_aois(points: Any, aois: Any, page: str) -> Any:
 
     ``aois`` is an AOI file (docs/study.md: ``page,token,x,y,w,h[,rank][,kind]`` or the
     pymovements character layout) or a DataFrame ``page, token, x, y, w, h[, rank][, kind]``
-    (kind ``token`` or ``result``; result boxes need a rank)."""
-    import pandas as pd
-
+    (kind ``token`` or ``result``; result boxes need a rank). polars points give polars out."""
+    kind = output_kind(None, points)
+    if kind == "polars":
+        points = points.to_pandas()
     for c in ("x", "y"):
         if c not in points.columns:
             raise serpsim_invalid(f"points: missing column `{c}` (columns present: {', '.join(map(str, points.columns))})")
     src = os.fspath(aois) if is_path(aois) else to_arrow(aois, "aois")
-    mapped = to_pandas(_serpsim.map_aois(src, str(page), [float(v) for v in points["x"]], [float(v) for v in points["y"]]))
+    mapped = to_frame(_serpsim.map_aois(src, str(page), [float(v) for v in points["x"]], [float(v) for v in points["y"]]), "pandas")
     out = points.reset_index(drop=True).copy()
     for c in mapped.columns:
         out[c] = mapped[c].values
-    return out
+    return from_pandas(out, kind)
 
 
 def serpsim_invalid(message: str) -> Exception:
@@ -133,22 +143,22 @@ def serpsim_invalid(message: str) -> Exception:
     return InvalidInputError(message)
 
 
-def attention(log: "os.PathLike[str] | str", source: str = "fixations", progress: Optional[bool] = None) -> Dict[str, Any]:
+def attention(log: "os.PathLike[str] | str", source: str = "fixations", progress: Optional[bool] = None, output: Optional[str] = None) -> Dict[str, Any]:
     """The attention tables of an annotated study log, as ``serpsim study attention`` writes
     them: ``query_terms`` (attention on query vs non-query terms, Eickhoff et al. 2015 Table
     2), ``lengths`` (by term length), ``words`` (per session and word: count and duration),
     ``ranks`` (per result rank) as DataFrames, and ``acquisition`` (literal query-term
-    acquisition shares, a dict). ``source`` is ``fixations`` or ``hovers``."""
+    acquisition shares, a dict). ``source`` is ``fixations`` or ``hovers``. ``output="polars"``
+    gives polars DataFrames."""
     import io
 
-    import pandas as pd
-
+    kind = output_kind(output)
     d = _jobs.run(_serpsim.attention(os.fspath(log), source), progress)
     return {
-        "query_terms": read_csv(io.StringIO(d["query_terms"])),
-        "lengths": to_pandas(d["lengths"]),
-        "words": to_pandas(d["words"]),
-        "ranks": to_pandas(d["ranks"]),
+        "query_terms": from_pandas(read_csv(io.StringIO(d["query_terms"])), kind),
+        "lengths": to_frame(d["lengths"], kind),
+        "words": to_frame(d["words"], kind),
+        "ranks": to_frame(d["ranks"], kind),
         "acquisition": json.loads(d["acquisition"]),
     }
 

@@ -194,6 +194,24 @@ fn check_id(id: &str, column: &str, what: &str, row: usize) -> serpsim::Result<(
     Ok(())
 }
 
+/// A subtopic qrels table (`query_id`, `subtopic`, `doc_id`, `relevance`) as the text of a
+/// subtopic qrels file (`topic subtopic docno grade`), read by the file reader with its checks.
+fn subtopic_text(batches: &[RecordBatch]) -> serpsim::Result<String> {
+    let what = "subtopics";
+    let q = Ids::read(batches, "query_id", what)?;
+    let s = Ids::read(batches, "subtopic", what)?;
+    let d = Ids::read(batches, "doc_id", what)?;
+    let rel = numbers(batches, "relevance", what, true)?;
+    let mut out = String::new();
+    for (row, (((q, s), d), g)) in q.iter().zip(s.iter()).zip(d.iter()).zip(rel.iter()).enumerate() {
+        check_id(q, "query_id", what, row)?;
+        check_id(s, "subtopic", what, row)?;
+        check_id(d, "doc_id", what, row)?;
+        out.push_str(&format!("{q} {s} {d} {g}\n"));
+    }
+    Ok(out)
+}
+
 fn run_from_table(j: &Judgements, name: &str, batches: &[RecordBatch]) -> serpsim::Result<RankedRun> {
     let what = format!("run `{name}`");
     let q = Ids::read(batches, "query_id", &what)?;
@@ -220,10 +238,19 @@ pub struct PyEvaluation {
 /// Evaluates `runs` (a list of `(name or None, table or path)`) against `qrels` (a table or a
 /// path) on `measures` (serpsim eval's names). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, measures, complete=false, threads=None))]
-fn evaluate(py: Python<'_>, qrels: &Bound<'_, PyAny>, runs: Vec<(Option<String>, Bound<'_, PyAny>)>, measures: Vec<String>, complete: bool, threads: Option<usize>) -> PyResult<Job> {
+#[pyo3(signature = (qrels, runs, measures, complete=false, threads=None, subtopics=None))]
+fn evaluate(
+    py: Python<'_>,
+    qrels: &Bound<'_, PyAny>,
+    runs: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    measures: Vec<String>,
+    complete: bool,
+    threads: Option<usize>,
+    subtopics: Option<Bound<'_, PyAny>>,
+) -> PyResult<Job> {
     let plan = if measures.is_empty() { Plan::official() } else { Plan::parse(&measures).map_err(|e| to_py(py, e))? };
     let qrels = source(qrels, "qrels")?;
+    let subtopics = subtopics.map(|s| source(&s, "subtopics")).transpose()?;
     let mut sources = Vec::with_capacity(runs.len());
     for (i, (name, obj)) in runs.iter().enumerate() {
         let label = name.clone().unwrap_or_else(|| format!("runs[{i}]"));
@@ -236,6 +263,12 @@ fn evaluate(py: Python<'_>, qrels: &Bound<'_, PyAny>, runs: Vec<(Option<String>,
             Source::Path(path) => Judgements::read(path)?,
             Source::Table(b) => judgements_from_table(b)?,
         };
+        let mut j = j;
+        match &subtopics {
+            None => {}
+            Some(Source::Path(path)) => j.add_subtopics(&serpsim::input::read_to_string(path)?, &path.display().to_string())?,
+            Some(Source::Table(b)) => j.add_subtopics(&subtopic_text(b)?, "subtopics (table; line = row + 1)")?,
+        }
         p.phase("reading runs", "runs", Some(sources.len() as u64));
         let mut mapped = Vec::with_capacity(sources.len());
         for (i, (name, src)) in sources.iter().enumerate() {
@@ -391,6 +424,94 @@ impl PyEvaluation {
         )
     }
 
+    /// Intervals and tests over topics, as `serpsim eval --ci` computes them: `(means,
+    /// differences)`. `order` lists run indices: the runs are compared in that order (pairs
+    /// `a - b` with `a` before `b`), so a baseline placed last gives every `run - baseline`.
+    /// Differences carry the effect size d_z (mean / sd of the per-topic differences) of
+    /// `stats::topics::over_topics`.
+    #[pyo3(signature = (method="bca", level=0.95, resamples=10_000, seed=1, test="randomisation", order=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn ci(&self, py: Python<'_>, method: &str, level: f64, resamples: usize, seed: u64, test: &str, order: Option<Vec<usize>>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+        use serpsim::metrics::ci::{differences, mean_intervals, CiSettings, TestKind};
+        use serpsim::stats::bootstrap::CiMethod;
+        use serpsim::stats::topics::{over_topics, TopicDiff};
+        let method = match method {
+            "bca" => CiMethod::Bca,
+            "percentile" => CiMethod::Percentile,
+            "basic" => CiMethod::Basic,
+            m => return Err(crate::errors::invalid(py, format!("method: unknown `{m}` (bca, percentile or basic)"))),
+        };
+        let test = match test {
+            "randomisation" => TestKind::Randomisation,
+            "bootstrap" => TestKind::Bootstrap,
+            t => return Err(crate::errors::invalid(py, format!("test: unknown `{t}` (randomisation or bootstrap)"))),
+        };
+        if !(level > 0.0 && level < 1.0) {
+            return Err(crate::errors::invalid(py, "level must be in (0, 1)"));
+        }
+        if resamples < 1 {
+            return Err(crate::errors::invalid(py, "resamples must be at least 1"));
+        }
+        let e: Arc<Evaluation> = match order {
+            None => self.e.clone(),
+            Some(o) => {
+                let mut seen = vec![false; self.e.runs.len()];
+                for &i in &o {
+                    if i >= seen.len() || std::mem::replace(&mut seen[i], true) {
+                        return Err(crate::errors::invalid(py, format!("order: {o:?} is not a permutation of the {} run indices", seen.len())));
+                    }
+                }
+                if o.len() != seen.len() {
+                    return Err(crate::errors::invalid(py, format!("order: {o:?} is not a permutation of the {} run indices", seen.len())));
+                }
+                let mut r = (*self.e).clone();
+                let pick = |v: &Vec<_>| o.iter().map(|&i| v[i]).collect::<Vec<_>>();
+                r.runs = o.iter().map(|&i| self.e.runs[i].clone()).collect();
+                r.values = o.iter().map(|&i| self.e.values[i].clone()).collect();
+                r.texts = o.iter().map(|&i| self.e.texts[i].clone()).collect();
+                r.evaluated = o.iter().map(|&i| self.e.evaluated[i].clone()).collect();
+                r.dropped_topics = pick(&self.e.dropped_topics);
+                Arc::new(r)
+            }
+        };
+        let s = CiSettings { method, level, resamples, seed, test };
+        let e2 = e.clone();
+        let (means, diffs) = py.detach(move || (mean_intervals(&e2, &s), differences(&e2, &s)));
+        // d_z of each pair, over the topics both runs were evaluated on (those of the interval).
+        let col = |name: &str| e.columns.iter().position(|c| c.name == name).expect("measure of a computed row");
+        let run = |name: &str| e.runs.iter().position(|r| r == name).expect("run of a computed row");
+        let effect: Vec<f64> = diffs
+            .iter()
+            .map(|d| {
+                let (c, a, b) = (col(&d.measure), run(&d.run_a), run(&d.run_b));
+                let t: Vec<TopicDiff> = e.values[a][c].iter().zip(&e.values[b][c]).filter_map(|(x, y)| Some(TopicDiff { mean: (*x)? - (*y)?, se: 0.0 })).collect();
+                over_topics(&t, level).effect_size
+            })
+            .collect();
+        let mf = |g: fn(&serpsim::metrics::ci::MeanInterval) -> f64| floats(means.iter().map(g).collect());
+        let df = |g: fn(&serpsim::metrics::ci::Difference) -> f64| floats(diffs.iter().map(g).collect());
+        let means_batch = arrow_io::batch(vec![
+            ("run", strings(means.iter().map(|m| m.run.clone()))),
+            ("measure", strings(means.iter().map(|m| m.measure.clone()))),
+            ("topics", Arc::new(UInt64Array::from(means.iter().map(|m| m.topics as u64).collect::<Vec<_>>()))),
+            ("estimate", mf(|m| m.ci.estimate)),
+            ("ci_lower", mf(|m| m.ci.lower)),
+            ("ci_upper", mf(|m| m.ci.upper)),
+        ]);
+        let diffs_batch = arrow_io::batch(vec![
+            ("measure", strings(diffs.iter().map(|d| d.measure.clone()))),
+            ("run_a", strings(diffs.iter().map(|d| d.run_a.clone()))),
+            ("run_b", strings(diffs.iter().map(|d| d.run_b.clone()))),
+            ("topics", Arc::new(UInt64Array::from(diffs.iter().map(|d| d.topics as u64).collect::<Vec<_>>()))),
+            ("estimate", df(|d| d.ci.estimate)),
+            ("ci_lower", df(|d| d.ci.lower)),
+            ("ci_upper", df(|d| d.ci.upper)),
+            ("p_value", df(|d| d.test.p_value)),
+            ("effect_size_dz", floats(effect)),
+        ]);
+        Ok((arrow_io::to_python(py, means_batch)?, arrow_io::to_python(py, diffs_batch)?))
+    }
+
     /// The text `serpsim eval` prints: `format` is `csv`, `json` or `trec`.
     #[pyo3(signature = (format="csv", per_query=false))]
     fn to_text(&self, py: Python<'_>, format: &str, per_query: bool) -> PyResult<String> {
@@ -418,8 +539,33 @@ impl PyEvaluation {
     }
 }
 
+/// The paired tests of `serpsim eval --compare` on two equal-length samples (per-topic values
+/// of two runs): `kind` `t` (paired t-test) or `wilcoxon` (signed-rank). Returns `(statistic,
+/// p_value)`: t, or Wilcoxon's V (sum of the ranks of positive differences).
+#[pyfunction]
+fn paired_test(py: Python<'_>, x: Vec<f64>, y: Vec<f64>, kind: &str) -> PyResult<(f64, f64)> {
+    if x.len() != y.len() {
+        return Err(crate::errors::invalid(py, format!("paired samples differ in length ({} and {})", x.len(), y.len())));
+    }
+    if let Some(v) = x.iter().chain(&y).find(|v| !v.is_finite()) {
+        return Err(crate::errors::invalid(py, format!("paired samples: {v} is not a finite number")));
+    }
+    match kind {
+        "t" => {
+            let r = serpsim::stats::paired_t_test(&x, &y);
+            Ok((r.t, r.p_value))
+        }
+        "wilcoxon" => {
+            let r = serpsim::stats::wilcoxon_signed_rank(&x, &y);
+            Ok((r.statistic, r.p_value))
+        }
+        k => Err(crate::errors::invalid(py, format!("kind: unknown test `{k}` (t or wilcoxon)"))),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEvaluation>()?;
+    m.add_function(wrap_pyfunction!(paired_test, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(measure_label, m)?)?;
     Ok(())

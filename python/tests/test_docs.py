@@ -36,7 +36,8 @@ def test_type_stubs_cover_the_extension_and_public_functions_have_docstrings():
     exported = {n for n in dir(ext) if not n.startswith("__")}
     assert stubbed == exported, (exported - stubbed, stubbed - exported)
     assert (ROOT / "python" / "serpsim" / "py.typed").exists()
-    modules = [serpsim, serpsim.clicks, serpsim.evaluation, serpsim.simulation, serpsim.study, serpsim.rankers, serpsim.wordnet]
+    modules = [serpsim, serpsim.clicks, serpsim.evaluation, serpsim.simulation, serpsim.study, serpsim.rankers, serpsim.wordnet,
+               serpsim.measures, serpsim.terrier]
     for mod in modules:
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
