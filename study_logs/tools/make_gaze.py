@@ -41,6 +41,7 @@ duration = end - start + one sample interval (EyeLink's convention), mean x, y a
 its samples; ESACC start/end positions are the samples at its ends, amplitude in degrees,
 peak velocity the largest sample-to-sample speed (deg/s).
 """
+import csv
 import math
 import pathlib
 import random
@@ -433,34 +434,39 @@ def fixation_report():
             w, bx, by, bw, bh, _ = boxes[ia]
             iac = [str(ia + 1), w, f"{bw * bh:.2f}", str(run[ia]), str(dwell[ia])]
         pupil = f"{rng.uniform(1300, 1500):.1f}"
-        rows.append(",".join(["p001", "1", f"{x:.1f}", f"{y:.1f}", pupil, str(d)] + iac + sac +
-                             ["p001", "1", "True", "3", "reading", "serp", "1", "1", "31022.5184131", "1", "-99", "reading-serp-1"]))
-    (GAZE / "fixation_report_reading.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        rows.append(["p001", "1", f"{x:.1f}", f"{y:.1f}", pupil, str(d)] + iac + sac +
+                    ["p001", "1", "True", "3", "reading", "serp", "1", "1", "31022.5184131", "1", "-99", "reading-serp-1"])
+    # Labels with a comma (`top,`) are quoted, as Data Viewer's CSV export does.
+    with open(GAZE / "fixation_report_reading.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols.split(","))
+        w.writerows(rows[1:])
 
 
 def char_aoi():
     lines = ["SUMMARY", "serpsim: simulated searchers on result pages, with eye-tracking studies to fit them.",
              "Each character box is 14.97 px wide; blanks belong to no word."]
-    rows = ["char,top_left_x,top_left_y,width,height,char_idx_in_line,line_idx,page,word,bottom_left_x,bottom_left_y"]
+    rows = [["char", "top_left_x", "top_left_y", "width", "height", "char_idx_in_line", "line_idx", "page", "word",
+             "bottom_left_x", "bottom_left_y"]]
     for li, text in enumerate(lines):
+        # line 0: whole-pixel boxes; later lines: the float widths and offsets of a text
+        # renderer (repr keeps every digit, as such files do)
         cw = 15.0 if li == 0 else 1093.0 / 73.0
         h = 18 if li == 0 else 23
         y = 122.0 if li == 0 else 122.0 + li * 92.85148514851485
-        x = 400.0
+        x, ci = 400.0, 0
         words = text.split(" ")
-        wi = 0
-        ci = 0
-        for w in words:
+        for wi, w in enumerate(words):
             for ch in w:
-                rows.append(f"{ch},{x!r},{y!r},{cw!r},{h},{ci},{li},page_1,{w},{x + cw!r},{y + h!r}")
+                rows.append([ch, repr(x), repr(y), repr(cw), str(h), str(ci), str(li), "page_1", w, repr(x + cw), repr(y + h)])
                 x += cw
                 ci += 1
             if wi < len(words) - 1:
-                rows.append(f" ,{x!r},{y!r},{cw!r},{h},{ci},{li},page_1,,{x + cw!r},{y + h!r}")
+                rows.append([" ", repr(x), repr(y), repr(cw), str(h), str(ci), str(li), "page_1", "", repr(x + cw), repr(y + h)])
                 x += cw
                 ci += 1
-            wi += 1
-    (GAZE / "char_aoi_page.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with open(GAZE / "char_aoi_page.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
 
 
 if __name__ == "__main__":
