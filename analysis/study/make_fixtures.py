@@ -40,8 +40,10 @@ def pymovements_csv():
     g.events.frame.select(["name", "eye", "onset", "offset"]).write_csv(out / "mono_2000hz_whole_ms_events.csv")
 
 
-def tobii():
-    lines = (GAZE / "bino_1000hz.asc").read_text().splitlines()
+def tobii(src=None, dst=None):
+    """The recording `src` (default: the generated bino_1000hz.asc) in Tobii Pro Lab's layout."""
+    src = src or GAZE / "bino_1000hz.asc"
+    lines = pathlib.Path(src).read_text().splitlines()
     efix = []
     for l in lines:
         if l.startswith("EFIX L"):
@@ -73,9 +75,11 @@ def tobii():
                                fmt(ly if okl else None), fmt(rx if okr else None), fmt(ry if okr else None),
                                fmt(lp if okl else None), fmt(rp if okr else None), "Valid" if okl else "Invalid",
                                "Valid" if okr else "Invalid", kind, dur, idx, fx, fy]))
-    d = GAZE / "tobii"
-    d.mkdir(exist_ok=True)
-    (d / "bino_1000hz_as_tobii_pro_lab.tsv").write_text("\n".join(rows) + "\n")
+    if dst is None:
+        d = GAZE / "tobii"
+        d.mkdir(exist_ok=True)
+        dst = d / "bino_1000hz_as_tobii_pro_lab.tsv"
+    pathlib.Path(dst).write_text("\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -319,4 +319,22 @@ mod tests {
         let again = AoiSet::parse(&set.to_csv(), "x").unwrap();
         assert_eq!(again.page("page_1").unwrap().tokens.boxes, p.tokens.boxes);
     }
+
+    /// The real character AOI file (pymovements' `toy_text_1_1_aoi.csv`), read in place from
+    /// `$SERPSIM_DATA/gaze/`: run by `scripts/conformance.d/72-gaze-report-aoi-real.sh`
+    /// (ignored in `cargo test`, which has no real data; a missing file fails it). Expected
+    /// values by hand from the file: `ABSTRACT` is 8 characters of width 15 from x = 400,
+    /// y 122..140; the next words are `pymovements:`, `A`, `Python`.
+    #[test]
+    #[ignore = "real data: scripts/conformance.d/72-gaze-report-aoi-real.sh"]
+    fn real_character_aoi_file() {
+        let data = std::env::var("SERPSIM_DATA").expect("SERPSIM_DATA must name the real data folder");
+        let set = AoiSet::from_file(&Path::new(&data).join("gaze/toy_text_1_1_aoi.csv")).unwrap();
+        let p = set.page("page_2").unwrap();
+        let words: Vec<&str> = p.tokens.boxes.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(&words[..4], &["ABSTRACT", "pymovements:", "A", "Python"]);
+        let a = &p.tokens.boxes[0];
+        assert_eq!((a.x, a.y, a.w, a.h), (400.0, 122.0, 120.0, 18.0));
+        assert_eq!(p.tokens.locate(410.0, 130.0), Some(0));
+    }
 }

@@ -140,4 +140,19 @@ mod tests {
         let err = parse_fixation_report("TRIAL_INDEX\n1\n", "r.csv").unwrap_err().to_string();
         assert!(err.contains("RECORDING_SESSION_LABEL"), "{err}");
     }
+
+    /// The real Data Viewer report (pymovements' `18sat_fixfinal.csv`), read in place from
+    /// `$SERPSIM_DATA/gaze/`: run by `scripts/conformance.d/72-gaze-report-aoi-real.sh`
+    /// (ignored in `cargo test`; a missing file fails it). Expected values: the file's line
+    /// count and its lines 2 and 3, read by hand.
+    #[test]
+    #[ignore = "real data: scripts/conformance.d/72-gaze-report-aoi-real.sh"]
+    fn real_report() {
+        let data = std::env::var("SERPSIM_DATA").expect("SERPSIM_DATA must name the real data folder");
+        let rows = read_fixation_report(&Path::new(&data).join("gaze/18sat_fixfinal.csv")).unwrap();
+        assert_eq!(rows.len(), 112);
+        assert_eq!(rows[0].ia_id, None);
+        assert_eq!((rows[1].x, rows[1].duration, rows[1].ia_id, rows[1].ia_label.as_deref()), (348.7, 26.0, Some(24), Some("long")));
+        assert_eq!(rows[1].ia_dwell, Some(364.0));
+    }
 }
