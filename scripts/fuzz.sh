@@ -37,11 +37,11 @@ seed clicks 1 study_logs/clicks/mq2008_dbn_clicks.tsv
 seed clicks 3 study_logs/clicks/ncm_handmade_train.txt
 seed clicks 4 tests/fixtures/clicklogs/rpc_handmade.txt
 seed clicks 7 simulations/combined/dbn.json
-seed study 0 study_logs/gaze/eyelink_monocular_example.asc
-seed study 1 study_logs/gaze/eyelink_binocular_example.asc
+seed study 0 study_logs/gaze/mono_*.asc
+seed study 1 study_logs/gaze/bino_*.asc study_logs/gaze/lowrate/*.asc
 seed study 2 study_logs/gaze/pymovements/*.csv study_logs/gaze/csv/*.csv
 seed study 3 study_logs/examples/log.jsonl
-seed study 4 study_logs/examples/aoi/*.csv study_logs/gaze/18sat_fixfinal.csv
+seed study 4 study_logs/examples/aoi/*.csv study_logs/gaze/fixation_report_reading.csv study_logs/gaze/char_aoi_page.csv
 seed study 5 study_logs/cursor/*.csv study_logs/examples/cursor/*.txt
 mkdir -p fuzz/corpus/config
 cp simulations/*.toml fuzz/corpus/config/ 2>/dev/null || true

@@ -176,7 +176,7 @@ fn an_output_path_that_is_an_input_is_refused_before_writing() {
     assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
     refused(&["clicks", "simulate", "--model-file", &s(&model), "--serps", &s(&log), "--format", "tsv", "--out", &s(&log)], &log);
     refused(&["clicks", "simulate", "--model-file", &s(&model), "--serps", &s(&log), "--format", "tsv", "--out", &s(&model)], &model);
-    let asc = copy("study_logs/gaze/eyelink_monocular_example.asc", "gaze.asc");
+    let asc = copy("study_logs/gaze/mono_1000hz.asc", "gaze.asc");
     refused(&["study", "events", &s(&asc), "--out", &s(&asc)], &asc);
     // An output directory is replaced as a whole: one that holds an input is refused too.
     refused(&["clicks", "validate", "--model", "pbm", "--format", "tsv", "--train", &s(&log), "--out", &s(tmp.path())], &log);

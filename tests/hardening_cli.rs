@@ -182,9 +182,9 @@ fn stdout_commands(tmp: &Path) -> Vec<Vec<String>> {
     let fix = |p: &str| r(&format!("tests/fixtures/{p}"));
     vec![
         s(&["eval", &r("study_logs/trec/qrels.test"), &r("study_logs/trec/results.test"), "-m", "map", "-q"]),
-        s(&["study", "summary", &r("study_logs/gaze/eyelink_binocular_example.asc")]),
-        s(&["study", "events", &r("study_logs/gaze/eyelink_binocular_example.asc")]),
-        s(&["study", "words", &r("study_logs/gaze/18sat_fixfinal.csv")]),
+        s(&["study", "summary", &r("study_logs/gaze/bino_1000hz.asc")]),
+        s(&["study", "events", &r("study_logs/gaze/bino_1000hz.asc")]),
+        s(&["study", "words", &r("study_logs/gaze/fixation_report_reading.csv")]),
         s(&["clicks", "eval", "--model", "sdbn", "--train", &r("study_logs/clicks/synthetic_yandex_layout.txt")]),
         s(&["simulate", "--replicates", "200", "--out", &tmp.join("sim").display().to_string()]),
         s(&[
@@ -303,7 +303,7 @@ fn a_full_disk_keeps_the_previous_output() {
     let qrels = r("study_logs/trec/qrels.test");
     let run = r("study_logs/trec/results.test");
     let yandex = r("study_logs/clicks/synthetic_yandex_layout.txt");
-    let asc = r("study_logs/gaze/eyelink_binocular_example.asc");
+    let asc = r("study_logs/gaze/bino_1000hz.asc");
     let scen = tempfile::tempdir().unwrap();
     std::fs::write(scen.path().join("sweep.toml"), SWEEP).unwrap();
     let sweep = scen.path().join("sweep.toml").display().to_string();

@@ -13,22 +13,29 @@ fn gaze(name: &str) -> PathBuf {
 
 #[test]
 fn summary_prints_the_documented_json() {
-    let out = bin().args(["study", "summary"]).arg(gaze("eyelink_monocular_example.asc")).output().unwrap();
+    let out = bin().args(["study", "summary"]).arg(gaze("mono_1000hz.asc")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Counts by grep: 16 sample lines, 2 EFIX, 1 ESACC, 0 EBLINK, 102 MSG.
-    assert_eq!(v, serde_json::json!({"samples": 16, "fixations": 2, "saccades": 1, "blinks": 0, "messages": 102}));
-    let out = bin().args(["study", "summary"]).arg(gaze("eyelink_binocular_example.asc")).output().unwrap();
+    // Counts by grep (analysis/study/asc_counts.sh, study_logs/gaze/expected_counts.csv):
+    // 1401 sample lines, 5 EFIX, 4 ESACC (the last SSACC is never ended), 0 EBLINK, 33 MSG.
+    assert_eq!(v, serde_json::json!({"samples": 1401, "fixations": 5, "saccades": 4, "blinks": 0, "messages": 33}));
+    let out = bin().args(["study", "summary"]).arg(gaze("bino_1000hz.asc")).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["left"], serde_json::json!({"samples": 368, "fixations": 2, "saccades": 1, "blinks": 1}));
-    assert_eq!(v["right"], serde_json::json!({"samples": 368, "fixations": 2, "saccades": 1, "blinks": 1}));
-    assert_eq!(v["messages"], 109);
+    assert_eq!(v["left"], serde_json::json!({"samples": 1683, "fixations": 5, "saccades": 4, "blinks": 1}));
+    assert_eq!(v["right"], serde_json::json!({"samples": 1683, "fixations": 5, "saccades": 4, "blinks": 1}));
+    assert_eq!(v["messages"], 52);
+    // 2 kHz in whole milliseconds (each time written twice) is read, not refused: grep
+    // counts 2245 sample lines, 4 EFIX, 3 ESACC.
+    let out = bin().args(["study", "summary"]).arg(gaze("mono_2000hz_whole_ms.asc")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"samples": 2245, "fixations": 4, "saccades": 3, "blinks": 0, "messages": 33}));
 }
 
 #[test]
 fn summary_of_a_truncated_file_fails_with_the_line() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(gaze("eyelink_monocular_no_dummy_example.asc")).unwrap();
+    let text = std::fs::read_to_string(gaze("mono_500hz_no_end.asc")).unwrap();
     let cut = text.len() - 10;
     let path = dir.path().join("cut.asc");
     std::fs::write(&path, &text[..cut]).unwrap();
@@ -88,11 +95,11 @@ fn synthetic_study_fits_a_scenario_that_simulates() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not in (0, 1)"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Per-word D(w) on the real Data Viewer report equals the sum of Data Viewer's own dwell
+/// Per-word D(w) on the Data Viewer report (project-made, Data Viewer's layout) equals the sum of Data Viewer's own dwell
 /// times (CURRENT_FIX_INTEREST_AREA_DWELL_TIME) over the word's interest areas.
 #[test]
-fn words_on_the_real_fixation_report_match_data_viewer_dwell_times() {
-    let out = bin().args(["study", "words"]).arg(gaze("18sat_fixfinal.csv")).output().unwrap();
+fn words_on_a_fixation_report_match_data_viewer_dwell_times() {
+    let out = bin().args(["study", "words"]).arg(gaze("fixation_report_reading.csv")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let mut got = std::collections::BTreeMap::new();
@@ -101,7 +108,7 @@ fn words_on_the_real_fixation_report_match_data_viewer_dwell_times() {
         got.insert(c[1].to_string(), (c[2].parse::<u32>().unwrap(), c[3].parse::<f64>().unwrap()));
     }
     // Independent reading of the raw CSV.
-    let mut rdr = csv::Reader::from_path(gaze("18sat_fixfinal.csv")).unwrap();
+    let mut rdr = csv::Reader::from_path(gaze("fixation_report_reading.csv")).unwrap();
     let h = rdr.headers().unwrap().clone();
     let col = |n: &str| h.iter().position(|x| x == n).unwrap();
     let (id, label, dwell) = (col("CURRENT_FIX_INTEREST_AREA_ID"), col("CURRENT_FIX_INTEREST_AREA_LABEL"), col("CURRENT_FIX_INTEREST_AREA_DWELL_TIME"));
@@ -144,14 +151,14 @@ fn p(path: &Path) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// The same real recording (pymovements' binocular EyeLink example) as ASC, gzipped ASC,
-/// and pymovements' own CSV (written by pymovements 0.28.0, analysis/study/make_fixtures.py)
+/// The same recording (project-made binocular 1000 Hz) as ASC, gzipped ASC, and
+/// pymovements' own CSV (written by pymovements 0.28.0, analysis/study/make_fixtures.py)
 /// gives the same fixations: the readers agree sample for sample. The CSV has no display
-/// size; 1921 x 1081 is the ASC's GAZE_COORDS 0 0 1920 1080.
+/// size; 1921 x 1081 is the ASC's GAZE_COORDS 0.00 0.00 1920.00 1080.00.
 #[test]
 fn events_read_asc_gzip_and_pymovements_csv_alike() {
     let dir = tempfile::tempdir().unwrap();
-    let asc = gaze("eyelink_binocular_example.asc");
+    let asc = gaze("bino_1000hz.asc");
     let gz = dir.path().join("b.asc.gz");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut e, &std::fs::read(&asc).unwrap()).unwrap();
@@ -159,7 +166,7 @@ fn events_read_asc_gzip_and_pymovements_csv_alike() {
     for method in ["idt", "ivt"] {
         let (a, _) = run_ok(&["study", "events", &p(&asc), "--method", method]);
         let (b, _) = run_ok(&["study", "events", &p(&gz), "--method", method]);
-        let (c, notes) = run_ok(&["study", "events", &p(&gaze("pymovements/eyelink_binocular_example.csv")), "--method", method, "--screen-px", "1921,1081"]);
+        let (c, notes) = run_ok(&["study", "events", &p(&gaze("pymovements/bino_1000hz.csv")), "--method", method, "--screen-px", "1921,1081"]);
         assert!(a.lines().count() > 1, "{a}");
         assert_eq!(a, b);
         assert_eq!(a, c);
@@ -222,29 +229,30 @@ fn malformed_gaze_files_fail_cleanly() {
     assert!(run_err(&["study", "events", &p(&garbage)]).contains("no EyeLink ASC records"));
     assert!(run_err(&["study", "summary", &p(&garbage)]).contains("no EyeLink ASC records"));
     // A bad DISPLAY_COORDS names its file and line.
-    let text = std::fs::read_to_string(gaze("eyelink_monocular_no_dummy_example.asc")).unwrap();
+    let text = std::fs::read_to_string(gaze("mono_500hz_no_end.asc")).unwrap();
     let bad_dc = dir.path().join("dc.asc");
     std::fs::write(&bad_dc, text.replace("DISPLAY_COORDS 0 0 1919 1079", "DISPLAY_COORDS 0 0 1919")).unwrap();
     let err = run_err(&["study", "events", &p(&bad_dc)]);
     assert!(err.contains("dc.asc:13: DISPLAY_COORDS: expected four numbers"), "{err}");
     // An option of the other detector is refused, not ignored.
-    let err = String::from_utf8(bin().args(["study", "events", &p(&gaze("eyelink_binocular_example.asc")), "--velocity", "40"]).output().unwrap().stderr).unwrap();
+    let err = String::from_utf8(bin().args(["study", "events", &p(&gaze("bino_1000hz.asc")), "--velocity", "40"]).output().unwrap().stderr).unwrap();
     assert!(err.contains("--velocity is an I-VT option"), "{err}");
 }
 
-/// The Tobii Pro Lab layout (real EyeLink samples written in Tobii's columns, see
-/// study_logs/README.md): the screen comes from `Recording resolution`, the reference
-/// fixations from `Eye movement type`; they are the two EFIX L events of the ASC file
-/// (1408667-1408773 and 1408897-1409025, read off the file's EFIX lines).
+/// The Tobii Pro Lab layout (the project-made binocular recording written in Tobii's
+/// columns, see study_logs/README.md): the screen comes from `Recording resolution`, the
+/// reference fixations from `Eye movement type`; they are the five EFIX L events of the ASC
+/// file (starts read off its `EFIX L` lines: `grep '^EFIX L' bino_1000hz.asc`).
 #[test]
 fn tobii_layout_reads_screen_and_tracker_fixations() {
-    let (out, notes) = run_ok(&["study", "agreement", &p(&gaze("tobii/eyelink_binocular_as_tobii_pro_lab.tsv"))]);
+    let (out, notes) = run_ok(&["study", "agreement", &p(&gaze("tobii/bino_1000hz_as_tobii_pro_lab.tsv"))]);
     assert!(notes.contains("layout: Tobii Pro Lab export") && notes.contains("1920 x 1080 px from") && notes.contains("time unit: us (from the column name"), "{notes}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 1);
     let starts: Vec<f64> = v[0]["pairs"].as_array().unwrap().iter().map(|x| x["start"].as_f64().unwrap()).collect();
-    assert_eq!(starts, vec![1408667.0, 1408897.0]);
-    assert_eq!(v[0]["samples"], 368);
+    assert_eq!(starts, vec![1408660.0, 1408974.0, 1409397.0, 1409724.0, 1410071.0]);
+    // 1683 sample lines (expected_counts.csv).
+    assert_eq!(v[0]["samples"], 1683);
 }
 
 /// Cursor in the Balabit mouse-dynamics layout (seconds, `state` events), on the bundled
@@ -288,20 +296,20 @@ fn synth_config_errors_name_key_and_line() {
     assert!(err.contains("knobs.toml: key `continuation`") && err.contains("line 2"), "{err}");
 }
 
-/// I-DT and I-VT at their defaults against the tracker's own fixations (EyeLink's EFIX
-/// events, computed by the EyeLink parser from the same samples: an independent detector)
-/// on the real binocular 1000 Hz recording and on that recording thinned to 60 and 30 Hz.
+/// I-DT and I-VT at their defaults against the fixations planted by the generator
+/// (study_logs/tools/make_gaze.py writes them as EFIX events: first and last sample of each
+/// planted fixation, independent of serpsim's detectors) on the project-made binocular
+/// recordings at 1000, 250, 60 and 30 Hz (the low rates generated natively).
 ///
 /// Measure: the share of EFIX fixations whose onset a detected fixation matches (one to
 /// one) within 20 ms plus one sample interval: 20 ms is the I-VT velocity window, within
 /// which no velocity detector can place an onset, and one sample interval is the
 /// quantisation of any onset at that rate (21 ms at 1000 Hz, 36.7 ms at 60 Hz, 53.3 ms at
-/// 30 Hz). The EFIX events (2 per eye, 107-129 ms) are read off the file's EFIX lines;
-/// every one must be matched, by as many detected fixations (nothing spurious).
-/// The thinned files keep the 1000 Hz EFIX lines, so the reference is the same at each rate.
+/// 30 Hz). The EFIX events (5 per eye, 200-320 ms, one after a blink; `grep -c '^EFIX L'`)
+/// must every one be matched, by as many detected fixations (nothing spurious).
 #[test]
-fn both_detectors_agree_with_efix_on_real_1000_60_and_30_hz_data() {
-    for file in ["eyelink_binocular_example.asc", "downsampled/eyelink_binocular_60hz.asc", "downsampled/eyelink_binocular_30hz.asc"] {
+fn both_detectors_agree_with_efix_at_1000_250_60_and_30_hz() {
+    for file in ["bino_1000hz.asc", "bino_250hz.asc", "lowrate/bino_60hz.asc", "lowrate/bino_30hz.asc"] {
         for method in ["idt", "ivt"] {
             let (out, notes) = run_ok(&["study", "agreement", &p(&gaze(file)), "--method", method]);
             let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -310,9 +318,9 @@ fn both_detectors_agree_with_efix_on_real_1000_60_and_30_hz_data() {
             for r in rows {
                 let dt = r["sample_interval_ms"].as_f64().unwrap();
                 assert!((r["onset_tolerance_ms"].as_f64().unwrap() - (20.0 + dt)).abs() < 1e-9);
-                assert_eq!((r["reference"].as_u64(), r["onset_matched"].as_u64(), r["detected"].as_u64()), (Some(2), Some(2), Some(2)), "{file} {method}: {r}");
+                assert_eq!((r["reference"].as_u64(), r["onset_matched"].as_u64(), r["detected"].as_u64()), (Some(5), Some(5), Some(5)), "{file} {method}: {r}");
             }
-            let hz = if file.contains("30hz") { "30 Hz" } else if file.contains("60hz") { "60 Hz" } else { "1000 Hz" };
+            let hz = if file.contains("30hz") { "30 Hz" } else if file.contains("60hz") { "60 Hz" } else if file.contains("250hz") { "250 Hz" } else { "1000 Hz" };
             assert!(notes.contains(&format!("sampling: {hz} from the file's RATE")), "{notes}");
         }
     }

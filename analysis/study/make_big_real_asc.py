@@ -1,5 +1,6 @@
 """Writes a large EyeLink ASC file by repeating the real binocular 1000 Hz recording
-(study_logs/gaze/eyelink_binocular_example.asc, pymovements, MIT) with its time stamps
+(pymovements' eyelink_binocular_example.asc, read in place from ../shared/data/gaze/ or
+$SERPSIM_DATA/gaze/; never copied into the repository) with its time stamps
 shifted, for the memory and speed measurements of `serpsim study events` in
 docs/performance.md. The header is written once; each repetition is the block from START
 to the last line, with every time field (samples, MSG, S*/E* events, START/END) shifted by
@@ -7,9 +8,10 @@ the span of the block plus 1 s, so time stamps keep increasing. Not committed: g
 
 Usage: python3 analysis/study/make_big_real_asc.py OUT.asc SIZE_MB
 """
-import pathlib, re, sys
+import os, pathlib, re, sys
 
-SRC = pathlib.Path(__file__).resolve().parents[2] / "study_logs/gaze/eyelink_binocular_example.asc"
+DATA = pathlib.Path(os.environ.get("SERPSIM_DATA", pathlib.Path(__file__).resolve().parents[3] / "shared/data"))
+SRC = DATA / "gaze/eyelink_binocular_example.asc"
 lines = SRC.read_text().splitlines(keepends=True)
 start = next(i for i, l in enumerate(lines) if l.startswith("START"))
 header, block = lines[:start], lines[start:]

@@ -1,24 +1,28 @@
-"""Derived gaze fixtures in study_logs/gaze/ (run from the repository root):
+"""Peer-tool fixtures and layout copies of the project-made gaze recordings (run from the
+repository root after `python3 study_logs/tools/make_gaze.py`):
 
-    python3 analysis/study/make_fixtures.py
+    python3 -m venv /tmp/pm && /tmp/pm/bin/pip install pymovements==0.28.0
+    /tmp/pm/bin/python analysis/study/make_fixtures.py
 
-1. pymovements/*.csv: the bundled real EyeLink recordings written by pymovements 0.28.0
-   (`pip install pymovements==0.28.0`) with `pm.gaze.from_asc(...).save_samples(...)`:
-   pymovements' own CSV layout, produced by pymovements itself.
-2. downsampled/eyelink_binocular_{30,60}hz.asc: the real 1000 Hz binocular recording
-   (eyelink_binocular_example.asc) thinned to 30 and 60 Hz: every sample line is kept whose
-   time is the first at or after t0 + k * 1000 / rate (k = 0, 1, ...); all other lines
-   (messages, EFIX/ESACC/EBLINK events) are kept unchanged, and the SAMPLES/EVENTS RATE is
-   rewritten. The tracker's EFIX events therefore still describe the 1000 Hz recording.
-3. tobii/eyelink_binocular_as_tobii_pro_lab.tsv: the same real recording written in the
+Every input is project-made (study_logs/tools/make_gaze.py); nothing here reads a public file.
+
+1. pymovements/{bino_1000hz,mono_500hz_no_end}.csv: the generated recordings written by
+   pymovements 0.28.0 with `pm.gaze.from_asc(...).save_samples(...)`: pymovements' own CSV
+   layout, produced by pymovements itself.
+2. pymovements/mono_2000hz_whole_ms.csv and mono_2000hz_whole_ms_events.csv: pymovements
+   0.28.0's reading of the 2 kHz recording with whole-millisecond time stamps
+   (`from_asc(path, events=True)`): its samples (`save_samples`; pymovements keeps each
+   repeated millisecond as written, so every time appears twice) and its EyeLink events
+   (`events.frame`: name, eye, onset, offset). The reference of
+   `study::asc::tests::whole_ms_2khz_matches_pymovements`.
+3. tobii/bino_1000hz_as_tobii_pro_lab.tsv: the generated binocular recording written in the
    column layout of a Tobii Pro Lab data export (Recording timestamp in microseconds,
    Sensor, Gaze point left/right X/Y, Gaze point X/Y as the mean of the valid eyes,
    Pupil diameter, Validity, Recording resolution, and Eye movement type / index / Gaze
-   event duration / Fixation point filled from the EyeLink EFIX events of the left eye).
-   It is NOT a Tobii recording: it tests the Tobii reader's column handling on real
-   samples; no Tobii export with a licence that allows redistribution was at hand.
+   event duration / Fixation point filled from the EFIX events of the left eye).
+   It is NOT a Tobii recording: it tests the Tobii reader's column handling.
 """
-import math, pathlib, re
+import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAZE = ROOT / "study_logs" / "gaze"
@@ -28,36 +32,18 @@ def pymovements_csv():
     import pymovements as pm
     out = GAZE / "pymovements"
     out.mkdir(exist_ok=True)
-    for name in ["eyelink_binocular_example", "eyelink_monocular_no_dummy_example"]:
+    for name in ["bino_1000hz", "mono_500hz_no_end"]:
         g = pm.gaze.from_asc(str(GAZE / f"{name}.asc"))
         g.save_samples(out / f"{name}.csv")
+    g = pm.gaze.from_asc(str(GAZE / "mono_2000hz_whole_ms.asc"), events=True)
+    g.save_samples(out / "mono_2000hz_whole_ms.csv")
+    g.events.frame.select(["name", "eye", "onset", "offset"]).write_csv(out / "mono_2000hz_whole_ms_events.csv")
 
 
-def downsample(rate):
-    src = (GAZE / "eyelink_binocular_example.asc").read_text()
-    out, next_t, t0 = [], None, None
-    step = 1000.0 / rate
-    for line in src.splitlines(keepends=True):
-        if line[:1].isdigit():
-            t = float(line.split()[0])
-            if t0 is None:
-                t0, k = t, 0
-                next_t = t0
-            if t + 1e-9 >= next_t:
-                out.append(line)
-                k = math.floor((t - t0) / step) + 1
-                next_t = t0 + k * step
-            continue
-        if line.startswith(("SAMPLES", "EVENTS")):
-            line = re.sub(r"RATE\t[0-9.]+", f"RATE\t{rate:.2f}", line)
-        out.append(line)
-    d = GAZE / "downsampled"
-    d.mkdir(exist_ok=True)
-    (d / f"eyelink_binocular_{rate}hz.asc").write_text("".join(out))
-
-
-def tobii():
-    lines = (GAZE / "eyelink_binocular_example.asc").read_text().splitlines()
+def tobii(src=None, dst=None):
+    """The recording `src` (default: the generated bino_1000hz.asc) in Tobii Pro Lab's layout."""
+    src = src or GAZE / "bino_1000hz.asc"
+    lines = pathlib.Path(src).read_text().splitlines()
     efix = []
     for l in lines:
         if l.startswith("EFIX L"):
@@ -89,13 +75,13 @@ def tobii():
                                fmt(ly if okl else None), fmt(rx if okr else None), fmt(ry if okr else None),
                                fmt(lp if okl else None), fmt(rp if okr else None), "Valid" if okl else "Invalid",
                                "Valid" if okr else "Invalid", kind, dur, idx, fx, fy]))
-    d = GAZE / "tobii"
-    d.mkdir(exist_ok=True)
-    (d / "eyelink_binocular_as_tobii_pro_lab.tsv").write_text("\n".join(rows) + "\n")
+    if dst is None:
+        d = GAZE / "tobii"
+        d.mkdir(exist_ok=True)
+        dst = d / "bino_1000hz_as_tobii_pro_lab.tsv"
+    pathlib.Path(dst).write_text("\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":
     pymovements_csv()
-    downsample(30)
-    downsample(60)
     tobii()

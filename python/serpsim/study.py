@@ -2,7 +2,7 @@
 fixations on areas of interest, and the attention tables of a study log.
 
 >>> import serpsim, pathlib
->>> rec = serpsim.study.read_asc(pathlib.Path("study_logs/gaze/eyelink_monocular_example.asc"))
+>>> rec = serpsim.study.read_asc(pathlib.Path("study_logs/gaze/mono_1000hz.asc"))
 >>> sorted(rec.tables)
 ['blinks', 'fixations', 'messages', 'saccades', 'samples']
 """

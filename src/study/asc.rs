@@ -21,7 +21,9 @@
 //! Header lines (`**`), calibration blocks, `INPUT`, `BUTTON`, `PRESCALER` and the like are
 //! skipped. Errors carry `file:line`: sample or event lines with missing columns, a file that
 //! ends in the middle of a line, non-numeric values, and sample time stamps that go
-//! backwards or repeat. Message time stamps are not checked for order: edf2asc writes
+//! backwards or repeat. One repeat is the format, not an error: at 2000 Hz, edf2asc without
+//! `-ftime` writes whole milliseconds, so each millisecond appears twice; the second sample
+//! of the pair is read as 0.5 ms later (a third is refused). Message time stamps are not checked for order: edf2asc writes
 //! messages as they were logged, and real files (the pymovements examples) contain messages
 //! stamped earlier than the sample before them.
 
@@ -127,6 +129,10 @@ pub struct AscReader<R> {
     file: String,
     line: usize,
     layout: Option<SampleLayout>,
+    /// Time of the previous sample as written in the file.
+    last_written: f64,
+    /// Time assigned to the previous sample (written + 0.5 for the second sample of a
+    /// whole millisecond at 2000 Hz).
     last_sample: f64,
     rate: Option<f64>,
     compression: Compression,
@@ -167,6 +173,7 @@ impl<R: BufRead> AscReader<R> {
             file: file.into(),
             line: 0,
             layout: None,
+            last_written: f64::NEG_INFINITY,
             last_sample: f64::NEG_INFINITY,
             rate: None,
             compression: Compression::None,
@@ -277,16 +284,35 @@ impl<R: BufRead> AscReader<R> {
             if nf < need {
                 return Err(self.err(truncated("sample", nf, need)));
             }
-            let time = parse_f64(first).ok_or_else(|| self.err(format!("sample time `{}` is not a number", lossy(first))))?;
-            if time < self.last_sample {
+            let written = parse_f64(first).ok_or_else(|| self.err(format!("sample time `{}` is not a number", lossy(first))))?;
+            if written < self.last_written {
                 return Err(self.err(format!(
-                    "sample time {time} goes backwards (previous sample at {})",
+                    "sample time {written} goes backwards (previous sample at {})",
+                    self.last_written
+                )));
+            }
+            let mut time = written;
+            if written == self.last_written {
+                // edf2asc without -ftime writes a 2000 Hz recording in whole milliseconds, so
+                // each millisecond holds two samples: the second is 0.5 ms later.
+                let whole_ms_2khz = self.rate == Some(2000.0) && written.fract() == 0.0;
+                if !whole_ms_2khz {
+                    return Err(self.err(format!("sample time {written} repeats the previous sample's")));
+                }
+                if self.last_sample != written {
+                    return Err(self.err(format!(
+                        "sample time {written} appears a third time (at 2000 Hz a whole millisecond holds two samples)"
+                    )));
+                }
+                time = written + 0.5;
+            } else if written <= self.last_sample {
+                // A fractional stamp right after a repeated whole millisecond (mixed layouts).
+                return Err(self.err(format!(
+                    "sample time {written} is not after the previous sample's ({}, the second sample of its millisecond)",
                     self.last_sample
                 )));
             }
-            if time == self.last_sample {
-                return Err(self.err(format!("sample time {time} repeats the previous sample's")));
-            }
+            self.last_written = written;
             self.last_sample = time;
             let gaze = |k: usize| -> Result<Gaze> {
                 let v = |i: usize| -> Result<f32> {
@@ -865,7 +891,7 @@ mod tests {
     fn compressed_bom_and_crlf_read_alike() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/eyelink_binocular_example.asc");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/bino_1000hz.asc");
         let plain = std::fs::read(&src).unwrap();
         let want = Recording::from_file(&src).unwrap();
         let gz = dir.path().join("b.asc.gz");
@@ -963,10 +989,12 @@ MSG\t102 -3 TRIALID 7\nEND\t102 \tSAMPLES\tEVENTS\tRES\t  37.17\t  37.75\n";
         assert!(rec(&bad).unwrap_err().to_string().contains("missing columns"));
     }
 
-    /// Every bundled real ASC file parses and its counts equal the grep counts of
-    /// `analysis/study/asc_counts.sh` (study_logs/gaze/expected_counts.csv).
+    /// Every bundled ASC file (all project-made, `study_logs/tools/make_gaze.py`) parses and
+    /// its counts equal the grep counts of `analysis/study/asc_counts.sh`
+    /// (study_logs/gaze/expected_counts.csv). The 2 kHz whole-millisecond file is among them:
+    /// grep counts its sample lines, each read as one sample.
     #[test]
-    fn real_files_match_independent_counts() {
+    fn bundled_files_match_independent_counts() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze");
         let expected = std::fs::read_to_string(dir.join("expected_counts.csv")).unwrap();
         let mut n = 0;
@@ -992,40 +1020,121 @@ MSG\t102 -3 TRIALID 7\nEND\t102 \tSAMPLES\tEVENTS\tRES\t  37.17\t  37.75\n";
             }
             n += 1;
         }
-        assert_eq!(n, 4);
+        // 6 top-level recordings and 2 in lowrate/ (study_logs/README.md).
+        assert_eq!(n, 8);
     }
 
+    /// Values read off the generated files' own lines (the text is the reference).
     #[test]
-    fn real_file_details() {
+    fn bundled_file_details() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze");
-        let r = Recording::from_file(&dir.join("eyelink_monocular_no_dummy_example.asc")).unwrap();
+        let r = Recording::from_file(&dir.join("mono_500hz_no_end.asc")).unwrap();
         assert_eq!(r.rate, Some(500.0));
-        assert_eq!(r.display.unwrap().width(), 1920.0);
+        // `DISPLAY_COORDS 0 0 1919 1079` on line 13: 1920 px wide.
+        assert_eq!((r.display.unwrap().width(), r.display_line), (1920.0, Some(13)));
         // The file stops without an END line: a warning, not an error.
         assert!(r.warnings.iter().any(|w| w.contains("no END")), "{:?}", r.warnings);
-        // ESACC with missing start position `.` and amplitude 2.3e+06.
-        assert!(r.saccades[0].start_x.is_nan() && r.saccades[0].amplitude == 2.3e6);
-        assert_eq!(r.fixations[1], Fixation { eye: Eye::Left, start: 647927.0, end: 648251.0, duration: 326.0, x: 708.1, y: 581.3, pupil: 1194.0 });
-        let r = Recording::from_file(&dir.join("eyelink_monocular_2khz_example.asc")).unwrap();
-        assert_eq!(r.messages[3].time, 2091681.5);
-        let r = Recording::from_file(&dir.join("eyelink_binocular_example.asc")).unwrap();
-        assert_eq!(r.blocks, vec![(1408660.0, 1408901.0)]);
-        assert!(r.left.iter().filter(|s| !s.is_valid()).count() > 50);
+        // `ESACC L  643197 644095 900 . . 960.3 540.0 2.4e+06 4`: missing start position,
+        // amplitude in exponent form.
+        assert!(r.saccades[0].start_x.is_nan() && r.saccades[0].amplitude == 2.4e6);
+        // `EFIX L   644363 644577 216 1184.9 514.8 696`
+        assert_eq!(r.fixations[1], Fixation { eye: Eye::Left, start: 644363.0, end: 644577.0, duration: 216.0, x: 1184.9, y: 514.8, pupil: 696.0 });
+        // `MSG 592197 ENCODING TEST ÄÖÜ`: blank separator, UTF-8 text.
+        assert_eq!(r.messages[1].text, "ENCODING TEST ÄÖÜ");
+        let r = Recording::from_file(&dir.join("mono_2000hz_fractional.asc")).unwrap();
+        // `MSG 2094575.5 RETRACE_INTERVAL  16.646125144`, the fourth message.
+        assert_eq!(r.messages[3].time, 2094575.5);
+        assert_eq!((r.left[0].time, r.left[1].time), (2154556.5, 2154557.0));
+        assert_eq!(r.sample_interval(), 0.5);
+        let r = Recording::from_file(&dir.join("bino_1000hz.asc")).unwrap();
+        // `START 1408660` ... `END 1410343`.
+        assert_eq!(r.blocks, vec![(1408660.0, 1410343.0)]);
+        // The left-eye blink: `EBLINK L 1409294 1409388 95`, 95 samples without a position.
+        assert_eq!(r.left.iter().filter(|s| !s.is_valid()).count(), 95);
+    }
+
+    /// 2000 Hz in whole milliseconds (edf2asc without -ftime): every millisecond is written
+    /// twice. Reference: pymovements 0.28.0's reading of the same file
+    /// (`analysis/study/make_fixtures.py`: `pm.gaze.from_asc(path, events=True)`, samples saved
+    /// with `save_samples`, events with `events.frame`). pymovements keeps the repeated
+    /// times as written; serpsim reads the second sample of each millisecond 0.5 ms later,
+    /// so the expected time is pymovements' time + 0.5 where it equals the time before it.
+    /// Sample count, positions and the EyeLink fixations (onset, offset) must agree.
+    #[test]
+    fn whole_ms_2khz_matches_pymovements() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze");
+        let r = Recording::from_file(&dir.join("mono_2000hz_whole_ms.asc")).unwrap();
+        let pm = std::fs::read_to_string(dir.join("pymovements/mono_2000hz_whole_ms.csv")).unwrap();
+        let mut lines = pm.lines();
+        assert_eq!(lines.next(), Some("time,pupil,pixel_x,pixel_y"));
+        let mut prev = f64::NAN;
+        let mut n = 0;
+        for (k, line) in lines.enumerate() {
+            let c: Vec<f64> = line.split(',').map(|v| if v.is_empty() { f64::NAN } else { v.parse().unwrap() }).collect();
+            let want = if c[0] == prev { c[0] + 0.5 } else { c[0] };
+            prev = c[0];
+            let s = r.left[k];
+            assert_eq!(s.time, want, "sample {k}");
+            // Positions are f32 in serpsim (one decimal in the file): compare at f32.
+            assert!(s.x == c[2] as f32 || (s.x.is_nan() && c[2].is_nan()), "sample {k}");
+            assert!(s.y == c[3] as f32 || (s.y.is_nan() && c[3].is_nan()), "sample {k}");
+            n += 1;
+        }
+        assert_eq!(r.left.len(), n);
+        assert_eq!(r.sample_interval(), 0.5);
+        let ev = std::fs::read_to_string(dir.join("pymovements/mono_2000hz_whole_ms_events.csv")).unwrap();
+        let want: Vec<(f64, f64)> = ev
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with("fixation_eyelink,left,"))
+            .map(|l| {
+                let c: Vec<&str> = l.split(',').collect();
+                (c[2].parse().unwrap(), c[3].parse().unwrap())
+            })
+            .collect();
+        assert!(want.len() >= 3);
+        assert_eq!(r.fixations.iter().map(|f| (f.start, f.end)).collect::<Vec<_>>(), want);
+    }
+
+    /// The convention is for 2000 Hz whole-millisecond stamps only: a third sample in one
+    /// millisecond, a repeated half millisecond, a repeat at another rate and a fractional
+    /// stamp equal to the time given to a repeat are refused with the line.
+    #[test]
+    fn repeated_times_outside_the_2khz_convention_are_refused() {
+        let head = |rate: &str| format!("START\t100 \tLEFT\tSAMPLES\tEVENTS\nSAMPLES\tGAZE\tLEFT\tRATE\t{rate}\tTRACKING\tCR\tFILTER\t2\n");
+        let line = |t: &str| format!("{t}\t  1.0\t  2.0\t 700.0\t...\n");
+        let ok = head("2000.00") + &line("100") + &line("100") + &line("101") + &line("101") + "END\t102\n";
+        let r = rec(&ok).unwrap();
+        assert_eq!(r.left.iter().map(|s| s.time).collect::<Vec<_>>(), vec![100.0, 100.5, 101.0, 101.5]);
+        let third = head("2000.00") + &line("100") + &line("100") + &line("100");
+        let err = rec(&third).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:5:") && err.contains("third time"), "{err}");
+        let half = head("2000.00") + &line("100.5") + &line("100.5");
+        let err = rec(&half).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:4:") && err.contains("repeats"), "{err}");
+        let khz = head("1000.00") + &line("100") + &line("100");
+        let err = rec(&khz).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:4:") && err.contains("repeats"), "{err}");
+        let mixed = head("2000.00") + &line("100") + &line("100") + &line("100.5");
+        let err = rec(&mixed).unwrap_err().to_string();
+        assert!(err.starts_with("t.asc:5:") && err.contains("not after"), "{err}");
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
-        /// Any truncation or byte corruption of a real file gives a result or an error with a
+        /// Any truncation or byte corruption of a bundled file gives a result or an error with a
         /// line number, never a panic.
         #[test]
-        fn corrupted_files_never_panic(cut in 0usize..30000, pos in 0usize..30000, byte in proptest::prelude::any::<u8>()) {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/eyelink_binocular_example.asc");
+        fn corrupted_files_never_panic(cut in 0usize..120000, pos in 0usize..120000, byte in proptest::prelude::any::<u8>()) {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/bino_1000hz.asc");
             let mut bytes = std::fs::read(path).unwrap();
+            // Sample lines of the intact file, counted without the parser.
+            let lines = bytes.split(|&b| b == b'\n').filter(|l| l.first().is_some_and(u8::is_ascii_digit)).count() as u64;
             let n = bytes.len();
             bytes[pos % n] = byte;
             bytes.truncate(cut % (n + 1));
             match read_recording(&bytes[..], "x.asc") {
-                Ok(r) => proptest::prop_assert!(r.summary.samples <= 368),
+                Ok(r) => proptest::prop_assert!(r.summary.samples <= lines),
                 Err(e) => proptest::prop_assert!(e.to_string().starts_with("x.asc:"), "{}", e),
             }
             let _ = summarize(&bytes[..], "x.asc");

@@ -368,10 +368,11 @@ mod tests {
 
     /// The streaming run over the file equals the detectors run over the samples held in
     /// memory by `Recording` (the reference implementation of reading), for both methods
-    /// and every bundled ASC file.
+    /// and the bundled ASC files (project-made, every rate and layout quirk, the 2 kHz
+    /// whole-millisecond file included).
     #[test]
-    fn streaming_equals_in_memory_on_real_files() {
-        for f in ["eyelink_binocular_example.asc", "eyelink_monocular_no_dummy_example.asc", "eyelink_monocular_example.asc"] {
+    fn streaming_equals_in_memory_on_bundled_files() {
+        for f in ["bino_1000hz.asc", "bino_250hz.asc", "mono_500hz_no_end.asc", "mono_1000hz.asc", "mono_2000hz_whole_ms.asc"] {
             let rec = crate::study::asc::Recording::from_file(&gaze(f)).unwrap();
             for m in [Method::Idt(IdtParams::default()), Method::Ivt(IvtParams::default())] {
                 let d = detect_file(&gaze(f), None, &CsvOptions::default(), &cfg(m), None).unwrap();

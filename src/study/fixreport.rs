@@ -1,4 +1,5 @@
-//! EyeLink Data Viewer fixation reports (CSV export, e.g. pymovements' `18sat_fixfinal.csv`).
+//! EyeLink Data Viewer fixation reports (CSV export; a project-made example in Data Viewer's
+//! column layout is `study_logs/gaze/fixation_report_reading.csv`).
 //!
 //! Required columns: `RECORDING_SESSION_LABEL`, `TRIAL_INDEX`, `CURRENT_FIX_X`,
 //! `CURRENT_FIX_Y`, `CURRENT_FIX_DURATION`. Optional: `CURRENT_FIX_INTEREST_AREA_ID`,
@@ -111,13 +112,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_real_report() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/18sat_fixfinal.csv");
+    fn reads_the_bundled_report() {
+        // Project-made (study_logs/tools/make_gaze.py) in Data Viewer's layout; the expected
+        // values are the file's own lines 2 and 3 and its line count (42 fixation rows).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/gaze/fixation_report_reading.csv");
         let rows = read_fixation_report(&path).unwrap();
-        assert_eq!(rows.len(), 112);
+        assert_eq!(rows.len(), 42);
         assert_eq!(rows[0].ia_id, None);
-        assert_eq!((rows[1].x, rows[1].duration, rows[1].ia_id, rows[1].ia_label.as_deref()), (348.7, 26.0, Some(24), Some("long")));
-        assert_eq!(rows[1].ia_dwell, Some(364.0));
+        // `p001,1,103.9,136.2,1319.7,322,1,Searchers,7560.00,1,322,...`
+        assert_eq!((rows[1].x, rows[1].duration, rows[1].ia_id, rows[1].ia_label.as_deref()), (103.9, 322.0, Some(1), Some("Searchers")));
+        assert_eq!(rows[1].ia_dwell, Some(322.0));
+        // A quoted label with a comma (`"top,"`) and a `.` interest area (none).
+        assert!(rows.iter().any(|r| r.ia_label.as_deref() == Some("top,")));
+        assert_eq!(rows.last().unwrap().ia_id, None);
     }
 
     #[test]
@@ -132,5 +139,20 @@ mod tests {
         assert!(rows[0].x.is_nan() && rows[0].y.is_nan() && rows[0].pupil.is_none() && rows[0].duration == 120.0);
         let err = parse_fixation_report("TRIAL_INDEX\n1\n", "r.csv").unwrap_err().to_string();
         assert!(err.contains("RECORDING_SESSION_LABEL"), "{err}");
+    }
+
+    /// The real Data Viewer report (pymovements' `18sat_fixfinal.csv`), read in place from
+    /// `$SERPSIM_DATA/gaze/`: run by `scripts/conformance.d/72-gaze-report-aoi-real.sh`
+    /// (ignored in `cargo test`; a missing file fails it). Expected values: the file's line
+    /// count and its lines 2 and 3, read by hand.
+    #[test]
+    #[ignore = "real data: scripts/conformance.d/72-gaze-report-aoi-real.sh"]
+    fn real_report() {
+        let data = std::env::var("SERPSIM_DATA").expect("SERPSIM_DATA must name the real data folder");
+        let rows = read_fixation_report(&Path::new(&data).join("gaze/18sat_fixfinal.csv")).unwrap();
+        assert_eq!(rows.len(), 112);
+        assert_eq!(rows[0].ia_id, None);
+        assert_eq!((rows[1].x, rows[1].duration, rows[1].ia_id, rows[1].ia_label.as_deref()), (348.7, 26.0, Some(24), Some("long")));
+        assert_eq!(rows[1].ia_dwell, Some(364.0));
     }
 }
