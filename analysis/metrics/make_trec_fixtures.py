@@ -1,14 +1,16 @@
 """Writes the input files of tests/fixtures/trec_eval/ (see its README.md).
 
-Every file is derived from the project's bundled `study_logs/trec/qrels.test` and
-`study_logs/trec/results.test` (3 topics, from the project's shared data) or written by this
-script from a fixed seed; none is fetched. They exercise what trec_eval's own test suite
+Every file is derived from the project's own bundled `study_logs/trec/qrels.test` and
+`study_logs/trec/results.test` (50 topics, written from a seed by
+analysis/metrics/make_trec_collection.py) or written by this script from a fixed seed; none is
+fetched, none comes from trec_eval's test suite or a TREC collection. They exercise what trec_eval's own test suite
 exercises, in the same layouts:
 
   qrels.test, results.test   copies of study_logs/trec/
-  results.extra              topics 301 and 303 only (302 has no results), 292 lines per topic,
-                             every 5th line with extra trailing fields (as trec_eval's
-                             results.trunc: "junk" after the run tag)
+  results.extra              no topic 302 (a qrels topic without results), the first 60 lines
+                             (in file order) of every other topic, every 5th line with extra
+                             trailing fields (as trec_eval's results.trunc: "junk" after the
+                             run tag), and a run topic 399 that has no judgements
   qrels.graded               qrels.test with grades -1..4 (relevant -> 1..4, not relevant -> 0
                              or -1, chosen by a CRC32 of topic and docno)
   qrels.comments             qrels.test with '#' comment lines and one relevant docno containing '#'
@@ -52,18 +54,20 @@ def main():
     write("qrels.test", qrels)
     write("results.test", results)
 
-    # results.extra: no topic 302, the first 292 lines of each other topic, trailing junk.
+    # results.extra: no topic 302, the first 60 lines of each other topic, trailing junk, topic 399.
     extra, per_topic = [], {}
     for line in results:
         topic = line.split()[0]
         if topic == "302":
             continue
         per_topic[topic] = per_topic.get(topic, 0) + 1
-        if per_topic[topic] > 292:
+        if per_topic[topic] > 60:
             continue
         if len(extra) % 5 == 4:
             line += " extra fields after the tag"
         extra.append(line)
+    for i in range(5):  # a run topic without judgements: trec_eval ignores it
+        extra.append(f"399\tQ0\tNOJUDGE-{i}\t{i + 1}\t{5 - i:10.6f}\tSTANDARD")
     write("results.extra", extra)
 
     # qrels.graded: grades -1..4.
