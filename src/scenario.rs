@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The scenario embedded in the binary (`simulations/default.toml`), run by `serpsim simulate`
-/// without a file. Its collection is the TREC qrels and run in `study_logs/trec/`.
+/// without a file. Its collection is the project's own TREC-like qrels and run in
+/// `study_logs/trec/` (50 topics, written from a seed by `analysis/metrics/make_trec_collection.py`).
 pub const DEFAULT_SCENARIO: &str = include_str!("../simulations/default.toml");
 /// Qrels of the embedded default scenario.
 pub const DEFAULT_QRELS: &str = include_str!("../study_logs/trec/qrels.test");

@@ -14,6 +14,7 @@ exercises, in the same layouts:
   qrels.graded               qrels.test with grades -1..4 (relevant -> 1..4, not relevant -> 0
                              or -1, chosen by a CRC32 of topic and docno)
   qrels.comments             qrels.test with '#' comment lines and one relevant docno containing '#'
+  qrels.binary               qrels.test with grade 2 read as 1 (binary judgements)
   qrels.302, results.302     topic 302 of qrels.test / results.test only
   results.ties               results.test with scores rounded to 1 decimal (ties everywhere;
                              trec_eval orders ties by docno), lines in reverse order
@@ -96,6 +97,14 @@ def main():
         if i == len(qrels) // 2:
             comments.append("#comment without a blank")
     write("qrels.comments", comments)
+
+    # qrels.binary: grades 2 -> 1, for the measures whose peers agree on binary judgements only
+    # (trec_eval's rbp normalises graded gains to [0, 1], ir_measures' RBP(p=..) does not).
+    binary = []
+    for line in qrels:
+        topic, it, doc, rel = line.split()
+        binary.append(f"{topic} {it} {doc} {min(int(rel), 1)}")
+    write("qrels.binary", binary)
 
     write("qrels.302", [l for l in qrels if l.split()[0] == "302"])
     write("results.302", [l for l in results if l.split()[0] == "302"])
