@@ -1,5 +1,6 @@
 //! BARACO throughput: posterior computation (sessions/s, one core) and the switching decision
-//! for 1,000 candidates with K = 1,000 on the 36 MQ2008 queries (all cores).
+//! for 1,000 candidates with K = 1,000 on the 36 queries of the project's LETOR-layout sample
+//! (study_logs/letor/letor_sample.txt; all cores).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer, UserModel};
@@ -7,8 +8,8 @@ use serpsim::baraco::{compare, compute_posteriors, ClickLog, Config};
 use serpsim::collection::letor::LetorData;
 
 fn study() -> Study {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/study_logs/letor/mq2008_subset_a.txt");
-    Study::new(LetorData::from_file(std::path::Path::new(path)).expect("MQ2008 subset"), 10, Trainer::AdaRank)
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/study_logs/letor/letor_sample.txt");
+    Study::new(LetorData::from_file(std::path::Path::new(path)).expect("LETOR sample"), 10, Trainer::AdaRank)
 }
 
 /// `n` DBN sessions (navigational users) over 36 queries x 10 results.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Peak resident memory of 10^8 simulated sessions of the default scenario without samples
-# (3 topics x 2 systems x 2 profiles x 8,333,334 users = 100,000,008 sessions), and the
+# (50 topics x 2 systems x 2 profiles x 500,000 users = 100,000,000 sessions), and the
 # whole-process scaling of `simulate` from 1 to 2 threads on the 250,000-user cascade scenario
 # of benches/simulate.rs. Run from the repository root after `cargo build --release`; prints
 # the load average next to every figure (docs/performance.md).
@@ -10,7 +10,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -f "10^8 sessions, default scenario: %e s wall, %U s user, peak resident %M KB" \
-  $bin simulate --replicates 8333334 --out "$out/mem" > /dev/null
+  $bin simulate --replicates 500000 --out "$out/mem" > /dev/null
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat > "$out/cascade.toml" <<'TOML'
 name = "cascade-scaling"

@@ -126,7 +126,7 @@ fn whole(scenario: &serpsim::scenario::Scenario, base: &std::path::Path, out: &s
 /// A 50-query LETOR file and its DBN file (see `main`), written under `dir`.
 fn combined50(root: &std::path::Path, dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
-    let text = std::fs::read_to_string(root.join("study_logs/letor/mq2008_subset_a.txt")).unwrap();
+    let text = std::fs::read_to_string(root.join("study_logs/letor/letor_sample.txt")).unwrap();
     let mut qids: Vec<String> = Vec::new();
     for l in text.lines() {
         let q = l.split_whitespace().nth(1).unwrap().to_string();
@@ -143,7 +143,7 @@ fn combined50(root: &std::path::Path, dir: &std::path::Path) -> (std::path::Path
             out.push('\n');
         }
     }
-    let letor = dir.join("mq2008_50.txt");
+    let letor = dir.join("letor_50.txt");
     std::fs::write(&letor, out).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("simulations/combined/dbn.json")).unwrap()).unwrap();
     let pairs = json["pairs"].as_array().unwrap().clone();

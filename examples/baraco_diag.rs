@@ -11,7 +11,7 @@ fn main() -> anyhow::Result<()> {
         Some(t) => Trainer::parse(&t).ok_or_else(|| anyhow::anyhow!("unknown trainer `{t}`"))?,
         None => Trainer::AdaRank,
     };
-    let st = Study::new(LetorData::from_file("study_logs/letor/mq2008_subset_a.txt".as_ref())?, 10, trainer);
+    let st = Study::new(LetorData::from_file(letor_file().as_ref())?, 10, trainer);
     let cfg = StudyConfig { candidates: 300, trainer, ..Default::default() };
     println!("# trainer {trainer:?}: trained mean nDCG@10 {:.4}", st.ndcg(st.trained(), 10));
     let nonzero: Vec<String> = st.trained().iter().enumerate().filter(|(_, w)| **w != 0.0).map(|(j, w)| format!("{}:{w:.3}", j + 1)).collect();
@@ -84,4 +84,11 @@ fn main() -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The LETOR file: `$SERPSIM_LETOR`, else the project's own sample. The reproduction in
+/// analysis/baraco/ ran on the real MQ2008 subset:
+/// `SERPSIM_LETOR=../shared/data/letor/mq2008_subset_a.txt`.
+fn letor_file() -> String {
+    std::env::var("SERPSIM_LETOR").unwrap_or_else(|_| "study_logs/letor/letor_sample.txt".to_string())
 }

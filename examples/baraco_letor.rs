@@ -1,8 +1,10 @@
-//! The BARACO LETOR study (Grotov et al. §6.1) on the MQ2008 subset.
+//! The BARACO LETOR study (Grotov et al. §6.1) on a LETOR file: by default the project's own
+//! sample (study_logs/letor/letor_sample.txt); the reproduction in analysis/baraco/ ran on the
+//! real MQ2008 subset, read in place with `--data ../shared/data/letor/mq2008_subset_a.txt`.
 //!
 //! ```text
 //! cargo run --release --example baraco_letor -- [--runs 30] [--candidates 1000] [--samples 1000]
-//!     [--data study_logs/letor/mq2008_subset_a.txt] [--out analysis/baraco] [--seed 2015]
+//!     [--data study_logs/letor/letor_sample.txt] [--out analysis/baraco] [--seed 2015]
 //!     [--gen dbn,sdbn,ubm] [--users P,N,I] [--trainer adarank|coordinate-ascent]
 //!     [--prior uniform|fitted|mixture] [--posterior-model dbn|ubm|pbm|ccm]
 //!     [--posterior-prior uniform|global|query|hierarchical]
@@ -27,7 +29,7 @@ use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {
     let mut cfg = StudyConfig::default();
-    let mut data = PathBuf::from("study_logs/letor/mq2008_subset_a.txt");
+    let mut data = PathBuf::from("study_logs/letor/letor_sample.txt");
     let mut out = PathBuf::from("analysis/baraco");
     let mut gens = GenModel::ALL.to_vec();
     let mut users = UserModel::ALL.to_vec();
@@ -249,7 +251,7 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
     let cell = |g: GenModel, u: UserModel| rs.iter().filter(move |r| r.gen == g && r.user == u);
     let mut s = String::new();
     s.push_str(&format!(
-        "# BARACO on MQ2008 (subset a): LETOR protocol of Grotov et al. §6.1\n\nCommand: `{cmd}`\n\n\
+        "# BARACO: LETOR protocol of Grotov et al. §6.1\n\nCommand: `{cmd}`\n\n\
          Settings: ranker trained by {}, {} runs, {} candidates, {} sessions, K = {}, epsilon = {}, gamma = {}, depth {}, weight noise N(0, {}), seed {}.\n\
          Values are means over runs; p-values are two-sided Wilcoxon signed-rank tests over the paired runs\n\
          (BARACO vs EM, or BARACO vs the best MT margin); ▲▼ p < 0.01, △▽ p < 0.05 (exact when n < 50 without ties).\n\n\

@@ -49,7 +49,7 @@ fn main() -> anyhow::Result<()> {
         None => Default::default(),
     };
     let trainer = Trainer::AdaRank;
-    let st = Study::new(LetorData::from_file("study_logs/letor/mq2008_subset_a.txt".as_ref())?, 10, trainer);
+    let st = Study::new(LetorData::from_file(letor_file().as_ref())?, 10, trainer);
     let cfg = StudyConfig { trainer, ..Default::default() };
     println!("# Bound on BARACO's RMSE of E[M_c - M_p] from any prior for unseen documents\n");
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -137,4 +137,11 @@ fn main() -> anyhow::Result<()> {
         println!("\nconst* per run: mean u = {:.4}, range {:.4}-{:.4}\n", mean(&best_u), best_u.iter().cloned().fold(f64::INFINITY, f64::min), best_u.iter().cloned().fold(0.0, f64::max));
     }
     Ok(())
+}
+
+/// The LETOR file: `$SERPSIM_LETOR`, else the project's own sample. The reproduction in
+/// analysis/baraco/ ran on the real MQ2008 subset:
+/// `SERPSIM_LETOR=../shared/data/letor/mq2008_subset_a.txt`.
+fn letor_file() -> String {
+    std::env::var("SERPSIM_LETOR").unwrap_or_else(|_| "study_logs/letor/letor_sample.txt".to_string())
 }

@@ -33,7 +33,7 @@ seed tables 3 tests/fixtures/baraco/production.tsv
 seed tables 4 tests/fixtures/streams/*.tsv
 seed tables 5 tests/fixtures/wordnet/*.tsv
 seed clicks 0 study_logs/clicks/synthetic_yandex_layout.txt
-seed clicks 1 study_logs/clicks/mq2008_dbn_clicks.tsv
+seed clicks 1 study_logs/clicks/letor_dbn_clicks.tsv
 seed clicks 3 study_logs/clicks/ncm_handmade_train.txt
 seed clicks 4 tests/fixtures/clicklogs/rpc_handmade.txt
 seed clicks 7 simulations/combined/dbn.json

@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The scenario embedded in the binary (`simulations/default.toml`), run by `serpsim simulate`
-/// without a file. Its collection is the TREC qrels and run in `study_logs/trec/`.
+/// without a file. Its collection is the project's own TREC-like qrels and run in
+/// `study_logs/trec/` (50 topics, written from a seed by `analysis/metrics/make_trec_collection.py`).
 pub const DEFAULT_SCENARIO: &str = include_str!("../simulations/default.toml");
 /// Qrels of the embedded default scenario.
 pub const DEFAULT_QRELS: &str = include_str!("../study_logs/trec/qrels.test");
@@ -1261,7 +1262,8 @@ mod tests {
     fn embedded_default_parses_and_loads() {
         let s = Scenario::embedded_default();
         let l = s.load(Path::new(".")).unwrap();
-        assert_eq!(l.world.topics.len(), 3);
+        // 50 topics (301-350): analysis/metrics/make_trec_collection.py writes the embedded qrels.
+        assert_eq!(l.world.topics.len(), 50);
         assert!(l.world.systems.len() >= 2);
     }
 

@@ -100,7 +100,8 @@ fn trec_eval_test_suite_reproduced_byte_for_byte() {
 #[test]
 fn missing_topics_are_left_out_by_default_as_trec_eval_9_does() {
     // results.extra has no line for topic 302. trec_eval 10.0 exits with status 4 there
-    // (v9/trec_eval10_extra_default.stderr); trec_eval 9.0.8 averages over the 2 topics it has,
+    // (v9/trec_eval10_extra_default.stderr); trec_eval 9.0.8 averages over the 49 judged topics
+    // it has (topic 399 of the run has no judgements and is ignored),
     // which is the rule trec_eval's help documents. Expected values: trec_eval 9.0.8,
     // `-m all_trec -q qrels.test results.extra` (v9/all_trec_q_extra.txt), except the measures
     // trec_eval 10 redefined (iprec_at_recall and 11pt_avg round instead of truncating).
@@ -119,8 +120,8 @@ fn missing_topics_are_left_out_by_default_as_trec_eval_9_does() {
         assert!(ours.contains(line), "trec_eval 9.0.8 line missing or different: {line:?}");
         compared += 1;
     }
-    assert_eq!(compared, 240, "276 lines of trec_eval 9.0.8 output, 36 of them iprec_at_recall or 11pt_avg");
-    assert!(out.stdout.contains("num_q                 \tall\t2\n"));
+    assert_eq!(compared, 3953, "4553 lines of trec_eval 9.0.8 output, 600 of them iprec_at_recall or 11pt_avg");
+    assert!(out.stdout.contains("num_q                 \tall\t49\n"));
     assert!(!out.stdout.contains("\t302\t"));
 }
 
@@ -169,14 +170,14 @@ fn gzip_stdin_bom_and_crlf_give_the_same_output() {
         assert!(differences(&expected, &out.stdout).is_empty(), "{q} {r}: {:?}", &differences(&expected, &out.stdout)[..1]);
     }
     // An invalid UTF-8 byte in a document id: ids are compared as bytes, as trec_eval does, so
-    // the numbers are those of the clean file (FR940203-1-00038 is unjudged and its score
-    // 1.800881 is unique in topic 301, so its rank does not move).
+    // the numbers are those of the clean file (NW88-67059 is unjudged and its score 1.064192
+    // is unique in topic 301, so its rank does not move).
     let text = String::from_utf8(run.clone()).unwrap();
-    assert_eq!(text.matches("1.800881").count(), 1);
+    assert_eq!(text.matches("1.064192").count(), 1);
     let mut bad = Vec::new();
     for line in text.lines() {
-        if line.contains("FR940203-1-00038") {
-            bad.extend(line.replace("FR940203-1-00038", "FR940203-1-0003\u{1}").as_bytes().iter().map(|&b| if b == 1 { 0xff } else { b }));
+        if line.contains("NW88-67059") {
+            bad.extend(line.replace("NW88-67059", "NW88-6705\u{1}").as_bytes().iter().map(|&b| if b == 1 { 0xff } else { b }));
         } else {
             bad.extend(line.as_bytes());
         }
@@ -257,19 +258,20 @@ fn usage_errors_name_the_problem() {
 #[test]
 fn names_mean_what_trec_eval_means() {
     // The example: `utility` and `rbp` are trec_eval's (trec_eval 10,
-    // out/all_trec.txt: utility -412.6667, rbp 0.3234); Fujii and Ishikawa's utility is
+    // out/all_trec.txt: utility -60.6200, rbp 0.3711); Fujii and Ishikawa's utility is
     // `novelty_utility`, and RBP with p = 0.8 needs an explicit parameter.
     let (q, r) = (fixture("qrels.test"), fixture("results.test"));
     let out = serpsim(&["eval", "--format", "trec", &q, &r, "-m", "utility", "-m", "rbp"]);
     assert!(out.ok, "{}", out.stderr);
-    assert_eq!(out.stdout, "utility               \tall\t-412.6667\nrbp                   \tall\t0.3234\n");
-    // trec_eval's rbp.p=0.8 (out/rbp_p08.txt: 0.3077) equals ir_measures' RBP(p=0.8) on
-    // binary qrels (gains 0/1, relevant at grade >= 1).
-    let out = serpsim(&["eval", "--format", "trec", &q, &r, "-m", "RBP(p=0.8)", "-m", "rbp:p=0.8"]);
+    assert_eq!(out.stdout, "utility               \tall\t-60.6200\nrbp                   \tall\t0.3711\n");
+    // trec_eval's rbp.p=0.8 (out/rbp_p08.txt: 0.5572) equals ir_measures' RBP(p=0.8) on
+    // binary qrels (qrels.binary: gains 0/1, relevant at grade >= 1). On graded qrels they
+    // differ: trec_eval scales the grades to [0, 1], ir_measures (trectools) sums them.
+    let out = serpsim(&["eval", "--format", "trec", &fixture("qrels.binary"), &r, "-m", "RBP(p=0.8)", "-m", "rbp:p=0.8"]);
     assert!(out.ok, "{}", out.stderr);
     let expected = std::fs::read_to_string(fixture("out/rbp_p08.txt")).unwrap();
     let value = expected.lines().find(|l| l.starts_with("rbp_p=0.8")).unwrap().split('\t').nth(2).unwrap().to_string();
-    assert_eq!(value, "0.3077");
+    assert_eq!(value, "0.5572");
     for line in out.stdout.lines() {
         assert_eq!(line.split('\t').nth(2).unwrap(), value, "{line}");
     }
@@ -299,23 +301,30 @@ fn csv_json_agreement_and_compare() {
     assert!(out.ok, "{}", out.stderr);
     assert!(out.stdout.starts_with("run,metric,topic,value\n"));
     assert_eq!(out.stdout.lines().count(), 5, "{}", out.stdout);
-    // trec_eval 10 (out/all_trec.txt): map all 0.1785.
-    assert!(out.stdout.contains("STANDARD,map,all,0.178"), "{}", out.stdout);
+    // trec_eval 10 (out/all_trec.txt): map all 0.4312.
+    assert!(out.stdout.contains("STANDARD,map,all,0.431"), "{}", out.stdout);
     let agreement = std::fs::read_to_string(&agree).unwrap();
     assert!(agreement.starts_with("metric_a,metric_b,kendall_tau_a"), "{agreement}");
     let compare = std::fs::read_to_string(&compare).unwrap();
     assert_eq!(compare.lines().count(), 3, "{compare}");
     let row: Vec<&str> = compare.lines().nth(1).unwrap().split(',').collect();
-    assert_eq!((row[0], row[1], row[2], row[3]), ("map", "STANDARD", "REVERSED", "3"));
+    assert_eq!((row[0], row[1], row[2], row[3]), ("map", "STANDARD", "REVERSED", "50"));
     let (d, lo, hi): (f64, f64, f64) = (row[4].parse().unwrap(), row[7].parse().unwrap(), row[8].parse().unwrap());
     assert!(lo <= d && d <= hi && d > 0.0, "{compare}");
     let out = serpsim(&["eval", &fixture("qrels.test"), &fixture("results.test"), "-m", "recip_rank", "--format", "json"]);
     assert!(out.ok);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    // trec_eval 10 (out/all_trec_q.txt): recip_rank 0.1667 (301), 1.0000 (302), 0.0526 (303),
-    // all 0.4064: first relevant documents at ranks 6, 1 and 19, (1/6 + 1 + 1/19) / 3.
+    // Hand derivation: the rank of the first relevant document of topics 301-350 in trec_eval's
+    // order (score descending, docno descending), by reading the run and the qrels (0: none
+    // retrieved, topics 322 and 333); the mean of 1/rank is trec_eval 10's recip_rank all
+    // 0.7807 (out/all_trec.txt) and pytrec_eval's 0.7806931216931219 (trec_parity.json).
+    const FIRST: [u32; 50] = [
+        12, 2, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 27, 3, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 0, 1, 1, 1, 5, 1, 1, 2, 2, 4, 1, 1, 1,
+        1, 1, 1, 1, 21,
+    ];
+    let expected = FIRST.iter().map(|&k| if k == 0 { 0.0 } else { 1.0 / k as f64 }).sum::<f64>() / 50.0;
     let all = v[0]["metrics"][0]["all"].as_f64().unwrap();
-    assert!((all - (1.0 / 6.0 + 1.0 + 1.0 / 19.0) / 3.0).abs() < 1e-12, "{all}");
+    assert!((all - expected).abs() < 1e-12, "{all} vs {expected}");
 }
 
 #[test]

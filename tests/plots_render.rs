@@ -153,7 +153,7 @@ clicks = {{ click = [0.2, 0.9], stop = [0.0, 0.6], mark = [0.0, 1.0] }}
     )
 }
 
-/// The default scenario (3 TREC topics, 2 systems, 2 profiles): the plots of `serpsim
+/// The default scenario (50 topics, 2 systems, 2 profiles): the plots of `serpsim
 /// simulate` with no arguments.
 #[test]
 fn default_run_plots_are_readable() {

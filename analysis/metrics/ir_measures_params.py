@@ -49,8 +49,10 @@ CASES = {
         ("RBP(p=0.5)", "trectools"),
         ("RBP(p=0.8)@10", "trectools"),
         ("RBP(rel=1,p=0.8)", "cwl_eval"),
+        ("RBP(rel=2,p=0.8)", "cwl_eval"),
         ("ERR@10", "gdeval"),
         ("P(rel=1)@5", "pytrec_eval"),
+        ("nDCG@10", "pytrec_eval"),
     ],
     ("study_logs/metrics/graded_qrels.txt", "study_logs/metrics/graded_run_untied.txt"): [
         ("RBP(p=0.8)", "trectools"),

@@ -1,17 +1,20 @@
 """Writes the input files of tests/fixtures/trec_eval/ (see its README.md).
 
-Every file is derived from the project's bundled `study_logs/trec/qrels.test` and
-`study_logs/trec/results.test` (3 topics, from the project's shared data) or written by this
-script from a fixed seed; none is fetched. They exercise what trec_eval's own test suite
+Every file is derived from the project's own bundled `study_logs/trec/qrels.test` and
+`study_logs/trec/results.test` (50 topics, written from a seed by
+analysis/metrics/make_trec_collection.py) or written by this script from a fixed seed; none is
+fetched, none comes from trec_eval's test suite or a TREC collection. They exercise what trec_eval's own test suite
 exercises, in the same layouts:
 
   qrels.test, results.test   copies of study_logs/trec/
-  results.extra              topics 301 and 303 only (302 has no results), 292 lines per topic,
-                             every 5th line with extra trailing fields (as trec_eval's
-                             results.trunc: "junk" after the run tag)
+  results.extra              no topic 302 (a qrels topic without results), the first 60 lines
+                             (in file order) of every other topic, every 5th line with extra
+                             trailing fields (as trec_eval's results.trunc: "junk" after the
+                             run tag), and a run topic 399 that has no judgements
   qrels.graded               qrels.test with grades -1..4 (relevant -> 1..4, not relevant -> 0
                              or -1, chosen by a CRC32 of topic and docno)
   qrels.comments             qrels.test with '#' comment lines and one relevant docno containing '#'
+  qrels.binary               qrels.test with grade 2 read as 1 (binary judgements)
   qrels.302, results.302     topic 302 of qrels.test / results.test only
   results.ties               results.test with scores rounded to 1 decimal (ties everywhere;
                              trec_eval orders ties by docno), lines in reverse order
@@ -52,18 +55,20 @@ def main():
     write("qrels.test", qrels)
     write("results.test", results)
 
-    # results.extra: no topic 302, the first 292 lines of each other topic, trailing junk.
+    # results.extra: no topic 302, the first 60 lines of each other topic, trailing junk, topic 399.
     extra, per_topic = [], {}
     for line in results:
         topic = line.split()[0]
         if topic == "302":
             continue
         per_topic[topic] = per_topic.get(topic, 0) + 1
-        if per_topic[topic] > 292:
+        if per_topic[topic] > 60:
             continue
         if len(extra) % 5 == 4:
             line += " extra fields after the tag"
         extra.append(line)
+    for i in range(5):  # a run topic without judgements: trec_eval ignores it
+        extra.append(f"399\tQ0\tNOJUDGE-{i}\t{i + 1}\t{5 - i:10.6f}\tSTANDARD")
     write("results.extra", extra)
 
     # qrels.graded: grades -1..4.
@@ -92,6 +97,14 @@ def main():
         if i == len(qrels) // 2:
             comments.append("#comment without a blank")
     write("qrels.comments", comments)
+
+    # qrels.binary: grades 2 -> 1, for the measures whose peers agree on binary judgements only
+    # (trec_eval's rbp normalises graded gains to [0, 1], ir_measures' RBP(p=..) does not).
+    binary = []
+    for line in qrels:
+        topic, it, doc, rel = line.split()
+        binary.append(f"{topic} {it} {doc} {min(int(rel), 1)}")
+    write("qrels.binary", binary)
 
     write("qrels.302", [l for l in qrels if l.split()[0] == "302"])
     write("results.302", [l for l in results if l.split()[0] == "302"])

@@ -2,7 +2,8 @@
 
 Computes map, P_5, P_10, recip_rank, Rprec, ndcg and ndcg_cut_10 with pytrec_eval (which wraps
 trec_eval's C code) on
-  1. study_logs/trec/qrels.test + results.test (the trec_eval test files, binary grades), and
+  1. study_logs/trec/qrels.test + results.test (the project's own 50-topic collection, grades 0-2,
+     analysis/metrics/make_trec_collection.py), and
   2. study_logs/metrics/graded_qrels.txt + graded_run.txt, a small graded case written by this
      script (seed 20260522): grades 0-3, unjudged documents, tied scores, a qrels topic the run
      does not retrieve for, a run topic without judgements, a topic without relevant documents.

@@ -17,6 +17,13 @@ $B sublists gen-log simulations/sublists/default.toml --log $OUT/usage_log.csv
 $B sublists fit simulations/sublists/default.toml --log $OUT/usage_log.csv --out $OUT/fit --threads 2
 # GLM reference fits (statsmodels); rewrites the test fixtures.
 # python3 analysis/sublists/glm_reference.py
-# Real-data recipe: LETOR MQ2008 subset with binned-feature filters (study_logs/letor/).
-$B sublists sweep analysis/sublists/letor.toml --out $OUT/letor --threads 2
+# Real-data recipe: LETOR MQ2008 subset with binned-feature filters, read in place from the
+# shared data beside the checkout (not bundled; SERPSIM_DATA overrides ../shared/data). The
+# per-query sweep.csv and topics.csv (values of single MQ2008 queries) are not kept.
+DATA=${SERPSIM_DATA:-../shared/data}
+[ -f "$DATA/letor/mq2008_subset_a.txt" ] || { echo "missing $DATA/letor/mq2008_subset_a.txt" >&2; exit 1; }
+LETOR_TOML=$(mktemp --suffix=.toml)
+sed "s#^file = .*#file = \"$(cd "$DATA" && pwd)/letor/mq2008_subset_a.txt\"#" analysis/sublists/letor.toml > "$LETOR_TOML"
+$B sublists sweep "$LETOR_TOML" --out $OUT/letor --threads 2
+rm -f "$LETOR_TOML" $OUT/letor/sweep.csv $OUT/letor/topics.csv
 python3 analysis/sublists/fig6_facts.py $OUT/letor/fig6.csv | tee $OUT/letor_fig6_facts.txt || true

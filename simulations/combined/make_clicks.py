@@ -2,16 +2,17 @@
 """Builds the logged SERPs and the hand-set "true" click model from which the click log of
 the combined scenario is drawn (see simulations/combined/README.md).
 
-The LETOR 4.0 MQ2008 subset (study_logs/letor/mq2008_subset_a.txt) has judged documents and
-features but no clicks. A production system is imagined that showed, for each of the 36
-queries, 200 result pages, each the top 10 of one of five linear rankers over LETOR 4.0's
-whole-document features (TF*IDF 15, BM25 25, LMIR.ABS 30, LMIR.DIR 35, LMIR.JM 40), chosen
+The project's own LETOR-layout file (study_logs/letor/letor_sample.txt, written from a seed by
+study_logs/tools/make_letor_sample.py) has judged documents and features but no clicks. A
+production system is imagined that showed, for each of the 36 queries, 200 result pages, each
+the top 10 of one of five linear rankers over the features that play LETOR 4.0's
+whole-document scores (TF*IDF 15, BM25 25, LMIR.ABS 30, LMIR.DIR 35, LMIR.JM 40), chosen
 uniformly at random (seed 2015). Users click by a DBN whose parameters depend on the judged
 grade (attractiveness 0.25 / 0.6 / 0.85, satisfaction 0.15 / 0.45 / 0.7 for grades 0 / 1 / 2,
 continuation 0.85). `serpsim clicks simulate` draws the clicks; `serpsim clicks fit` fits the
 DBN the scenario uses. Standard library only.
 
-Writes: target/combined/mq2008_serps.tsv (the SERPs, no clicks; not kept) and
+Writes: target/combined/letor_serps.tsv (the SERPs, no clicks; not kept) and
 simulations/combined/true_dbn.json (the generating model). Run simulations/combined/make.sh.
 """
 import json
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[2]
-letor = root / "study_logs/letor/mq2008_subset_a.txt"
+letor = root / "study_logs/letor/letor_sample.txt"
 queries = {}
 order = []
 for line in letor.read_text().splitlines():
@@ -48,7 +49,7 @@ for qid in order:
         ranked = sorted(range(len(docs)), key=lambda d: -docs[d][2].get(feature, 0.0))  # stable: ties keep file order
         serps.append((f"{qid}-{i + 1}", qid, [docs[d][0] for d in ranked[:10]]))
 
-out = root / "target/combined/mq2008_serps.tsv"
+out = root / "target/combined/letor_serps.tsv"
 out.parent.mkdir(parents=True, exist_ok=True)
 with out.open("w") as w:
     w.write("session_id\tquery\tdocuments\tclicks\n")
