@@ -202,9 +202,9 @@ def test_polars_round_trip_of_evaluate(coll):
 
 
 def test_polars_round_trip_of_clicks_fit():
-    log = serpsim.clicks.read_log(pathlib.Path(__file__).resolve().parents[2] / "study_logs" / "clicks" / "yandex_sample_train.txt")
+    log = serpsim.clicks.read_log(pathlib.Path(__file__).resolve().parents[2] / "study_logs" / "clicks" / "synthetic_yandex_layout.txt")
     m_pd = serpsim.clicks.fit(log, model="sdbn", progress=False)
-    log_pl = serpsim.clicks.read_log(pathlib.Path(__file__).resolve().parents[2] / "study_logs" / "clicks" / "yandex_sample_train.txt", output="polars")
+    log_pl = serpsim.clicks.read_log(pathlib.Path(__file__).resolve().parents[2] / "study_logs" / "clicks" / "synthetic_yandex_layout.txt", output="polars")
     assert isinstance(log_pl, pl.DataFrame)
     m_pl = serpsim.clicks.fit(log_pl, model="sdbn", progress=False)
     a, b = m_pd.params, m_pl.params
@@ -284,7 +284,7 @@ def test_simulate_runs_need_qrels_and_clean_ids():
 
 def test_polars_out_of_study_and_compare_rankers():
     root = pathlib.Path(__file__).resolve().parents[2]
-    asc = root / "study_logs" / "gaze" / "eyelink_binocular_example.asc"
+    asc = root / "study_logs" / "gaze" / "bino_1000hz.asc"
     a = serpsim.study.read_asc(asc, progress=False)
     b = serpsim.study.read_asc(asc, progress=False, output="polars")
     assert isinstance(b.samples, pl.DataFrame) and b.samples["x"].dtype == pl.Float64
