@@ -410,6 +410,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
                 let inputs: Vec<&Path> = [Some(log.as_path()), Some(qrels.as_path()), test.as_deref()].into_iter().flatten().collect();
                 serpsim::output::refuse_input_as_output(o, &inputs)?;
             }
+            serpsim::limits::check_usize("study validate", "--replicates", replicates, serpsim::limits::MAX_CLICK_REPLICATES, "simulated searches per test search")?;
+            serpsim::limits::check_usize("study validate", "--bootstrap", bootstrap, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
             let cfg = serpsim::clickmodels::validate::ValidateConfig { replicates, bootstrap, level: ci_level, seed, ..Default::default() };
             validate(&log, &qrels, test.as_deref(), test_share, &evidence, page_size, &cfg, threads, out.as_deref())?
         }
