@@ -691,6 +691,29 @@ mod tests {
     }
 
     #[test]
+    fn separate_files_are_written_as_one_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+        write_files(&[(&a, b"a1"), (&b, b"b1")]).unwrap();
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"a1".to_vec(), b"b1".to_vec()));
+        // The second file cannot be written (its folder is a file): the first keeps its old
+        // bytes and no temporary file stays.
+        std::fs::write(dir.path().join("plain"), "x").unwrap();
+        let bad = dir.path().join("plain/c.csv");
+        assert!(write_files(&[(&a, b"a2"), (&bad, b"c2")]).is_err());
+        assert_eq!(std::fs::read(&a).unwrap(), b"a1");
+        assert_eq!(listing(dir.path()), vec!["a.csv", "b.csv", "plain"]);
+        // The same path twice is refused before anything is written.
+        assert!(write_files(&[(&a, b"a3"), (&a, b"a4")]).unwrap_err().to_string().contains("two outputs"));
+        assert_eq!(std::fs::read(&a).unwrap(), b"a1");
+        // A temporary file of an earlier version whose process is gone is removed.
+        std::fs::write(dir.path().join(".b.csv.tmp999999999"), "old").unwrap();
+        write_files(&[(&a, b"a5"), (&b, b"b5")]).unwrap();
+        assert_eq!(listing(dir.path()), vec!["a.csv", "b.csv", "plain"]);
+        assert_eq!(std::fs::read(&b).unwrap(), b"b5");
+    }
+
+    #[test]
     fn refuses_a_directory_with_foreign_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();

@@ -30,7 +30,7 @@ pub struct CompareRankersArgs {
     /// Switch when P(M_c + epsilon >= M_p | log) >= 1 - delta.
     #[arg(long, default_value_t = 0.05)]
     delta: f64,
-    /// Joint posterior samples K.
+    /// Joint posterior samples K (at most 10,000,000).
     #[arg(long, default_value_t = 1000)]
     samples: usize,
     /// DBN continuation probability gamma.

@@ -270,10 +270,10 @@ enum StudyCommand {
         /// Results per page.
         #[arg(long, default_value_t = 10)]
         page_size: usize,
-        /// Simulated searches per test search.
+        /// Simulated searches per test search (at most 1,000,000).
         #[arg(long, default_value_t = 1000)]
         replicates: usize,
-        /// Bootstrap resamples of the distance intervals.
+        /// Bootstrap resamples of the distance intervals (at most 1,000,000).
         #[arg(long, default_value_t = 200)]
         bootstrap: usize,
         /// Level of the bootstrap intervals.
