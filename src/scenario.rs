@@ -1232,6 +1232,7 @@ impl Overrides {
             if r == 0 {
                 return Err(Error::config("command line", "--replicates", "must be at least 1"));
             }
+            crate::limits::check_count("command line", "--replicates", r, crate::limits::MAX_REPLICATES, "simulated users per profile and topic")?;
             scenario.replicates = r;
         }
         if let Some(s) = self.seed {
