@@ -32,6 +32,9 @@ seed tables 2 tests/fixtures/baraco/log.tsv
 seed tables 3 tests/fixtures/baraco/production.tsv
 seed tables 4 tests/fixtures/streams/*.tsv
 seed tables 5 tests/fixtures/wordnet/*.tsv
+# Selector 6: a WordNet noun database (data, index, exceptions separated by \x01).
+{ printf '\x06'; cat tests/fixtures/wordnet/mini/data.noun; printf '\x01'; cat tests/fixtures/wordnet/mini/index.noun;
+  printf '\x01'; cat tests/fixtures/wordnet/mini/noun.exc; } > fuzz/corpus/tables/6-wordnet-mini
 seed clicks 0 study_logs/clicks/synthetic_yandex_layout.txt
 seed clicks 1 study_logs/clicks/letor_dbn_clicks.tsv
 seed clicks 3 study_logs/clicks/ncm_handmade_train.txt
@@ -46,6 +49,11 @@ seed study 5 study_logs/cursor/*.csv study_logs/examples/cursor/*.txt
 mkdir -p fuzz/corpus/config
 cp simulations/*.toml fuzz/corpus/config/ 2>/dev/null || true
 printf 'm:map P@5 ndcg_cut.10 rbp(p=0.8) RBP(p=0.8) nDCG@10 iprec_at_recall.0.5\n' > fuzz/corpus/config/measures
+# The size knobs (issue 29): scenario generators, the synthetic study (s:) and suggestions (g:).
+cp simulations/sessions/*.toml simulations/sublists/*.toml fuzz/corpus/config/ 2>/dev/null || true
+printf 's:participants = 20\ntasks = 3\nqueries = 3\nmax_pages = 2\ntokens_per_result = 12\n' > fuzz/corpus/config/study
+printf 'g:sessions = 300\nqueries = 2\ncandidates = 7\nsegments = 8\n' > fuzz/corpus/config/suggest
+printf '[collection]\nsource = "synthetic"\ntopics = 3\ndocs_per_topic = 50\ncategories = 4\nlabels_per_doc = 1\n[[profiles]]\nname = "p"\neffort = { read_document = 1e308 }\n[output]\nhistogram_bins = 20\n' > fuzz/corpus/config/knobs
 
 fuzz_one() { # target
   local t=$1 log status=ok runs eps

@@ -27,7 +27,7 @@ fn split2(data: &[u8]) -> (&[u8], &[u8]) {
 /// BARACO logs, rankings and weights, stream files. The first byte picks the reader.
 pub fn tables(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else { return };
-    match which % 6 {
+    match which % 7 {
         0 => {
             let (q, r) = split2(rest);
             let _ = with_file("qrels", "", q, crate::collection::trec::Qrels::from_file);
@@ -66,10 +66,24 @@ pub fn tables(data: &[u8]) {
                 }
             }
         }
-        _ => {
+        5 => {
             let _ = with_file("pairs", "", rest, |p| {
                 crate::input::open(p).and_then(|i| crate::wordnet::batch::read_pairs(i, crate::wordnet::Pos::Noun))
             });
+        }
+        _ => {
+            // A WordNet database: data.noun, index.noun and noun.exc separated by \x01 (the verb
+            // files are empty), read as `WordNet::open` reads it.
+            let mut parts = rest.splitn(3, |&b| b == 1);
+            let (data, index, exc) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
+            let dir = std::env::temp_dir().join(format!("serpsim-fuzz-{}-wordnet", std::process::id()));
+            if std::fs::create_dir_all(&dir).is_err() {
+                return;
+            }
+            for (name, bytes) in [("data.noun", data), ("index.noun", index), ("noun.exc", exc), ("data.verb", &b""[..]), ("index.verb", b""), ("verb.exc", b"")] {
+                std::fs::write(dir.join(name), bytes).expect("the temporary directory is writable");
+            }
+            let _ = crate::wordnet::WordNet::open(&dir);
         }
     }
 }
@@ -136,7 +150,40 @@ pub fn config(data: &[u8]) {
         }
         return;
     }
+    // The generators' knobs (issue 29): parsing and validation must refuse every value above
+    // its bound (src/limits.rs) without panicking.
+    if let Some(study) = text.strip_prefix("s:") {
+        if let Ok(c) = toml::from_str::<crate::study::synthetic::StudyConfig>(study) {
+            let _ = c.validate();
+        }
+        return;
+    }
+    if let Some(suggest) = text.strip_prefix("g:") {
+        if let Ok(c) = toml::from_str::<crate::suggest::synthetic::SyntheticSuggestConfig>(suggest) {
+            let _ = c.validate();
+        }
+        return;
+    }
     if let Ok(scenario) = crate::scenario::Scenario::parse(text, "fuzz.toml") {
-        let _ = scenario.load(&std::env::temp_dir().join("serpsim-fuzz-empty"));
+        // Generating a collection at its upper bound is allowed and takes long by design
+        // (10^8 documents); the fuzzer generates only small ones, so its time limit finds hangs
+        // and its memory limit unbounded allocations, not the cost of valid large studies.
+        if generated_documents(&scenario) <= 100_000 {
+            let _ = scenario.load(&std::env::temp_dir().join("serpsim-fuzz-empty"));
+        }
+    }
+}
+
+/// Documents (and ranked lists) a scenario's generator would make; 0 for file collections.
+fn generated_documents(s: &crate::scenario::Scenario) -> u64 {
+    use crate::scenario::CollectionSource;
+    match &s.collection {
+        CollectionSource::Synthetic(c) => (c.topics as u64).saturating_mul(c.docs_per_topic as u64),
+        CollectionSource::SyntheticQueries(c) => {
+            let g = &c.generator;
+            let lists = (g.queries_per_strategy as u64).saturating_mul(c.strategies.len() as u64).saturating_mul(g.list_length as u64);
+            (g.topics as u64).saturating_mul((g.docs_per_topic as u64).saturating_add(lists))
+        }
+        _ => 0,
     }
 }

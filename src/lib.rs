@@ -25,6 +25,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod input;
 pub mod interrupt;
+pub mod limits;
 pub mod logs;
 pub mod metrics;
 pub mod output;

@@ -207,9 +207,16 @@ fn clean_leftovers(parent: &Path, name: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(parent, e)),
     };
+    // Temporary files of earlier serpsim versions: `.NAME.tmpPID` (issue 29: `clicks simulate`
+    // left them after a kill and nothing removed them).
+    let legacy = format!(".{name}.tmp");
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        if !file_name.to_string_lossy().starts_with(&prefix) {
+        let file_name = file_name.to_string_lossy();
+        let is_legacy = file_name
+            .strip_prefix(&legacy)
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !process_alive(pid));
+        if !file_name.starts_with(&prefix) && !is_legacy {
             continue;
         }
         let path = entry.path();
@@ -225,6 +232,15 @@ fn clean_leftovers(parent: &Path, name: &str) -> Result<()> {
         removed.map_err(|e| Error::io(&path, e))?;
     }
     Ok(())
+}
+
+/// Whether process `pid` (decimal) is running (Linux: `/proc/PID` exists; elsewhere assumed).
+fn process_alive(pid: &str) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid).exists()
+    } else {
+        true
+    }
 }
 
 /// Atomically exchanges two directories (both must exist). Returns false where the platform
@@ -512,6 +528,83 @@ where
     Ok(())
 }
 
+/// Writes several separate output files as one set (`eval -o OUT --compare C --agreement A`):
+/// every file is first written to its temporary file beside its path (leftovers of killed runs
+/// are removed first); only when all are complete are they renamed into place, one after
+/// another with the interrupt handler held off, so a failure, a full disk or Ctrl-C before
+/// that leaves every previous file as it was, and Ctrl-C never stops the renames halfway.
+/// The renames take microseconds; a SIGKILL inside that window is the one case that can
+/// leave some files new and some old (docs/reliability.md).
+pub fn write_files(files: &[(&Path, &[u8])]) -> Result<()> {
+    for (i, (p, _)) in files.iter().enumerate() {
+        if files[..i].iter().any(|(q, _)| q == p) {
+            return Err(Error::Invalid(format!("{}: given as two outputs of one command", p.display())));
+        }
+        if p.is_dir() {
+            return Err(Error::Invalid(format!("{}: is a directory, expected a file name", p.display())));
+        }
+    }
+    let mut staged: Vec<PathBuf> = Vec::with_capacity(files.len());
+    let discard = |staged: &[PathBuf]| {
+        let mut list = pending();
+        for t in staged {
+            let _ = std::fs::remove_file(t);
+            list.retain(|p| p != t);
+        }
+    };
+    for (path, bytes) in files {
+        let written = (|| -> Result<PathBuf> {
+            let (dir, name) = split(path)?;
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            clean_leftovers(&dir, &name)?;
+            let tmp = dir.join(format!(".{name}{MARK}tmp-{}", std::process::id()));
+            pending().push(tmp.clone());
+            let result = (|| {
+                let file = File::create(&tmp)?;
+                try_lock(&file);
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+                w.write_all(bytes)?;
+                w.into_inner().map_err(|e| e.into_error())?.sync_all()
+            })();
+            if let Err(e) = result {
+                let _ = std::fs::remove_file(&tmp);
+                pending().retain(|p| p != &tmp);
+                return Err(Error::io(path, e));
+            }
+            Ok(tmp)
+        })();
+        match written {
+            Ok(tmp) => staged.push(tmp),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
+        }
+    }
+    // Every file is complete: put them in place under the lock of the pending list, so an
+    // interrupt handler waits until all are renamed (then it has nothing left to remove).
+    let mut list = pending();
+    for (i, ((path, _), tmp)) in files.iter().zip(&staged).enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            // Renaming within a directory fails only on odd file systems; what is not yet in
+            // place is removed and the error names the file.
+            for t in &staged[i..] {
+                let _ = std::fs::remove_file(t);
+            }
+            list.retain(|p| !staged.contains(p));
+            return Err(Error::io(path, e));
+        }
+    }
+    list.retain(|p| !staged.contains(p));
+    drop(list);
+    for (path, _) in files {
+        if let Ok((dir, _)) = split(path) {
+            sync_dir(&dir);
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to `path` atomically (see [`write_file_with`]).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     write_file_with(path, |w| w.write_all(bytes))
@@ -595,6 +688,29 @@ mod tests {
         std::fs::write(dir.path().join(".model.json.serpsim-tmp-999999"), "x").unwrap();
         write_file(&f, b"{}").unwrap();
         assert_eq!(listing(dir.path()), vec!["model.json", "out"]);
+    }
+
+    #[test]
+    fn separate_files_are_written_as_one_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+        write_files(&[(&a, b"a1"), (&b, b"b1")]).unwrap();
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"a1".to_vec(), b"b1".to_vec()));
+        // The second file cannot be written (its folder is a file): the first keeps its old
+        // bytes and no temporary file stays.
+        std::fs::write(dir.path().join("plain"), "x").unwrap();
+        let bad = dir.path().join("plain/c.csv");
+        assert!(write_files(&[(&a, b"a2"), (&bad, b"c2")]).is_err());
+        assert_eq!(std::fs::read(&a).unwrap(), b"a1");
+        assert_eq!(listing(dir.path()), vec!["a.csv", "b.csv", "plain"]);
+        // The same path twice is refused before anything is written.
+        assert!(write_files(&[(&a, b"a3"), (&a, b"a4")]).unwrap_err().to_string().contains("two outputs"));
+        assert_eq!(std::fs::read(&a).unwrap(), b"a1");
+        // A temporary file of an earlier version whose process is gone is removed.
+        std::fs::write(dir.path().join(".b.csv.tmp999999999"), "old").unwrap();
+        write_files(&[(&a, b"a5"), (&b, b"b5")]).unwrap();
+        assert_eq!(listing(dir.path()), vec!["a.csv", "b.csv", "plain"]);
+        assert_eq!(std::fs::read(&b).unwrap(), b"b5");
     }
 
     #[test]

@@ -156,6 +156,11 @@ pub struct LinearRanker {
     pub weights: FeatureWeights,
 }
 
+/// Most query variants per topic (`variants.count`).
+pub const VARIANTS_MAX: u64 = 10_000;
+/// Most points of a report grid (`report.time_grid.points`, `report.effort_grid.points`).
+pub const GRID_POINTS_MAX: u64 = 1_000_000;
+
 /// Linear weights, dense or by 1-based feature number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -177,6 +182,13 @@ impl FeatureWeights {
                 for (k, &w) in m {
                     let i: usize =
                         k.parse().ok().filter(|&i| i >= 1).ok_or_else(|| Error::config(context, format!("{key}.{k}"), "feature numbers start at 1"))?;
+                    crate::limits::check_usize(
+                        context,
+                        &format!("{key}.{k}"),
+                        i,
+                        crate::collection::letor::MAX_FEATURE_INDEX as u64,
+                        "the largest LETOR feature number",
+                    )?;
                     if v.len() < i {
                         v.resize(i, 0.0);
                     }
@@ -185,6 +197,7 @@ impl FeatureWeights {
                 v
             }
         };
+        crate::limits::check_usize(context, key, dense.len(), crate::collection::letor::MAX_FEATURE_INDEX as u64, "weights: the largest LETOR feature number")?;
         if dense.iter().any(|w| !w.is_finite()) {
             return Err(Error::config(context, key, "weights must be finite numbers"));
         }
@@ -619,6 +632,7 @@ impl Scenario {
         if self.replicates == 0 {
             return Err(Error::config(context, "replicates", "must be at least 1"));
         }
+        crate::limits::check_count(context, "replicates", self.replicates, crate::limits::MAX_REPLICATES, "simulated users per profile and topic")?;
         if self.profiles.is_empty() {
             return Err(Error::config(context, "profiles", "at least one [[profiles]] entry is needed"));
         }
@@ -636,6 +650,7 @@ impl Scenario {
         if self.output.histogram_bins == 0 {
             return Err(Error::config(context, "output.histogram_bins", "must be at least 1"));
         }
+        crate::limits::check_usize(context, "output.histogram_bins", self.output.histogram_bins, crate::limits::MAX_HISTOGRAM_BINS, "histogram bins")?;
         let source_page = match &self.collection {
             CollectionSource::Trec(t) => {
                 if t.runs.is_empty() {
@@ -687,6 +702,7 @@ impl Scenario {
                 if *count == 0 {
                     return Err(Error::config(context, "variants.count", "must be at least 1"));
                 }
+                crate::limits::check_usize(context, "variants.count", *count, VARIANTS_MAX, "query variants per topic")?;
                 crate::error::check_non_negative(context, "variants.noise", *noise)?;
             }
             _ => {}
@@ -699,6 +715,7 @@ impl Scenario {
                 if *bins < 2 {
                     return Err(Error::config(context, "categories.bins", "must be at least 2"));
                 }
+                crate::limits::check_usize(context, "categories.bins", *bins, crate::limits::MAX_CATEGORIES, "categories")?;
                 if features.is_empty() {
                     return Err(Error::config(context, "categories.features", "must list at least one feature"));
                 }
@@ -712,6 +729,7 @@ impl Scenario {
             if !(g.max.is_finite() && g.max > 0.0) || g.points < 2 {
                 return Err(Error::config(context, "report.time_grid", "needs max > 0 and at least 2 points"));
             }
+            crate::limits::check_usize(context, "report.time_grid.points", g.points, GRID_POINTS_MAX, "points of a report grid")?;
         }
         for b in self.report.time_budgets.iter().flatten().chain(self.report.effort_budgets.iter().flatten()) {
             crate::error::check_non_negative(context, "report.time_budgets", *b)?;
@@ -1215,6 +1233,7 @@ impl Overrides {
             if r == 0 {
                 return Err(Error::config("command line", "--replicates", "must be at least 1"));
             }
+            crate::limits::check_count("command line", "--replicates", r, crate::limits::MAX_REPLICATES, "simulated users per profile and topic")?;
             scenario.replicates = r;
         }
         if let Some(s) = self.seed {

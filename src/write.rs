@@ -15,7 +15,7 @@ pub mod flat;
 
 pub use flat::{flatten, FlatError, Scalar};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::io::Write;
 use std::path::Path;
 
@@ -32,30 +32,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Like [`write_atomic`], but the content is produced by `fill` writing into a buffered writer.
+/// The one single-file writer of serpsim ([`crate::output::write_file_with`]): the temporary
+/// file `.NAME.serpsim-tmp-PID` is removed on failure and on Ctrl-C, and leftovers of killed
+/// runs beside `path` are removed before writing.
 pub fn write_atomic_with<F>(path: &Path, fill: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
 {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
+    crate::output::write_file_with(path, fill)
 }
 
 /// Quotes a CSV field when needed (RFC 4180: fields with a comma, quote or line break are

@@ -373,3 +373,316 @@ fn a_full_disk_keeps_the_previous_output() {
         assert_eq!(leftovers(Path::new(&out)), Vec::<String>::new(), "{args:?}");
     }
 }
+
+/// A scenario with a synthetic collection, small enough to run; `{collection}`, `{profile}`
+/// and `{extra}` receive the knob under test.
+const BOUNDED_SCENARIO: &str = r#"
+name = "bounds"
+seed = 1
+replicates = 10
+[collection]
+source = "synthetic"
+topics = 3
+docs_per_topic = 50
+relevant_share = 0.1
+systems = [{ name = "a", ndcg = [0.2, 0.6] }]
+{collection}
+[[profiles]]
+name = "p"
+continuation = { model = "rbp", p = 0.8 }
+clicks = { click = [0.3, 0.7], stop = [0.0], mark = [0.1, 0.8] }
+{profile}
+[output]
+plot = false
+{extra}
+"#;
+
+/// The session generator's scenario (`sessions run`), with `{generator}` receiving the knob.
+const BOUNDED_SESSIONS: &str = r#"
+name = "bounds"
+seed = 1
+replicates = 10
+[collection]
+source = "synthetic_queries"
+strategies = ["qs1"]
+[collection.generator]
+topics = 2
+docs_per_topic = 100
+relevant_per_topic = 10
+queries_per_strategy = 2
+list_length = 20
+{generator}
+[[profiles]]
+name = "p"
+continuation = { model = "rbp", p = 1.0 }
+clicks = { click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }
+stopping = [{ rule = "fixed_depth", n = 3 }]
+"#;
+
+/// Every size, count and magnitude knob above its upper bound (src/limits.rs, listed in
+/// docs/reliability.md "Bounds"): exit code 1 at once (no hang, no abort, no panic) with an
+/// error that names the option or key, the value and the bound. The expected texts are the
+/// bounds as documented (hand-written from docs/reliability.md, not taken from a run).
+#[test]
+fn every_knob_has_an_upper_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).display().to_string();
+    let write = |n: &str, text: &str| {
+        std::fs::write(dir.path().join(n), text).unwrap();
+        d(n)
+    };
+    let qrels = write("qrels", "1 0 a 1\n1 0 b 0\n2 0 a 1\n");
+    let run = write("run", "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 a 1 1.0 r\n");
+    // A click log in the TSV session layout with 101 SERPs (for the session total of clicks simulate).
+    let mut log = String::from("session_id\tquery\tdocuments\tclicks\n");
+    for i in 0..101 {
+        log += &format!("{i}\tq{}\td1,d2,d3\t{},0,1\n", i % 3, i % 2);
+    }
+    let log = write("log.tsv", &log);
+    let model = d("model.json");
+    let o = bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train", &log, "--out", &model]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A mini WordNet whose index.noun claims 2^32 synsets for its first lemma.
+    let wn = dir.path().join("wn");
+    std::fs::create_dir(&wn).unwrap();
+    for f in std::fs::read_dir(root().join("tests/fixtures/wordnet/mini")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, wn.join(f.file_name().unwrap())).unwrap();
+    }
+    let index = std::fs::read_to_string(wn.join("index.noun")).unwrap();
+    let mut done = false;
+    let index: String = index
+        .lines()
+        .map(|l| {
+            if done || l.starts_with(' ') || l.trim().is_empty() {
+                return format!("{l}\n");
+            }
+            done = true;
+            let mut t: Vec<&str> = l.split(' ').collect();
+            t[2] = "4294967296";
+            t.join(" ") + "\n"
+        })
+        .collect();
+    std::fs::write(wn.join("index.noun"), index).unwrap();
+    // A scenario with `collection`, `profile` and `extra` inserted and each (from, to) replaced.
+    let scen = |i: usize, collection: &str, profile: &str, extra: &str, swap: &[(&str, &str)]| {
+        let mut text = BOUNDED_SCENARIO.replace("{collection}", collection).replace("{profile}", profile).replace("{extra}", extra);
+        for (a, b) in swap {
+            assert!(text.contains(a));
+            text = text.replace(a, b);
+        }
+        write(&format!("s{i}.toml"), &text)
+    };
+    let sessions = |i: usize, from: &str, to: &str| {
+        assert!(BOUNDED_SESSIONS.contains(from));
+        write(&format!("g{i}.toml"), &BOUNDED_SESSIONS.replace("{generator}", "").replace(from, to))
+    };
+    let out = d("out");
+    let fix = |p: &str| r(&format!("tests/fixtures/{p}"));
+    let (blog, prod, cand) = (fix("baraco/log.tsv"), fix("baraco/production.tsv"), fix("baraco/candidates.tsv"));
+    let study_cfg = |i: usize, line: &str| write(&format!("study{i}.toml"), &format!("{line}\n"));
+
+    // (arguments, texts the error must contain: the knob, the value, the bound)
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        (s(&["eval", &qrels, &run, "--compare", &d("c.csv"), "--resamples", "1000001"]), vec!["--resamples", "1000001", "upper bound of 1000000"]),
+        (s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--samples", "10000001"]), vec!["--samples", "10000001", "upper bound of 10000000"]),
+        (s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--depth", "1001"]), vec!["--depth", "1001", "upper bound of 1000"]),
+        (s(&["clicks", "validate-switches", "--train", &log, "--format", "tsv", "--samples", "18446744073709551615"]), vec!["--samples", "18446744073709551615", "upper bound of 10000000"]),
+        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--iterations", "1000001", "--out", &d("m2.json")]), vec!["--iterations", "1000001", "upper bound of 1000000"]),
+        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--samples", "4294967296", "--out", &d("m2.json")]), vec!["--samples", "4294967296", "upper bound of 10000000"]),
+        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--chains", "1025", "--out", &d("m2.json")]), vec!["--chains", "1025", "upper bound of 1024"]),
+        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--chains", "1000", "--samples", "10001", "--out", &d("m2.json")]), vec!["chains * draws", "10001000", "upper bound of 10000000"]),
+        (s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--bootstrap", "1000001"]), vec!["bootstrap", "1000001", "upper bound of 1000000"]),
+        (s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--replicates", "1000001"]), vec!["replicates", "1000001", "upper bound of 1000000"]),
+        (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "4294967296", "--out", &d("sim.tsv")]), vec!["--replicates", "4294967296", "upper bound of 1000000"]),
+        // 101 SERPs x 1,000,000 replicates = 101,000,000 sessions > 100,000,000.
+        (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "1000000", "--out", &d("sim.tsv")]), vec!["--replicates * SERPs", "101000000", "upper bound of 100000000"]),
+        (s(&["study", "validate", &log, "--qrels", &qrels, "--bootstrap", "1000001"]), vec!["--bootstrap", "1000001", "upper bound of 1000000"]),
+        (s(&["study", "synth", "--config", &study_cfg(1, "queries = 100001"), "--out", &out]), vec!["queries", "100001", "upper bound of 100000"]),
+        (s(&["study", "synth", "--config", &study_cfg(2, "max_pages = 1001"), "--out", &out]), vec!["max_pages", "1001", "upper bound of 1000"]),
+        (s(&["study", "synth", "--config", &study_cfg(3, "participants = 1000\ntasks = 1000\nqueries = 100"), "--out", &out]), vec!["participants * tasks * queries", "100000000", "upper bound of 10000000"]),
+        (s(&["suggest", "generate", "--config", &study_cfg(4, "segments = 10001"), "--out", &out]), vec!["segments", "10001", "upper bound of 10000"]),
+        (s(&["suggest", "generate", "--sessions", "10000001", "--out", &out]), vec!["sessions", "10000001", "upper bound of 10000000"]),
+        (s(&["suggest", "generate", "--config", &study_cfg(5, "sessions = 100000\nqueries = 10\nsegments = 100"), "--out", &out]), vec!["sessions * queries * segments", "100000000", "upper bound of 10000000"]),
+        (s(&["wordnet", "lch", "dog", "cat", "--wordnet", &wn.display().to_string()]), vec!["index.noun:", "synset_cnt 4294967296", "upper bound of"]),
+        (s(&["simulate", &scen(1, "", "", "", &[]), "--replicates", "1000000001", "--out", &out]), vec!["--replicates", "1000000001", "upper bound of 1000000000"]),
+        (s(&["simulate", &scen(11, "", "", "", &[("replicates = 10", "replicates = 1000000001")]), "--out", &out]), vec!["replicates", "1000000001", "upper bound of 1000000000"]),
+        (s(&["simulate", &scen(2, "", "", "", &[("topics = 3", "topics = 9223372036854775807")]), "--out", &out]), vec!["collection.topics", "9223372036854775807", "upper bound of 100000"]),
+        (s(&["simulate", &scen(3, "", "", "", &[("docs_per_topic = 50", "docs_per_topic = 1000001")]), "--out", &out]), vec!["collection.docs_per_topic", "1000001", "upper bound of 1000000"]),
+        (s(&["simulate", &scen(4, "", "", "", &[("topics = 3", "topics = 1000"), ("docs_per_topic = 50", "docs_per_topic = 1000000")]), "--out", &out]), vec!["collection.topics * collection.docs_per_topic", "1000000000", "upper bound of 100000000"]),
+        (s(&["simulate", &scen(5, "categories = 10001\nlabels_per_doc = 1", "", "", &[]), "--out", &out]), vec!["collection.categories", "10001", "upper bound of 10000"]),
+        (s(&["simulate", &scen(6, "", "", "histogram_bins = 10001", &[]), "--out", &out]), vec!["output.histogram_bins", "10001", "upper bound of 10000"]),
+        (s(&["simulate", &scen(7, "", "effort = { read_document = 1e308 }", "", &[]), "--out", &out]), vec!["profiles[0].effort.read_document", "100000000000000000000", "[0, 1e9]"]),
+        (s(&["simulate", &scen(8, "", "time = { examine_snippet = 1e10 }", "", &[]), "--out", &out]), vec!["profiles[0].time.examine_snippet", "10000000000", "[0, 1e9]"]),
+        (s(&["simulate", &scen(9, "", "gain = { model = \"graded\", gains = [0.0, 1e308] }", "", &[]), "--out", &out]), vec!["profiles[0].gain.gains[1]", "100000000000000000000", "[0, 1e9]"]),
+        (s(&["simulate", &scen(10, "", "time = { read_document = { dist = \"lognormal\", mean = 1e300, sd = 1.0 } }", "", &[]), "--out", &out]), vec!["profiles[0].time.read_document", "mean", "upper bound of 1e9"]),
+        (s(&["sessions", "run", &sessions(1, "docs_per_topic = 100", "docs_per_topic = 1000001"), "--out", &out]), vec!["collection.generator.docs_per_topic", "1000001", "upper bound of 1000000"]),
+        (s(&["sessions", "run", &sessions(2, "queries_per_strategy = 2", "queries_per_strategy = 10001"), "--out", &out]), vec!["collection.generator.queries_per_strategy", "10001", "upper bound of 10000"]),
+        (s(&["sessions", "run", &sessions(3, "topics = 2\n", "topics = 9223372036854775807\n"), "--out", &out]), vec!["collection.generator.topics", "9223372036854775807", "upper bound of 100000"]),
+    ];
+    for (args, wanted) in cases {
+        let t0 = std::time::Instant::now();
+        let o = bin().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        for w in wanted {
+            assert!(err.contains(w), "{args:?}: `{w}` missing from: {err}");
+        }
+        assert!(t0.elapsed().as_secs() < 30, "{args:?}: took {:?}", t0.elapsed());
+    }
+}
+
+/// Entries beside each of `outputs` that belong to no output: this run's or a killed run's
+/// temporary files (`.NAME.serpsim-tmp-PID`) and those of earlier versions (`.NAME.tmpPID`).
+fn file_leftovers(outputs: &[PathBuf]) -> Vec<String> {
+    let mut v = Vec::new();
+    for out in outputs {
+        let name = out.file_name().unwrap().to_string_lossy().into_owned();
+        for e in std::fs::read_dir(out.parent().unwrap()).unwrap() {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            if n.starts_with(&format!(".{name}.")) {
+                v.push(n);
+            }
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The bytes of every output (None where absent).
+fn contents(outputs: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
+    outputs.iter().map(|p| std::fs::read(p).ok()).collect()
+}
+
+/// Kills a command that writes the separate files `outputs` (one set: `args(variant)` for
+/// variants 0 and 1 give different bytes in every file) at several moments, with SIGKILL and
+/// SIGINT. After each kill the files are the complete set of variant 0 or of variant 1, never a
+/// mix; after Ctrl-C no file of the interrupted run is left; the next complete run leaves no
+/// temporary file, also removing one of an earlier serpsim version (`.NAME.tmpPID`).
+fn kill_file_set_at_several_points(args: &dyn Fn(usize) -> Vec<String>, outputs: &[PathBuf]) {
+    let run_to_end = |variant: usize| {
+        let o = bin().args(args(variant)).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        contents(outputs)
+    };
+    let sets = [run_to_end(0), {
+        let t0 = std::time::Instant::now();
+        let set = run_to_end(1);
+        (set, t0.elapsed())
+    }
+    .0];
+    // Time a whole run again (the second one above also served to build set 1).
+    let t0 = std::time::Instant::now();
+    assert_eq!(run_to_end(1), sets[1]);
+    let whole = t0.elapsed();
+    for (a, b) in sets[0].iter().zip(&sets[1]) {
+        assert!(a.is_some() && a != b, "every file must differ between the variants, or a mix could not be seen");
+    }
+    let mut state = 1;
+    let mut seen_old = false;
+    for (sig, fraction) in [
+        (libc::SIGKILL, 0.1),
+        (libc::SIGINT, 0.3),
+        (libc::SIGKILL, 0.5),
+        (libc::SIGINT, 0.7),
+        (libc::SIGKILL, 0.95),
+        (libc::SIGINT, 0.95),
+        (libc::SIGKILL, 0.99),
+        (libc::SIGINT, 0.99),
+    ] {
+        let next = 1 - state;
+        let mut child = bin().args(args(next)).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(whole.mul_f64(fraction));
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        assert!(!err.contains("panicked"), "{err}");
+        let now = contents(outputs);
+        let got = sets.iter().position(|s| *s == now).unwrap_or_else(|| panic!("signal {sig} at {fraction}: a mix of two runs' files"));
+        if status.success() {
+            assert_eq!(got, next, "the run ended before the signal: its set");
+        } else if sig == libc::SIGINT {
+            assert_eq!(status.code(), Some(130), "{err}");
+            assert!(err.contains("interrupted"), "{err}");
+            let pid = child.id();
+            let own: Vec<String> = file_leftovers(outputs).into_iter().filter(|n| n.ends_with(&format!("-{pid}"))).collect();
+            assert_eq!(own, Vec::<String>::new(), "Ctrl-C removes the run's own temporary files");
+        }
+        seen_old |= got == state && !status.success();
+        state = got;
+    }
+    assert!(seen_old, "every run finished before its signal; the kill points are too late");
+    // A temporary file of an earlier serpsim version, of a process that no longer runs.
+    let legacy = outputs[0].parent().unwrap().join(format!(".{}.tmp999999999", outputs[0].file_name().unwrap().to_string_lossy()));
+    std::fs::write(&legacy, "x").unwrap();
+    assert_eq!(run_to_end(0), sets[0]);
+    assert_eq!(file_leftovers(outputs), Vec::<String>::new(), "the next run removes what killed runs left");
+}
+
+#[test]
+fn killed_clicks_simulate_leaves_the_old_or_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2,000 SERPs of 10 documents (TSV session layout), simulated 150 times each.
+    let mut log = String::from("session_id\tquery\tdocuments\tclicks\n");
+    for i in 0..2000 {
+        let docs: Vec<String> = (0..10).map(|k| format!("d{}", (i * 7 + k * 13) % 500)).collect();
+        log += &format!("{i}\tq{}\t{}\t{}\n", i % 50, docs.join(","), ["0"; 10].join(","));
+    }
+    let serps = dir.path().join("serps.tsv");
+    std::fs::write(&serps, log).unwrap();
+    let model = dir.path().join("m.json");
+    let o = bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&serps).arg("--out").arg(&model).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("sim.tsv");
+    let args = |variant: usize| -> Vec<String> {
+        let mut a: Vec<String> = ["clicks", "simulate", "--format", "tsv", "--replicates", "150", "--quiet"].iter().map(|s| s.to_string()).collect();
+        a.extend(["--model-file".into(), model.display().to_string(), "--serps".into(), serps.display().to_string()]);
+        a.extend(["--seed".into(), (variant + 1).to_string(), "--out".into(), out.display().to_string()]);
+        a
+    };
+    kill_file_set_at_several_points(&args, &[out.clone()]);
+}
+
+#[test]
+fn killed_eval_with_compare_and_agreement_leaves_one_set() {
+    let dir = tempfile::tempdir().unwrap();
+    // 300 topics, three runs of 100 documents; grades and scores from a fixed hash.
+    let h = |a: u64, b: u64| (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).rotate_left(17) % 1000;
+    let mut qrels = String::new();
+    for t in 0..300u64 {
+        for d in 0..100u64 {
+            qrels += &format!("{t} 0 d{d} {}\n", u64::from(h(t, d) < 150) + u64::from(h(t, d) < 50));
+        }
+    }
+    std::fs::write(dir.path().join("qrels"), qrels).unwrap();
+    let mut runs = Vec::new();
+    for r in 0..3u64 {
+        let mut run = String::new();
+        for t in 0..300u64 {
+            let mut docs: Vec<(u64, u64)> = (0..100u64).map(|d| (h(t * 7 + r, d + 1000) + 200 * u64::from(h(t, d) < 150) * r, d)).collect();
+            docs.sort_by(|a, b| b.cmp(a));
+            for (rank, (score, d)) in docs.iter().enumerate() {
+                run += &format!("{t} Q0 d{d} {} {score} run{r}\n", rank + 1);
+            }
+        }
+        let p = dir.path().join(format!("run{r}"));
+        std::fs::write(&p, run).unwrap();
+        runs.push(p.display().to_string());
+    }
+    let outs = [dir.path().join("eval.csv"), dir.path().join("compare.csv"), dir.path().join("agreement.csv")];
+    let args = |variant: usize| -> Vec<String> {
+        let measures: &[&str] = if variant == 0 { &["-m", "map", "-m", "P.10", "-m", "ndcg"] } else { &["-m", "map", "-m", "P.5", "-m", "recip_rank"] };
+        let mut a = vec!["eval".to_string(), dir.path().join("qrels").display().to_string()];
+        a.extend(runs.iter().cloned());
+        a.extend(measures.iter().map(|s| s.to_string()));
+        a.extend(["--resamples".into(), "20000".into(), "--threads".into(), "1".into()]);
+        a.extend(["-o".into(), outs[0].display().to_string(), "--compare".into(), outs[1].display().to_string()]);
+        a.extend(["--agreement".into(), outs[2].display().to_string()]);
+        a
+    };
+    kill_file_set_at_several_points(&args, &outs);
+}

@@ -33,6 +33,9 @@ impl Default for Config {
     }
 }
 
+/// Most ranks BARACO models (`depth`, `--depth`).
+pub const MAX_DEPTH: u64 = 1_000;
+
 impl Config {
     /// Rejects unusable settings, naming the key.
     pub fn validate(&self) -> Result<()> {
@@ -46,6 +49,8 @@ impl Config {
         if self.depth == 0 {
             return Err(Error::config("baraco", "depth", "must be at least 1"));
         }
+        crate::limits::check_usize("baraco", "samples", self.samples, crate::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
+        crate::limits::check_usize("baraco", "depth", self.depth, MAX_DEPTH, "ranks")?;
         if let Sampler::MetropolisHastings { proposal_variance, .. } = self.sampler {
             if !(proposal_variance > 0.0 && proposal_variance.is_finite()) {
                 return Err(Error::config("baraco", "sampler.proposal_variance", "must be > 0"));

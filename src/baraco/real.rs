@@ -157,6 +157,9 @@ pub fn validate_real(log: &ClickLog, vocab: &Vocab, cfg: &RealConfig) -> Result<
     if !(cfg.gamma >= 0.0 && cfg.gamma <= 1.0) {
         return Err(Error::config("baraco validate", "gamma", "must be in [0, 1]"));
     }
+    let bcfg = Config { epsilon: cfg.epsilon, delta: cfg.delta, samples: cfg.samples, depth: cfg.depth, metric: Metric::RrMetric, seed: cfg.seed, ..Config::default() };
+    bcfg.validate()?;
+    crate::limits::check_usize("baraco validate", "em_iterations", cfg.em_iterations, crate::limits::MAX_ITERATIONS, "EM passes")?;
     let ords = group_orderings(log);
     let big: Vec<usize> = (0..ords.len()).filter(|&i| ords[i].sessions.len() >= cfg.min_sessions).collect();
     let mut pairs = Vec::new();
@@ -170,8 +173,6 @@ pub fn validate_real(log: &ClickLog, vocab: &Vocab, cfg: &RealConfig) -> Result<
     if pairs.is_empty() {
         return Err(Error::Invalid(format!("no query has two orderings with at least {} sessions each", cfg.min_sessions)));
     }
-    let bcfg = Config { epsilon: cfg.epsilon, delta: cfg.delta, samples: cfg.samples, depth: cfg.depth, metric: Metric::RrMetric, seed: cfg.seed, ..Config::default() };
-    bcfg.validate()?;
     let decisions: Vec<PairDecision> = pairs
         .par_iter()
         .map(|&(p, c)| -> Result<PairDecision> {

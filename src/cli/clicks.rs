@@ -113,7 +113,7 @@ struct SamplerArgs {
     /// Sampler sweeps discarded per chain.
     #[arg(long, default_value_t = 500)]
     warmup: usize,
-    /// Sampler draws kept per chain.
+    /// Sampler draws kept per chain (at most 10,000,000, and chains * samples at most 10,000,000).
     #[arg(long, default_value_t = 1000)]
     samples: usize,
     /// Sampler sweeps per kept draw.
@@ -132,6 +132,7 @@ struct SamplerArgs {
 impl ModelArgs {
     fn config(&self) -> anyhow::Result<ModelConfig> {
         let kind: ModelKind = self.model.parse()?;
+        serpsim::limits::check_usize("clicks", "--iterations", self.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
         let em = EmConfig { iterations: self.iterations, tolerance: self.tolerance };
         let mut cfg = ModelConfig::new(kind, em);
         if let ModelConfig::Dbn(d) = &mut cfg {
@@ -172,6 +173,11 @@ impl ModelArgs {
     fn posterior_config(&self, scope: PriorScope, keep_draws: usize) -> anyhow::Result<PosteriorConfig> {
         let s = &self.sampler;
         let gamma = parse_gamma(&self.gamma)?;
+        use serpsim::limits::{check_usize, MAX_SAMPLES};
+        check_usize("clicks", "--chains", s.chains, serpsim::clickmodels::gibbs::MAX_CHAINS, "sampler chains")?;
+        for (k, v) in [("--warmup", s.warmup), ("--samples", s.samples), ("--thin", s.thin), ("--draws", keep_draws)] {
+            check_usize("clicks", k, v, MAX_SAMPLES, "sampler sweeps or draws")?;
+        }
         if s.exact && !matches!(self.model.as_str(), "sdbn" | "dcm") {
             anyhow::bail!("--exact applies to sdbn and dcm (the other models are exact already)");
         }
@@ -369,7 +375,7 @@ struct SimulateArgs {
     /// Format of the SERP log (as for `fit`: yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:..., auto).
     #[arg(long, default_value = "yandex")]
     format: String,
-    /// Simulated sessions per SERP.
+    /// Simulated sessions per SERP (at most 1,000,000, and at most 100,000,000 sessions in all).
     #[arg(long, default_value_t = 1)]
     replicates: usize,
     /// Master seed.
@@ -415,7 +421,7 @@ struct ValidateArgs {
     /// Simulated sessions per test session (`auto`: enough for 100,000 simulated sessions).
     #[arg(long, default_value = "auto")]
     replicates: String,
-    /// Bootstrap resamples for the intervals.
+    /// Bootstrap resamples for the intervals (at most 1,000,000).
     #[arg(long, default_value_t = 200)]
     bootstrap: usize,
     /// Level of the bootstrap intervals.
@@ -642,6 +648,9 @@ struct ValidateSwitchesArgs {
 /// `clicks validate-switches`: the wiring of [`serpsim::baraco::real`].
 fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     use serpsim::baraco::real::{validate_real, RealConfig};
+    serpsim::limits::check_usize("clicks validate-switches", "--samples", a.samples, serpsim::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
+    serpsim::limits::check_usize("clicks validate-switches", "--depth", a.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
+    serpsim::limits::check_usize("clicks validate-switches", "--iterations", a.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
     if let Some(out) = &a.out {
         serpsim::output::refuse_input_as_output(out, &[&a.train])?;
         serpsim::output::check_output_dir(out)?;
@@ -834,16 +843,18 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
             Some(g)
         }
     };
-    // Write the posterior first: if it fails, no model file claims a posterior fit.
-    if let (Some(path), Some(post)) = (&a.posterior, &post) {
-        let records = post.records(&data.vocab);
-        serpsim::output::write_file_with(path, |w| {
-            serde_json::to_writer(&mut *w, &records).map_err(std::io::Error::other)?;
-            writeln!(w)
-        })?;
-        eprintln!("posterior: {} ({} records)", path.display(), records.len());
+    // The model file and the posterior are one set, written all or nothing (output::write_files).
+    let model_text = io::full_text(model.as_ref(), &data.vocab, summary.as_ref(), grades.as_ref())?;
+    match (&a.posterior, &post) {
+        (Some(path), Some(post)) => {
+            let records = post.records(&data.vocab);
+            let mut json = serde_json::to_vec(&records)?;
+            json.push(b'\n');
+            serpsim::output::write_files(&[(path.as_path(), &json), (a.out.as_path(), model_text.as_bytes())])?;
+            eprintln!("posterior: {} ({} records)", path.display(), records.len());
+        }
+        _ => serpsim::write::write_atomic(&a.out, model_text.as_bytes())?,
     }
-    io::save_full(&a.out, model.as_ref(), &data.vocab, summary.as_ref(), grades.as_ref())?;
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())
@@ -892,11 +903,19 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
 fn simulate(a: SimulateArgs) -> anyhow::Result<()> {
     serpsim::output::refuse_input_as_output(&a.out, &[&a.model_file, &a.serps])?;
     anyhow::ensure!(a.replicates >= 1, "--replicates must be at least 1");
+    serpsim::limits::check_usize("clicks simulate", "--replicates", a.replicates, serpsim::limits::MAX_CLICK_REPLICATES, "simulated sessions per SERP")?;
     let format: Format = a.format.parse()?;
     let (model, vocab) = io::load(&a.model_file)?;
     let mut data = LogData { vocab, ..Default::default() };
     let (serps, report) = data.read_more(&a.serps, format, a.skip_bad_lines)?;
     report_skipped(&a.serps, &report);
+    serpsim::limits::check_product(
+        "clicks simulate",
+        "--replicates * SERPs",
+        &[a.replicates as u64, serps.len() as u64],
+        serpsim::limits::MAX_SIMULATED_SESSIONS,
+        "simulated sessions held in memory",
+    )?;
     let model: &dyn ClickModel = model.as_ref();
     let sim = with_threads(a.threads, || serpsim::clickmodels::simulate_log(model, &serps, a.replicates, a.seed))?;
     write_tsv(&a.out, &sim, &data.vocab, a.replicates)?;

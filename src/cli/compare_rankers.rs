@@ -5,7 +5,7 @@ use serpsim::baraco::harness::UserModel;
 use serpsim::baraco::{compare, compare_model, compute_posteriors, ModelDraws, ModelPosteriorConfig, PosteriorModel, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
 use serpsim::collection::letor::{linear_score, LetorData};
 use serpsim::collection::trec::Qrels;
-use serpsim::report::{csv_field, write_atomic, write_atomic_with};
+use serpsim::report::csv_field;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +30,7 @@ pub struct CompareRankersArgs {
     /// Switch when P(M_c + epsilon >= M_p | log) >= 1 - delta.
     #[arg(long, default_value_t = 0.05)]
     delta: f64,
-    /// Joint posterior samples K.
+    /// Joint posterior samples K (at most 10,000,000).
     #[arg(long, default_value_t = 1000)]
     samples: usize,
     /// DBN continuation probability gamma.
@@ -115,6 +115,8 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     for o in args.out.iter().chain([&args.roc]) {
         serpsim::output::refuse_input_as_output(o, &inputs)?;
     }
+    serpsim::limits::check_usize("compare-rankers", "--samples", args.samples, serpsim::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
+    serpsim::limits::check_usize("compare-rankers", "--depth", args.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
     let metric = Metric::parse(&args.metric).ok_or_else(|| anyhow::anyhow!("--metric: `{}` is not rrmetric or dcg", args.metric))?;
     let sampler = match args.sampler.as_str() {
         "inverse-cdf" => Sampler::InverseCdf,
@@ -213,20 +215,36 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
         }
         Ok(())
     };
-    match &args.out {
-        Some(path) => write_atomic_with(path, |w| write(w))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            write(&mut out)
-                .and_then(|()| std::io::Write::flush(&mut out))
-                .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+    let svg = match &truth {
+        Some(t) => {
+            let safe: Vec<bool> = t.iter().map(|d| d + args.epsilon >= 0.0).collect();
+            let p: Vec<f64> = answers.iter().map(|a| a.p_safe).collect();
+            Some(serpsim::baraco::plot::roc_svg("BARACO switching decision: ROC over delta", &p, &[], &safe)?)
         }
+        None => None,
+    };
+    // --out and the ROC plot are one set, written all or nothing (output::write_files).
+    let mut table = Vec::new();
+    if args.out.is_some() {
+        write(&mut table)?;
     }
-    if let Some(t) = &truth {
-        let safe: Vec<bool> = t.iter().map(|d| d + args.epsilon >= 0.0).collect();
-        let p: Vec<f64> = answers.iter().map(|a| a.p_safe).collect();
-        let svg = serpsim::baraco::plot::roc_svg("BARACO switching decision: ROC over delta", &p, &[], &safe)?;
-        write_atomic(&args.roc, svg.as_bytes())?;
+    let mut files: Vec<(&std::path::Path, &[u8])> = Vec::new();
+    if let Some(path) = &args.out {
+        files.push((path, &table));
+    }
+    if let Some(svg) = &svg {
+        files.push((&args.roc, svg.as_bytes()));
+    }
+    if !files.is_empty() {
+        serpsim::output::write_files(&files)?;
+    }
+    if args.out.is_none() {
+        let mut out = std::io::stdout().lock();
+        write(&mut out)
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+    }
+    if svg.is_some() {
         eprintln!("ROC plot: {}", args.roc.display());
     }
     Ok(())

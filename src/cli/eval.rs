@@ -115,7 +115,7 @@ pub struct EvalArgs {
     /// Seed of the bootstrap and randomisation draws (--ci, --compare).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Resamples of --ci and --compare.
+    /// Resamples of --ci and --compare (at most 1,000,000).
     #[arg(long, default_value_t = 10_000)]
     resamples: usize,
     /// Output file (default: stdout). Written whole or not at all.
@@ -172,6 +172,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     let plan = Plan::parse(&args.measures)?;
     anyhow::ensure!(args.resamples >= 1, "--resamples must be at least 1");
+    serpsim::limits::check_usize("eval", "--resamples", args.resamples, serpsim::limits::MAX_RESAMPLES, "bootstrap and randomisation resamples")?;
     anyhow::ensure!(args.ci_level > 0.0 && args.ci_level < 1.0, "--ci-level must be in (0, 1)");
     if args.ci && args.format == Format::Trec {
         anyhow::bail!("--ci prints intervals and tests as a table: use --format csv (default) or json");
@@ -258,16 +259,23 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     for (run, n) in dropped {
         eprintln!("note: run `{run}`: {n} topic(s) without judgements were ignored");
     }
-    // Every file or none: write the side files first, then the main output.
-    if let (Some(path), Some(csv)) = (&args.agreement, agreement) {
-        serpsim::output::write_file(path, csv.as_bytes())?;
+    // One set, all or nothing: the side files and the main output (when it goes to a file)
+    // are written together (output::write_files); standard output comes after the files.
+    let mut files: Vec<(&Path, &[u8])> = Vec::new();
+    if let (Some(path), Some(csv)) = (&args.agreement, &agreement) {
+        files.push((path, csv.as_bytes()));
     }
-    if let (Some(path), Some(csv)) = (&args.compare, comparison) {
-        serpsim::output::write_file(path, csv.as_bytes())?;
+    if let (Some(path), Some(csv)) = (&args.compare, &comparison) {
+        files.push((path, csv.as_bytes()));
     }
-    match &args.out {
-        Some(path) => serpsim::output::write_file(path, output.as_bytes())?,
-        None => out!("{output}")?,
+    if let Some(path) = &args.out {
+        files.push((path, output.as_bytes()));
+    }
+    if !files.is_empty() {
+        serpsim::output::write_files(&files)?;
+    }
+    if args.out.is_none() {
+        out!("{output}")?;
     }
     Ok(())
 }

@@ -270,10 +270,10 @@ enum StudyCommand {
         /// Results per page.
         #[arg(long, default_value_t = 10)]
         page_size: usize,
-        /// Simulated searches per test search.
+        /// Simulated searches per test search (at most 1,000,000).
         #[arg(long, default_value_t = 1000)]
         replicates: usize,
-        /// Bootstrap resamples of the distance intervals.
+        /// Bootstrap resamples of the distance intervals (at most 1,000,000).
         #[arg(long, default_value_t = 200)]
         bootstrap: usize,
         /// Level of the bootstrap intervals.
@@ -404,6 +404,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
                 let inputs: Vec<&Path> = [Some(log.as_path()), Some(qrels.as_path()), test.as_deref()].into_iter().flatten().collect();
                 serpsim::output::refuse_input_as_output(o, &inputs)?;
             }
+            serpsim::limits::check_usize("study validate", "--replicates", replicates, serpsim::limits::MAX_CLICK_REPLICATES, "simulated searches per test search")?;
+            serpsim::limits::check_usize("study validate", "--bootstrap", bootstrap, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
             let cfg = serpsim::clickmodels::validate::ValidateConfig { replicates, bootstrap, level: ci_level, seed, ..Default::default() };
             validate(&log, &qrels, test.as_deref(), test_share, &evidence, page_size, &cfg, threads, out.as_deref())?
         }

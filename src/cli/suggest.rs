@@ -33,7 +33,7 @@ enum SuggestCommand {
         /// Seed, overriding the config.
         #[arg(long)]
         seed: Option<u64>,
-        /// Users, overriding the config.
+        /// Users, overriding the config (at most 10,000,000).
         #[arg(long)]
         sessions: Option<usize>,
         /// WordNet directory (default: $WNHOME, else /usr/share/wordnet).
@@ -92,6 +92,7 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
             if let Some(n) = sessions {
                 cfg.sessions = n;
             }
+            cfg.validate()?;
             check_output_dir(&out)?;
             let wn = WordNet::open(&wordnet.unwrap_or_else(default_dir))?;
             let (logs, lists) = generate(&cfg, &wn)?;

@@ -51,6 +51,11 @@ use rand::Rng;
 use rand_distr::{Beta, Distribution};
 use rayon::prelude::*;
 
+/// Most sampler chains.
+pub const MAX_CHAINS: u64 = 1024;
+/// Most sweeps of the sampler over the log, all chains together.
+pub const MAX_SWEEPS: u64 = 100_000_000;
+
 /// Settings of the sampler.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GibbsConfig {
@@ -85,6 +90,19 @@ impl GibbsConfig {
                 return Err(Error::config("sampler", k, "must be at least 1"));
             }
         }
+        use crate::limits::{check_count, check_product, check_usize, MAX_SAMPLES};
+        check_usize("sampler", "chains", self.chains, MAX_CHAINS, "sampler chains")?;
+        for (k, v) in [("warmup", self.warmup), ("draws", self.draws), ("thin", self.thin), ("prior_rounds", self.prior_rounds), ("prior_sweeps", self.prior_sweeps)] {
+            check_usize("sampler", k, v, MAX_SAMPLES, "sampler sweeps")?;
+        }
+        check_product("sampler", "chains * draws", &[self.chains as u64, self.draws as u64], MAX_SAMPLES, "draws kept in memory")?;
+        // Every sweep of every chain: chains * (warmup + draws * thin) + prior_rounds * prior_sweeps.
+        let per_chain = (self.draws as u64).checked_mul(self.thin as u64).and_then(|d| d.checked_add(self.warmup as u64));
+        let sweeps = per_chain
+            .and_then(|c| c.checked_mul(self.chains as u64))
+            .and_then(|s| s.checked_add(self.prior_rounds as u64 * self.prior_sweeps as u64))
+            .unwrap_or(u64::MAX);
+        check_count("sampler", "chains * (warmup + draws * thin)", sweeps, MAX_SWEEPS, "sweeps over the log")?;
         Ok(())
     }
 }

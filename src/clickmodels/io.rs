@@ -204,6 +204,12 @@ pub fn save_with_grades(path: &Path, model: &dyn ClickModel, vocab: &Vocab, grad
 /// Writes the model file atomically, with the EM fit's summary (`fit`) and the per-grade
 /// parameters (`grades`) when given.
 pub fn save_full(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<()> {
+    let text = full_text(model, vocab, fit, grades)?;
+    crate::write::write_atomic(path, text.as_bytes())
+}
+
+/// The text [`save_full`] writes, for callers that write it together with other files.
+pub fn full_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<String> {
     let mut v = to_json(model, vocab);
     if let Some(f) = fit {
         v["fit"] = serde_json::to_value(f).map_err(|e| Error::Invalid(e.to_string()))?;
@@ -211,8 +217,7 @@ pub fn save_full(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option
     if let Some(g) = grades {
         v["grades"] = g.to_json();
     }
-    let text = serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))?;
-    crate::write::write_atomic(path, text.as_bytes())
+    serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// Reads a model file with its per-grade parameters (the optional `grades` key, written by

@@ -118,6 +118,10 @@ impl OrderingsConfig {
         if self.bootstrap == 0 {
             return bad("bootstrap", "must be at least 1");
         }
+        let ctx = "clicks validate --split orderings";
+        crate::limits::check_usize(ctx, "replicates", self.replicates, crate::limits::MAX_CLICK_REPLICATES, "simulated sessions per test session")?;
+        crate::limits::check_usize(ctx, "bootstrap", self.bootstrap, crate::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
+        crate::limits::check_usize(ctx, "folds", self.folds, 1_000, "folds")?;
         if !(self.level > 0.0 && self.level < 1.0) {
             return bad("level", "must be in (0, 1)");
         }

@@ -42,6 +42,9 @@ use std::collections::HashMap;
 /// Ranks the measures look at.
 pub const MAX_RANK: usize = 64;
 
+/// Most rankers of the system-level check (`--rankers`).
+pub const MAX_RANKERS: u64 = 10_000;
+
 /// Settings of a validation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ValidateConfig {
@@ -79,6 +82,9 @@ impl ValidateConfig {
         if self.bootstrap == 0 {
             return Err(Error::config("validate", "bootstrap", "must be at least 1"));
         }
+        crate::limits::check_usize("validate", "replicates", self.replicates, crate::limits::MAX_CLICK_REPLICATES, "simulated sessions per test session")?;
+        crate::limits::check_usize("validate", "bootstrap", self.bootstrap, crate::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
+        crate::limits::check_usize("validate", "rankers", self.rankers, MAX_RANKERS, "rankers of the system-level check")?;
         if !(self.level > 0.0 && self.level < 1.0) {
             return Err(Error::config("validate", "level", "must be in (0, 1)"));
         }

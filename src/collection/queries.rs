@@ -225,6 +225,24 @@ impl SyntheticQueries {
                 return Err(Error::config(context, k(name), "must be at least 1"));
             }
         }
+        use crate::limits::{check_product, check_usize, MAX_DOCS_PER_TOPIC, MAX_DOCUMENTS, MAX_GENERATED_QUERIES, MAX_QUERIES_PER_STRATEGY, MAX_TOPICS};
+        check_usize(context, &k("topics"), self.topics, MAX_TOPICS, "topics of a generated collection")?;
+        check_usize(context, &k("docs_per_topic"), self.docs_per_topic, MAX_DOCS_PER_TOPIC, "documents per topic")?;
+        check_usize(context, &k("queries_per_strategy"), self.queries_per_strategy, MAX_QUERIES_PER_STRATEGY, "queries per strategy and topic")?;
+        check_product(
+            context,
+            &format!("{} * {}", k("topics"), k("docs_per_topic")),
+            &[self.topics as u64, self.docs_per_topic as u64],
+            MAX_DOCUMENTS,
+            "documents of a generated collection",
+        )?;
+        check_product(
+            context,
+            &format!("{} * {}", k("topics"), k("queries_per_strategy")),
+            &[self.topics as u64, self.queries_per_strategy as u64],
+            MAX_GENERATED_QUERIES,
+            "queries of a generated collection, per strategy",
+        )?;
         if self.relevant_per_topic == 0 || self.relevant_per_topic >= self.docs_per_topic {
             return Err(Error::config(context, k("relevant_per_topic"), "must be between 1 and docs_per_topic - 1"));
         }

@@ -81,6 +81,17 @@ impl SyntheticConfig {
         if self.docs_per_topic == 0 {
             return Err(Error::config(context, key("docs_per_topic"), "must be at least 1"));
         }
+        use crate::limits::{check_product, check_usize, MAX_CATEGORIES, MAX_DOCS_PER_TOPIC, MAX_DOCUMENTS, MAX_TOPICS};
+        check_usize(context, &key("topics"), self.topics, MAX_TOPICS, "topics of a generated collection")?;
+        check_usize(context, &key("docs_per_topic"), self.docs_per_topic, MAX_DOCS_PER_TOPIC, "documents per topic")?;
+        check_product(
+            context,
+            &format!("{} * {}", key("topics"), key("docs_per_topic")),
+            &[self.topics as u64, self.docs_per_topic as u64],
+            MAX_DOCUMENTS,
+            "documents of a generated collection",
+        )?;
+        check_usize(context, &key("categories"), self.categories, MAX_CATEGORIES, "categories")?;
         check_probability(context, &key("relevant_share"), self.relevant_share)?;
         if self.grade_weights.is_empty() {
             return Err(Error::config(context, key("grade_weights"), "must not be empty"));

@@ -349,6 +349,7 @@ pub fn run<S: Sink>(plan: &StreamPlan, sink: &S, progress: &(dyn Fn(u64, u64) + 
     if plan.users == 0 {
         return Err(Error::Invalid("users must be at least 1".into()));
     }
+    crate::limits::check_count("stream simulation", "users", plan.users, crate::limits::MAX_REPLICATES, "simulated users")?;
     drive(&plan.units(), sink, progress, |unit| run_unit(plan, sink, unit))
 }
 

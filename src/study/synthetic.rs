@@ -149,6 +149,17 @@ impl StudyConfig {
                 return Err(Error::config(c, k, "must be at least 1"));
             }
         }
+        for (k, v) in [("participants", self.participants), ("tasks", self.tasks), ("queries", self.queries), ("tokens_per_result", self.tokens_per_result)] {
+            crate::limits::check_usize(c, k, v, crate::limits::MAX_STUDY_COUNT, "synthetic study size")?;
+        }
+        crate::limits::check_usize(c, "max_pages", self.max_pages, crate::limits::MAX_PAGES, "result pages per query")?;
+        crate::limits::check_product(
+            c,
+            "participants * tasks * queries",
+            &[self.participants as u64, self.tasks as u64, self.queries as u64],
+            crate::limits::MAX_STUDY_COUNT * 100,
+            "queries of the whole synthetic study",
+        )?;
         if self.page_size > 10 {
             return Err(Error::config(c, "page_size", "at most 10 results fit the simulated screen"));
         }

@@ -131,6 +131,10 @@ impl SublistStudy {
         if when.hl_groups < 3 {
             return Err(Error::config(context, "when.hl_groups", "must be at least 3"));
         }
+        crate::limits::check_usize(context, "when.hl_groups", when.hl_groups, crate::limits::MAX_HL_GROUPS, "Hosmer-Lemeshow groups")?;
+        if let Some(r) = when.replicates {
+            crate::limits::check_usize(context, "when.replicates", r, crate::limits::MAX_REPLICATES, "simulated users per topic, task and level")?;
+        }
         if when.smoothing.is_empty() {
             return Err(Error::config(context, "when.smoothing", "must not be empty"));
         }

@@ -100,6 +100,21 @@ impl SyntheticSuggestConfig {
                 return Err(Error::config(ctx, k, format!("{v} must be at least {min}")));
             }
         }
+        for (k, v, max) in [
+            ("sessions", self.sessions, crate::limits::MAX_SESSIONS),
+            ("queries", self.queries, crate::limits::MAX_STUDY_COUNT),
+            ("candidates", self.candidates, crate::limits::MAX_STUDY_COUNT),
+            ("segments", self.segments, crate::limits::MAX_SEGMENTS),
+        ] {
+            crate::limits::check_usize(ctx, k, v, max, "synthetic suggestion log size")?;
+        }
+        crate::limits::check_product(
+            ctx,
+            "sessions * queries * segments",
+            &[self.sessions as u64, self.queries as u64, self.segments as u64],
+            crate::limits::MAX_LOG_SEGMENTS,
+            "displayed segments of the whole log, held in memory",
+        )?;
         Ok(())
     }
 }

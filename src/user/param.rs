@@ -88,7 +88,7 @@ pub enum Pick {
 pub enum Support {
     /// A probability, [0, 1].
     Probability,
-    /// Any finite number >= 0.
+    /// Any number in [0, [`crate::limits::MAX_MAGNITUDE`]] (10^9).
     NonNegative,
     /// A count >= 1 (drawn values are rounded to the nearest integer, at least 1).
     Count,
@@ -98,14 +98,14 @@ impl Support {
     fn name(self) -> &'static str {
         match self {
             Support::Probability => "a probability in [0, 1]",
-            Support::NonNegative => "a number >= 0",
+            Support::NonNegative => "a number in [0, 1e9] (the upper bound of costs, gains, times and budgets)",
             Support::Count => "a count >= 1",
         }
     }
     fn contains(self, v: f64) -> bool {
         match self {
             Support::Probability => (0.0..=1.0).contains(&v),
-            Support::NonNegative => v.is_finite() && v >= 0.0,
+            Support::NonNegative => v.is_finite() && (0.0..=crate::limits::MAX_MAGNITUDE).contains(&v),
             Support::Count => v.is_finite() && v >= 0.5,
         }
     }
@@ -316,6 +316,14 @@ impl Dist {
                 }
             }
         }
+        let mean = self.mean();
+        if support == Support::NonNegative && !(mean <= crate::limits::MAX_MAGNITUDE) {
+            return Err(Error::config(
+                context,
+                key,
+                format!("the distribution's mean {mean} is above the upper bound of {:e}", crate::limits::MAX_MAGNITUDE),
+            ));
+        }
         Ok(())
     }
 
@@ -346,7 +354,8 @@ impl Dist {
         match support {
             Support::Count => v.round().max(1.0),
             Support::Probability => v.clamp(0.0, 1.0),
-            Support::NonNegative => v.max(0.0),
+            // A lognormal or gamma draw can exceed any bound; clamp it like the support.
+            Support::NonNegative => v.clamp(0.0, crate::limits::MAX_MAGNITUDE),
         }
     }
 }

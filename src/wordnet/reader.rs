@@ -138,6 +138,15 @@ impl PosDb {
             }
             next("sense_cnt")?;
             next("tagsense_cnt")?;
+            // A lemma cannot belong to more synsets than the data file has: the count is bounded
+            // by the data before anything is allocated from it (issue 29: a huge count panicked).
+            if n_synsets > offsets.len() {
+                return Err(err(format!(
+                    "synset_cnt {n_synsets} is above the upper bound of {} (the synsets of {})",
+                    offsets.len(),
+                    data_path.display()
+                )));
+            }
             let mut ss = Vec::with_capacity(n_synsets);
             for _ in 0..n_synsets {
                 let o: u32 = next("synset offset")?.parse().map_err(|e| err(format!("synset offset: {e}")))?;
