@@ -500,10 +500,30 @@ pub fn write_file_with_buf<F>(path: &Path, fill: F) -> Result<()>
 where
     F: FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
 {
-    let (dir, name) = split(path)?;
     if path.is_dir() {
         return Err(Error::Invalid(format!("{}: is a directory, expected a file name", path.display())));
     }
+    let tmp = stage_file(path, fill)?;
+    let list = pending();
+    let result = std::fs::rename(&tmp, path);
+    drop(list);
+    pending().retain(|p| p != &tmp);
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// Writes `path`'s content into a temporary file beside it (leftovers of dead runs removed
+/// first), synced and registered for removal on Ctrl-C; returns the temporary file. On failure
+/// the temporary file is removed and the error names `path`. Shared by [`write_file_with_buf`]
+/// and [`write_files`].
+fn stage_file<F>(path: &Path, fill: F) -> Result<PathBuf>
+where
+    F: FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+{
+    let (dir, name) = split(path)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     clean_leftovers(&dir, &name)?;
     let tmp = dir.join(format!(".{name}{MARK}tmp-{}", std::process::id()));
@@ -513,19 +533,14 @@ where
         try_lock(&file);
         let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
         fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        let _guard = pending();
-        std::fs::rename(&tmp, path)
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
     })();
-    let mut list = pending();
-    list.retain(|p| p != &tmp);
-    drop(list);
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
+        pending().retain(|p| p != &tmp);
         return Err(Error::io(path, e));
     }
-    Ok(())
+    Ok(tmp)
 }
 
 /// Writes several separate output files as one set (`eval -o OUT --compare C --agreement A`):
@@ -553,26 +568,7 @@ pub fn write_files(files: &[(&Path, &[u8])]) -> Result<()> {
         }
     };
     for (path, bytes) in files {
-        let written = (|| -> Result<PathBuf> {
-            let (dir, name) = split(path)?;
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            clean_leftovers(&dir, &name)?;
-            let tmp = dir.join(format!(".{name}{MARK}tmp-{}", std::process::id()));
-            pending().push(tmp.clone());
-            let result = (|| {
-                let file = File::create(&tmp)?;
-                try_lock(&file);
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-                w.write_all(bytes)?;
-                w.into_inner().map_err(|e| e.into_error())?.sync_all()
-            })();
-            if let Err(e) = result {
-                let _ = std::fs::remove_file(&tmp);
-                pending().retain(|p| p != &tmp);
-                return Err(Error::io(path, e));
-            }
-            Ok(tmp)
-        })();
+        let written = stage_file(path, |w| w.write_all(bytes));
         match written {
             Ok(tmp) => staged.push(tmp),
             Err(e) => {
