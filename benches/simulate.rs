@@ -39,6 +39,7 @@ fn single_thread_sessions(c: &mut Criterion) {
         page_size: 10,
         fold: usize::MAX,
         below_fold: 0.0,
+        sublists_from: serpsim::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap()),
     };
     const N: u64 = 100_000;
     let mut scratch = Scratch::default();

@@ -35,6 +35,7 @@ fn main() {
         page_size: 10,
         fold: usize::MAX,
         below_fold: 0.0,
+        sublists_from: serpsim::simulate::walk::first_sublist(sys.serps[0].as_deref().expect("one list")),
     };
     let mut scratch = Scratch::default();
     let mut chooser = FixedChoice(Vec::new());

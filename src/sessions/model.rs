@@ -389,6 +389,7 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
         page_size: world.page_size,
         fold: world.fold,
         below_fold: world.below_fold,
+        sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])),
     };
     let mut relay = Relay(trace);
     engine_walk(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), key, &mut scratch.0, &mut relay).into()

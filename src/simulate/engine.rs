@@ -8,7 +8,7 @@
 //! systems at once (so it can pair them) and must merge units in an order-independent way (or
 //! keep them apart); the output is then the same for any `--threads`.
 
-use super::walk::{walk, DirichletChooser, GainEvents, Outcome, Scratch, Stage};
+use super::walk::{first_sublist, walk, DirichletChooser, GainEvents, Outcome, Scratch, Stage};
 use super::world::World;
 use crate::error::{Error, Result};
 use crate::rng::{derive_key, hash_str};
@@ -417,6 +417,7 @@ fn run_unit<S: Sink>(plan: &Plan, sink: &S, unit: &Unit) -> S::Acc {
                     page_size: world.page_size,
                     fold: world.fold,
                     below_fold: world.below_fold,
+                    sublists_from: first_sublist(queries),
                 })
             })
             .collect();

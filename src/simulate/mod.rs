@@ -313,7 +313,7 @@ mod properties {
             let world = one_list_world(grades.clone(), page_size);
             let r = user.resolve(seed, 0);
             let sys = &world.systems[0];
-            let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0 };
+            let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: walk::first_sublist(sys.serps[0].as_deref().unwrap()) };
             let o = walk(&stage, &r, &r.grades, &mut walk::FixedChoice(Vec::new()), seed, &mut Scratch::default(), &mut ());
             let depth = o.depth as usize;
             prop_assert!(depth >= 1 && depth <= grades.len());

@@ -8,6 +8,7 @@ use super::engine::{Record, Sink, Unit};
 use super::walk::{GainEvents, Outcome};
 use super::world::World;
 use crate::error::{Error, Result};
+use crate::stats::sketch::round_i128;
 use crate::stats::{over_topics, Moments, Sketch, StreamSummary, TopicDiff, TopicInference};
 use serde::Serialize;
 use std::io::Write;
@@ -371,8 +372,8 @@ fn add_curve(c: &mut CurveAcc, grid: &Grid, events: &[(f64, f64, f64)], axis: us
             break;
         }
         let total = e.2;
-        c.g[b] += ((total - prev) * SCALE).round() as i128;
-        c.g2[b] += ((total * total - prev * prev) * SCALE).round() as i128;
+        c.g[b] += round_i128((total - prev) * SCALE);
+        c.g2[b] += round_i128((total * total - prev * prev) * SCALE);
         prev = total;
     }
 }

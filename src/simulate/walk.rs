@@ -291,6 +291,15 @@ pub struct Stage<'a> {
     pub fold: usize,
     /// Seconds to reach a result below the fold.
     pub below_fold: f64,
+    /// Index of the first query list with sublists (`queries.len()` when none):
+    /// [`first_sublist`]`(queries)`, computed once per topic and system rather than per session.
+    pub sublists_from: usize,
+}
+
+/// Index of the first list of `queries` with sublists, `queries.len()` when none (see
+/// [`Stage::sublists_from`]).
+pub fn first_sublist(queries: &[QueryList]) -> usize {
+    queries.iter().position(|l| l.sublists.is_some()).unwrap_or(queries.len())
 }
 
 /// Reusable per-thread state (no allocation per session once warmed up).
@@ -660,7 +669,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
 #[inline]
 fn is_flat<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) -> bool {
     let n_queries = stage.queries.len().min(user.max_queries);
-    !(user.switch && stage.queries[..n_queries].iter().any(|l| l.sublists.is_some()))
+    !(user.switch && stage.sublists_from < n_queries)
         && !matches!(user.continuation, Cont::ClickModel)
         && user.page_continuation >= 1.0
         && stage.fold == usize::MAX
@@ -983,6 +992,7 @@ mod tests {
                 page_size,
                 fold: usize::MAX,
                 below_fold: 0.0,
+                sublists_from: first_sublist(sys.serps[0].as_deref().unwrap()),
             };
             prop_assert!(is_flat(&stage, &user, &user.grades));
             let (mut a, mut b) = (Both::default(), Both::default());

@@ -134,6 +134,7 @@ pub fn validate_fit(f: &Fit, test: &StudyLog, qrels: &Qrels, opts: &FitOptions, 
             page_size,
             fold: usize::MAX,
             below_fold: 0.0,
+            sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])),
         };
         let mut trace: Vec<Step> = Vec::new();
         let out = walk(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), rng.next_u64(), &mut Scratch::default(), &mut trace);

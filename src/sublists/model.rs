@@ -366,7 +366,7 @@ pub fn simulate_path<R: Rng + ?Sized>(
     world.page_size = page_size.max(1) as usize;
     let user = he_profile("he", cont, weights, cutoff).resolve(0, 0);
     let sys = &world.systems[0];
-    let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0 };
+    let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])) };
     let key: u64 = rng.random();
     let mut chooser = FixedChoice(choice.to_vec());
     let out = match trace {

@@ -175,6 +175,7 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
             page_size: 10,
             fold: usize::MAX,
             below_fold: 0.0,
+            sublists_from: crate::simulate::walk::first_sublist(world.systems[0].serps[t].as_deref().unwrap()),
         };
         let clicks = crate::user::ModelClicks { tables: &tables[t], grades: &user.grades };
         let mut count = [0u64; 10];
