@@ -15,6 +15,28 @@
 //! let sessions = outcomes(&world, &prepared, 100, 42).unwrap();
 //! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
+//!
+//! # Layers
+//!
+//! Each module uses only modules of its own row or of the rows above it (lower layers), and
+//! modules of one row do not use each other both ways round; `tests/layers.rs` reads this table
+//! and every `crate::`/`super::` path in `src/` and fails on an import that points down the table
+//! or closes a circle.
+//!
+//! | layer | modules |
+//! |---|---|
+//! | floor | `error`, `limits`, `rng`, `progress`, `interrupt`, `output`, `input`, `write` |
+//! | models | `stats`, `user` |
+//! | readers | `collection`, `logs`, `wordnet` |
+//! | measures | `metrics` |
+//! | fitting | `clickmodels` |
+//! | engine | `simulate` |
+//! | scenarios | `scenario` |
+//! | summaries | `report` |
+//! | orchestrator | `run` |
+//! | presets | `presets`, `sessions`, `sublists`, `streams` |
+//! | applications | `baraco`, `suggest`, `study` |
+//! | harnesses | `fuzzing`, `readers_table` |
 #![warn(missing_docs)]
 
 pub mod baraco;
