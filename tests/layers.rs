@@ -546,15 +546,22 @@ fn src_follows_the_layer_table_of_lib_rs() {
 
 // --- The checker on hand-written crates (expected messages derived by hand). ---
 
+/// The crate of `files`, with an empty file for each module of [`LIB`] they leave out.
 fn crate_of(files: &[(&str, &str)]) -> Vec<(String, String)> {
-    files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect()
+    let mut out: Vec<(String, String)> = files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+    for m in ["error", "a", "b", "c"] {
+        if !out.iter().any(|(p, _)| module_of(p) == [m]) {
+            out.push((format!("{m}.rs"), String::new()));
+        }
+    }
+    out
 }
 
 const LIB: &str = "//! # Layers\n//!\n//! | layer | modules |\n//! |---|---|\n//! | floor | `error` |\n//! | mid | `a`, `b` |\n//! | top | `c` |\npub mod error;\npub mod a;\npub mod b;\npub mod c;\npub use error::{Error, Result};\n";
 
 #[test]
 fn an_upward_use_is_named_with_file_and_line() {
-    let files = crate_of(&[("lib.rs", LIB), ("error.rs", "pub struct Error;\n\nuse crate::{a::X, c};\n"), ("a.rs", "use crate::Error;\n"), ("b.rs", ""), ("c.rs", "use crate::a::X;\n")]);
+    let files = crate_of(&[("lib.rs", LIB), ("error.rs", "pub struct Error;\n\nuse crate::{a::X, c};\n"), ("a.rs", "use crate::Error;\n"), ("c.rs", "use crate::a::X;\n")]);
     // error (floor) -> a (mid) and error -> c (top) are upward, on one line: one message, naming
     // the first. error -> c -> a -> error is a circle.
     let p = check(&files);
@@ -579,11 +586,9 @@ fn comments_strings_and_downward_paths_are_fine() {
 fn a_circle_in_one_layer_and_super_paths_are_found() {
     let files = crate_of(&[
         ("lib.rs", LIB),
-        ("error.rs", ""),
         ("a/mod.rs", "mod inner;\n#[cfg(test)]\nmod tests {\n    use super::inner;\n}\n"),
         ("a/inner.rs", "fn f() { super::super::b::g() }\n"),
         ("b.rs", "pub fn g() {}\nuse crate::a;\n"),
-        ("c.rs", ""),
     ]);
     // a/inner.rs: super::super::b is `b` (a -> b); b.rs: crate::a (b -> a). The `super::inner`
     // inside the inline `mod tests` stays in `a`.
@@ -596,14 +601,11 @@ fn a_circle_in_one_layer_and_super_paths_are_found() {
 fn a_circle_between_folders_of_one_module_is_found() {
     let files = crate_of(&[
         ("lib.rs", LIB),
-        ("error.rs", ""),
         ("a/mod.rs", "mod x;\nmod y;\n"),
         ("a/x/mod.rs", "mod p;\n"),
         ("a/x/p.rs", "use crate::a::y::Q;\n"),
         ("a/y/mod.rs", "mod q;\npub struct Q;\n"),
         ("a/y/q.rs", "use super::super::x::p;\n"),
-        ("b.rs", ""),
-        ("c.rs", ""),
     ]);
     let p = check(&files);
     assert_eq!(p.len(), 1, "{p:#?}");
@@ -613,6 +615,21 @@ fn a_circle_between_folders_of_one_module_is_found() {
 #[test]
 fn a_module_missing_from_the_table_is_named() {
     let lib = format!("{LIB}pub mod d;\n");
-    let files = crate_of(&[("lib.rs", &lib), ("error.rs", ""), ("a.rs", ""), ("b.rs", ""), ("c.rs", ""), ("d.rs", "")]);
+    let files = crate_of(&[("lib.rs", &lib), ("d.rs", "")]);
     assert_eq!(check(&files), vec!["src/lib.rs:13: module `d` is in no row of the layer table".to_string()]);
+}
+
+#[test]
+fn test_code_may_use_any_layer() {
+    // `#[cfg(test)]` items and files are harnesses, like tests/*.rs: no message. The same use
+    // outside them (`a.rs`) is named.
+    let files = crate_of(&[
+        ("lib.rs", LIB),
+        ("error/mod.rs", "#[cfg(test)]\nmod t;\n#[cfg(test)]\nmod tests {\n    use crate::c;\n}\n#[cfg(test)]\nuse crate::c::Y;\n"),
+        ("error/t.rs", "use crate::c::X;\n"),
+        ("a.rs", "#[cfg(test)]\nfn f() { crate::c::g() }\nfn h() { crate::c::g() }\n"),
+    ]);
+    let p = check(&files);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(p[0].starts_with("src/a.rs:3: `a` (layer mid) uses `crate::c::g` in `c` (layer top)"), "{p:#?}");
 }
