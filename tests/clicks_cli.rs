@@ -38,10 +38,10 @@ fn eval_with_separate_test_file_and_fit_simulate_round_trip() {
     assert_eq!((v["train_sessions"].as_u64(), v["test_sessions"].as_u64()), (Some(3), Some(1)));
 
     let model = dir.path().join("m.json");
-    let out = run_ok(bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&train).arg("--out").arg(&model));
+    run_ok(bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&train).arg("--out").arg(&model));
     let sim = |threads: &str, name: &str| {
         let path = dir.path().join(name);
-        let out = run_ok(bin()
+        run_ok(bin()
             .args(["clicks", "simulate", "--format", "tsv", "--replicates", "50", "--seed", "7", "--threads", threads, "--model-file"])
             .arg(&model)
             .arg("--serps")
@@ -76,7 +76,7 @@ fn streamed_fit_writes_the_same_model() {
     let dir = tempfile::tempdir().unwrap();
     let fit = |extra: &[&str], name: &str| {
         let out_path = dir.path().join(name);
-        let out = run_ok(bin()
+        run_ok(bin()
             .args(["clicks", "fit", "--model", "dbn", "--iterations", "3"])
             .args(extra)
             .arg("--train")
@@ -102,7 +102,7 @@ fn fit_posterior_writes_conjugate_records_with_draws() {
     let train = dir.path().join("train.tsv");
     std::fs::write(&train, "s1\tq\ta,b\t1,0\ns2\tq\ta,b\t0,1\n").unwrap();
     let post = dir.path().join("post.json");
-    let out = run_ok(bin()
+    run_ok(bin()
         .args(["clicks", "fit", "--model", "cm", "--format", "tsv", "--prior", "uniform", "--draws", "7", "--train"])
         .arg(&train)
         .arg("--out")
@@ -175,7 +175,7 @@ fn validate_with_query_priors_and_test_only_documents() {
 fn simeval_sessions_convert_fit_and_validate() {
     let dir = tempfile::tempdir().unwrap();
     let jl = dir.path().join("sample.simeval.jsonl");
-    let out = run_ok(bin().args(["--quiet", "clicks", "convert", "--to", "simeval", "--in"]).arg(yandex()).arg("--out").arg(&jl));
+    run_ok(bin().args(["--quiet", "clicks", "convert", "--to", "simeval", "--in"]).arg(yandex()).arg("--out").arg(&jl));
     // One line per impression (30,000: analysis/validation/count_orderings.py, str.split);
     // the first impression's query is the file's first field (`head -c 7`).
     let text = std::fs::read_to_string(&jl).unwrap();
@@ -223,7 +223,7 @@ fn simeval_sessions_convert_fit_and_validate() {
 /// Fits `model` on the bundled log with the given extra arguments and threads; the model file's bytes.
 fn fit_bytes(dir: &std::path::Path, model: &str, extra: &[&str], threads: usize) -> Vec<u8> {
     let out_path = dir.join(format!("{model}-{}-{threads}.json", extra.join("_").replace('-', "")));
-    let out = run_ok(bin()
+    run_ok(bin()
         .args(["clicks", "fit", "--model", model, "--threads", &threads.to_string(), "--train"])
         .arg(yandex())
         .args(extra)

@@ -83,7 +83,7 @@ fn scenario_errors_name_the_key() {
 }
 
 /// `serpsim streams msu` on the bundled stream topics, nuggets and matches.
-fn msu() -> std::process::Command {
+fn msu_command() -> std::process::Command {
     let mut c = serpsim();
     c.args(["streams", "msu", "--topics", &fixture("streams/topics.tsv"), "--nuggets", &fixture("streams/nuggets.tsv")]);
     c.args(["--matches", &fixture("streams/matches.tsv")]);
@@ -93,7 +93,7 @@ fn msu() -> std::process::Command {
 #[test]
 fn streams_msu_cli() {
     let args = |threads: &str| {
-        let mut c = msu();
+        let mut c = msu_command();
         c.args(["--updates", &fixture("streams/example.tsv"), "--updates", &fixture("streams/empty.tsv")]);
         c.args([
             "--users",
@@ -126,7 +126,7 @@ fn streams_msu_cli() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.tsv");
     std::fs::write(&bad, "bopha u1 2012-12-07T09:52:00 0.95\n").unwrap();
-    let o = msu().arg("--updates").arg(&bad).output().unwrap();
+    let o = msu_command().arg("--updates").arg(&bad).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.tsv:1:"));
 }
