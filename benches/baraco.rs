@@ -3,7 +3,8 @@
 //! (study_logs/letor/letor_sample.txt; all cores).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compare, compute_posteriors, ClickLog, Config};
 use serpsim::collection::letor::LetorData;
 

@@ -1,7 +1,8 @@
 //! Diagnostic: where do BARACO's and EM's difference errors come from? (one run, DBN, N and I users)
 //! `cargo run --release --example baraco_diag [-- coordinate-ascent] > analysis/baraco/diagnostic.txt`
 //! (300 candidates, runs 0-2; AdaRank unless a trainer is named)
-use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compare, compute_posteriors, point_metric, Config, Density, Metric, Unseen};
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;

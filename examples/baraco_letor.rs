@@ -19,11 +19,12 @@
 //! Writes `runs.csv` (one row per cell and run), `tables.md` (Tables 2/3 style plus AUC) and
 //! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
 
-use serpsim::baraco::harness::{GenModel, PriorChoice, RunResult, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::harness::{GenModel, PriorChoice, RunResult, Study, StudyConfig, Trainer};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::PosteriorModel;
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::collection::letor::LetorData;
-use serpsim::report::{write_atomic, write_atomic_with};
+use serpsim::write::{write_atomic, write_atomic_with};
 use serpsim::stats::{mean, wilcoxon_signed_rank};
 use std::path::PathBuf;
 

@@ -24,7 +24,8 @@
 //!
 //! `cargo run --release --example baraco_oracle -- [runs (30)] [runs.csv] > analysis/baraco/oracle.md`
 
-use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer, UserModel};
+use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compute_posteriors, point_metric, Density, Metric, Unseen};
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;

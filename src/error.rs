@@ -73,19 +73,6 @@ pub fn check_probability(context: &str, key: &str, value: f64) -> Result<()> {
     Ok(())
 }
 
-/// Checks that `value` is finite, non-negative and at most [`crate::limits::MAX_MAGNITUDE`]
-/// (costs, gains, times and budgets: a larger value is a typing error and would make sums
-/// overflow to infinity).
-pub fn check_non_negative(context: &str, key: &str, value: f64) -> Result<()> {
-    if !value.is_finite() || value < 0.0 {
-        return Err(Error::config(context, key, format!("{value} must be a finite number >= 0")));
-    }
-    if value > crate::limits::MAX_MAGNITUDE {
-        return Err(Error::config(context, key, format!("{value} is above the upper bound of {:e}", crate::limits::MAX_MAGNITUDE)));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

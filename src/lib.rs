@@ -2,10 +2,13 @@
 //!
 //! Simulate search-engine users on result pages and analyse user studies.
 //!
-//! Data flows through the modules in this order:
-//! `collection` (qrels, runs, LETOR, synthetic) → `user` (behaviour components, profiles) →
-//! `simulate` (Monte-Carlo engine) → `stats` (distributions, tests) → `report` (CSV, JSON, SVG).
-//! `scenario` reads TOML files that wire these together.
+//! Data flows: logs → parse → fit → parameters → simulate → distributions → report.
+//! Click logs and user-study recordings are parsed (`logs`, the readers of `study`), click
+//! models and behaviour models are fitted to them (`clickmodels`, `study`), the fitted
+//! parameters become user components of a scenario (`user`, `scenario`), `simulate` runs those
+//! users on the result pages of a collection (`collection`) into distributions of every session
+//! measure (`simulate::summary` over `stats`), and `report` renders them (CSV, JSON, SVG). `run`
+//! drives one scenario through these steps and stages the files.
 //!
 //! ```
 //! use serpsim::simulate::{one_list_world, outcomes, Prepared};
@@ -15,35 +18,71 @@
 //! let sessions = outcomes(&world, &prepared, 100, 42).unwrap();
 //! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
+//!
+//! # Layers
+//!
+//! A module uses only modules of its own row or of the rows above it (lower layers), and two
+//! modules of one row never use each other both ways round, directly or through others.
+//! `tests/layers.rs` reads this table and every `crate::`/`super::` path of `src/` outside
+//! `#[cfg(test)]` code, and names each path that points down the table or closes a circle.
+//! The shell (`src/main.rs`, `src/cli/`) is the binary crate on top and may use every layer;
+//! `fuzzing` (entry points of the fuzz targets) and `readers_table` (a unit test over every
+//! reader) are harnesses above everything, used by nothing in the library.
+//!
+//! | layer | modules |
+//! |---|---|
+//! | floor | `error`, `limits`, `rng`, `progress`, `interrupt`, `output`, `input`, `write` |
+//! | models | `stats`, `user` |
+//! | readers | `collection`, `logs`, `wordnet` |
+//! | fitting | `clickmodels` |
+//! | measures | `metrics` |
+//! | engine | `simulate` |
+//! | scenarios | `scenario` |
+//! | summaries | `report` |
+//! | orchestrator | `run` |
+//! | presets | `presets`, `sessions`, `sublists`, `streams` |
+//! | applications | `baraco`, `suggest`, `study` |
+//! | harnesses | `fuzzing`, `readers_table` |
 #![warn(missing_docs)]
 
-pub mod baraco;
-pub mod clickmodels;
-pub mod collection;
+// floor
 pub mod error;
+pub mod limits;
+pub mod rng;
+pub mod progress;
+pub mod interrupt;
+pub mod output;
+pub mod input;
+pub mod write;
+// models
+pub mod stats;
+pub mod user;
+// readers
+pub mod collection;
+pub mod logs;
+pub mod wordnet;
+// fitting
+pub mod clickmodels;
+// measures
+pub mod metrics;
+// engine
+pub mod simulate;
+// scenarios
+pub mod scenario;
+// summaries
+pub mod report;
+// presets
+pub mod sessions;
+pub mod sublists;
+pub mod streams;
+// applications
+pub mod baraco;
+pub mod suggest;
+pub mod study;
+// harnesses
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod input;
-pub mod interrupt;
-pub mod limits;
-pub mod logs;
-pub mod metrics;
-pub mod output;
 #[cfg(test)]
 mod readers_table;
-pub mod progress;
-pub mod report;
-pub mod rng;
-pub mod scenario;
-pub mod sessions;
-pub mod simulate;
-pub mod stats;
-pub mod streams;
-pub mod study;
-pub mod sublists;
-pub mod suggest;
-pub mod user;
-pub mod wordnet;
-pub mod write;
 
 pub use error::{Error, Result};

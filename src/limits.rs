@@ -54,6 +54,19 @@ pub const MAX_LOG_SEGMENTS: u64 = 10_000_000;
 /// typing error, and sums of many such values stay far from overflow.
 pub const MAX_MAGNITUDE: f64 = 1e9;
 
+/// Checks that `value` is finite, non-negative and at most [`MAX_MAGNITUDE`]
+/// (costs, gains, times and budgets: a larger value is a typing error and would make sums
+/// overflow to infinity).
+pub fn check_non_negative(context: &str, key: &str, value: f64) -> Result<()> {
+    if !value.is_finite() || value < 0.0 {
+        return Err(Error::config(context, key, format!("{value} must be a finite number >= 0")));
+    }
+    if value > MAX_MAGNITUDE {
+        return Err(Error::config(context, key, format!("{value} is above the upper bound of {:e}", MAX_MAGNITUDE)));
+    }
+    Ok(())
+}
+
 /// Refuses `value` above `max`: ``CONTEXT: key `KEY`: VALUE is above the upper bound of MAX (WHAT)``.
 ///
 /// ```

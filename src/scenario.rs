@@ -688,7 +688,7 @@ impl Scenario {
         if self.interface.fold == Some(0) {
             return Err(Error::config(context, "interface.fold", "must be at least 1 (omit it for no fold)"));
         }
-        crate::error::check_non_negative(context, "interface.below_fold", self.interface.below_fold)?;
+        crate::limits::check_non_negative(context, "interface.below_fold", self.interface.below_fold)?;
         Delays { query_latency: self.interface.query_latency, page_latency: self.interface.page_latency, document_latency: self.interface.document_latency }
             .validate(context, "interface.")?;
         for (name, d) in &self.interface.delays {
@@ -703,7 +703,7 @@ impl Scenario {
                     return Err(Error::config(context, "variants.count", "must be at least 1"));
                 }
                 crate::limits::check_usize(context, "variants.count", *count, VARIANTS_MAX, "query variants per topic")?;
-                crate::error::check_non_negative(context, "variants.noise", *noise)?;
+                crate::limits::check_non_negative(context, "variants.noise", *noise)?;
             }
             _ => {}
         }
@@ -732,7 +732,7 @@ impl Scenario {
             crate::limits::check_usize(context, "report.time_grid.points", g.points, GRID_POINTS_MAX, "points of a report grid")?;
         }
         for b in self.report.time_budgets.iter().flatten().chain(self.report.effort_budgets.iter().flatten()) {
-            crate::error::check_non_negative(context, "report.time_budgets", *b)?;
+            crate::limits::check_non_negative(context, "report.time_budgets", *b)?;
         }
         Ok(())
     }

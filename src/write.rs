@@ -1,7 +1,8 @@
 //! File writing below every capability: atomic writes (temporary file in the target directory,
 //! then rename), CSV field quoting, the one number format of every CSV and JSON file serpsim
 //! writes ([`fmt_f64`]), and tables written from serialisable rows ([`RecordWriter`], columns
-//! from the row struct's fields by the rules of [`flat`]). Nothing here knows about
+//! from the row struct's fields by the rules of [`flat`]), and the SVG plot primitives every
+//! plot is drawn with ([`plot`]: palette, fonts, ticks, legends). Nothing here knows about
 //! simulations, click models or reports, so every module can write files without importing the
 //! modules above it.
 //!
@@ -12,6 +13,7 @@
 //! Integers are written as integers. The same value gives the same text in CSV and JSON.
 
 pub mod flat;
+pub mod plot;
 
 pub use flat::{flatten, FlatError, Scalar};
 

@@ -1,21 +1,17 @@
 //! End-to-end tests of `serpsim clicks`.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_serpsim"))
-}
+use common::{json_stdout, root, run_ok, serpsim as bin};
+use std::path::PathBuf;
 
 fn yandex() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt")
+    root().join("study_logs/clicks/synthetic_yandex_layout.txt")
 }
 
 #[test]
 fn eval_prints_the_json_contract() {
-    let out = bin().args(["clicks", "eval", "--model", "sdbn", "--train"]).arg(yandex()).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_stdout(bin().args(["clicks", "eval", "--model", "sdbn", "--train"]).arg(yandex()));
     assert_eq!(v["model"], "sdbn");
     // PyClick's SDBN on the bundled log, its split and its numbers (6 decimals):
     // `python3 analysis/clickmodels/pyclick_reference.py study_logs/clicks/synthetic_yandex_layout.txt`
@@ -34,32 +30,24 @@ fn eval_with_separate_test_file_and_fit_simulate_round_trip() {
     let test = dir.path().join("test.tsv");
     std::fs::write(&train, "session_id\tquery\tdocuments\tclicks\ns1\tq\ta,b,c\t1,0,0\ns2\tq\tb,a,c\t0,1,0\ns3\tr\tx,y\t0,0\n").unwrap();
     std::fs::write(&test, "t1\tq\ta,b,c\t1,0,0\nt2\tunseen\ta,b\t0,1\n").unwrap();
-    let out = bin()
+    let v = json_stdout(bin()
         .args(["clicks", "eval", "--model", "dbn", "--gamma", "0.9", "--format", "tsv", "--train"])
         .arg(&train)
         .arg("--test")
-        .arg(&test)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .arg(&test));
     assert_eq!((v["train_sessions"].as_u64(), v["test_sessions"].as_u64()), (Some(3), Some(1)));
 
     let model = dir.path().join("m.json");
-    let out = bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&train).arg("--out").arg(&model).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    run_ok(bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&train).arg("--out").arg(&model));
     let sim = |threads: &str, name: &str| {
         let path = dir.path().join(name);
-        let out = bin()
+        run_ok(bin()
             .args(["clicks", "simulate", "--format", "tsv", "--replicates", "50", "--seed", "7", "--threads", threads, "--model-file"])
             .arg(&model)
             .arg("--serps")
             .arg(&test)
             .arg("--out")
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            .arg(&path));
         std::fs::read_to_string(path).unwrap()
     };
     let (a, b) = (sim("1", "a.tsv"), sim("2", "b.tsv"));
@@ -77,8 +65,7 @@ fn malformed_yandex_line_is_reported_with_its_number() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.txt:2:") && err.contains("TAB"), "{err}");
-    let out = bin().args(["clicks", "fit", "--model", "cm", "--skip-bad-lines", "--out"]).arg(dir.path().join("m.json")).arg("--train").arg(&log).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_ok(bin().args(["clicks", "fit", "--model", "cm", "--skip-bad-lines", "--out"]).arg(dir.path().join("m.json")).arg("--train").arg(&log));
     assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 1 bad line"));
     let out = bin().args(["clicks", "eval", "--model", "nope", "--train"]).arg(&log).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown click model `nope`"));
@@ -89,16 +76,13 @@ fn streamed_fit_writes_the_same_model() {
     let dir = tempfile::tempdir().unwrap();
     let fit = |extra: &[&str], name: &str| {
         let out_path = dir.path().join(name);
-        let out = bin()
+        run_ok(bin()
             .args(["clicks", "fit", "--model", "dbn", "--iterations", "3"])
             .args(extra)
             .arg("--train")
             .arg(yandex())
             .arg("--out")
-            .arg(&out_path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            .arg(&out_path));
         std::fs::read_to_string(out_path).unwrap()
     };
     let (mem, streamed) = (fit(&["--in-memory"], "mem.json"), fit(&[], "stream.json"));
@@ -118,16 +102,13 @@ fn fit_posterior_writes_conjugate_records_with_draws() {
     let train = dir.path().join("train.tsv");
     std::fs::write(&train, "s1\tq\ta,b\t1,0\ns2\tq\ta,b\t0,1\n").unwrap();
     let post = dir.path().join("post.json");
-    let out = bin()
+    run_ok(bin()
         .args(["clicks", "fit", "--model", "cm", "--format", "tsv", "--prior", "uniform", "--draws", "7", "--train"])
         .arg(&train)
         .arg("--out")
         .arg(dir.path().join("m.json"))
         .arg("--posterior")
-        .arg(&post)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        .arg(&post));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&post).unwrap()).unwrap();
     let rec = v.as_array().unwrap().iter().find(|r| r["document"] == "a").unwrap();
     assert_eq!(rec["parameter"], "attractiveness");
@@ -142,15 +123,11 @@ fn fit_posterior_writes_conjugate_records_with_draws() {
 fn validate_writes_a_complete_output_set() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("val");
-    let out = bin()
+    let v = json_stdout(bin()
         .args(["--quiet", "clicks", "validate", "--model", "pbm", "--split", "interleaved", "--bootstrap", "20", "--train"])
         .arg(yandex())
         .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .arg(&out_dir));
     // Every fourth of the 30,000 sessions tests (7,500); all their queries are in training
     // (every query has at least 27 sessions: analysis/validation/count_orderings.py).
     assert_eq!(v["test_sessions"], 7500);
@@ -198,8 +175,7 @@ fn validate_with_query_priors_and_test_only_documents() {
 fn simeval_sessions_convert_fit_and_validate() {
     let dir = tempfile::tempdir().unwrap();
     let jl = dir.path().join("sample.simeval.jsonl");
-    let out = bin().args(["--quiet", "clicks", "convert", "--to", "simeval", "--in"]).arg(yandex()).arg("--out").arg(&jl).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    run_ok(bin().args(["--quiet", "clicks", "convert", "--to", "simeval", "--in"]).arg(yandex()).arg("--out").arg(&jl));
     // One line per impression (30,000: analysis/validation/count_orderings.py, str.split);
     // the first impression's query is the file's first field (`head -c 7`).
     let text = std::fs::read_to_string(&jl).unwrap();
@@ -220,15 +196,11 @@ fn simeval_sessions_convert_fit_and_validate() {
     assert_eq!(models[0], models[2]);
 
     let out_dir = dir.path().join("val");
-    let out = bin()
+    let v = json_stdout(bin()
         .args(["--quiet", "clicks", "validate", "--model", "pbm", "--format", "simeval", "--split", "interleaved", "--bootstrap", "20", "--train"])
         .arg(&jl)
         .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .arg(&out_dir));
     let rows = v["simeval"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["measure"].as_str().unwrap()).collect();
     assert_eq!(names, ["click_depth_distance", "session_length_ks", "inter_event_time_ks", "action_type_distance"]);
@@ -251,15 +223,12 @@ fn simeval_sessions_convert_fit_and_validate() {
 /// Fits `model` on the bundled log with the given extra arguments and threads; the model file's bytes.
 fn fit_bytes(dir: &std::path::Path, model: &str, extra: &[&str], threads: usize) -> Vec<u8> {
     let out_path = dir.join(format!("{model}-{}-{threads}.json", extra.join("_").replace('-', "")));
-    let out = bin()
+    run_ok(bin()
         .args(["clicks", "fit", "--model", model, "--threads", &threads.to_string(), "--train"])
         .arg(yandex())
         .args(extra)
         .arg("--out")
-        .arg(&out_path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        .arg(&out_path));
     std::fs::read(&out_path).unwrap()
 }
 

@@ -8,17 +8,13 @@
 //! manifest records, and the directory holds nothing else), and no temporary file remains after
 //! the next run.
 
+mod common;
+
+use common::{root, serpsim as bin};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_serpsim"))
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::Duration;
 
 fn r(p: &str) -> String {
     root().join(p).display().to_string()
@@ -57,12 +53,34 @@ fn leftovers(out: &Path) -> Vec<String> {
         .collect()
 }
 
-fn signal(child: &std::process::Child, sig: i32) {
+/// Starts `cmd`, sends it `sig` after `after`, and returns its exit status, its standard
+/// error (checked to hold no panic) and its pid.
+fn signalled(cmd: &mut Command, after: Duration, sig: i32) -> (ExitStatus, String, u32) {
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(after);
     // SAFETY: sending a signal to our own child process by its pid.
     unsafe {
         libc::kill(child.id() as i32, sig);
     }
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    (status, err, child.id())
 }
+
+/// After Ctrl-C: exit code 130, `interrupted` on standard error, and no temporary file of the
+/// interrupted process `pid` among `leftovers`.
+fn check_interrupted(status: ExitStatus, err: &str, pid: u32, leftovers: Vec<String>) {
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let own: Vec<String> = leftovers.iter().filter(|n| n.ends_with(&format!("-{pid}"))).cloned().collect();
+    assert_eq!(own, Vec::<String>::new(), "child {pid}: Ctrl-C removes the run's own temporary files; every leftover: {leftovers:?}");
+}
+
+/// Signals and moments (fractions of a whole run) of the kill tests: early, midway and late.
+const KILL_POINTS: [(i32, f64); 6] =
+    [(libc::SIGKILL, 0.1), (libc::SIGINT, 0.3), (libc::SIGKILL, 0.5), (libc::SIGINT, 0.7), (libc::SIGKILL, 0.95), (libc::SIGINT, 0.95)];
 
 /// Runs `args` (with `--seed SEED --out OUT` appended) to completion.
 fn run_to_end(args: &[String], seed: u64, out: &Path) {
@@ -84,30 +102,12 @@ fn kill_at_several_points(args: &[String]) {
     assert_eq!(complete_set(&out), Ok(2));
     let mut seen_old = false;
     let mut seed = 2;
-    for (sig, fraction) in [
-        (libc::SIGKILL, 0.1),
-        (libc::SIGINT, 0.3),
-        (libc::SIGKILL, 0.5),
-        (libc::SIGINT, 0.7),
-        (libc::SIGKILL, 0.95),
-        (libc::SIGINT, 0.95),
-    ] {
+    for (sig, fraction) in KILL_POINTS {
         let before = seed;
         seed += 1;
-        let mut child = bin()
-            .args(args)
-            .args(["--seed", &seed.to_string(), "--quiet", "--out"])
-            .arg(&out)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(whole.mul_f64(fraction));
-        signal(&child, sig);
-        let status = child.wait().unwrap();
-        let mut err = String::new();
-        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        assert!(!err.contains("panicked"), "{err}");
+        let mut run = bin();
+        run.args(args).args(["--seed", &seed.to_string(), "--quiet", "--out"]).arg(&out);
+        let (status, err, pid) = signalled(&mut run, whole.mul_f64(fraction), sig);
         let got = complete_set(&out).unwrap_or_else(|e| panic!("signal {sig} at {fraction}: {e}"));
         if status.success() {
             // The run ended before the signal arrived: the new set.
@@ -115,14 +115,10 @@ fn kill_at_several_points(args: &[String]) {
         } else {
             assert!(got == before || got == seed, "signal {sig} at {fraction}: set of seed {got}");
             if sig == libc::SIGINT {
-                assert_eq!(status.code(), Some(130), "{err}");
-                assert!(err.contains("interrupted"), "{err}");
                 // Ctrl-C cleans up this run's files at once. (Leftovers of the run killed
                 // before it are removed by the next run that gets as far as opening its
                 // output, which an early Ctrl-C may have prevented: seen at load 6.)
-                let pid = child.id();
-                let own: Vec<String> = leftovers(&out).into_iter().filter(|n| n.ends_with(&format!("-{pid}"))).collect();
-                assert_eq!(own, Vec::<String>::new(), "child {pid}; every leftover: {:?}", leftovers(&out));
+                check_interrupted(status, &err, pid, leftovers(&out));
             }
         }
         seen_old |= got == before;
@@ -140,39 +136,16 @@ fn killed_simulate_leaves_the_old_or_the_new_set() {
     kill_at_several_points(&["simulate".into(), "--replicates".into(), "40000".into(), "--samples".into()]);
 }
 
-const SWEEP: &str = r#"
-name = "kill-sweep"
-seed = 3
-replicates = 400
-[collection]
-source = "synthetic_queries"
-strategies = ["qs1", "qs13"]
-[collection.generator]
-topics = 3
-docs_per_topic = 200
-relevant_per_topic = 30
-queries_per_strategy = 8
-list_length = 60
-[[profiles]]
-name = "searcher"
-continuation = { model = "rbp", p = 1.0 }
-clicks = { click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }
-gain = { model = "binary", credit_on = "mark" }
-budget = { seconds = 1200.0 }
-stopping = [{ rule = "fixed_depth", n = 1 }]
-[[sweep]]
-key = "stopping[0]"
-values = [{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }]
-[[sweep]]
-key = "stopping[0].n"
-values = [1, 3, 10, 20]
-"#;
+/// The sweep the kill and full-disk tests run: three stopping rules at four depths, 400 users.
+fn sweep() -> String {
+    common::sessions_sweep("kill-sweep", 400, r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3, 10, 20]")
+}
 
 #[test]
 fn killed_sessions_sweep_leaves_the_old_or_the_new_set() {
     let dir = tempfile::tempdir().unwrap();
     let scen = dir.path().join("sweep.toml");
-    std::fs::write(&scen, SWEEP).unwrap();
+    std::fs::write(&scen, sweep()).unwrap();
     kill_at_several_points(&["sessions".into(), "sweep".into(), scen.display().to_string()]);
 }
 
@@ -305,7 +278,7 @@ fn a_full_disk_keeps_the_previous_output() {
     let yandex = r("study_logs/clicks/synthetic_yandex_layout.txt");
     let asc = r("study_logs/gaze/bino_1000hz.asc");
     let scen = tempfile::tempdir().unwrap();
-    std::fs::write(scen.path().join("sweep.toml"), SWEEP).unwrap();
+    std::fs::write(scen.path().join("sweep.toml"), sweep()).unwrap();
     let sweep = scen.path().join("sweep.toml").display().to_string();
     std::fs::write(scen.path().join("pairs.tsv"), "dog\tcat\ncar\tbus\n").unwrap();
     let pairs = scen.path().join("pairs.tsv").display().to_string();
@@ -583,34 +556,15 @@ fn kill_file_set_at_several_points(args: &dyn Fn(usize) -> Vec<String>, outputs:
     }
     let mut state = 1;
     let mut seen_old = false;
-    for (sig, fraction) in [
-        (libc::SIGKILL, 0.1),
-        (libc::SIGINT, 0.3),
-        (libc::SIGKILL, 0.5),
-        (libc::SIGINT, 0.7),
-        (libc::SIGKILL, 0.95),
-        (libc::SIGINT, 0.95),
-        (libc::SIGKILL, 0.99),
-        (libc::SIGINT, 0.99),
-    ] {
+    for (sig, fraction) in KILL_POINTS.into_iter().chain([(libc::SIGKILL, 0.99), (libc::SIGINT, 0.99)]) {
         let next = 1 - state;
-        let mut child = bin().args(args(next)).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-        std::thread::sleep(whole.mul_f64(fraction));
-        signal(&child, sig);
-        let status = child.wait().unwrap();
-        let mut err = String::new();
-        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        assert!(!err.contains("panicked"), "{err}");
+        let (status, err, pid) = signalled(bin().args(args(next)), whole.mul_f64(fraction), sig);
         let now = contents(outputs);
         let got = sets.iter().position(|s| *s == now).unwrap_or_else(|| panic!("signal {sig} at {fraction}: a mix of two runs' files"));
         if status.success() {
             assert_eq!(got, next, "the run ended before the signal: its set");
         } else if sig == libc::SIGINT {
-            assert_eq!(status.code(), Some(130), "{err}");
-            assert!(err.contains("interrupted"), "{err}");
-            let pid = child.id();
-            let own: Vec<String> = file_leftovers(outputs).into_iter().filter(|n| n.ends_with(&format!("-{pid}"))).collect();
-            assert_eq!(own, Vec::<String>::new(), "Ctrl-C removes the run's own temporary files");
+            check_interrupted(status, &err, pid, file_leftovers(outputs));
         }
         seen_old |= got == state && !status.success();
         state = got;

@@ -2,15 +2,13 @@
 //! `--detail summary|full`, and no CSV file any of them writes holds `NaN` or infinity text
 //! (undefined values are empty cells). Small project-made inputs only.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::root;
+use std::path::{Path, PathBuf};
 
 fn serpsim(args: &[&str], cwd: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_serpsim")).args(args).current_dir(cwd).output().expect("run serpsim")
+    common::serpsim().args(args).current_dir(cwd).output().expect("run serpsim")
 }
 
 fn ok(args: &[&str], cwd: &Path) {
@@ -69,34 +67,6 @@ fn assert_no_nan_text(dir: &Path) -> usize {
     files.len()
 }
 
-const SMALL_SWEEP: &str = r#"
-name = "small"
-seed = 3
-replicates = 20
-[collection]
-source = "synthetic_queries"
-strategies = ["qs1", "qs13"]
-[collection.generator]
-topics = 3
-docs_per_topic = 200
-relevant_per_topic = 30
-queries_per_strategy = 8
-list_length = 60
-[[profiles]]
-name = "searcher"
-continuation = { model = "rbp", p = 1.0 }
-clicks = { click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }
-gain = { model = "binary", credit_on = "mark" }
-budget = { seconds = 1200.0 }
-stopping = [{ rule = "fixed_depth", n = 1 }]
-[[sweep]]
-key = "stopping[0]"
-values = [{ rule = "fixed_depth" }, { rule = "contiguous_nonrelevant", basis = "snippet" }]
-[[sweep]]
-key = "stopping[0].n"
-values = [1, 3]
-"#;
-
 /// Every report-writing command on small inputs, at both detail levels: no NaN or infinity
 /// text in any CSV. Checked to fail: with `fmt_f64` printing NaN as `NaN` (the old
 /// behaviour) this test fails on `pooled.csv` (quantiles of empty budget sketches).
@@ -106,7 +76,7 @@ fn no_csv_holds_nan_or_infinity_text() {
     let d = dir.path();
     let r = root();
     let sweep = d.join("sweep.toml");
-    std::fs::write(&sweep, SMALL_SWEEP).unwrap();
+    std::fs::write(&sweep, common::sessions_sweep("small", 20, r#"{ rule = "fixed_depth" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3]")).unwrap();
     let combined = r.join("simulations/combined.toml");
     let bopha = r.join("simulations/streams/bopha.toml");
     let sublists = std::fs::read_to_string(r.join("simulations/sublists/default.toml"))

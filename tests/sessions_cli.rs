@@ -1,49 +1,19 @@
 //! End-to-end tests of `serpsim sessions` and `serpsim streams`.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn serpsim() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_serpsim"))
+use common::{fixture, serpsim, sessions_sweep};
+
+/// The sweep of these tests: three stopping rules at depths 1, 3 and 10, 20 users.
+fn small_sweep() -> String {
+    sessions_sweep("small", 20, r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3, 10]")
 }
-
-fn fixture(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(p).display().to_string()
-}
-
-const SMALL_SWEEP: &str = r#"
-name = "small"
-seed = 3
-replicates = 20
-[collection]
-source = "synthetic_queries"
-strategies = ["qs1", "qs13"]
-[collection.generator]
-topics = 3
-docs_per_topic = 200
-relevant_per_topic = 30
-queries_per_strategy = 8
-list_length = 60
-[[profiles]]
-name = "searcher"
-continuation = { model = "rbp", p = 1.0 }
-clicks = { click = [0.39, 0.64], stop = [0.0], mark = [0.27, 0.77] }
-gain = { model = "binary", credit_on = "mark" }
-budget = { seconds = 1200.0 }
-stopping = [{ rule = "fixed_depth", n = 1 }]
-[[sweep]]
-key = "stopping[0]"
-values = [{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }]
-[[sweep]]
-key = "stopping[0].n"
-values = [1, 3, 10]
-"#;
 
 #[test]
 fn sweep_writes_tables_and_is_thread_independent() {
     let dir = tempfile::tempdir().unwrap();
     let scen = dir.path().join("s.toml");
-    std::fs::write(&scen, SMALL_SWEEP).unwrap();
+    std::fs::write(&scen, small_sweep()).unwrap();
     let run = |threads: &str, out: &str| {
         let o = serpsim()
             .args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"])
@@ -100,7 +70,7 @@ fn run_on_trec_variants() {
 fn scenario_errors_name_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let scen = dir.path().join("bad.toml");
-    std::fs::write(&scen, SMALL_SWEEP.replace("continuation = { model = \"rbp\", p = 1.0 }", "page_continuation = 1.5")).unwrap();
+    std::fs::write(&scen, small_sweep().replace("continuation = { model = \"rbp\", p = 1.0 }", "page_continuation = 1.5")).unwrap();
     let o = serpsim().args(["sessions", "run", scen.to_str().unwrap()]).output().unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
@@ -112,20 +82,18 @@ fn scenario_errors_name_the_key() {
     assert!(!o.status.success() && err.contains("old `serpsim sessions` scenario") && err.contains("docs/scenarios.md"), "{err}");
 }
 
+/// `serpsim streams msu` on the bundled stream topics, nuggets and matches.
+fn msu_command() -> std::process::Command {
+    let mut c = serpsim();
+    c.args(["streams", "msu", "--topics", &fixture("streams/topics.tsv"), "--nuggets", &fixture("streams/nuggets.tsv")]);
+    c.args(["--matches", &fixture("streams/matches.tsv")]);
+    c
+}
+
 #[test]
 fn streams_msu_cli() {
     let args = |threads: &str| {
-        let mut c = serpsim();
-        c.args([
-            "streams",
-            "msu",
-            "--topics",
-            &fixture("streams/topics.tsv"),
-            "--nuggets",
-            &fixture("streams/nuggets.tsv"),
-            "--matches",
-            &fixture("streams/matches.tsv"),
-        ]);
+        let mut c = msu_command();
         c.args(["--updates", &fixture("streams/example.tsv"), "--updates", &fixture("streams/empty.tsv")]);
         c.args([
             "--users",
@@ -158,21 +126,7 @@ fn streams_msu_cli() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.tsv");
     std::fs::write(&bad, "bopha u1 2012-12-07T09:52:00 0.95\n").unwrap();
-    let o = serpsim()
-        .args([
-            "streams",
-            "msu",
-            "--topics",
-            &fixture("streams/topics.tsv"),
-            "--nuggets",
-            &fixture("streams/nuggets.tsv"),
-            "--matches",
-            &fixture("streams/matches.tsv"),
-            "--updates",
-        ])
-        .arg(&bad)
-        .output()
-        .unwrap();
+    let o = msu_command().arg("--updates").arg(&bad).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.tsv:1:"));
 }

@@ -11,21 +11,9 @@ Usage: python3 analysis/clickmodels/pyclick_dbn_rules.py ../shared/data/clicks/y
 import math
 import sys
 
+from yandex_layout import impressions
+
 PROB_MIN = 1e-6
-
-
-def parse(path):
-    sessions = []
-    for line in open(path):
-        for part in line.split(";"):
-            if not part.strip():
-                continue
-            q, rest = part.strip().split("\t")
-            d, c = rest.split(":")
-            docs = d.strip().split(",")
-            clicked = [x.strip() for x in c.strip().split(",")]
-            sessions.append((q, docs, [1 if x in clicked else 0 for x in docs]))
-    return sessions
 
 
 def value(p, key):
@@ -99,7 +87,7 @@ def evaluate(model, test):
 
 
 if __name__ == "__main__":
-    sessions = parse(sys.argv[1])
+    sessions = impressions(sys.argv[1])
     iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 50
     n = int(len(sessions) * 0.75)
     train = sessions[:n]

@@ -6,10 +6,8 @@ PyClick is not on PyPI: it is markovi/PyClick on GitHub, commit
 98e7e460231b2b607bf58b2f16a4fd1124cee042 (its `pyclick/` folder, Python 3). Point PYCLICK at
 a checkout; nothing of it is in this repository.
 
-PyClick has no reader for this layout, so the parser is written here, following serpsim's
-documented conventions (docs/clickmodels.md, "Yandex sample"): impressions separated by `;`,
-`QUERY<TAB>doc1,...,docn : clicked1 , clicked2 ...`; a result is clicked if its id is in the
-(whitespace-trimmed) clicked list; clicked ids not on the SERP are ignored.
+PyClick has no reader for this layout, so the project's reader reads it (yandex_layout.py,
+following serpsim's documented conventions).
 
 Usage: PYCLICK=/path/to/PyClick python3 analysis/clickmodels/pyclick_reference.py LOG [MODEL ...]
 (models: CM SDBN DCM GCTR RCTR DCTR, PyClick's class names; default CM SDBN DCM)
@@ -27,21 +25,15 @@ from pyclick.click_models.CTR import DCTR, RCTR, GCTR  # noqa: E402,F401
 from pyclick.search_session.SearchSession import SearchSession  # noqa: E402
 from pyclick.search_session.SearchResult import SearchResult  # noqa: E402
 from pyclick.utils.Utils import Utils  # noqa: E402
+from yandex_layout import impressions  # noqa: E402
 
 
 def parse(path):
     sessions = []
-    for line in open(path):
-        for part in line.split(";"):
-            if not part.strip():
-                continue
-            q, rest = part.strip().split("\t")
-            docs, clicks = rest.split(":")
-            clicked = {x.strip() for x in clicks.split(",")}
-            s = SearchSession(q.strip())
-            for d in docs.strip().split(","):
-                s.web_results.append(SearchResult(d.strip(), 1 if d.strip() in clicked else 0))
-            sessions.append(s)
+    for q, docs, clicks in impressions(path):
+        s = SearchSession(q)
+        s.web_results.extend(SearchResult(d, c) for d, c in zip(docs, clicks))
+        sessions.append(s)
     return sessions
 
 

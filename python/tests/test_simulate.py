@@ -11,18 +11,10 @@ import serpsim
 from serpsim._tables import read_csv
 from conftest import ROOT, run_cli
 
-# Every report table (the report's CSV files with `detail = "full"`), compared whole.
-TABLES = {
-    "summary": "summary.csv",
-    "pooled": "pooled.csv",
-    "comparisons": "comparison.csv",
-    "tests": "tests.csv",
-    "verdict": "verdict.csv",
-    "gain_curves": "gain_curves.csv",
-    "budgets": "budgets.csv",
-    "budget_comparisons": "budget_comparison.csv",
-    "samples": "samples.csv",
-}
+# Every report table (the report's CSV files with `detail = "full"`), compared whole: the
+# attribute is the file's name, the comparison tables' in the plural.
+FILES = ["summary", "pooled", "comparison", "tests", "verdict", "gain_curves", "budgets", "budget_comparison", "samples"]
+TABLES = {(f + "s" if f.endswith("comparison") else f): f + ".csv" for f in FILES}
 
 
 def read(path):

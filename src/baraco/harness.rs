@@ -19,6 +19,7 @@ use super::log::{ClickLog, Ranking};
 use super::metrics::{Metric, Unseen};
 use super::mixture::{fit_mixture, MixturePrior};
 use super::model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
+use crate::clickmodels::metrics::UserModel;
 use crate::clickmodels::prior::PriorScope;
 use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
 use crate::collection::letor::{linear_score, LetorData};
@@ -49,48 +50,6 @@ impl GenModel {
             GenModel::Sdbn => "sDBN",
             GenModel::Ubm => "UBM",
         }
-    }
-}
-
-/// User model of Table 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum UserModel {
-    /// P(C|R) 1, P(C|NR) 0, P(s|R) 0, P(s|NR) 0.
-    Perfect,
-    /// 0.95 / 0.05 / 0.9 / 0.2.
-    Navigational,
-    /// 0.9 / 0.4 / 0.5 / 0.1.
-    Informational,
-}
-
-impl UserModel {
-    /// All three, in the paper's row order.
-    pub const ALL: [UserModel; 3] = [UserModel::Perfect, UserModel::Navigational, UserModel::Informational];
-    /// One-letter code of the tables.
-    pub fn code(self) -> &'static str {
-        match self {
-            UserModel::Perfect => "P",
-            UserModel::Navigational => "N",
-            UserModel::Informational => "I",
-        }
-    }
-    /// Parses `perfect`, `navigational`, `informational` (or P/N/I).
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "perfect" | "p" => Some(UserModel::Perfect),
-            "navigational" | "n" => Some(UserModel::Navigational),
-            "informational" | "i" => Some(UserModel::Informational),
-            _ => None,
-        }
-    }
-    /// (attractiveness, satisfaction) of a document with relevance label `grade` (relevant: >= 1).
-    pub fn params(self, grade: i32) -> (f64, f64) {
-        let (cr, cnr, sr, snr) = match self {
-            UserModel::Perfect => (1.0, 0.0, 0.0, 0.0),
-            UserModel::Navigational => (0.95, 0.05, 0.9, 0.2),
-            UserModel::Informational => (0.9, 0.4, 0.5, 0.1),
-        };
-        if grade >= 1 { (cr, sr) } else { (cnr, snr) }
     }
 }
 
@@ -252,7 +211,7 @@ fn query_ndcg(data: &LetorData, w: &[f64], k: usize) -> Vec<f64> {
         .map(|(q, order)| {
             let judged: Vec<i32> = q.docs.iter().map(|d| d.grade).collect();
             let ranked: Vec<i32> = order.iter().map(|&i| judged[i as usize]).collect();
-            crate::metrics::ndcg_at(&ranked, &judged, k)
+            crate::collection::ndcg_at(&ranked, &judged, k)
         })
         .collect()
 }

@@ -23,7 +23,7 @@
 //! Beta maximising the expected complete log-likelihood (Newton on the digamma equations,
 //! shapes >= 1). The marginal log-likelihood never decreases (checked in the tests).
 
-use super::posterior::FactoredBeta;
+use super::posterior::{FactoredBeta, GL8};
 use crate::error::{Error, Result};
 use crate::stats::beta_binomial::{ln_beta, trigamma};
 use statrs::function::gamma::digamma;
@@ -32,17 +32,6 @@ use statrs::function::gamma::digamma;
 pub const GRID_CELLS: usize = 128;
 /// Largest shape parameter a component may take (concentration bound).
 pub const MAX_SHAPE: f64 = 1e4;
-
-const GL8: [(f64, f64); 8] = [
-    (-0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-    (-0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (-0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (-0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-];
 
 /// A mixture of product Beta priors over (attractiveness, satisfaction).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

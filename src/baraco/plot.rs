@@ -1,7 +1,7 @@
 //! ROC plot (SVG, plotters) of BARACO's P(safe) against the MT estimated difference.
 
 use crate::error::Result;
-use crate::report::{fit, legend, plot_err, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
+use crate::write::plot::{fit, legend, plot_err, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
 use crate::stats::{roc_auc, roc_points};
 use plotters::prelude::*;
 

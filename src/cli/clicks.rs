@@ -926,7 +926,7 @@ fn simulate(a: SimulateArgs) -> anyhow::Result<()> {
 
 /// Writes a log in the TSV session format; session ids are `serp-replicate` (1-based).
 fn write_tsv(path: &Path, log: &ClickLog, vocab: &Vocab, replicates: usize) -> anyhow::Result<()> {
-    serpsim::report::write_atomic_with(path, |w| {
+    serpsim::write::write_atomic_with(path, |w| {
         writeln!(w, "session_id\tquery\tdocuments\tclicks")?;
         for (i, s) in log.iter().enumerate() {
             let docs: Vec<&str> = s.pairs.iter().map(|&p| vocab.docs[vocab.pairs[p as usize].1 as usize].as_str()).collect();

@@ -1,11 +1,11 @@
 //! `serpsim compare-rankers`: BARACO switching decisions from a production click log.
 
 use super::common::with_threads;
-use serpsim::baraco::harness::UserModel;
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compare, compare_model, compute_posteriors, ModelDraws, ModelPosteriorConfig, PosteriorModel, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
 use serpsim::collection::letor::{linear_score, LetorData};
 use serpsim::collection::trec::Qrels;
-use serpsim::report::csv_field;
+use serpsim::write::csv_field;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

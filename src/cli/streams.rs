@@ -2,7 +2,7 @@
 //! over the engine's stream path (`simulate::stream`).
 
 use super::common::{progress_bar, with_threads};
-use serpsim::report::write_atomic;
+use serpsim::write::write_atomic;
 use serpsim::streams::io::StreamData;
 use serpsim::streams::model::{msu, MeanSd, Population};
 use serpsim::streams::scenario::{msu_csv, run_scenario, StreamOverrides};

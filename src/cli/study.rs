@@ -1,6 +1,6 @@
 //! `serpsim study ...`: user-study logs (gaze, cursor, attention, fitting). See docs/study.md.
 
-use serpsim::report::{csv_field, write_atomic};
+use serpsim::write::{csv_field, write_atomic};
 use serpsim::study::asc;
 use serpsim::study::attention::{length_table, literal_acquisition, query_term_table, word_attention};
 use serpsim::study::cursor::{CursorColumns, CursorOptions};
@@ -437,7 +437,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
 
 fn write_or_print(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
     match out {
-        Some(p) => serpsim::report::write_atomic(p, text.as_bytes())?,
+        Some(p) => serpsim::write::write_atomic(p, text.as_bytes())?,
         None => out!("{text}")?,
     }
     Ok(())

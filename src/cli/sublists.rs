@@ -1,9 +1,9 @@
 //! `serpsim sublists`: sweep, when, gen-log, fit, glm.
 
 use super::common::{progress_bar, with_threads, RunOverrides};
-use serpsim::write::fmt_f64;
+use serpsim::write::{fmt_f64, write_atomic};
 use anyhow::Context;
-use serpsim::report::{write_atomic, Staged};
+use serpsim::report::Staged;
 use serpsim::scenario::{Overrides, Scenario};
 use serpsim::sublists::scenario::SublistStudy;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
@@ -190,7 +190,7 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     }
     t += "\n";
     for topic in topics {
-        t += &format!("{},{},{},{},{},{}", serpsim::report::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), fmt_f64(sublist_relevance(topic)), fmt_f64(sublist_entropy(topic)));
+        t += &format!("{},{},{},{},{},{}", serpsim::write::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), fmt_f64(sublist_relevance(topic)), fmt_f64(sublist_entropy(topic)));
         for &task in &grid.tasks {
             t += &format!(",{}", fmt_f64(basic_effort(topic, task, grid.page_size, &grid.weights)));
         }
@@ -262,7 +262,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
     for x in &preds {
         p += &format!(
             "{},{},{},{},{},{},{},{},{}\n",
-            serpsim::report::csv_field(&x.topic),
+            serpsim::write::csv_field(&x.topic),
             fmt_f64(x.user_basic),
             fmt_f64(x.user_rlr),
             fmt_f64(x.predicted_rlr),

@@ -207,7 +207,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
         }
         csv.push('\n');
         for (i, id) in p.ids.iter().enumerate() {
-            csv.push_str(&serpsim::report::csv_field(id));
+            csv.push_str(&serpsim::write::csv_field(id));
             for rr in &rrs {
                 csv.push_str(&format!(",{}", rr[i]));
             }

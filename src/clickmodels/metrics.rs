@@ -9,6 +9,49 @@
 
 use super::{param, Dbn};
 
+/// The three cascade users of Table 1 of Grotov, Whiteson and de Rijke (SIGIR 2015): click and
+/// satisfaction probabilities by relevance, for BARACO's study and the `rrmetric`/`ebu` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum UserModel {
+    /// P(C|R) 1, P(C|NR) 0, P(s|R) 0, P(s|NR) 0.
+    Perfect,
+    /// 0.95 / 0.05 / 0.9 / 0.2.
+    Navigational,
+    /// 0.9 / 0.4 / 0.5 / 0.1.
+    Informational,
+}
+
+impl UserModel {
+    /// All three, in the paper's row order.
+    pub const ALL: [UserModel; 3] = [UserModel::Perfect, UserModel::Navigational, UserModel::Informational];
+    /// One-letter code of the tables.
+    pub fn code(self) -> &'static str {
+        match self {
+            UserModel::Perfect => "P",
+            UserModel::Navigational => "N",
+            UserModel::Informational => "I",
+        }
+    }
+    /// Parses `perfect`, `navigational`, `informational` (or P/N/I).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "perfect" | "p" => Some(UserModel::Perfect),
+            "navigational" | "n" => Some(UserModel::Navigational),
+            "informational" | "i" => Some(UserModel::Informational),
+            _ => None,
+        }
+    }
+    /// (attractiveness, satisfaction) of a document with relevance label `grade` (relevant: >= 1).
+    pub fn params(self, grade: i32) -> (f64, f64) {
+        let (cr, cnr, sr, snr) = match self {
+            UserModel::Perfect => (1.0, 0.0, 0.0, 0.0),
+            UserModel::Navigational => (0.95, 0.05, 0.9, 0.2),
+            UserModel::Informational => (0.9, 0.4, 0.5, 0.1),
+        };
+        if grade >= 1 { (cr, sr) } else { (cnr, snr) }
+    }
+}
+
 /// rrMetric of Grotov et al. (2015, Eq. 3): sum_i (s_i a_i / i) prod_{j<i} (1 - s_j a_j), the
 /// expected reciprocal rank at which a DBN user (continuation 1) is satisfied.
 pub fn rr_metric(attractiveness: &[f64], satisfaction: &[f64]) -> f64 {

@@ -17,7 +17,6 @@
 //! assert!(probs.iter().all(|p| (0.0..=1.0).contains(p)));
 //! ```
 
-pub mod calibration;
 pub mod driver;
 mod em;
 pub mod estep;

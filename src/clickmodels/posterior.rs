@@ -523,6 +523,7 @@ impl Posterior {
     }
 }
 
+pub mod calibration;
 mod model;
 pub use model::model_and_posterior;
 

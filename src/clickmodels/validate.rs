@@ -618,7 +618,7 @@ const SIM_COLOUR: plotters::style::RGBColor = plotters::style::RGBColor(0xE6, 0x
 /// clicks per category as paired bars; CTR per rank; dwell as ECDFs), the distances in each
 /// panel's title, and one legend above the panels.
 pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
-    use crate::report::{fit, plot_err, ticked_chart, y_area, Ticks, DESC_FONT, TICK_FONT};
+    use crate::write::plot::{fit, plot_err, ticked_chart, y_area, Ticks, DESC_FONT, TICK_FONT};
     use plotters::prelude::*;
     let dwell = v.measures.iter().find(|m| m.measure == "dwell");
     let panels = v.measures.iter().filter(|m| m.measure != "dwell").count() + 1 + usize::from(dwell.is_some());
@@ -650,7 +650,7 @@ pub fn plot_svg(v: &Validation, title: &str) -> Result<String> {
             let ymax = m.real_hist.iter().chain(&m.sim_hist).copied().fold(0.0f64, f64::max).max(1e-9) * 1.1;
             let cats = m.categories.clone();
             // Category labels: every k-th, as many as fit side by side.
-            let widest = cats.iter().map(|c| crate::report::text_width(c, TICK_FONT)).fold(0.0, f64::max) + 10.0;
+            let widest = cats.iter().map(|c| crate::write::plot::text_width(c, TICK_FONT)).fold(0.0, f64::max) + 10.0;
             let every = ((widest * n as f64 / 420.0).ceil() as usize).max(1);
             let xt = Ticks { lo: -0.5, hi: n as f64 - 0.5, points: (0..n).step_by(every).map(|i| i as f64).collect(), step: 1.0 };
             let yt = Ticks::new(0.0, ymax, 200.0, false, false);

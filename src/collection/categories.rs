@@ -5,7 +5,8 @@
 use super::letor::LetorData;
 use super::synthetic::SyntheticConfig;
 use super::Collection;
-use crate::error::{check_non_negative, check_probability, Error, Result};
+use crate::error::{check_probability, Error, Result};
+use crate::limits::check_non_negative;
 use crate::rng::{hash_str, stream};
 use rand::seq::SliceRandom;
 use rand::Rng;

@@ -3,7 +3,8 @@
 //! querying strategies QS1, QS3 and the interleaved QS1+3 of Maxwell et al. (2015).
 
 use crate::collection::trec::{Qrels, Run};
-use crate::error::{check_non_negative, check_probability, Error, Result};
+use crate::error::{check_probability, Error, Result};
+use crate::limits::check_non_negative;
 use crate::rng::{hash_str, stream};
 use rand::Rng;
 use rand_distr::{Beta, Distribution};

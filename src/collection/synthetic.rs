@@ -8,8 +8,9 @@
 //! `category_skew` (0 = uniform).
 
 use super::{Collection, Document, Serp, System, Topic};
-use crate::error::{check_non_negative, check_probability, Error, Result};
-use crate::metrics::ndcg_at;
+use crate::error::{check_probability, Error, Result};
+use crate::limits::check_non_negative;
+use super::ndcg_at;
 use crate::rng::{hash_str, stream};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};

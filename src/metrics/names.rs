@@ -732,8 +732,8 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
     let metric = match lower.as_str() {
         "rrmetric" | "ebu" => {
             let user = match p.raw("user") {
-                None => crate::baraco::harness::UserModel::Navigational,
-                Some(u) => crate::baraco::harness::UserModel::parse(&u)
+                None => crate::clickmodels::metrics::UserModel::Navigational,
+                Some(u) => crate::clickmodels::metrics::UserModel::parse(&u)
                     .ok_or_else(|| p.err("user", format!("`{u}` is not perfect, navigational or informational")))?,
             };
             let ((cr, sr), (cn, sn)) = (user.params(1), user.params(0));

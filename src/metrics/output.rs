@@ -4,7 +4,7 @@
 use super::ci::{CiSettings, Difference, MeanInterval};
 use super::eval::Evaluation;
 use super::trec_eval::{Aggregate, ValueKind};
-use crate::report::csv_field;
+use crate::write::csv_field;
 use crate::stats::correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman, tau_ap, tau_gap};
 use serde::Serialize;
 use std::fmt::Write;

@@ -27,10 +27,8 @@ mod plot;
 pub mod calibration;
 pub mod verdict;
 
-pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
 use crate::write::{Format, RecordWriter};
 pub use files::Staged;
-pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, ticked_chart, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};

@@ -11,7 +11,7 @@
 
 use crate::simulate::summary::{DiffSummary, PairSummary};
 use crate::simulate::{Better, RunSummary, MEASURES};
-use crate::stats::{t_quantile, wilcoxon_signed_rank, TopicInference};
+use crate::stats::{over_topics, t_quantile, wilcoxon_signed_rank, TopicInference};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -179,20 +179,8 @@ fn verdict_measure(d: &DiffSummary) -> VerdictMeasure {
     let users_half = 1.96 * d.diff_se;
     let ci_users_only = [d.diff_mean - users_half, d.diff_mean + users_half];
     let nan = f64::NAN;
-    let inf = d.topics.unwrap_or(TopicInference {
-        topics: 0,
-        mean: d.diff_mean,
-        se: nan,
-        lo: nan,
-        hi: nan,
-        p_value: nan,
-        p_positive: nan,
-        effect_size: nan,
-        mc_se: d.diff_se,
-        topics_positive: 0,
-        topics_zero: 0,
-        topics_negative: 0,
-    });
+    // Without topic inference: no topics, every across-topic statistic undefined.
+    let inf = d.topics.unwrap_or(TopicInference { mean: d.diff_mean, mc_se: d.diff_se, ..over_topics(&[], 0.95) });
     let sign = match d.better {
         Better::Higher => 1.0,
         Better::Lower => -1.0,

@@ -20,7 +20,8 @@
 //! `depth_scale` (rounded, at least 1) and the reading time by `document_time_scale`, and caps
 //! the budget at the deadline.
 
-use crate::error::{check_non_negative, check_probability, Error, Result};
+use crate::error::{check_probability, Error, Result};
+use crate::limits::check_non_negative;
 pub use crate::collection::queries::SessionTopic;
 use crate::rng::{derive_key, item_key, mix64, unit};
 use crate::simulate::walk::{walk as engine_walk, FixedChoice, Outcome, Scratch as WalkScratch, Stage, Step as WalkStep, Trace};

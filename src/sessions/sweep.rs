@@ -521,7 +521,7 @@ pub fn results_csv(results: &[PointResult]) -> String {
         let list = |v: &[f64]| v.iter().map(|&x| f(x)).collect::<Vec<_>>().join(",");
         s.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            crate::report::csv_field(&r.set), r.rule, r.threshold, r.sessions, f(r.gain_mean), f(r.gain_sd), f(r.gain_topic_sd),
+            crate::write::csv_field(&r.set), r.rule, r.threshold, r.sessions, f(r.gain_mean), f(r.gain_sd), f(r.gain_topic_sd),
             list(&g), f(r.rate_mean), f(r.rate_topic_sd),
             list(&r.rate_quantiles),
             f(r.depth_per_query),
@@ -540,7 +540,7 @@ pub fn best_csv(best: &[Best]) -> String {
         let f = crate::write::fmt_f64;
         s.push_str(&format!(
             "{},{},{},{},{},{},{}\n",
-            crate::report::csv_field(&b.set),
+            crate::write::csv_field(&b.set),
             b.rule,
             b.threshold,
             f(b.gain_mean),
@@ -560,7 +560,7 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
         let f = crate::write::fmt_f64;
         s.push_str(&format!(
             "{},{},{},{},{},{},{},{},{}\n",
-            crate::report::csv_field(&x.set),
+            crate::write::csv_field(&x.set),
             x.a,
             x.b,
             f(x.test.mean_difference),
@@ -577,9 +577,9 @@ pub fn comparisons_csv(c: &[RuleComparison]) -> String {
 /// Mean rate of gain by mean depth per query: one line per (set, rule), a point per threshold
 /// (Maxwell et al. Figure 1), the legend beside the plot.
 pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
-    use crate::report::{legend, ticked_chart, Ticks, OKABE_ITO};
+    use crate::write::plot::{legend, ticked_chart, Ticks, OKABE_ITO};
     use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
+    let err = |e: &dyn std::fmt::Display| crate::write::plot::plot_err(e);
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for r in results {
         let name = format!("{} w/ {}", r.rule, r.set);

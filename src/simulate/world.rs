@@ -106,7 +106,7 @@ impl Sublists {
             .iter()
             .map(|l| {
                 let g: Vec<i32> = l.iter().map(|&r| grades[r as usize]).collect();
-                crate::metrics::ndcg_at(&g, grades, n)
+                crate::collection::ndcg_at(&g, grades, n)
             })
             .collect();
         Sublists { categories, lists, ndcg, member_start, members }

@@ -243,8 +243,8 @@ impl AoiSet {
                 for b in &set.boxes {
                     s.push_str(&format!(
                         "{},{},{},{},{},{},{},{}\n",
-                        crate::report::csv_field(&p.id),
-                        crate::report::csv_field(&b.text),
+                        crate::write::csv_field(&p.id),
+                        crate::write::csv_field(&b.text),
                         b.x,
                         b.y,
                         b.w,

@@ -186,7 +186,7 @@ impl QueryTermTable {
     pub fn to_csv(&self, noun: &str) -> String {
         let mut s = String::from("row,non_query,query\n");
         for (label, n, q) in self.rows(noun) {
-            s.push_str(&format!("{},{n:.4},{q:.4}\n", crate::report::csv_field(&label)));
+            s.push_str(&format!("{},{n:.4},{q:.4}\n", crate::write::csv_field(&label)));
         }
         s.push_str(&format!("wilcoxon p (per token; sessions = {}),,{:.4}\n", self.sessions, self.p_events_per_token));
         s.push_str(&format!("wilcoxon p (duration per token),,{:.4}\n", self.p_duration_per_token));

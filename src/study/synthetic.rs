@@ -183,7 +183,7 @@ impl StudyConfig {
             }
         }
         for (k, v) in [("mean_extra_ms", self.mean_extra_ms), ("noise_px", self.noise_px), ("blink_ms", self.blink_ms), ("hover_ms", self.hover_ms), ("query_ms", self.query_ms), ("serp_look_ms", self.serp_look_ms), ("document_ms", self.document_ms), ("mark_ms", self.mark_ms)] {
-            crate::error::check_non_negative(c, k, v)?;
+            crate::limits::check_non_negative(c, k, v)?;
         }
         self.screen.validate()
     }

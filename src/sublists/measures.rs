@@ -1,7 +1,7 @@
 //! Per-topic sublist measures (Rq, Hq), the oracle prior and user accuracy levels.
 
 use super::model::TopicSublists;
-use crate::metrics::ndcg_at;
+use crate::collection::ndcg_at;
 use serde::{Deserialize, Serialize};
 
 /// nDCG over the whole of sublist `k` (nDCG@all), against the ideal ordering of every result

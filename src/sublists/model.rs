@@ -152,7 +152,7 @@ impl ContinuationKind {
     /// Rejects negative or NaN lambda and probabilities outside [0, 1].
     pub fn validate(&self, context: &str, key: &str) -> crate::Result<()> {
         match self {
-            ContinuationKind::Exponential { lambda } => crate::error::check_non_negative(context, &format!("{key}.lambda"), *lambda),
+            ContinuationKind::Exponential { lambda } => crate::limits::check_non_negative(context, &format!("{key}.lambda"), *lambda),
             ContinuationKind::Empirical { probs } => {
                 if probs.is_empty() {
                     return Err(crate::Error::config(context, format!("{key}.probs"), "must not be empty"));

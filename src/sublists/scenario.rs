@@ -127,7 +127,7 @@ impl SublistStudy {
             .enumerate()
             .map(|(i, t)| CutOff::parse(t).ok_or_else(|| Error::config(context, format!("when.tasks[{i}]"), format!("`{t}` is not find-N, find-all or effort-B"))))
             .collect::<Result<Vec<_>>>()?;
-        crate::error::check_non_negative(context, "when.lambda", when.lambda)?;
+        crate::limits::check_non_negative(context, "when.lambda", when.lambda)?;
         if when.hl_groups < 3 {
             return Err(Error::config(context, "when.hl_groups", "must be at least 3"));
         }

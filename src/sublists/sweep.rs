@@ -276,7 +276,7 @@ pub fn pooled(cells: &[SweepCell], task: usize, prior: usize, lambda: usize) -> 
 pub fn sweep_csv(topics: &[TopicSublists], grid: &SweepGrid, cells: &[SweepCell]) -> String {
     let mut s = String::from("topic,task,measure,prior,lambda,interface,replicates,median,q25,q75\n");
     for c in cells {
-        let t = crate::report::csv_field(&topics[c.topic].id);
+        let t = crate::write::csv_field(&topics[c.topic].id);
         let (task, prior, lambda) = (grid.tasks[c.task].name(), grid.priors[c.prior].name(), grid.lambdas[c.lambda]);
         let m = grid.tasks[c.task].measure_name();
         let f = crate::write::fmt_f64;
@@ -305,9 +305,9 @@ pub fn pooled_csv(grid: &SweepGrid, cells: &[SweepCell]) -> String {
 /// Fig. 6: pooled median effort against lambda per task, one line per prior, IQR shaded; the
 /// legend beside the panels.
 pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
-    use crate::report::{fit, legend, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
+    use crate::write::plot::{fit, legend, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
     use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| crate::report::plot_err(e);
+    let err = |e: &dyn std::fmt::Display| crate::write::plot::plot_err(e);
     let prior_name = |prior: &Prior| match prior {
         Prior::Ndcg => "NDCG".to_string(),
         Prior::Random => "Random".to_string(),

@@ -3,7 +3,8 @@
 //! Kelly and Azzopardi).
 
 use super::param::{path_id, Param, Support};
-use crate::error::{check_non_negative, Result};
+use crate::error::Result;
+use crate::limits::check_non_negative;
 use serde::{Deserialize, Serialize};
 
 /// An action of the user on the interface.

@@ -10,7 +10,8 @@
 //! from which each simulated user takes one.
 
 use super::param::{path_id, Param, Pick, Support};
-use crate::error::{check_non_negative, Error, Result};
+use crate::error::{Error, Result};
+use crate::limits::check_non_negative;
 use crate::rng::{derive_key, Stream};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};

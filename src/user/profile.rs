@@ -328,8 +328,8 @@ impl UserProfile {
         if let Some(e) = &self.budget.effort {
             e.validate(context, &k("budget.effort"), Support::NonNegative)?;
         }
-        crate::error::check_non_negative(context, &k("sublists.scale"), self.sublists.scale)?;
-        crate::error::check_non_negative(context, &k("sublists.smoothing"), self.sublists.smoothing)?;
+        crate::limits::check_non_negative(context, &k("sublists.scale"), self.sublists.scale)?;
+        crate::limits::check_non_negative(context, &k("sublists.smoothing"), self.sublists.smoothing)?;
         self.gain.validate(context, &k("gain"))?;
         self.effort.validate(context, &k("effort"))?;
         self.time.validate(context, &k("time"))

@@ -266,38 +266,22 @@ impl ser::SerializeSeq for SeqBuilder {
     }
 }
 
-impl ser::SerializeTuple for SeqBuilder {
-    type Ok = Node;
-    type Error = FlatError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), FlatError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Node, FlatError> {
-        ser::SerializeSeq::end(self)
-    }
+/// Tuples, tuple structs and tuple variants build a sequence, as a `Vec` does.
+macro_rules! seq_like {
+    ($($tr:ident::$m:ident),*) => {$(
+        impl ser::$tr for SeqBuilder {
+            type Ok = Node;
+            type Error = FlatError;
+            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), FlatError> {
+                ser::SerializeSeq::serialize_element(self, v)
+            }
+            fn end(self) -> Result<Node, FlatError> {
+                ser::SerializeSeq::end(self)
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeTupleStruct for SeqBuilder {
-    type Ok = Node;
-    type Error = FlatError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), FlatError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Node, FlatError> {
-        ser::SerializeSeq::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for SeqBuilder {
-    type Ok = Node;
-    type Error = FlatError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), FlatError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Node, FlatError> {
-        ser::SerializeSeq::end(self)
-    }
-}
+seq_like!(SerializeTuple::serialize_element, SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
 
 impl ser::SerializeMap for MapBuilder {
     type Ok = Node;

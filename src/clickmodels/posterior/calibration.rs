@@ -11,10 +11,10 @@
 //! covers it with the nominal probability whatever the number of impressions; dense pairs
 //! are covered at the nominal rate because the data dominate the prior.
 
-use super::posterior::{posterior, PosteriorConfig};
-use super::prior::{Axis, PriorScope};
-use super::synthetic::impressions;
-use super::{Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
+use super::{posterior, PosteriorConfig};
+use crate::clickmodels::prior::{Axis, PriorScope};
+use crate::clickmodels::synthetic::impressions;
+use crate::clickmodels::{Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
 use crate::error::Result;
 use crate::logs::ClickLog;
 use rand::seq::SliceRandom;
@@ -161,7 +161,7 @@ pub fn study_config() -> PosteriorConfig {
     PosteriorConfig {
         prior: PriorScope::Global,
         level: 0.9,
-        sampler: super::gibbs::GibbsConfig { chains: 2, warmup: 300, draws: 1000, ..Default::default() },
+        sampler: crate::clickmodels::gibbs::GibbsConfig { chains: 2, warmup: 300, draws: 1000, ..Default::default() },
         exact: true,
         ..Default::default()
     }
