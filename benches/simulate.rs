@@ -119,7 +119,7 @@ fn whole(scenario: &serpsim::scenario::Scenario, base: &std::path::Path, out: &s
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let overrides = serpsim::scenario::Overrides { replicates: None, seed: None, out: Some(out.to_path_buf()), samples: None, detail: None };
     let start = Instant::now();
-    pool.install(|| serpsim::scenario::run_scenario(scenario.clone(), base, &overrides, &|_, _| {}).unwrap());
+    pool.install(|| serpsim::run::run_scenario(scenario.clone(), base, &overrides, &|_, _| {}).unwrap());
     start.elapsed().as_secs_f64()
 }
 

@@ -34,6 +34,7 @@ mod readers_table;
 pub mod progress;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod scenario;
 pub mod sessions;
 pub mod simulate;

@@ -1252,27 +1252,6 @@ impl Overrides {
     }
 }
 
-/// Result of [`run_scenario`]: the files written and the summary they hold.
-#[derive(Debug, Clone)]
-pub struct ScenarioRun {
-    /// Paths written.
-    pub written: Vec<PathBuf>,
-    /// The summary.
-    pub summary: crate::simulate::RunSummary,
-    /// The short answer (`answer.txt`): what the command line prints.
-    pub answer: String,
-    /// Warnings of the scenario and of the summary.
-    pub warnings: Vec<String>,
-}
-
-/// Loads, simulates, summarises and writes a scenario on the current rayon pool.
-/// `progress` receives `(units done, units total)`.
-pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    overrides.apply(&mut scenario)?;
-    let loaded = scenario.load(base)?;
-    crate::report::run_and_write(&scenario, &loaded, progress)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

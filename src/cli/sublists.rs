@@ -128,7 +128,7 @@ struct Out(Staged);
 
 impl Out {
     fn new(s: &Scenario, command: &str) -> anyhow::Result<Self> {
-        Ok(Out(serpsim::report::stage(s, command)?))
+        Ok(Out(serpsim::run::stage(s, command)?))
     }
     fn write(&mut self, name: &str, text: &str) -> anyhow::Result<()> {
         self.0.write(name, text.as_bytes())?;

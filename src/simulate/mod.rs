@@ -92,13 +92,12 @@ pub fn outcomes(world: &World, prepared: &Prepared, users: u64, seed: u64) -> Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::scenario::Scenario;
     use crate::user::{ContinuationModel, Dist, Param, UserProfile};
 
     /// Collects every outcome of every cell: (profile, topic, system) -> outcomes in user order.
-    struct All(Mutex<Vec<((usize, usize, usize), u64, Outcome)>>);
+    pub(crate) struct All(pub(crate) Mutex<Vec<((usize, usize, usize), u64, Outcome)>>);
 
     impl Sink for All {
         type Acc = Vec<((usize, usize, usize), u64, Outcome)>;
@@ -118,57 +117,8 @@ mod tests {
         }
     }
 
-    fn mean_var(xs: &[f64]) -> (f64, f64) {
+    pub(crate) fn mean_var(xs: &[f64]) -> (f64, f64) {
         (crate::stats::mean(xs), crate::stats::sd(xs).powi(2))
-    }
-
-    /// The default scenario with the patient user's persistence written as a point distribution
-    /// gives the means of the earlier engine (tests/fixtures/simulate/default_v0.csv: 10^6
-    /// replicates per cell from commit 923c977, on topics 301-303 of the bundled collection)
-    /// within 4 standard errors of the difference, for every topic, system, profile and measure
-    /// (72 comparisons). The collection is cut to those three topics here too.
-    #[test]
-    fn point_persistence_equals_the_earlier_engine() {
-        let mut s = Scenario::embedded_default();
-        s.profiles[0].continuation = Some(ContinuationModel::Rbp { p: Param::Dist(Dist::Point { value: 0.8 }) });
-        let dir = tempfile::tempdir().unwrap();
-        let three = |text: &str| -> String {
-            text.lines().filter(|l| ["301", "302", "303"].contains(&l.split_whitespace().next().unwrap_or(""))).map(|l| format!("{l}\n")).collect()
-        };
-        std::fs::write(dir.path().join("qrels"), three(crate::scenario::DEFAULT_QRELS)).unwrap();
-        std::fs::write(dir.path().join("run"), three(crate::scenario::DEFAULT_RUN)).unwrap();
-        match &mut s.collection {
-            crate::scenario::CollectionSource::Trec(t) => {
-                t.qrels = dir.path().join("qrels");
-                t.runs = vec![dir.path().join("run")];
-            }
-            _ => panic!("the default scenario reads TREC files"),
-        }
-        let loaded = s.load(std::path::Path::new(".")).unwrap();
-        assert_eq!(loaded.world.topics.len(), 3);
-        let users = 200_000u64;
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users, seed: 99, block: None };
-        let sink = All(Mutex::new(Vec::new()));
-        run(&plan, &sink, &|_, _| {}).unwrap();
-        let all = sink.0.into_inner().unwrap();
-        let reference = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/simulate/default_v0.csv")).unwrap();
-        let mut compared = 0;
-        for line in reference.lines().skip(1) {
-            let f: Vec<&str> = line.split(',').collect();
-            let (t, sys, prof, m) = (f[0], f[1], f[2], f[3]);
-            let (old_mean, old_se): (f64, f64) = (f[5].parse().unwrap(), f[7].parse().unwrap());
-            let ti = loaded.world.topics.iter().position(|x| x.id == t).unwrap();
-            let si = loaded.world.system_index(sys).unwrap();
-            let pi = loaded.prepared.iter().position(|p| p.profile.name == prof).unwrap();
-            let mi = summary::measure_index(m).unwrap();
-            let xs: Vec<f64> = all.iter().filter(|x| x.0 == (pi, ti, si)).map(|x| x.2.measures()[mi]).collect();
-            assert_eq!(xs.len() as u64, users);
-            let (mean, var) = mean_var(&xs);
-            let se = (var / users as f64 + old_se * old_se).sqrt();
-            assert!((mean - old_mean).abs() <= 4.0 * se + 1e-12, "{t} {sys} {prof} {m}: {mean} vs earlier {old_mean} (se {se})");
-            compared += 1;
-        }
-        assert_eq!(compared, 72);
     }
 
     /// Depth on a long list of non-relevant results with persistence p: P(D >= k) = p^(k-1), so

@@ -11,7 +11,7 @@
 //! `0.75 sum_i (q_A(i) - q_B(i)) p^i` ([`population_difference`], by hand).
 //!
 //! Each experiment draws `topics` topics, simulates `users` users per topic through the whole
-//! report path (engine, [`crate::simulate::ReportSink`], [`super::verdict`]) and records
+//! report path (engine, [`crate::simulate::ReportSink`], [`crate::report::verdict`]) and records
 //! whether the verdict's interval over topics and users, and the users-only interval, cover the
 //! population difference. `cargo run --release --example coverage` prints the table in
 //! `docs/guide.md`.
@@ -105,7 +105,7 @@ pub fn experiment(topics: usize, users: u64, seed: u64) -> Result<([f64; 2], [f6
     let plan = Plan { world: &world, profiles: std::slice::from_ref(&prepared), users, seed, block: None };
     crate::simulate::run(&plan, &sink, &|_, _| {})?;
     let summary = sink.finish_summary();
-    let v = super::verdict(&summary.pooled_pairs[0]);
+    let v = crate::report::verdict(&summary.pooled_pairs[0]);
     let g = v.measure("gain").expect("gain is a measure");
     Ok((g.ci, g.ci_users_only))
 }
