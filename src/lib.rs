@@ -5,7 +5,8 @@
 //! Data flows through the modules in this order:
 //! `collection` (qrels, runs, LETOR, synthetic) → `user` (behaviour components, profiles) →
 //! `simulate` (Monte-Carlo engine) → `stats` (distributions, tests) → `report` (CSV, JSON, SVG).
-//! `scenario` reads TOML files that wire these together.
+//! `scenario` reads, validates and loads TOML files; `run` wires the rest together
+//! (scenario → load → simulate → report → staged files).
 //!
 //! ```
 //! use serpsim::simulate::{one_list_world, outcomes, Prepared};
