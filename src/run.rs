@@ -55,7 +55,9 @@ pub fn run_text(text: &str, origin: &str, base: &Path, overrides: &Overrides, pr
 pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
     overrides.apply(&mut scenario)?;
     let loaded = scenario.load(base)?;
-    run_and_write(&scenario, &loaded, progress)
+    let mut staged = stage(&scenario, "simulate")?;
+    let (rendered, _) = run_into_with(&scenario, &loaded, &mut staged, progress, NoSink)?;
+    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings })
 }
 
 /// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
@@ -145,14 +147,6 @@ pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f6
     Ok((time, effort, tb, eb))
 }
 
-/// Simulates a loaded scenario and writes its report into `[output] dir`.
-pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    let mut staged = stage(scenario, "simulate")?;
-    let (rendered, _) = run_into_with(scenario, loaded, &mut staged, progress, NoSink)?;
-    let written = staged.commit()?;
-    Ok(ScenarioRun { written, answer: rendered.answer, warnings: rendered.warnings })
-}
-
 /// Stages the output directory of `scenario` for `command`; the manifest records the seed and
 /// the hash of the scenario as run (after command-line overrides), with `[output] dir` left
 /// empty: where the output goes does not change it, so the manifest does not depend on it.
@@ -239,7 +233,7 @@ pub fn unit_count(scenario: &Scenario, loaded: &Loaded) -> usize {
 
 /// Runs the units `range` of `scenario` (one shard of a distributed run) and returns the
 /// report sink's state ([`ReportSink::state`]). Shards that together cover every unit, merged
-/// by [`write_sharded`], give the report [`run_and_write`] writes. Samples are not collected.
+/// by [`write_sharded`], give the report [`run_scenario`] writes. Samples are not collected.
 pub fn run_shard(scenario: &Scenario, loaded: &Loaded, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<u8>> {
     let sink = sink(scenario, loaded, None)?;
     crate::simulate::engine::run_units(&plan(scenario, loaded), &sink, range, progress)?;
@@ -247,7 +241,7 @@ pub fn run_shard(scenario: &Scenario, loaded: &Loaded, range: std::ops::Range<us
 }
 
 /// Merges the states of shards ([`run_shard`]) and writes the report into `[output] dir`, as
-/// [`run_and_write`] does for one process. Refuses a scenario that asks for samples (a
+/// [`run_scenario`] does for one process. Refuses a scenario that asks for samples (a
 /// sharded run does not collect them).
 pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -> Result<ScenarioRun> {
     if scenario.output.samples {
@@ -260,8 +254,7 @@ pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -
     let mut staged = stage(scenario, "simulate")?;
     let summary = sink.finish_summary();
     let rendered = write_report(scenario, &loaded.warnings, &mut staged, &summary)?;
-    let written = staged.commit()?;
-    Ok(ScenarioRun { written, answer: rendered.answer, warnings: rendered.warnings })
+    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings })
 }
 
 #[cfg(test)]

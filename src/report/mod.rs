@@ -53,7 +53,7 @@ pub struct Rendered {
 /// Writes the report of `summary` (a run of `scenario`; `warnings` are the loaded scenario's)
 /// into `staged` and records its warnings in the manifest.
 pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut Staged, summary: &RunSummary) -> Result<Rendered> {
-    let report = Report::new(scenario, summary, warnings);
+    let report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
     for w in &report.warnings {
         staged.warn(w.clone());
@@ -169,11 +169,6 @@ struct Table<'r> {
 }
 
 impl<'a> Report<'a> {
-    /// The report of a run.
-    pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &[String]) -> Self {
-        Self::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings)
-    }
-
     /// The report of a run named `scenario` with `seed` and `users` per profile; `warnings` are
     /// the scenario's, the summary's are added. (The answer names no output path, so that the
     /// files do not depend on where they are written.)
