@@ -9,10 +9,10 @@
 //! (scenario → load → simulate → report → staged files).
 //!
 //! ```
-//! use serpsim::simulate::{one_list_world, outcomes, Prepared};
+//! use serpsim::simulate::{one_list_world, outcomes, PreparedProfile};
 //! use serpsim::user::UserProfile;
 //! let world = one_list_world(vec![1, 0, 1, 0, 0], 10);
-//! let prepared = Prepared::new(&world, &UserProfile::named("patient"), 42, None).unwrap();
+//! let prepared = PreparedProfile::new(&world, &UserProfile::named("patient"), 42, None).unwrap();
 //! let sessions = outcomes(&world, &prepared, 100, 42).unwrap();
 //! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```

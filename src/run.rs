@@ -12,10 +12,10 @@
 pub mod calibration;
 
 use crate::error::{Error, Result};
-use crate::report::{write_report, Rendered, Staged};
+use crate::report::{write_report, Rendered, StagedOutput};
 use crate::scenario::{Loaded, Overrides, Scenario};
 use crate::simulate::summary::Grid;
-use crate::simulate::{Plan, ReportSink, SinkConfig};
+use crate::simulate::{RunPlan, ReportSink, SinkConfig};
 use crate::stats::Sketch;
 use std::path::{Path, PathBuf};
 
@@ -126,7 +126,7 @@ pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f6
     let (mut t99, mut e99) = (1.0, 1.0);
     if need_pilot {
         let cells = (loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len()).max(1) as u64;
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
+        let plan = RunPlan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
         let pilot = Pilot(std::sync::Mutex::new((Sketch::default(), Sketch::default())));
         crate::simulate::run(&plan, &pilot, &|_, _| {})?;
         let (t, e) = pilot.0.into_inner().expect("no panics while locked");
@@ -150,13 +150,13 @@ pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f6
 /// Stages the output directory of `scenario` for `command`; the manifest records the seed and
 /// the hash of the scenario as run (after command-line overrides), with `[output] dir` left
 /// empty: where the output goes does not change it, so the manifest does not depend on it.
-pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
+pub fn stage(scenario: &Scenario, command: &str) -> Result<StagedOutput> {
     let mut hashed = scenario.clone();
     hashed.output.dir = PathBuf::new();
     // The manifest hashes this text: a scenario that cannot be written back is an error, not the
     // hash of an empty text.
     let text = toml::to_string(&hashed).map_err(|e| Error::Invalid(format!("scenario `{}`: cannot write it for the manifest's hash: {e}", scenario.name)))?;
-    Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
+    StagedOutput::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
 }
 
 /// The report sink's settings for `scenario`: grids and budgets (from a deterministic pilot
@@ -169,8 +169,8 @@ pub fn sink_config(scenario: &Scenario, loaded: &Loaded, samples: Option<PathBuf
     Ok(SinkConfig { per_topic_sketches: per_topic, time_grid, effort_grid, time_budgets, effort_budgets, pairs: loaded.pairs.clone(), samples })
 }
 
-fn plan<'a>(scenario: &Scenario, loaded: &'a Loaded) -> Plan<'a> {
-    Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None }
+fn plan<'a>(scenario: &Scenario, loaded: &'a Loaded) -> RunPlan<'a> {
+    RunPlan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None }
 }
 
 fn sink<'a>(scenario: &Scenario, loaded: &'a Loaded, samples: Option<PathBuf>) -> Result<ReportSink<'a>> {
@@ -196,7 +196,7 @@ impl crate::simulate::Sink for NoSink {
 pub fn run_into_with<S: crate::simulate::Sink>(
     scenario: &Scenario,
     loaded: &Loaded,
-    staged: &mut Staged,
+    staged: &mut StagedOutput,
     progress: &(dyn Fn(u64, u64) + Sync),
     extra: S,
 ) -> Result<(Rendered, S)> {
@@ -329,7 +329,7 @@ mod tests {
         let loaded = s.load(std::path::Path::new(".")).unwrap();
         assert_eq!(loaded.world.topics.len(), 3);
         let users = 200_000u64;
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users, seed: 99, block: None };
+        let plan = RunPlan { world: &loaded.world, profiles: &loaded.prepared, users, seed: 99, block: None };
         let sink = All(std::sync::Mutex::new(Vec::new()));
         crate::simulate::run(&plan, &sink, &|_, _| {}).unwrap();
         let all = sink.0.into_inner().unwrap();

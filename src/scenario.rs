@@ -16,7 +16,7 @@ use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, 
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
-use crate::simulate::Prepared;
+use crate::simulate::PreparedProfile;
 use crate::user::{ClickSource, Delays, UserProfile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -1035,7 +1035,7 @@ pub struct Loaded {
     /// The world.
     pub world: World,
     /// Profiles after sweeps, prepared for the world.
-    pub prepared: Vec<Prepared>,
+    pub prepared: Vec<PreparedProfile>,
     /// Each profile's sweep assignment.
     pub assignments: Vec<Vec<(String, toml::Value)>>,
     /// Compared pairs (system indices).
@@ -1183,7 +1183,7 @@ impl Scenario {
                 }
                 None => None,
             };
-            let prep = Prepared::new(&world, &p, self.seed, src.as_ref())?;
+            let prep = PreparedProfile::new(&world, &p, self.seed, src.as_ref())?;
             for w in &prep.warnings {
                 if !warnings.contains(w) {
                     warnings.push(w.clone());

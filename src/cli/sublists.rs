@@ -3,7 +3,7 @@
 use super::common::{progress_bar, with_threads, RunOverrides};
 use serpsim::write::fmt_f64;
 use anyhow::Context;
-use serpsim::report::{write_atomic, Staged};
+use serpsim::report::{write_atomic, StagedOutput};
 use serpsim::scenario::{Overrides, Scenario};
 use serpsim::sublists::scenario::SublistStudy;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
@@ -124,7 +124,7 @@ fn load(common: &Common) -> anyhow::Result<(Scenario, SublistStudy)> {
 }
 
 /// Files written by one command, committed together at the end.
-struct Out(Staged);
+struct Out(StagedOutput);
 
 impl Out {
     fn new(s: &Scenario, command: &str) -> anyhow::Result<Self> {

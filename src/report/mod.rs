@@ -31,7 +31,7 @@ pub mod verdict;
 
 pub use crate::write::{csv_field, fmt_f64, fmt_p, write_atomic, write_atomic_with};
 use crate::write::{Format, RecordWriter};
-pub use files::Staged;
+pub use files::StagedOutput;
 pub use plot::{anchored, axis_label, caption, fit, legend, plot_err, text_width, ticked_chart, wrap, y_area, TickRange, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
@@ -52,7 +52,7 @@ pub struct Rendered {
 
 /// Writes the report of `summary` (a run of `scenario`; `warnings` are the loaded scenario's)
 /// into `staged` and records its warnings in the manifest.
-pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut Staged, summary: &RunSummary) -> Result<Rendered> {
+pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut StagedOutput, summary: &RunSummary) -> Result<Rendered> {
     let report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
     for w in &report.warnings {
@@ -365,7 +365,7 @@ impl<'a> Report<'a> {
     /// Writes every file into `out`: the CSV tables of its detail level, `summary.json` (the
     /// run's settings and warnings and its tables as lists of flat records, the columns of the
     /// CSV files) and the plots.
-    pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
+    pub fn write(&self, out: &mut StagedOutput, plot: bool, bins: usize) -> Result<()> {
         let tables = self.tables(bins);
         // Columns: the widest row's (a pooled comparison has the over-topics inference that a
         // per-topic one leaves undefined).

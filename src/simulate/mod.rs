@@ -12,12 +12,12 @@
 //!   streamed samples) with memory independent of the number of users.
 //!
 //! ```
-//! use serpsim::simulate::{one_list_world, outcomes, Prepared};
+//! use serpsim::simulate::{one_list_world, outcomes, PreparedProfile};
 //! use serpsim::user::{ContinuationModel, Param, UserProfile};
 //! let world = one_list_world(vec![1, 0, 1, 0, 0], 10);
 //! let mut user = UserProfile::named("patient");
 //! user.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(0.8) });
-//! let prepared = Prepared::new(&world, &user, 42, None).unwrap();
+//! let prepared = PreparedProfile::new(&world, &user, 42, None).unwrap();
 //! let out = outcomes(&world, &prepared, 1000, 42).unwrap();
 //! assert!(out.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
@@ -29,9 +29,9 @@ pub mod walk;
 pub mod world;
 
 pub use crate::rng::bernoulli;
-pub use engine::{default_block, run, session_key, Plan, Prepared, Record, Sink, Unit};
+pub use engine::{default_block, run, session_key, RunPlan, PreparedProfile, Record, Sink, Unit};
 pub use summary::{Better, MeasureInfo, ReportSink, RunSummary, SinkConfig, MEASURES, N_MEASURES};
-pub use walk::{walk, Outcome, Scratch, Stage, Step, Trace};
+pub use walk::{walk, Outcome, Scratch, SystemOnTopic, Step, Trace};
 pub use world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
 
 use crate::error::Result;
@@ -82,8 +82,8 @@ impl Sink for FirstCell {
 
 /// The outcomes of `users` users of one prepared profile on the first topic and system of
 /// `world`, in user order (the engine's loop with a collecting sink).
-pub fn outcomes(world: &World, prepared: &Prepared, users: u64, seed: u64) -> Result<Vec<Outcome>> {
-    let plan = Plan { world, profiles: std::slice::from_ref(prepared), users, seed, block: None };
+pub fn outcomes(world: &World, prepared: &PreparedProfile, users: u64, seed: u64) -> Result<Vec<Outcome>> {
+    let plan = RunPlan { world, profiles: std::slice::from_ref(prepared), users, seed, block: None };
     let sink = FirstCell(Mutex::new(Vec::new()));
     run(&plan, &sink, &|_, _| {})?;
     let mut v = sink.0.into_inner().expect("no panics while locked");
@@ -134,7 +134,7 @@ pub(crate) mod tests {
         let depths = |p: Param| -> Vec<f64> {
             let mut prof = UserProfile::named("u");
             prof.continuation = Some(ContinuationModel::Rbp { p });
-            let prepared = Prepared::new(&world, &prof, 8, None).unwrap();
+            let prepared = PreparedProfile::new(&world, &prof, 8, None).unwrap();
             outcomes(&world, &prepared, users, 8).unwrap().iter().map(|o| o.depth as f64).collect()
         };
         let check = |xs: &[f64], mean: f64, var: f64| {
@@ -161,8 +161,8 @@ pub(crate) mod tests {
         let mut prof = UserProfile::named("u");
         prof.continuation = Some(ContinuationModel::Rbp { p: Param::Dist(Dist::Beta { a: 8.0, b: 2.0 }) });
         prof.clicks = crate::user::Cascade::fixed(&[0.3, 0.7, 0.9], &[0.0, 0.2, 0.4], &[0.0, 1.0]);
-        let prepared = [Prepared::new(&world, &prof, 4, None).unwrap()];
-        let plan = Plan { world: &world, profiles: &prepared, users: 5000, seed: 4, block: None };
+        let prepared = [PreparedProfile::new(&world, &prof, 4, None).unwrap()];
+        let plan = RunPlan { world: &world, profiles: &prepared, users: 5000, seed: 4, block: None };
         let sink = All(Mutex::new(Vec::new()));
         run(&plan, &sink, &|_, _| {}).unwrap();
         let all = sink.0.into_inner().unwrap();
@@ -179,7 +179,7 @@ pub(crate) mod tests {
 
     fn cascade(grades: Vec<i32>, page_size: usize, prof: &UserProfile, users: u64) -> Vec<Outcome> {
         let world = one_list_world(grades, page_size);
-        let prepared = Prepared::new(&world, prof, 11, None).unwrap();
+        let prepared = PreparedProfile::new(&world, prof, 11, None).unwrap();
         outcomes(&world, &prepared, users, 11).unwrap()
     }
 
@@ -263,7 +263,7 @@ mod properties {
             let world = one_list_world(grades.clone(), page_size);
             let r = user.resolve(seed, 0);
             let sys = &world.systems[0];
-            let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0 };
+            let stage = SystemOnTopic { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0 };
             let o = walk(&stage, &r, &r.grades, &mut walk::FixedChoice(Vec::new()), seed, &mut Scratch::default(), &mut ());
             let depth = o.depth as usize;
             prop_assert!(depth >= 1 && depth <= grades.len());
