@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::Rng;
 use serpsim::metrics::eval::{evaluate, EvalOptions, RankedRun, RunOptions};
-use serpsim::metrics::{Judgements, Plan};
+use serpsim::metrics::{Judgements, MeasurePlan};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -50,8 +50,8 @@ pub fn files() -> (PathBuf, PathBuf, PathBuf) {
 
 fn bench(c: &mut Criterion) {
     let (q, r, gz) = files();
-    let official = Plan::official();
-    let all_trec = Plan::parse(&["all_trec"]).unwrap();
+    let official = MeasurePlan::official();
+    let all_trec = MeasurePlan::parse(&["all_trec"]).unwrap();
     let opts = RunOptions { keep_docs: false, ..Default::default() };
     let eval_opts = EvalOptions::default();
     let mut g = c.benchmark_group("eval_1000x1000");

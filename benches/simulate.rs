@@ -14,9 +14,9 @@
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use serpsim::collection::synthetic::SyntheticConfig;
-use serpsim::simulate::walk::{walk, FixedChoice, Scratch, Stage};
+use serpsim::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic};
 use serpsim::simulate::engine::{topic_key, user_key};
-use serpsim::simulate::{one_list_world, Plan, Prepared, ReportSink, SinkConfig};
+use serpsim::simulate::{one_list_world, RunPlan, PreparedProfile, ReportSink, SinkConfig};
 use serpsim::user::{Basis, Cascade, ContinuationModel, Param, StoppingRuleKind, UserProfile};
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ fn single_thread_sessions(c: &mut Criterion) {
     let world = one_list_world(vec![1, 0, 0, 1, 0, 1, 0, 0, 0, 1], 10);
     let user = cascade_user().resolve(1, 0);
     let sys = &world.systems[0];
-    let stage = Stage {
+    let stage = SystemOnTopic {
         topic: &world.topics[0],
         queries: sys.serps[0].as_deref().unwrap(),
         delays: &sys.delays,
@@ -93,7 +93,7 @@ fn report_config(pairs: Vec<(usize, usize)>) -> SinkConfig {
 fn engine_scaling(c: &mut Criterion) {
     let collection = SyntheticConfig { topics: 20, docs_per_topic: 10, relevant_share: 0.3, ..Default::default() }.generate().unwrap();
     let world = serpsim::simulate::World::from_collection(&collection);
-    let prepared = [Prepared::new(&world, &cascade_user(), 3, None).unwrap()];
+    let prepared = [PreparedProfile::new(&world, &cascade_user(), 3, None).unwrap()];
     let users = 50_000u64;
     let sessions = world.topics.len() as u64 * world.systems.len() as u64 * users;
     let mut group = c.benchmark_group("engine_report");
@@ -103,7 +103,7 @@ fn engine_scaling(c: &mut Criterion) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
             b.iter(|| {
-                let plan = Plan { world: &world, profiles: &prepared, users, seed: 3, block: None };
+                let plan = RunPlan { world: &world, profiles: &prepared, users, seed: 3, block: None };
                 let sink = ReportSink::new(&world, vec!["cascade".into()], report_config(vec![(0, 1)])).unwrap();
                 pool.install(|| serpsim::simulate::run(&plan, &sink, &|_, _| {}).unwrap());
                 black_box(sink.finish_summary().cells.len())
@@ -120,7 +120,7 @@ fn whole(scenario: &serpsim::scenario::Scenario, base: &std::path::Path, out: &s
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let overrides = serpsim::scenario::Overrides { replicates: None, seed: None, out: Some(out.to_path_buf()), samples: None, detail: None };
     let start = Instant::now();
-    pool.install(|| serpsim::scenario::run_scenario(scenario.clone(), base, &overrides, &|_, _| {}).unwrap());
+    pool.install(|| serpsim::run::run_scenario(scenario.clone(), base, &overrides, &|_, _| {}).unwrap());
     start.elapsed().as_secs_f64()
 }
 

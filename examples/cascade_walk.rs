@@ -9,7 +9,7 @@
 
 use serpsim::simulate::engine::{topic_key, user_key};
 use serpsim::simulate::one_list_world;
-use serpsim::simulate::walk::{walk, FixedChoice, Scratch, Stage};
+use serpsim::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic};
 use serpsim::user::{Basis, Cascade, ContinuationModel, Param, StoppingRuleKind, UserProfile};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
     u.stopping = vec![StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(5.0), basis: Basis::Grade }];
     let user = u.resolve(1, 0);
     let sys = &world.systems[0];
-    let stage = Stage {
+    let stage = SystemOnTopic {
         topic: &world.topics[0],
         queries: sys.serps[0].as_deref().expect("one list"),
         delays: &sys.delays,

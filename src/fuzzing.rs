@@ -33,10 +33,10 @@ pub fn tables(data: &[u8]) {
             let _ = with_file("qrels", "", q, crate::collection::trec::Qrels::from_file);
             let _ = with_file("run", "", r, crate::collection::trec::Run::from_file);
             // The evaluation readers, then every measure of trec_eval's `-m all_trec`.
-            use crate::metrics::{evaluate, EvalOptions, Judgements, Plan, RankedRun, RunOptions};
+            use crate::metrics::{evaluate, EvalOptions, Judgements, MeasurePlan, RankedRun, RunOptions};
             if let Ok(j) = with_file("qrels", "", q, Judgements::read) {
                 if let Ok(run) = with_file("run", "", r, |p| RankedRun::read(&j, p, &RunOptions::default())) {
-                    if let Ok(plan) = Plan::parse(&["all_trec"]) {
+                    if let Ok(plan) = MeasurePlan::parse(&["all_trec"]) {
                         let _ = evaluate(&j, &[run], &plan, &EvalOptions::default());
                     }
                 }
@@ -144,7 +144,7 @@ pub fn config(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(names) = text.strip_prefix("m:") {
         let names: Vec<&str> = names.split_whitespace().collect();
-        let _ = crate::metrics::Plan::parse(&names);
+        let _ = crate::metrics::MeasurePlan::parse(&names);
         for name in names {
             let _ = crate::metrics::names::parse_metric(name);
         }

@@ -11,10 +11,10 @@
 //! drives one scenario through these steps and stages the files.
 //!
 //! ```
-//! use serpsim::simulate::{one_list_world, outcomes, Prepared};
+//! use serpsim::simulate::{one_list_world, outcomes, PreparedProfile};
 //! use serpsim::user::UserProfile;
 //! let world = one_list_world(vec![1, 0, 1, 0, 0], 10);
-//! let prepared = Prepared::new(&world, &UserProfile::named("patient"), 42, None).unwrap();
+//! let prepared = PreparedProfile::new(&world, &UserProfile::named("patient"), 42, None).unwrap();
 //! let sessions = outcomes(&world, &prepared, 100, 42).unwrap();
 //! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
@@ -71,6 +71,8 @@ pub mod simulate;
 pub mod scenario;
 // summaries
 pub mod report;
+// orchestrator
+pub mod run;
 // presets
 pub mod sessions;
 pub mod sublists;

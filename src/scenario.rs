@@ -16,7 +16,7 @@ use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, 
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
-use crate::simulate::Prepared;
+use crate::simulate::PreparedProfile;
 use crate::user::{ClickSource, Delays, UserProfile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -1035,7 +1035,7 @@ pub struct Loaded {
     /// The world.
     pub world: World,
     /// Profiles after sweeps, prepared for the world.
-    pub prepared: Vec<Prepared>,
+    pub prepared: Vec<PreparedProfile>,
     /// Each profile's sweep assignment.
     pub assignments: Vec<Vec<(String, toml::Value)>>,
     /// Compared pairs (system indices).
@@ -1183,7 +1183,7 @@ impl Scenario {
                 }
                 None => None,
             };
-            let prep = Prepared::new(&world, &p, self.seed, src.as_ref())?;
+            let prep = PreparedProfile::new(&world, &p, self.seed, src.as_ref())?;
             for w in &prep.warnings {
                 if !warnings.contains(w) {
                     warnings.push(w.clone());
@@ -1250,27 +1250,6 @@ impl Overrides {
         }
         Ok(())
     }
-}
-
-/// Result of [`run_scenario`]: the files written and the summary they hold.
-#[derive(Debug, Clone)]
-pub struct ScenarioRun {
-    /// Paths written.
-    pub written: Vec<PathBuf>,
-    /// The summary.
-    pub summary: crate::simulate::RunSummary,
-    /// The short answer (`answer.txt`): what the command line prints.
-    pub answer: String,
-    /// Warnings of the scenario and of the summary.
-    pub warnings: Vec<String>,
-}
-
-/// Loads, simulates, summarises and writes a scenario on the current rayon pool.
-/// `progress` receives `(units done, units total)`.
-pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    overrides.apply(&mut scenario)?;
-    let loaded = scenario.load(base)?;
-    crate::report::run_and_write(&scenario, &loaded, progress)
 }
 
 #[cfg(test)]

@@ -110,7 +110,7 @@ fn report_plots(toml: &str, replicates: u64) -> Vec<(String, String)> {
     let mut scenario = serpsim::scenario::Scenario::parse(toml, "test scenario").unwrap();
     scenario.replicates = replicates;
     let overrides = serpsim::scenario::Overrides { out: Some(dir.path().to_path_buf()), ..Default::default() };
-    serpsim::scenario::run_scenario(scenario, Path::new("."), &overrides, &|_, _| {}).unwrap();
+    serpsim::run::run_scenario(scenario, Path::new("."), &overrides, &|_, _| {}).unwrap();
     let mut out = Vec::new();
     for f in ["distributions.svg", "gain_curves.svg", "differences.svg"] {
         let path = dir.path().join(f);
@@ -160,7 +160,7 @@ fn default_run_plots_are_readable() {
     let default = serpsim::scenario::Scenario::embedded_default();
     let dir = tempfile::tempdir().unwrap();
     let overrides = serpsim::scenario::Overrides { out: Some(dir.path().to_path_buf()), replicates: Some(500), ..Default::default() };
-    serpsim::scenario::run_scenario(default, Path::new("."), &overrides, &|_, _| {}).unwrap();
+    serpsim::run::run_scenario(default, Path::new("."), &overrides, &|_, _| {}).unwrap();
     for f in ["distributions.svg", "gain_curves.svg", "differences.svg"] {
         let svg = std::fs::read_to_string(dir.path().join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert_readable(f, &svg);

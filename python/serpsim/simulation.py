@@ -170,7 +170,9 @@ def simulate(
     """Runs ``scenario`` as ``serpsim simulate`` does and returns its report.
 
     ``scenario``: a path to a TOML file, TOML text, a dict of the same keys, or ``None`` for
-    the embedded default. ``replicates`` (users per profile) and ``seed`` override the
+    the embedded default. A stream scenario (``[collection] source = "streams"``,
+    docs/streams.md) runs as the CLI runs it (``msu.csv`` is in ``files``; it has no
+    per-session samples, so pass ``samples=False``). ``replicates`` (users per profile) and ``seed`` override the
     scenario's. Results do not depend on ``threads``. ``samples`` also keeps every session.
     ``out`` keeps the report files in that directory (as ``--out``); by default they are
     written to a temporary directory and removed after reading. Relative paths inside TOML

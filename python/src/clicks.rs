@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::{model_and_posterior, PosteriorConfig};
+use serpsim::clickmodels::fit::fit_model;
+use serpsim::clickmodels::posterior::PosteriorConfig;
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, Format, LogData, Vocab};
@@ -312,9 +313,10 @@ fn fit_posterior(
         p.phase(&format!("posterior of {}", cfg_name(&em)), "sweeps", sweeps);
         // Under the uniform prior the model is the usual EM fit (as `clicks fit` without
         // --top-examination); `top_examination` pins the posterior only.
-        let fit_em = |l: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> { em.fit(&mut &*l) };
+        let opts = serpsim::clickmodels::driver::EmOptions::default();
         let tick = |n: u64| p.inc(n);
-        let (m, post) = model_and_posterior(kind, &data.log, data.vocab.pair_count(), &cfg, &fit_em, &tick)?;
+        let (m, post, _) = fit_model(&em, &opts, &data.log, data.vocab.pair_count(), Some(&cfg), &|_| {}, &tick)?;
+        let post = post.expect("a posterior was asked for");
         let records = serde_json::to_string(&post.records(&data.vocab)).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
         let summary = post.summary_lines();
         let (flagged, checked) = post.diagnostics().map_or((0, 0), |d| (d.flagged, d.checked));

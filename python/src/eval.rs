@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt6
 use arrow_schema::DataType;
 use pyo3::prelude::*;
 use serpsim::metrics::output::{agreement_csv, comparisons_csv, paired_comparisons, ranking_agreement, to_csv, to_json, to_trec};
-use serpsim::metrics::{evaluate as evaluate_runs, EvalOptions, Evaluation, Judgements, Plan, RankedRun, RunOptions};
+use serpsim::metrics::{evaluate as evaluate_runs, EvalOptions, Evaluation, Judgements, MeasurePlan, RankedRun, RunOptions};
 use serpsim::Error;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -248,7 +248,7 @@ fn evaluate(
     threads: Option<usize>,
     subtopics: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Job> {
-    let plan = if measures.is_empty() { Plan::official() } else { Plan::parse(&measures).map_err(|e| to_py(py, e))? };
+    let plan = if measures.is_empty() { MeasurePlan::official() } else { MeasurePlan::parse(&measures).map_err(|e| to_py(py, e))? };
     let qrels = source(qrels, "qrels")?;
     let subtopics = subtopics.map(|s| source(&s, "subtopics")).transpose()?;
     let mut sources = Vec::with_capacity(runs.len());
@@ -297,7 +297,7 @@ fn evaluate(
 /// unknown name with the parser's message.
 #[pyfunction]
 fn measure_label(py: Python<'_>, name: &str) -> PyResult<String> {
-    Plan::parse(&[name]).map(|p| p.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>().join(" ")).map_err(|e| to_py(py, e))
+    MeasurePlan::parse(&[name]).map(|p| p.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>().join(" ")).map_err(|e| to_py(py, e))
 }
 
 fn strings(v: impl IntoIterator<Item = String>) -> ArrayRef {

@@ -1,20 +1,14 @@
 //! What-if simulation from Python: a scenario (file, TOML text, or a dict sent as JSON) run by
-//! the library's `run_scenario`, the code of `serpsim simulate`, writing the same report files.
+//! the library's `run::run_text`, the code of `serpsim simulate` (stream scenarios included),
+//! writing the same report files.
 //! The Python side reads the report's tables into DataFrames.
 
 use crate::errors::to_py;
 use crate::job::{spawn, Finish, Job};
 use pyo3::prelude::*;
 use pyo3::IntoPyObject;
-use serpsim::scenario::{run_scenario, Overrides, Scenario};
+use serpsim::scenario::{Overrides, Scenario};
 use std::path::PathBuf;
-
-/// The scenario to run.
-enum Spec {
-    Default,
-    Path(PathBuf),
-    Text(String),
-}
 
 /// Runs a scenario: `path`, or TOML `text`, or JSON `json` (a dict), or the embedded default
 /// when none is given. Relative paths in text are resolved against `base`. The report is
@@ -39,11 +33,11 @@ fn simulate(
         None => None,
         Some(d) => Some(d.parse::<serpsim::scenario::Detail>().map_err(|e| crate::errors::invalid(py, format!("detail: {e}")))?),
     };
-    let (scenario, base) = scenario_of(py, path, text, json, base)?;
+    let (text, origin, base) = scenario_text(py, path, text, json, base)?;
     let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples), detail };
     spawn("simulating users", threads, move |p| {
         p.phase("simulating users", "units", None);
-        let run = run_scenario(scenario, &base, &overrides, &|done, total| {
+        let run = serpsim::run::run_text(&text, &origin, &base, &overrides, &|done, total| {
             p.set_total(total);
             p.set_done(done);
         })?;
@@ -88,7 +82,8 @@ impl ShardedScenario {
         replicates: Option<u64>,
         seed: Option<u64>,
     ) -> PyResult<Self> {
-        let (mut scenario, base) = scenario_of(py, path, text, json, base)?;
+        let (text, origin, base) = scenario_text(py, path, text, json, base)?;
+        let mut scenario = Scenario::parse(&text, &origin).map_err(|e| to_py(py, e))?;
         Overrides { replicates, seed, out: Some(out), samples: Some(false), ..Default::default() }.apply(&mut scenario).map_err(|e| to_py(py, e))?;
         load_sharded(py, scenario, base)
     }
@@ -96,7 +91,7 @@ impl ShardedScenario {
     /// Units of work (profile, block of users) of the whole run.
     #[getter]
     fn units(&self) -> usize {
-        serpsim::report::unit_count(&self.scenario, &self.loaded)
+        serpsim::run::unit_count(&self.scenario, &self.loaded)
     }
 
     /// Runs units `first..end` on `threads` threads (default 1: one Spark task, one core) and
@@ -108,7 +103,7 @@ impl ShardedScenario {
             .build()
             .map_err(|e| crate::errors::invalid(py, format!("threads: {e}")))?;
         let state = py
-            .detach(|| pool.install(|| serpsim::report::run_shard(&self.scenario, &self.loaded, first..end, &|_, _| {})))
+            .detach(|| pool.install(|| serpsim::run::run_shard(&self.scenario, &self.loaded, first..end, &|_, _| {})))
             .map_err(|e| to_py(py, e))?;
         Ok(pyo3::types::PyBytes::new(py, &state))
     }
@@ -116,27 +111,28 @@ impl ShardedScenario {
     /// Merges the shards' states and writes the report into the scenario's output folder (the
     /// files `serpsim simulate` writes). Returns `(written paths, warnings)`.
     fn write(&self, py: Python<'_>, states: Vec<Vec<u8>>) -> PyResult<(Vec<String>, Vec<String>)> {
-        let run = py.detach(|| serpsim::report::write_sharded(&self.scenario, &self.loaded, &states)).map_err(|e| to_py(py, e))?;
+        let run = py.detach(|| serpsim::run::write_sharded(&self.scenario, &self.loaded, &states)).map_err(|e| to_py(py, e))?;
         Ok((run.written.iter().map(|w| w.display().to_string()).collect(), run.warnings))
     }
 }
 
-fn scenario_of(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, json: Option<String>, base: Option<PathBuf>) -> PyResult<(Scenario, PathBuf)> {
-    let spec = match (path, text, json) {
-        (None, None, None) => Spec::Default,
-        (Some(p), None, None) => Spec::Path(p),
-        (None, Some(t), None) => Spec::Text(t),
+/// The scenario's text, the name errors give it, and the folder its relative paths resolve
+/// against (a file's own folder; else `base`, default the working directory).
+fn scenario_text(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, json: Option<String>, base: Option<PathBuf>) -> PyResult<(String, String, PathBuf)> {
+    let base = base.unwrap_or_else(|| PathBuf::from("."));
+    Ok(match (path, text, json) {
+        (None, None, None) => (serpsim::scenario::DEFAULT_SCENARIO.into(), "embedded default scenario".into(), base),
+        (Some(p), None, None) => {
+            let text = serpsim::input::read_to_string(&p).map_err(|e| to_py(py, e))?;
+            (text, p.display().to_string(), p.parent().map(PathBuf::from).unwrap_or_default())
+        }
+        (None, Some(t), None) => (t, "<scenario>".into(), base),
         (None, None, Some(j)) => {
             let value: serde_json::Value = serde_json::from_str(&j).map_err(|e| crate::errors::invalid(py, format!("scenario: {e}")))?;
             let t = toml::to_string(&value).map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
-            Spec::Text(t)
+            (t, "<scenario>".into(), base)
         }
         _ => return Err(crate::errors::invalid(py, "give one of path, text or json")),
-    };
-    Ok(match spec {
-        Spec::Default => (Scenario::embedded_default(), base.unwrap_or_else(|| PathBuf::from("."))),
-        Spec::Path(p) => Scenario::from_file(&p).map_err(|e| to_py(py, e))?,
-        Spec::Text(t) => (Scenario::parse(&t, "<scenario>").map_err(|e| to_py(py, e))?, base.unwrap_or_else(|| PathBuf::from("."))),
     })
 }
 

@@ -74,6 +74,27 @@ def test_toml_text_dict_and_path_give_the_same_run(tmp_path):
     assert not a.pooled.equals(e.pooled)
 
 
+def test_a_stream_scenario_runs_as_the_cli_runs_it(cli, tmp_path):
+    # Expected: `serpsim simulate simulations/streams/bopha.toml --replicates 300 --seed 5
+    # --out DIR` (the CLI's stream path, docs/streams.md); Python calls the same library entry
+    # (`serpsim::run::run_text`), so the files are byte-identical.
+    scen = ROOT / "simulations" / "streams" / "bopha.toml"
+    want = tmp_path / "cli"
+    run_cli(cli, "simulate", str(scen), "--replicates", "300", "--seed", "5", "--out", str(want))
+    kept = tmp_path / "py"
+    r = serpsim.simulate(scen, replicates=300, seed=5, samples=False, out=kept, progress=False)
+    names = ["msu.csv", "summary.json", "verdict.csv", "pooled.csv", "answer.txt"]
+    for name in names:
+        assert (kept / name).read_bytes() == (want / name).read_bytes(), name
+        assert r.files[name] == (want / name).read_bytes(), name
+    # Another seed gives other MSU numbers (the comparison can fail).
+    other = serpsim.simulate(scen, replicates=300, seed=6, samples=False, progress=False)
+    assert other.files["msu.csv"] != r.files["msu.csv"]
+    # Per-session samples (the Python default) are refused with a clear error, as --samples is.
+    with pytest.raises(serpsim.InvalidInputError, match="samples=False"):
+        serpsim.simulate(scen, replicates=10, progress=False)
+
+
 def test_bad_scenarios_raise_clear_errors(tmp_path):
     text = serpsim.simulation.default_scenario().replace("replicates =", "replicatez =", 1)
     with pytest.raises(serpsim.ConfigError, match="replicatez"):

@@ -1,14 +1,15 @@
 //! `serpsim clicks fit|eval|simulate|validate`.
 
-use super::common::{progress_bar, with_threads};
+use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::{model_and_posterior, posterior, Posterior, PosteriorConfig};
+use serpsim::clickmodels::fit::{fit_em, fit_model, max_passes};
+use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
-use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
@@ -197,52 +198,58 @@ impl ModelArgs {
         Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)? })
     }
 
-    /// Fits the model: the usual fit with the uniform prior (EM or counting), posterior means
-    /// under a fitted prior. Returns the model, when computed the posterior, and for EM fits
-    /// how the fit ended. The E-steps run on the current rayon pool.
+    /// Fits the model ([`fit_model`]): the usual fit with the uniform prior (EM or counting),
+    /// posterior means under a fitted prior, with progress bars. Returns the model, when
+    /// computed the posterior, and for EM fits how the fit ended. The E-steps run on the
+    /// current rayon pool.
     fn fit(&self, log: &ClickLog, pairs: usize, want_posterior: bool, keep_draws: usize) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>, Option<FitSummary>)> {
         let scope = self.prior(want_posterior)?;
-        let cfg = self.config()?;
-        let opts = self.em_options()?;
-        let summary = std::sync::Mutex::new(None);
-        let em = |log: &ClickLog| -> serpsim::Result<Box<dyn ClickModel>> {
-            let mut src: &ClickLog = log;
-            let (model, s) = fit_em(&cfg, &opts, &mut src)?;
-            *summary.lock().expect("not poisoned") = s;
-            Ok(model)
+        let (cfg, opts) = (self.config()?, self.em_options()?);
+        let pc = (want_posterior || scope != PriorScope::Uniform).then(|| self.posterior_config(scope, keep_draws)).transpose()?;
+        let bar = pass_bar(&cfg);
+        let on_pass = |p: &PassInfo| show_pass(&bar, p);
+        let out = match &pc {
+            None => Ok(fit_model(&cfg, &opts, log, pairs, None, &on_pass, &|_| {})?),
+            Some(pc) => with_sweep_bar(cfg.kind(), pc, &|tick| fit_model(&cfg, &opts, log, pairs, Some(pc), &on_pass, tick)),
         };
-        if !want_posterior && scope == PriorScope::Uniform {
-            let model = em(log)?;
-            return Ok((model, None, summary.into_inner().expect("not poisoned")));
+        bar.finish_and_clear();
+        let (model, post, summary) = out?;
+        print_fit(summary.as_ref());
+        if let Some(p) = &post {
+            report_posterior(p);
         }
-        let pc = self.posterior_config(scope, keep_draws)?;
-        let kind: ModelKind = self.model.parse()?;
-        let (model, post) = with_sweep_bar(kind, &pc, &|tick| model_and_posterior(kind, log, pairs, &pc, &em, tick))?;
-        report_posterior(&post);
-        Ok((model, Some(post), summary.into_inner().expect("not poisoned")))
+        Ok((model, post, summary))
     }
 }
 
-/// Fits `cfg` with the EM driver, one progress step per pass over the log; returns the model
-/// and, for EM fits, how the fit ended (also printed).
-fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> serpsim::Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
-    let (passes, tol) = match cfg {
-        ModelConfig::Dbn(c) => (c.iterations, c.tolerance),
-        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => (c.iterations, c.tolerance),
-        _ => (1, 0.0),
-    };
+/// A progress bar over the passes of a fit of `cfg`.
+fn pass_bar(cfg: &ModelConfig) -> Bar {
     let bar = progress_bar("fitting (passes over the log)");
-    bar.set_length(passes as u64);
-    let (model, report) = cfg.fit_with(src, opts, &mut |p: &PassInfo| {
-        bar.set_position(p.pass as u64);
-        if p.log_likelihood.is_finite() {
-            bar.set_message(format!("train log-likelihood {:.6e}, relative change {:.3e}", p.log_likelihood, p.relative_change));
-        }
-    })?;
+    bar.set_length(max_passes(cfg).0 as u64);
+    bar
+}
+
+fn show_pass(bar: &Bar, p: &PassInfo) {
+    bar.set_position(p.pass as u64);
+    if p.log_likelihood.is_finite() {
+        bar.set_message(format!("train log-likelihood {:.6e}, relative change {:.3e}", p.log_likelihood, p.relative_change));
+    }
+}
+
+/// Fits `cfg` over `src` ([`fit_em`]) with a progress bar over the passes; prints how an EM
+/// fit ended.
+fn fit_em_bar(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> anyhow::Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
+    let bar = pass_bar(cfg);
+    let out = fit_em(cfg, opts, src, &mut |p| show_pass(&bar, p));
     bar.finish_and_clear();
-    let kind = EmState::new(cfg).map(|s| s.kind()).ok();
-    let summary = report.filter(|_| passes > 1).zip(kind).map(|(r, k)| FitSummary::new(k, &r, tol, opts));
-    if let Some(s) = &summary {
+    let (model, summary) = out?;
+    print_fit(summary.as_ref());
+    Ok((model, summary))
+}
+
+/// Prints how an EM fit ended.
+fn print_fit(summary: Option<&FitSummary>) {
+    if let Some(s) = summary {
         let change = s.relative_change.map_or_else(|| "not computed (--tolerance 0)".to_string(), |c| format!("{c:.3e}"));
         eprintln!(
             "EM: {} of at most {} passes ({}; acceleration {}); last relative log-likelihood change {change}; largest parameter change {:.3e}",
@@ -253,7 +260,6 @@ fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> s
             s.parameter_change
         );
     }
-    Ok((model, summary))
 }
 
 /// Prints the posterior's priors and diagnostics, with a warning when chains have not mixed.
@@ -813,7 +819,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
         let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
-        let (model, summary) = with_threads(a.threads, || fit_em(&cfg, &opts, &mut src))??;
+        let (model, summary) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
         io::save_with_fit(&a.out, model.as_ref(), &src.vocab, summary.as_ref())?;
         eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());

@@ -7,7 +7,7 @@ use serpsim::metrics::output::{
     agreement_csv, ci_csv, ci_json, comparisons_csv, paired_comparisons, ranking_agreement, to_csv, to_json, to_trec,
 };
 use serpsim::metrics::trec_eval::Settings;
-use serpsim::metrics::{Judgements, Plan};
+use serpsim::metrics::{Judgements, MeasurePlan};
 use serpsim::stats::bootstrap::CiMethod;
 use std::path::{Path, PathBuf};
 
@@ -141,7 +141,7 @@ fn check_run_paths(runs: &[PathBuf]) -> anyhow::Result<()> {
             continue;
         }
         let text = p.to_string_lossy();
-        if Plan::parse(&[text.as_ref()]).is_ok() {
+        if MeasurePlan::parse(&[text.as_ref()]).is_ok() {
             anyhow::bail!(
                 "{text}: no such file, and it reads as a measure name: -m takes exactly one value (write `-m map -m {text}`)"
             );
@@ -170,7 +170,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         let inputs: Vec<&std::path::Path> = std::iter::once(args.qrels.as_path()).chain(args.runs.iter().map(PathBuf::as_path)).chain(optional.into_iter().flatten().map(PathBuf::as_path)).collect();
         serpsim::output::refuse_input_as_output(o, &inputs)?;
     }
-    let plan = Plan::parse(&args.measures)?;
+    let plan = MeasurePlan::parse(&args.measures)?;
     anyhow::ensure!(args.resamples >= 1, "--resamples must be at least 1");
     serpsim::limits::check_usize("eval", "--resamples", args.resamples, serpsim::limits::MAX_RESAMPLES, "bootstrap and randomisation resamples")?;
     anyhow::ensure!(args.ci_level > 0.0 && args.ci_level < 1.0, "--ci-level must be in (0, 1)");

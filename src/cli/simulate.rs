@@ -1,8 +1,7 @@
 //! `serpsim simulate`.
 
 use super::common::{print_answer, progress_bar, with_threads, RunOverrides};
-use serpsim::scenario::{run_scenario, Scenario};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim simulate`.
 #[derive(clap::Args)]
@@ -14,25 +13,14 @@ pub struct SimulateArgs {
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
-    let (scenario, base) = match &args.file {
-        Some(path) => {
-            let text = serpsim::input::read_to_string(path)?;
-            // A stream scenario (`[collection] source = "streams"`, docs/streams.md) runs on
-            // the same engine through its own front end, with the same overrides.
-            if serpsim::streams::scenario::is_stream_scenario(&text) {
-                anyhow::ensure!(!args.run.samples, "{}: --samples is not available for stream scenarios (msu.csv and summary.json are written)", path.display());
-                let r = &args.run;
-                let o = serpsim::streams::scenario::StreamOverrides { out: r.out.as_deref(), users: r.replicates, seed: r.seed, detail: r.detail };
-                return super::streams::run_scenario_file(path, &text, &o, r.threads);
-            }
-            (Scenario::parse(&text, &path.display().to_string())?, path.parent().map(std::path::Path::to_path_buf).unwrap_or_default())
-        }
-        None => (Scenario::embedded_default(), PathBuf::from(".")),
+    let (text, origin, base) = match &args.file {
+        Some(path) => (serpsim::input::read_to_string(path)?, path.display().to_string(), path.parent().map(Path::to_path_buf).unwrap_or_default()),
+        None => (serpsim::scenario::DEFAULT_SCENARIO.to_string(), "embedded default scenario".to_string(), PathBuf::from(".")),
     };
     let overrides = args.run.overrides();
     let bar = progress_bar("simulating users");
     let run = with_threads(args.run.threads, || {
-        run_scenario(scenario, &base, &overrides, &|done, total| {
+        serpsim::run::run_text(&text, &origin, &base, &overrides, &|done, total| {
             bar.set_length(total);
             bar.set_position(done);
         })

@@ -3,7 +3,7 @@
 use super::common::{progress_bar, with_threads, RunOverrides};
 use serpsim::write::{fmt_f64, write_atomic};
 use anyhow::Context;
-use serpsim::report::Staged;
+use serpsim::report::StagedOutput;
 use serpsim::scenario::{Overrides, Scenario};
 use serpsim::sublists::scenario::SublistStudy;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
@@ -124,11 +124,11 @@ fn load(common: &Common) -> anyhow::Result<(Scenario, SublistStudy)> {
 }
 
 /// Files written by one command, committed together at the end.
-struct Out(Staged);
+struct Out(StagedOutput);
 
 impl Out {
     fn new(s: &Scenario, command: &str) -> anyhow::Result<Self> {
-        Ok(Out(serpsim::report::stage(s, command)?))
+        Ok(Out(serpsim::run::stage(s, command)?))
     }
     fn write(&mut self, name: &str, text: &str) -> anyhow::Result<()> {
         self.0.write(name, text.as_bytes())?;

@@ -3,7 +3,7 @@
 
 use super::common::progress_bar;
 use serpsim::output::{check_output_dir, RunDir, RunInfo};
-use serpsim::suggest::eval::{prepare, reciprocal_ranks, sweep_tam, sweep_tam_r, table9, table9_markdown, Prepared};
+use serpsim::suggest::eval::{prepare, reciprocal_ranks, sweep_tam, sweep_tam_r, table9, table9_markdown, AcceptedSessions};
 use serpsim::suggest::score::Model;
 use serpsim::suggest::synthetic::{generate, SyntheticSuggestConfig};
 use serpsim::suggest::read_sessions;
@@ -111,7 +111,7 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
     }
 }
 
-fn load(log: &Path, sug: &Path, wn: Option<&WordNet>) -> anyhow::Result<Prepared> {
+fn load(log: &Path, sug: &Path, wn: Option<&WordNet>) -> anyhow::Result<AcceptedSessions> {
     let sessions = read_sessions(log, sug)?;
     anyhow::ensure!(!sessions.is_empty(), "{}: no sessions", log.display());
     let bar = progress_bar("features");

@@ -21,6 +21,7 @@ pub mod driver;
 mod em;
 pub mod estep;
 pub mod eval;
+pub mod fit;
 pub mod gibbs;
 pub mod hyper;
 pub mod io;

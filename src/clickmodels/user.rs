@@ -244,7 +244,7 @@ impl ClickSource for FittedClicks {
 mod tests {
     use super::*;
     use crate::clickmodels::{Cm, Dbn};
-    use crate::simulate::{one_list_world, outcomes, Prepared};
+    use crate::simulate::{one_list_world, outcomes, PreparedProfile};
     use crate::user::{ClickModelSpec, Unseen, UserProfile};
 
     fn vocab(pairs: &[(&str, &str)]) -> Vocab {
@@ -275,7 +275,7 @@ mod tests {
         let src = FittedClicks::from_model(&model, vocab(&[("t", "d0"), ("t", "d1"), ("t", "d2")]), "cm");
         let world = one_list_world(vec![0, 2, 1], 10);
         let (p, src) = profile_with(src);
-        let prepared = Prepared::new(&world, &p, 1, Some(&src)).unwrap();
+        let prepared = PreparedProfile::new(&world, &p, 1, Some(&src)).unwrap();
         for o in outcomes(&world, &prepared, 200, 1).unwrap() {
             assert_eq!((o.clicks, o.depth, o.relevant_found, o.gain), (1, 2, 1, 1.0));
         }
@@ -290,7 +290,7 @@ mod tests {
         let src = FittedClicks::from_model(&model, vocab(&[("t", "d0"), ("t", "d1")]), "dbn");
         let world = one_list_world(vec![1, 1], 10);
         let (p, src) = profile_with(src);
-        let prepared = Prepared::new(&world, &p, 3, Some(&src)).unwrap();
+        let prepared = PreparedProfile::new(&world, &p, 3, Some(&src)).unwrap();
         let out = outcomes(&world, &prepared, 40_000, 3).unwrap();
         let mean = out.iter().map(|o| o.clicks as f64).sum::<f64>() / out.len() as f64;
         let depth = out.iter().map(|o| o.depth as f64).sum::<f64>() / out.len() as f64;
@@ -304,14 +304,14 @@ mod tests {
         let model = Cm { attractiveness: vec![0.5] };
         let world = one_list_world(vec![1, 0], 10);
         let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("17514_0", "93689758")]), "yandex.json"));
-        let err = Prepared::new(&world, &p, 1, Some(&src)).unwrap_err().to_string();
+        let err = PreparedProfile::new(&world, &p, 1, Some(&src)).unwrap_err().to_string();
         assert!(err.contains("knows none") && err.contains("17514_0") && err.contains("`t`"), "{err}");
         let (p, src) = profile_with(FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json"));
-        let prepared = Prepared::new(&world, &p, 1, Some(&src)).unwrap();
+        let prepared = PreparedProfile::new(&world, &p, 1, Some(&src)).unwrap();
         assert_eq!(prepared.warnings.len(), 1);
         assert!(prepared.warnings[0].contains("1 of the 2 results") && prepared.warnings[0].contains("grade tables"), "{:?}", prepared.warnings);
         let mut strict = p.clone();
         strict.click_model.as_mut().unwrap().unseen = Unseen::Policy(crate::user::UnseenPolicy::Error);
-        assert!(Prepared::new(&world, &strict, 1, Some(&src)).unwrap_err().to_string().contains("unseen = \"error\""));
+        assert!(PreparedProfile::new(&world, &strict, 1, Some(&src)).unwrap_err().to_string().contains("unseen = \"error\""));
     }
 }

@@ -1,7 +1,7 @@
 //! Per-topic evaluation of TREC runs against judgements, averaged the way trec_eval averages.
 //!
 //! Judgements ([`Judgements`], `qrels.rs`) and runs ([`RankedRun`], `runs.rs`) arrive as flat
-//! per-topic arrays; every measure of a [`Plan`] runs over them, topics in parallel (rayon).
+//! per-topic arrays; every measure of a [`MeasurePlan`] runs over them, topics in parallel (rayon).
 //! Results do not depend on the thread count: each topic's values are computed on their own
 //! and summed in topic order.
 //!
@@ -19,7 +19,7 @@
 //! `-c` is the number of judgements with grade > 0 in the whole qrels (trec_eval's rule).
 
 use super::cube::{cube_test, SubtopicWeights};
-use super::names::{Column, CubeTime, MeasureKind, Metric, Plan, PlannedMeasure};
+use super::names::{Column, CubeTime, MeasureKind, Metric, MeasurePlan, PlannedMeasure};
 use super::novelty::novelty_utilities;
 use super::pres::{pres, pres_est};
 use super::trec_eval::{Aggregate, Family, Settings, TopicRels, MIN_GEO_MEAN, NONPOOL, UNJUDGED_IN_POOL};
@@ -174,7 +174,7 @@ struct Row {
     texts: Vec<(usize, String)>,
 }
 
-fn topic_row(plan: &Plan, j: &Judgements, t: usize, ranked: &RankedTopic, opts: &EvalOptions, bogus: bool) -> Row {
+fn topic_row(plan: &MeasurePlan, j: &Judgements, t: usize, ranked: &RankedTopic, opts: &EvalOptions, bogus: bool) -> Row {
     let topic = &j.topics[t];
     let mut values = vec![0.0; plan.columns.len()];
     let mut texts = Vec::new();
@@ -233,7 +233,7 @@ fn topic_row(plan: &Plan, j: &Judgements, t: usize, ranked: &RankedTopic, opts: 
 }
 
 /// Evaluates every run on every planned measure, per qrels topic.
-pub fn evaluate(j: &Judgements, runs: &[RankedRun], plan: &Plan, opts: &EvalOptions) -> Result<Evaluation> {
+pub fn evaluate(j: &Judgements, runs: &[RankedRun], plan: &MeasurePlan, opts: &EvalOptions) -> Result<Evaluation> {
     if plan.columns.is_empty() {
         return Err(Error::Invalid("no measure given".into()));
     }
@@ -430,7 +430,7 @@ mod tests {
 
     fn eval(q: &str, r: &str, m: &[&str], complete: bool) -> Evaluation {
         let j = Judgements::parse(q, "q").unwrap();
-        let plan = Plan::parse(m).unwrap();
+        let plan = MeasurePlan::parse(m).unwrap();
         let opts = RunOptions { keep_docs: plan.needs_docs(), ..Default::default() };
         let run = RankedRun::parse(&j, r, "r", &opts).unwrap();
         evaluate(&j, &[run], &plan, &EvalOptions { complete, ..Default::default() }).unwrap()
@@ -510,7 +510,7 @@ mod tests {
     #[test]
     fn cube_needs_subtopics_and_reads_them() {
         let mut j = Judgements::parse("1 0 d1 1\n", "q").unwrap();
-        let plan = Plan::parse(&["ct:gamma=0.5,time=t,eq=11"]).unwrap();
+        let plan = MeasurePlan::parse(&["ct:gamma=0.5,time=t,eq=11"]).unwrap();
         let text = "1 Q0 d1 1 4 r\n1 Q0 d2 2 3 r\n1 Q0 d3 3 2 r\n1 Q0 d4 4 1 r\n";
         let run = RankedRun::parse(&j, text, "r", &RunOptions::default()).unwrap();
         assert!(evaluate(&j, std::slice::from_ref(&run), &plan, &EvalOptions::default()).is_err());

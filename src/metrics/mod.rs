@@ -3,7 +3,7 @@
 //! - [`trec_eval`]: every measure of trec_eval 10's `all_trec` set, computed as trec_eval does;
 //! - [`qrels`], [`runs`]: judgements and runs read as trec_eval reads them (streamed, any
 //!   compression, `-` for stdin);
-//! - [`names`]: measure names (trec_eval's, ir_measures', serpsim's) into a [`Plan`];
+//! - [`names`]: measure names (trec_eval's, ir_measures', serpsim's) into a [`MeasurePlan`];
 //! - [`eval`]: per-topic evaluation and trec_eval's summaries; [`output`]: trec_eval's text,
 //!   CSV and JSON; [`ci`]: bootstrap intervals and paired tests over topics;
 //! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG on plain grade lists (used by other modules);
@@ -31,7 +31,7 @@ pub mod trec_eval;
 pub mod user_models;
 
 pub use eval::{evaluate, EvalOptions, Evaluation};
-pub use names::{parse_metric, Metric, MetricSpec, Plan};
+pub use names::{parse_metric, Metric, MetricSpec, MeasurePlan};
 pub use qrels::Judgements;
 pub use runs::{RankedRun, RunOptions};
 

@@ -1,4 +1,4 @@
-//! Measure names: trec_eval's, ir_measures', and serpsim's own, parsed into a [`Plan`] of
+//! Measure names: trec_eval's, ir_measures', and serpsim's own, parsed into a [`MeasurePlan`] of
 //! output columns.
 //!
 //! One `-m` value is one of:
@@ -317,7 +317,7 @@ pub struct PlannedMeasure {
     pub relevance_level: Option<i32>,
     /// Evaluate only the first `depth` ranks (ir_measures' `RR@10`).
     pub depth: Option<usize>,
-    /// Index of its first column in [`Plan::columns`].
+    /// Index of its first column in [`MeasurePlan::columns`].
     pub first_column: usize,
 }
 
@@ -335,7 +335,7 @@ impl PlannedMeasure {
 /// (the order trec_eval prints them in, whatever the order asked), then the others in the
 /// order asked.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Plan {
+pub struct MeasurePlan {
     /// Measures.
     pub measures: Vec<PlannedMeasure>,
     /// Columns.
@@ -353,21 +353,21 @@ struct FamilyRequests {
     plain: bool,
 }
 
-impl Plan {
+impl MeasurePlan {
     /// trec_eval's default: `-m official`.
-    pub fn official() -> Plan {
-        Plan::parse(&["official"]).expect("official parses")
+    pub fn official() -> MeasurePlan {
+        MeasurePlan::parse(&["official"]).expect("official parses")
     }
 
     /// Plans the measures asked for (no request: trec_eval's default, `official`).
     ///
     /// ```
-    /// use serpsim::metrics::names::Plan;
-    /// let plan = Plan::parse(&["ndcg_cut.10", "map", "P_5", "P_10", "nDCG@10"]).unwrap();
+    /// use serpsim::metrics::names::MeasurePlan;
+    /// let plan = MeasurePlan::parse(&["ndcg_cut.10", "map", "P_5", "P_10", "nDCG@10"]).unwrap();
     /// let names: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
     /// assert_eq!(names, ["map", "P_5", "P_10", "ndcg_cut_10", "nDCG@10"]);
     /// ```
-    pub fn parse<S: AsRef<str>>(requests: &[S]) -> Result<Plan> {
+    pub fn parse<S: AsRef<str>>(requests: &[S]) -> Result<MeasurePlan> {
         let mut families: Vec<(Family, FamilyRequests)> = Vec::new();
         let mut others: Vec<(String, MeasureKind, Option<i32>, Option<usize>)> = Vec::new();
         fn family(families: &mut Vec<(Family, FamilyRequests)>, f: Family) -> usize {
@@ -429,7 +429,7 @@ impl Plan {
                 others.push((text.to_string(), kind, rel, depth));
             }
         }
-        let mut plan = Plan::default();
+        let mut plan = MeasurePlan::default();
         families.sort_by_key(|(f, _)| *f);
         for (f, req) in families {
             let measure = if req.dotted.len() > 1 {
@@ -868,11 +868,11 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
 }
 
 /// Parses one serpsim or ir_measures name into its metric (compatibility with the old
-/// single-metric API; trec_eval names give an error pointing at [`Plan::parse`]).
+/// single-metric API; trec_eval names give an error pointing at [`MeasurePlan::parse`]).
 pub fn parse_metric(text: &str) -> Result<MetricSpec> {
     match parse_other(text.trim())? {
         (MeasureKind::Own(metric), _, _) => Ok(MetricSpec { label: text.trim().to_string(), metric }),
-        (MeasureKind::Trec(_), _, _) => Err(Error::Invalid(format!("`{text}` is a trec_eval measure; plan it with Plan::parse"))),
+        (MeasureKind::Trec(_), _, _) => Err(Error::Invalid(format!("`{text}` is a trec_eval measure; plan it with MeasurePlan::parse"))),
     }
 }
 
@@ -881,7 +881,7 @@ mod tests {
     use super::*;
 
     fn names(req: &[&str]) -> Vec<String> {
-        Plan::parse(req).unwrap().columns.into_iter().map(|c| c.name).collect()
+        MeasurePlan::parse(req).unwrap().columns.into_iter().map(|c| c.name).collect()
     }
 
     #[test]
@@ -910,44 +910,44 @@ mod tests {
 
     #[test]
     fn conflicts_and_unknown_names_are_clear_errors() {
-        let e = Plan::parse(&["P.5", "P.10"]).unwrap_err().to_string();
+        let e = MeasurePlan::parse(&["P.5", "P.10"]).unwrap_err().to_string();
         assert!(e.contains("different parameters") && e.contains("P.5,10"), "{e}");
-        let e = Plan::parse(&["mpa"]).unwrap_err().to_string();
+        let e = MeasurePlan::parse(&["mpa"]).unwrap_err().to_string();
         assert!(e.contains("unknown measure `mpa`") && e.contains("did you mean `map`"), "{e}");
-        let e = Plan::parse(&["ndcg_cutt.10"]).unwrap_err().to_string();
+        let e = MeasurePlan::parse(&["ndcg_cutt.10"]).unwrap_err().to_string();
         assert!(e.contains("did you mean `ndcg_cut`"), "{e}");
-        let e = Plan::parse(&["prefs_simp"]).unwrap_err().to_string();
+        let e = MeasurePlan::parse(&["prefs_simp"]).unwrap_err().to_string();
         assert!(e.contains("-R prefs"), "{e}");
-        assert!(Plan::parse(&["official.5"]).is_err());
-        assert!(Plan::parse(&["P."]).is_err());
-        assert!(Plan::parse(&["rbp:q=0.8"]).unwrap_err().to_string().contains("`q`"));
-        assert!(Plan::parse(&["pres"]).is_err());
+        assert!(MeasurePlan::parse(&["official.5"]).is_err());
+        assert!(MeasurePlan::parse(&["P."]).is_err());
+        assert!(MeasurePlan::parse(&["rbp:q=0.8"]).unwrap_err().to_string().contains("`q`"));
+        assert!(MeasurePlan::parse(&["pres"]).is_err());
     }
 
     #[test]
     fn ir_measures_and_own_names() {
-        let plan = Plan::parse(&["nDCG@10", "P@5", "AP", "RBP(p=0.8)", "rbp:p=0.8", "novelty_utility@4", "RR@10", "P(rel=2)@5"]).unwrap();
+        let plan = MeasurePlan::parse(&["nDCG@10", "P@5", "AP", "RBP(p=0.8)", "rbp:p=0.8", "novelty_utility@4", "RR@10", "P(rel=2)@5"]).unwrap();
         let c: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(c, ["nDCG@10", "P@5", "AP", "RBP(p=0.8)", "rbp:p=0.8", "novelty_utility@4", "RR@10", "P(rel=2)@5"]);
         assert_eq!(plan.measures[0].kind, MeasureKind::Trec(TrecMeasure::parse(Family::NdcgCut, "10").unwrap()));
         assert_eq!(plan.measures[3].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: true }));
         // serpsim's spelling is binary RBP; ir_measures' gains are the grades themselves.
         assert_eq!(plan.measures[4].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: false }));
-        let irm = Plan::parse(&["RBP(p=0.5)@10", "RBP(rel=2,p=0.8)", "ERR@10", "err@10"]).unwrap();
+        let irm = MeasurePlan::parse(&["RBP(p=0.5)@10", "RBP(rel=2,p=0.8)", "ERR@10", "err@10"]).unwrap();
         assert_eq!((irm.measures[0].kind.clone(), irm.measures[0].depth), (MeasureKind::Own(Metric::Rbp { p: 0.5, graded: false, raw: true }), Some(10)));
         assert_eq!(irm.measures[1].kind, MeasureKind::Own(Metric::Rbp { p: 0.8, graded: false, raw: false }));
         assert_eq!(irm.measures[1].relevance_level, Some(2));
         // gdeval's ERR (ir_measures' back end) fixes g_max at 4.
         assert_eq!(irm.measures[2].kind, MeasureKind::Own(Metric::Err { k: Some(10), max_grade: Some(4) }));
         assert_eq!(irm.measures[3].kind, MeasureKind::Own(Metric::Err { k: Some(10), max_grade: None }));
-        let e = Plan::parse(&["P(judged_only=True)@5"]).unwrap_err().to_string();
+        let e = MeasurePlan::parse(&["P(judged_only=True)@5"]).unwrap_err().to_string();
         assert!(e.contains("judged_only") && e.contains("not supported"), "{e}");
-        assert!(Plan::parse(&["P(judged_only=False)@5"]).is_ok());
-        assert!(Plan::parse(&["rbp:p=0.8@10"]).is_err() && Plan::parse(&["RBP(p=0.8,gain=graded)"]).is_err());
+        assert!(MeasurePlan::parse(&["P(judged_only=False)@5"]).is_ok());
+        assert!(MeasurePlan::parse(&["rbp:p=0.8@10"]).is_err() && MeasurePlan::parse(&["RBP(p=0.8,gain=graded)"]).is_err());
         assert_eq!(plan.measures[6].depth, Some(10));
         assert_eq!(plan.measures[7].relevance_level, Some(2));
         assert!(plan.needs_docs());
         // `utility` is trec_eval's now; Fujii and Ishikawa's is novelty_utility.
-        assert!(matches!(Plan::parse(&["utility"]).unwrap().measures[0].kind, MeasureKind::Trec(_)));
+        assert!(matches!(MeasurePlan::parse(&["utility"]).unwrap().measures[0].kind, MeasureKind::Trec(_)));
     }
 }

@@ -2,7 +2,7 @@
 //! ([`crate::output::RunDir`]). A run writes into a staging directory beside the output
 //! directory; committing adds `manifest.json` and puts the whole set in place at once, so the
 //! output directory holds one complete run or the previous one. Every file the report and the
-//! `sessions` and `sublists` front ends write goes through [`Staged`].
+//! `sessions` and `sublists` front ends write goes through [`StagedOutput`].
 
 use crate::error::Result;
 use crate::output::{RunDir, RunInfo};
@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// A staged output set.
 #[derive(Debug)]
-pub struct Staged(RunDir);
+pub struct StagedOutput(RunDir);
 
-impl Staged {
+impl StagedOutput {
     /// Stages the output of `command` (e.g. `simulate`) for `target`, recording the scenario's
     /// text hash and seed in the manifest. Refuses a target that holds files serpsim did not
     /// write.
@@ -23,7 +23,7 @@ impl Staged {
             info = info.scenario(t);
         }
         info.seed = seed;
-        Ok(Staged(RunDir::begin(target, info)?))
+        Ok(StagedOutput(RunDir::begin(target, info)?))
     }
 
     /// Stages output for `target` without a scenario.
@@ -32,7 +32,7 @@ impl Staged {
     }
 
     /// Path of `name` inside the staging directory (for writers that stream into it; call
-    /// [`Staged::adopt`] afterwards for a file of the set).
+    /// [`StagedOutput::adopt`] afterwards for a file of the set).
     pub fn staging_path(&self, name: &str) -> PathBuf {
         self.0.staged_path(name)
     }

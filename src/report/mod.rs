@@ -21,200 +21,23 @@
 //! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands over topics and users |
 //! | `differences.svg` | forest plot per profile and pair: each topic's gain difference A - B with its interval over users, sorted, and the mean over topics with its interval over topics and users |
 //! | `samples.csv` | every session (with `[output] samples = true`), streamed to disk |
+//!
+//! This module only renders a run's summary ([`RunSummary`]); [`crate::run`] runs the engine
+//! and calls [`write_report`].
 
 mod files;
 mod plot;
-pub mod calibration;
 pub mod verdict;
 
 use crate::write::{Format, RecordWriter};
-pub use files::Staged;
+pub use files::StagedOutput;
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
 use crate::error::{Error, Result};
-use crate::scenario::{Detail, Loaded, Scenario, ScenarioRun};
-use crate::simulate::summary::{DiffSummary, Grid, PairSummary};
-use crate::simulate::{Plan, ReportSink, RunSummary, SinkConfig, MEASURES};
-use crate::stats::Sketch;
+use crate::scenario::{Detail, Scenario};
+use crate::simulate::summary::{DiffSummary, PairSummary};
+use crate::simulate::{RunSummary, MEASURES};
 use serde::Serialize;
-
-/// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
-pub fn nice_ceil(x: f64) -> f64 {
-    if !(x.is_finite() && x > 0.0) {
-        return 1.0;
-    }
-    let p = 10f64.powf(x.log10().floor());
-    for m in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] {
-        if m * p >= x * (1.0 - 1e-12) {
-            return m * p;
-        }
-    }
-    10.0 * p
-}
-
-/// Collects time and effort of every session (for the pilot).
-struct Pilot(std::sync::Mutex<(Sketch, Sketch)>);
-
-impl crate::simulate::Sink for Pilot {
-    type Acc = (Sketch, Sketch);
-    fn start(&self, _: &crate::simulate::Unit) -> Self::Acc {
-        (Sketch::default(), Sketch::default())
-    }
-    fn record(&self, acc: &mut Self::Acc, r: &crate::simulate::Record) {
-        for o in r.outcomes.iter().flatten() {
-            acc.0.add(o.time);
-            acc.1.add(o.effort);
-        }
-    }
-    fn finish(&self, _: &crate::simulate::Unit, acc: Self::Acc) -> Result<()> {
-        let mut g = self.0.lock().expect("no panics while locked");
-        g.0.merge(&acc.0);
-        g.1.merge(&acc.1);
-        Ok(())
-    }
-}
-
-/// The largest hard budget of the profiles on one axis, if every profile has a fixed one.
-fn budget_max(loaded: &Loaded, effort: bool) -> Option<f64> {
-    let mut max: f64 = 0.0;
-    for p in &loaded.prepared {
-        let b = if effort { &p.profile.budget.effort } else { &p.profile.budget.seconds };
-        max = max.max(b.as_ref()?.fixed()?);
-    }
-    (max > 0.0 && max.is_finite()).then_some(max)
-}
-
-/// Most sessions a pilot simulates (users x topics x systems x profiles).
-pub const PILOT_SESSIONS: u64 = 100_000;
-
-/// Users of the pilot: the run's first users, at most 500, and no more than keep the pilot
-/// within [`PILOT_SESSIONS`] sessions over `cells` (topic, system, profile) cells (at least one
-/// user). A 99th percentile from 100,000 sessions is well determined, and a sweep of many
-/// profiles no longer simulates its whole run twice.
-pub fn pilot_users(replicates: u64, cells: u64) -> u64 {
-    replicates.min(500).min((PILOT_SESSIONS / cells.max(1)).max(1))
-}
-
-/// The grids and budgets of the report: from `[report]`, else the profiles' budgets, else a
-/// pilot of the run's first users ([`pilot_users`]; deterministic: the same users as the run).
-pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f64>, Vec<f64>)> {
-    let spec = &scenario.report;
-    let need_pilot = (spec.time_grid.is_none() && budget_max(loaded, false).is_none())
-        || (spec.effort_grid.is_none() && budget_max(loaded, true).is_none());
-    let (mut t99, mut e99) = (1.0, 1.0);
-    if need_pilot {
-        let cells = (loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len()).max(1) as u64;
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
-        let pilot = Pilot(std::sync::Mutex::new((Sketch::default(), Sketch::default())));
-        crate::simulate::run(&plan, &pilot, &|_, _| {})?;
-        let (t, e) = pilot.0.into_inner().expect("no panics while locked");
-        t99 = nice_ceil(t.quantile(0.99));
-        e99 = nice_ceil(e.quantile(0.99));
-    }
-    let time = match spec.time_grid {
-        Some(g) => Grid::to(g.max, g.points),
-        None => Grid::to(budget_max(loaded, false).unwrap_or(t99), 61),
-    };
-    let effort = match spec.effort_grid {
-        Some(g) => Grid::to(g.max, g.points),
-        None => Grid::to(budget_max(loaded, true).unwrap_or(e99), 61),
-    };
-    let default_budgets = |g: &Grid| vec![g.max() / 4.0, g.max() / 2.0, g.max()];
-    let tb = spec.time_budgets.clone().unwrap_or_else(|| default_budgets(&time));
-    let eb = spec.effort_budgets.clone().unwrap_or_else(|| default_budgets(&effort));
-    Ok((time, effort, tb, eb))
-}
-
-/// Simulates a loaded scenario and writes its report into `[output] dir`.
-pub fn run_and_write(scenario: &Scenario, loaded: &Loaded, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    let mut staged = stage(scenario, "simulate")?;
-    let (summary, rendered) = run_into(scenario, loaded, &mut staged, progress)?;
-    let written = staged.commit()?;
-    Ok(ScenarioRun { written, summary, answer: rendered.answer, warnings: rendered.warnings })
-}
-
-/// Stages the output directory of `scenario` for `command`; the manifest records the seed and
-/// the hash of the scenario as run (after command-line overrides), with `[output] dir` left
-/// empty: where the output goes does not change it, so the manifest does not depend on it.
-pub fn stage(scenario: &Scenario, command: &str) -> Result<Staged> {
-    let mut hashed = scenario.clone();
-    hashed.output.dir = std::path::PathBuf::new();
-    // The manifest hashes this text: a scenario that cannot be written back is an error, not the
-    // hash of an empty text.
-    let text = toml::to_string(&hashed).map_err(|e| Error::Invalid(format!("scenario `{}`: cannot write it for the manifest's hash: {e}", scenario.name)))?;
-    Staged::begin(&scenario.output.dir, command, Some(&text), Some(scenario.seed))
-}
-
-/// The report sink's settings for `scenario`: grids and budgets (from a deterministic pilot
-/// where the scenario does not give them), quantiles per topic or pooled, the compared pairs,
-/// and where to stream samples (`samples`).
-pub fn sink_config(scenario: &Scenario, loaded: &Loaded, samples: Option<std::path::PathBuf>) -> Result<SinkConfig> {
-    let (time_grid, effort_grid, time_budgets, effort_budgets) = grids(scenario, loaded)?;
-    let cells = loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len();
-    let per_topic = scenario.report.per_topic_quantiles.unwrap_or(cells <= 5000);
-    Ok(SinkConfig { per_topic_sketches: per_topic, time_grid, effort_grid, time_budgets, effort_budgets, pairs: loaded.pairs.clone(), samples })
-}
-
-fn plan<'a>(scenario: &Scenario, loaded: &'a Loaded) -> Plan<'a> {
-    Plan { world: &loaded.world, profiles: &loaded.prepared, users: scenario.replicates, seed: scenario.seed, block: None }
-}
-
-fn sink<'a>(scenario: &Scenario, loaded: &'a Loaded, samples: Option<std::path::PathBuf>) -> Result<ReportSink<'a>> {
-    let names: Vec<String> = loaded.prepared.iter().map(|p| p.profile.name.clone()).collect();
-    ReportSink::new(&loaded.world, names, sink_config(scenario, loaded, samples)?)
-}
-
-/// Simulates a loaded scenario and writes its report into `staged` (the caller commits).
-pub fn run_into(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(RunSummary, Rendered)> {
-    let (summary, rendered, _) = run_into_with(scenario, loaded, staged, progress, NoSink)?;
-    Ok((summary, rendered))
-}
-
-/// A sink that keeps nothing.
-struct NoSink;
-
-impl crate::simulate::Sink for NoSink {
-    type Acc = ();
-    fn start(&self, _: &crate::simulate::Unit) {}
-    fn record(&self, _: &mut (), _: &crate::simulate::Record) {}
-    fn finish(&self, _: &crate::simulate::Unit, _: ()) -> Result<()> {
-        Ok(())
-    }
-}
-
-/// [`run_into`], feeding `extra` the same sessions in the same pass (the sessions sweep's
-/// tables): one simulation instead of two. Returns `extra` after the run.
-pub fn run_into_with<S: crate::simulate::Sink>(
-    scenario: &Scenario,
-    loaded: &Loaded,
-    staged: &mut Staged,
-    progress: &(dyn Fn(u64, u64) + Sync),
-    extra: S,
-) -> Result<(RunSummary, Rendered, S)> {
-    let parts = scenario.output.samples.then(|| staged.staging_path("samples.parts"));
-    let sink = sink(scenario, loaded, parts.clone())?;
-    let plan = plan(scenario, loaded);
-    let both = (sink, extra);
-    crate::simulate::run(&plan, &both, progress)?;
-    let (sink, extra) = both;
-    let summary = sink.finish_summary();
-    if let Some(dir) = &parts {
-        let units = crate::simulate::engine::units(&plan).len();
-        staged.write_with("samples.csv", |w| {
-            writeln!(w, "{}", ReportSink::samples_header())?;
-            for u in 0..units {
-                let part = ReportSink::part_file(dir, u);
-                let mut f = std::fs::File::open(&part)?;
-                std::io::copy(&mut f, w)?;
-                std::fs::remove_file(&part)?;
-            }
-            Ok(())
-        })?;
-        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    let rendered = write_report(scenario, loaded, staged, &summary)?;
-    Ok((summary, rendered, extra))
-}
 
 /// What a written report says besides its files: the short answer and every warning.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,46 +48,15 @@ pub struct Rendered {
     pub warnings: Vec<String>,
 }
 
-fn write_report(scenario: &Scenario, loaded: &Loaded, staged: &mut Staged, summary: &RunSummary) -> Result<Rendered> {
-    let report = Report::new(scenario, summary, &loaded.warnings);
+/// Writes the report of `summary` (a run of `scenario`; `warnings` are the loaded scenario's)
+/// into `staged` and records its warnings in the manifest.
+pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut StagedOutput, summary: &RunSummary) -> Result<Rendered> {
+    let report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings);
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
     for w in &report.warnings {
         staged.warn(w.clone());
     }
     Ok(Rendered { answer: report.answer, warnings: report.warnings })
-}
-
-/// The number of units of work of `scenario` (see [`crate::simulate::engine::units`]): the
-/// pieces a distributed run shards.
-pub fn unit_count(scenario: &Scenario, loaded: &Loaded) -> usize {
-    crate::simulate::engine::units(&plan(scenario, loaded)).len()
-}
-
-/// Runs the units `range` of `scenario` (one shard of a distributed run) and returns the
-/// report sink's state ([`ReportSink::state`]). Shards that together cover every unit, merged
-/// by [`write_sharded`], give the report [`run_and_write`] writes. Samples are not collected.
-pub fn run_shard(scenario: &Scenario, loaded: &Loaded, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<u8>> {
-    let sink = sink(scenario, loaded, None)?;
-    crate::simulate::engine::run_units(&plan(scenario, loaded), &sink, range, progress)?;
-    Ok(sink.state())
-}
-
-/// Merges the states of shards ([`run_shard`]) and writes the report into `[output] dir`, as
-/// [`run_and_write`] does for one process. Refuses a scenario that asks for samples (a
-/// sharded run does not collect them).
-pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -> Result<ScenarioRun> {
-    if scenario.output.samples {
-        return Err(Error::Invalid("a sharded run does not collect per-session samples: set `[output] samples = false`".into()));
-    }
-    let sink = sink(scenario, loaded, None)?;
-    for s in states {
-        sink.merge_state(s)?;
-    }
-    let mut staged = stage(scenario, "simulate")?;
-    let summary = sink.finish_summary();
-    let rendered = write_report(scenario, loaded, &mut staged, &summary)?;
-    let written = staged.commit()?;
-    Ok(ScenarioRun { written, summary, answer: rendered.answer, warnings: rendered.warnings })
 }
 
 /// Everything the report writes.
@@ -375,11 +167,6 @@ struct Table<'r> {
 }
 
 impl<'a> Report<'a> {
-    /// The report of a run.
-    pub fn new(scenario: &'a Scenario, summary: &'a RunSummary, warnings: &[String]) -> Self {
-        Self::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings)
-    }
-
     /// The report of a run named `scenario` with `seed` and `users` per profile; `warnings` are
     /// the scenario's, the summary's are added. (The answer names no output path, so that the
     /// files do not depend on where they are written.)
@@ -576,7 +363,7 @@ impl<'a> Report<'a> {
     /// Writes every file into `out`: the CSV tables of its detail level, `summary.json` (the
     /// run's settings and warnings and its tables as lists of flat records, the columns of the
     /// CSV files) and the plots.
-    pub fn write(&self, out: &mut Staged, plot: bool, bins: usize) -> Result<()> {
+    pub fn write(&self, out: &mut StagedOutput, plot: bool, bins: usize) -> Result<()> {
         let tables = self.tables(bins);
         // Columns: the widest row's (a pooled comparison has the over-topics inference that a
         // per-topic one leaves undefined).
@@ -658,49 +445,3 @@ fn histogram(entries: &[(f64, u64)], bins: usize) -> Vec<(f64, f64, u64)> {
     counts.into_iter().enumerate().map(|(i, c)| (edge(i), edge(i + 1), c)).collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nice_numbers() {
-        assert_eq!(nice_ceil(0.7), 0.8);
-        assert_eq!(nice_ceil(13.0), 15.0);
-        assert_eq!(nice_ceil(240.0), 250.0);
-        assert_eq!(nice_ceil(300.0), 300.0);
-        assert_eq!(nice_ceil(801.0), 1000.0);
-    }
-
-    /// Shards merged in any order give the summary of one run over every unit (the reference
-    /// is the single-process `run_into` path: `ReportSink` fed by `simulate::run`).
-    #[test]
-    fn sharded_states_merge_into_the_single_run() {
-        let mut scenario = Scenario::embedded_default();
-        scenario.replicates = 700;
-        scenario.seed = 3;
-        let loaded = scenario.load(std::path::Path::new(".")).unwrap();
-        let whole = sink(&scenario, &loaded, None).unwrap();
-        crate::simulate::run(&plan(&scenario, &loaded), &whole, &|_, _| {}).unwrap();
-        // Compared through Debug: NaN fields (e.g. quantiles of an empty budget sketch) print
-        // alike, while `==` would call them different.
-        let want = format!("{:?}", whole.finish_summary());
-        let n = unit_count(&scenario, &loaded);
-        assert!(n > 10, "{n} units");
-        let shards: Vec<Vec<u8>> = [0..3, 3..n / 2, n / 2..n].into_iter().map(|r| run_shard(&scenario, &loaded, r, &|_, _| {}).unwrap()).collect();
-        for order in [[0, 1, 2], [2, 0, 1]] {
-            let merged = sink(&scenario, &loaded, None).unwrap();
-            for i in order {
-                merged.merge_state(&shards[i]).unwrap();
-            }
-            assert_eq!(format!("{:?}", merged.finish_summary()), want);
-        }
-        // A missing shard changes the summary; a damaged state is refused whole.
-        let partial = sink(&scenario, &loaded, None).unwrap();
-        partial.merge_state(&shards[0]).unwrap();
-        partial.merge_state(&shards[2]).unwrap();
-        assert_ne!(format!("{:?}", partial.finish_summary()), want);
-        let damaged = sink(&scenario, &loaded, None).unwrap();
-        assert!(damaged.merge_state(&shards[1][..shards[1].len() - 1]).is_err());
-        assert!(damaged.merge_state(b"not a state").is_err());
-    }
-}

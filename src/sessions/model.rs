@@ -24,7 +24,7 @@ use crate::error::{check_probability, Error, Result};
 use crate::limits::check_non_negative;
 pub use crate::collection::queries::SessionTopic;
 use crate::rng::{derive_key, item_key, mix64, unit};
-use crate::simulate::walk::{walk as engine_walk, FixedChoice, Outcome, Scratch as WalkScratch, Stage, Step as WalkStep, Trace};
+use crate::simulate::walk::{walk as engine_walk, FixedChoice, Outcome, Scratch as WalkScratch, SystemOnTopic, Step as WalkStep, Trace};
 use crate::simulate::world::{QueryList, World, WorldTopic};
 use crate::user::{
     ActionParams, ActionTable, Basis, Budget, Cascade, ContinuationModel, CreditOn, Delays, GainKind, Param, StoppingRuleKind, SublistUse,
@@ -383,7 +383,7 @@ pub fn walk<F: FnMut(Step)>(topic: &SessionTopic, cfg: &SessionConfig, key: u64,
     cfg.apply_interface(&mut world);
     let user = cfg.profile("searcher").resolve(0, 0);
     let sys = &world.systems[0];
-    let stage = Stage {
+    let stage = SystemOnTopic {
         topic: &world.topics[0],
         queries: sys.serps[0].as_deref().unwrap_or(&[]),
         delays: &sys.delays,

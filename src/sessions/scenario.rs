@@ -82,9 +82,9 @@ pub fn quality_csv(world: &World) -> String {
 pub fn run_sessions(mut s: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Written> {
     overrides.apply(&mut s)?;
     let loaded = s.load(base)?;
-    let mut staged = crate::report::stage(&s, "sessions run")?;
+    let mut staged = crate::run::stage(&s, "sessions run")?;
     // One pass: the common report's sink and the sweep's tables see the same sessions.
-    let (_, rendered, sweep) = crate::report::run_into_with(&s, &loaded, &mut staged, progress, SweepSink::new(&loaded.world, loaded.prepared.len()))?;
+    let (rendered, sweep) = crate::run::run_into_with(&s, &loaded, &mut staged, progress, SweepSink::new(&loaded.world, loaded.prepared.len()))?;
     let results = sweep.results(&loaded.world, &labels(&loaded));
     staged.write("sessions.csv", results_csv(&results).as_bytes())?;
     staged.write("query_quality.csv", quality_csv(&loaded.world).as_bytes())?;
@@ -100,7 +100,7 @@ pub fn run_sweep(mut s: Scenario, base: &Path, overrides: &Overrides, progress: 
             s.name
         )));
     }
-    let mut staged = crate::report::stage(&s, "sessions sweep")?;
+    let mut staged = crate::run::stage(&s, "sessions sweep")?;
     let loaded = s.load(base)?;
     let results = sweep_world(&loaded.world, &loaded.prepared, &labels(&loaded), s.replicates, s.seed, progress)?;
     let best = best_points(&results);

@@ -4,7 +4,7 @@
 
 use super::model::{with_threshold, SessionConfig, SessionOutcome, SessionTopic};
 use crate::error::{Error, Result};
-use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
+use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
 use crate::simulate::world::World;
 use crate::stats::multitest::{adjust_finite, Method};
 use crate::stats::{paired_t_test, quantile_of_counts, sd, Moments, PairedT};
@@ -288,7 +288,7 @@ pub struct PointLabel {
 /// id, user)`); results do not depend on the thread count.
 pub fn sweep_world(
     world: &World,
-    prepared: &[Prepared],
+    prepared: &[PreparedProfile],
     labels: &[PointLabel],
     users: u64,
     seed: u64,
@@ -301,7 +301,7 @@ pub fn sweep_world(
         return Err(Error::Invalid("nothing to sweep: no points".into()));
     }
     let sink = SweepSink::new(world, prepared.len());
-    let plan = Plan { world, profiles: prepared, users, seed, block: None };
+    let plan = RunPlan { world, profiles: prepared, users, seed, block: None };
     run(&plan, &sink, progress)?;
     Ok(sink.results(world, labels))
 }
@@ -400,9 +400,9 @@ pub fn run_points(
         for g in groups {
             let mut world = crate::scenario::world_from_query_sets(&[(set.label.clone(), set.topics.clone())])?;
             points[g[0]].config.apply_interface(&mut world);
-            let prepared: Vec<Prepared> = g
+            let prepared: Vec<PreparedProfile> = g
                 .iter()
-                .map(|&i| Prepared::new(&world, &points[i].config.profile(&format!("{} {}", points[i].rule, points[i].threshold)), seed, None))
+                .map(|&i| PreparedProfile::new(&world, &points[i].config.profile(&format!("{} {}", points[i].rule, points[i].threshold)), seed, None))
                 .collect::<Result<_>>()?;
             let labels: Vec<PointLabel> = g.iter().map(|&i| PointLabel { rule: points[i].rule.clone(), threshold: points[i].threshold }).collect();
             for (r, &i) in sweep_world(&world, &prepared, &labels, replicates as u64, seed, progress)?.into_iter().zip(&g) {

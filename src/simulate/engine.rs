@@ -8,7 +8,7 @@
 //! systems at once (so it can pair them) and must merge units in an order-independent way (or
 //! keep them apart); the output is then the same for any `--threads`.
 
-use super::walk::{first_sublist, walk, DirichletChooser, GainEvents, Outcome, Scratch, Stage};
+use super::walk::{first_sublist, walk, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
 use super::world::World;
 use crate::error::{Error, Result};
 use crate::rng::{derive_key, hash_str};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 /// A profile made ready for a world: its click-model tables per topic and its sublist priors.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub struct PreparedProfile {
     /// The profile.
     pub profile: UserProfile,
     /// The resolved user when no parameter varies between users.
@@ -71,7 +71,7 @@ fn coverage(world: &World, tables: &[ClickTables]) -> Vec<(String, Coverage)> {
         .collect()
 }
 
-impl Prepared {
+impl PreparedProfile {
     /// Prepares `profile` for `world`; `clicks` is the loaded click model when the profile has
     /// one. Documents the model does not know follow the profile's `unseen` policy (mapped by
     /// grade with `"labels"` or `"quantile"`, see `clickmodels::portable`); a warning says what
@@ -229,14 +229,14 @@ impl Prepared {
             samplers.push(per_system);
         }
         let fixed = (!profile.varies()).then(|| profile.resolve(seed, 0));
-        Ok(Prepared { profile: profile.clone(), fixed, clicks: tables, samplers, warnings })
+        Ok(PreparedProfile { profile: profile.clone(), fixed, clicks: tables, samplers, warnings })
     }
 }
 
 /// What to simulate: the walk's world and prepared profiles by default, or the stream path's
 /// (`simulate::stream::StreamPlan`).
 #[derive(Debug)]
-pub struct Plan<'a, W = World, P = Prepared> {
+pub struct RunPlan<'a, W = World, P = PreparedProfile> {
     /// Topics, systems, interface.
     pub world: &'a W,
     /// Prepared profiles.
@@ -249,15 +249,15 @@ pub struct Plan<'a, W = World, P = Prepared> {
     pub block: Option<u64>,
 }
 
-impl<W, P> Clone for Plan<'_, W, P> {
+impl<W, P> Clone for RunPlan<'_, W, P> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<W, P> Copy for Plan<'_, W, P> {}
+impl<W, P> Copy for RunPlan<'_, W, P> {}
 
-impl<W, P> Plan<'_, W, P> {
+impl<W, P> RunPlan<'_, W, P> {
     /// The plan's units of work, in order (profile-major, then blocks of users): the same
     /// partition for every front end of the engine.
     pub fn units(&self) -> Vec<Unit> {
@@ -324,7 +324,7 @@ pub trait Sink: Sync {
 }
 
 /// The units of `plan`, in order.
-pub fn units(plan: &Plan) -> Vec<Unit> {
+pub fn units(plan: &RunPlan) -> Vec<Unit> {
     plan.units()
 }
 
@@ -348,7 +348,7 @@ pub fn user_key(topic_key: u64, user: u64) -> u64 {
 }
 
 /// Runs `plan` on the current rayon pool; `progress(done, total)` is called after each unit.
-pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
+pub fn run<S: Sink>(plan: &RunPlan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
     run_units(plan, sink, 0..usize::MAX, progress)
 }
 
@@ -356,7 +356,7 @@ pub fn run<S: Sink>(plan: &Plan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync))
 /// of the run for another process or machine (the Spark simulation). The units, their users
 /// and their random streams are those of the whole plan, so the shards of a partition of
 /// `0..units(plan).len()` together feed a sink exactly what [`run`] feeds it.
-pub fn run_units<S: Sink>(plan: &Plan, sink: &S, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
+pub fn run_units<S: Sink>(plan: &RunPlan, sink: &S, range: std::ops::Range<usize>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {
     plan.world.validate()?;
     if plan.profiles.is_empty() {
         return Err(Error::Invalid("no user profiles to simulate".into()));
@@ -391,7 +391,7 @@ pub fn drive<S: Sink>(
     })
 }
 
-fn run_unit<S: Sink>(plan: &Plan, sink: &S, unit: &Unit) -> S::Acc {
+fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit) -> S::Acc {
     let world = plan.world;
     let prepared = &plan.profiles[unit.profile];
     let users: Vec<ResolvedUser> = match &prepared.fixed {
@@ -406,11 +406,11 @@ fn run_unit<S: Sink>(plan: &Plan, sink: &S, unit: &Unit) -> S::Acc {
     for (t, topic) in world.topics.iter().enumerate() {
         let th = hash_str(&topic.id);
         let tk = topic_key(plan.seed, th);
-        let stages: Vec<Option<Stage>> = world
+        let stages: Vec<Option<SystemOnTopic>> = world
             .systems
             .iter()
             .map(|s| {
-                s.serps[t].as_ref().map(|queries| Stage {
+                s.serps[t].as_ref().map(|queries| SystemOnTopic {
                     topic,
                     queries,
                     delays: &s.delays,
@@ -493,9 +493,9 @@ mod tests {
     fn thread_count_does_not_change_outcomes_and_blocks_do_not_either() {
         let c = crate::collection::synthetic::SyntheticConfig { topics: 3, docs_per_topic: 30, ..Default::default() }.generate().unwrap();
         let world = World::from_collection(&c);
-        let prepared = [Prepared::new(&world, &UserProfile::named("a"), 5, None).unwrap()];
+        let prepared = [PreparedProfile::new(&world, &UserProfile::named("a"), 5, None).unwrap()];
         let run_with = |threads: usize, block: Option<u64>| {
-            let plan = Plan { world: &world, profiles: &prepared, users: 2000, seed: 5, block };
+            let plan = RunPlan { world: &world, profiles: &prepared, users: 2000, seed: 5, block };
             let sink = Collect(Mutex::new(Vec::new()));
             rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| run(&plan, &sink, &|_, _| {}).unwrap());
             let mut v = sink.0.into_inner().unwrap();

@@ -12,12 +12,12 @@
 //!   streamed samples) with memory independent of the number of users.
 //!
 //! ```
-//! use serpsim::simulate::{one_list_world, outcomes, Prepared};
+//! use serpsim::simulate::{one_list_world, outcomes, PreparedProfile};
 //! use serpsim::user::{ContinuationModel, Param, UserProfile};
 //! let world = one_list_world(vec![1, 0, 1, 0, 0], 10);
 //! let mut user = UserProfile::named("patient");
 //! user.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(0.8) });
-//! let prepared = Prepared::new(&world, &user, 42, None).unwrap();
+//! let prepared = PreparedProfile::new(&world, &user, 42, None).unwrap();
 //! let out = outcomes(&world, &prepared, 1000, 42).unwrap();
 //! assert!(out.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
@@ -29,9 +29,9 @@ pub mod walk;
 pub mod world;
 
 pub use crate::rng::bernoulli;
-pub use engine::{default_block, run, session_key, Plan, Prepared, Record, Sink, Unit};
+pub use engine::{default_block, run, session_key, RunPlan, PreparedProfile, Record, Sink, Unit};
 pub use summary::{Better, MeasureInfo, ReportSink, RunSummary, SinkConfig, MEASURES, N_MEASURES};
-pub use walk::{walk, Outcome, Scratch, Stage, Step, Trace};
+pub use walk::{walk, Outcome, Scratch, SystemOnTopic, Step, Trace};
 pub use world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
 
 use crate::error::Result;
@@ -82,8 +82,8 @@ impl Sink for FirstCell {
 
 /// The outcomes of `users` users of one prepared profile on the first topic and system of
 /// `world`, in user order (the engine's loop with a collecting sink).
-pub fn outcomes(world: &World, prepared: &Prepared, users: u64, seed: u64) -> Result<Vec<Outcome>> {
-    let plan = Plan { world, profiles: std::slice::from_ref(prepared), users, seed, block: None };
+pub fn outcomes(world: &World, prepared: &PreparedProfile, users: u64, seed: u64) -> Result<Vec<Outcome>> {
+    let plan = RunPlan { world, profiles: std::slice::from_ref(prepared), users, seed, block: None };
     let sink = FirstCell(Mutex::new(Vec::new()));
     run(&plan, &sink, &|_, _| {})?;
     let mut v = sink.0.into_inner().expect("no panics while locked");
@@ -92,13 +92,12 @@ pub fn outcomes(world: &World, prepared: &Prepared, users: u64, seed: u64) -> Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::scenario::Scenario;
     use crate::user::{ContinuationModel, Dist, Param, UserProfile};
 
     /// Collects every outcome of every cell: (profile, topic, system) -> outcomes in user order.
-    struct All(Mutex<Vec<((usize, usize, usize), u64, Outcome)>>);
+    pub(crate) struct All(pub(crate) Mutex<Vec<((usize, usize, usize), u64, Outcome)>>);
 
     impl Sink for All {
         type Acc = Vec<((usize, usize, usize), u64, Outcome)>;
@@ -118,57 +117,8 @@ mod tests {
         }
     }
 
-    fn mean_var(xs: &[f64]) -> (f64, f64) {
+    pub(crate) fn mean_var(xs: &[f64]) -> (f64, f64) {
         (crate::stats::mean(xs), crate::stats::sd(xs).powi(2))
-    }
-
-    /// The default scenario with the patient user's persistence written as a point distribution
-    /// gives the means of the earlier engine (tests/fixtures/simulate/default_v0.csv: 10^6
-    /// replicates per cell from commit 923c977, on topics 301-303 of the bundled collection)
-    /// within 4 standard errors of the difference, for every topic, system, profile and measure
-    /// (72 comparisons). The collection is cut to those three topics here too.
-    #[test]
-    fn point_persistence_equals_the_earlier_engine() {
-        let mut s = Scenario::embedded_default();
-        s.profiles[0].continuation = Some(ContinuationModel::Rbp { p: Param::Dist(Dist::Point { value: 0.8 }) });
-        let dir = tempfile::tempdir().unwrap();
-        let three = |text: &str| -> String {
-            text.lines().filter(|l| ["301", "302", "303"].contains(&l.split_whitespace().next().unwrap_or(""))).map(|l| format!("{l}\n")).collect()
-        };
-        std::fs::write(dir.path().join("qrels"), three(crate::scenario::DEFAULT_QRELS)).unwrap();
-        std::fs::write(dir.path().join("run"), three(crate::scenario::DEFAULT_RUN)).unwrap();
-        match &mut s.collection {
-            crate::scenario::CollectionSource::Trec(t) => {
-                t.qrels = dir.path().join("qrels");
-                t.runs = vec![dir.path().join("run")];
-            }
-            _ => panic!("the default scenario reads TREC files"),
-        }
-        let loaded = s.load(std::path::Path::new(".")).unwrap();
-        assert_eq!(loaded.world.topics.len(), 3);
-        let users = 200_000u64;
-        let plan = Plan { world: &loaded.world, profiles: &loaded.prepared, users, seed: 99, block: None };
-        let sink = All(Mutex::new(Vec::new()));
-        run(&plan, &sink, &|_, _| {}).unwrap();
-        let all = sink.0.into_inner().unwrap();
-        let reference = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/simulate/default_v0.csv")).unwrap();
-        let mut compared = 0;
-        for line in reference.lines().skip(1) {
-            let f: Vec<&str> = line.split(',').collect();
-            let (t, sys, prof, m) = (f[0], f[1], f[2], f[3]);
-            let (old_mean, old_se): (f64, f64) = (f[5].parse().unwrap(), f[7].parse().unwrap());
-            let ti = loaded.world.topics.iter().position(|x| x.id == t).unwrap();
-            let si = loaded.world.system_index(sys).unwrap();
-            let pi = loaded.prepared.iter().position(|p| p.profile.name == prof).unwrap();
-            let mi = summary::measure_index(m).unwrap();
-            let xs: Vec<f64> = all.iter().filter(|x| x.0 == (pi, ti, si)).map(|x| x.2.measures()[mi]).collect();
-            assert_eq!(xs.len() as u64, users);
-            let (mean, var) = mean_var(&xs);
-            let se = (var / users as f64 + old_se * old_se).sqrt();
-            assert!((mean - old_mean).abs() <= 4.0 * se + 1e-12, "{t} {sys} {prof} {m}: {mean} vs earlier {old_mean} (se {se})");
-            compared += 1;
-        }
-        assert_eq!(compared, 72);
     }
 
     /// Depth on a long list of non-relevant results with persistence p: P(D >= k) = p^(k-1), so
@@ -184,7 +134,7 @@ mod tests {
         let depths = |p: Param| -> Vec<f64> {
             let mut prof = UserProfile::named("u");
             prof.continuation = Some(ContinuationModel::Rbp { p });
-            let prepared = Prepared::new(&world, &prof, 8, None).unwrap();
+            let prepared = PreparedProfile::new(&world, &prof, 8, None).unwrap();
             outcomes(&world, &prepared, users, 8).unwrap().iter().map(|o| o.depth as f64).collect()
         };
         let check = |xs: &[f64], mean: f64, var: f64| {
@@ -211,8 +161,8 @@ mod tests {
         let mut prof = UserProfile::named("u");
         prof.continuation = Some(ContinuationModel::Rbp { p: Param::Dist(Dist::Beta { a: 8.0, b: 2.0 }) });
         prof.clicks = crate::user::Cascade::fixed(&[0.3, 0.7, 0.9], &[0.0, 0.2, 0.4], &[0.0, 1.0]);
-        let prepared = [Prepared::new(&world, &prof, 4, None).unwrap()];
-        let plan = Plan { world: &world, profiles: &prepared, users: 5000, seed: 4, block: None };
+        let prepared = [PreparedProfile::new(&world, &prof, 4, None).unwrap()];
+        let plan = RunPlan { world: &world, profiles: &prepared, users: 5000, seed: 4, block: None };
         let sink = All(Mutex::new(Vec::new()));
         run(&plan, &sink, &|_, _| {}).unwrap();
         let all = sink.0.into_inner().unwrap();
@@ -229,7 +179,7 @@ mod tests {
 
     fn cascade(grades: Vec<i32>, page_size: usize, prof: &UserProfile, users: u64) -> Vec<Outcome> {
         let world = one_list_world(grades, page_size);
-        let prepared = Prepared::new(&world, prof, 11, None).unwrap();
+        let prepared = PreparedProfile::new(&world, prof, 11, None).unwrap();
         outcomes(&world, &prepared, users, 11).unwrap()
     }
 
@@ -313,7 +263,7 @@ mod properties {
             let world = one_list_world(grades.clone(), page_size);
             let r = user.resolve(seed, 0);
             let sys = &world.systems[0];
-            let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: walk::first_sublist(sys.serps[0].as_deref().unwrap()) };
+            let stage = SystemOnTopic { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap(), delays: &sys.delays, page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: walk::first_sublist(sys.serps[0].as_deref().unwrap()) };
             let o = walk(&stage, &r, &r.grades, &mut walk::FixedChoice(Vec::new()), seed, &mut Scratch::default(), &mut ());
             let depth = o.depth as usize;
             prop_assert!(depth >= 1 && depth <= grades.len());

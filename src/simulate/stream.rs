@@ -12,12 +12,12 @@
 //! A, D, V and L are [`Param`]s of a [`StreamProfile`], drawn per user id from the population
 //! streams `(seed, "population", key path, user)`, so every system meets the same users.
 //!
-//! The replicate loop is the engine's ([`Plan::units`], [`super::engine::drive`]):
+//! The replicate loop is the engine's ([`RunPlan::units`], [`super::engine::drive`]):
 //! units of users, rayon, any [`Sink`]. [`MsuSink`] gives MSU (mean over users of the user's
 //! mean gain over topics); the report's [`super::ReportSink`] gives every measure, the paired
 //! comparisons and the verdicts over [`StreamWorld::report_world`].
 
-use super::engine::{drive, session_key, Plan, Record, Sink, Unit};
+use super::engine::{drive, session_key, RunPlan, Record, Sink, Unit};
 use super::walk::{GainEvents, Outcome, Trace};
 use super::world::{World, WorldSystem, WorldTopic};
 use crate::error::{Error, Result};
@@ -335,7 +335,7 @@ pub fn read_visits(
 }
 
 /// What to simulate: the engine's plan over a stream world and stream profiles.
-pub type StreamPlan<'a> = Plan<'a, StreamWorld, StreamProfile>;
+pub type StreamPlan<'a> = RunPlan<'a, StreamWorld, StreamProfile>;
 
 /// Runs `plan` on the current rayon pool with the engine's replicate loop.
 pub fn run<S: Sink>(plan: &StreamPlan, sink: &S, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<()> {

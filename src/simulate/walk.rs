@@ -278,7 +278,7 @@ impl SublistChooser for FixedChoice {
 
 /// Everything about one (topic, system) the walk needs besides the user.
 #[derive(Debug, Clone, Copy)]
-pub struct Stage<'a> {
+pub struct SystemOnTopic<'a> {
     /// The topic.
     pub topic: &'a WorldTopic,
     /// Lists of the query variants, in issue order.
@@ -297,7 +297,7 @@ pub struct Stage<'a> {
 }
 
 /// Index of the first list of `queries` with sublists, `queries.len()` when none (see
-/// [`Stage::sublists_from`]).
+/// [`SystemOnTopic::sublists_from`]).
 pub fn first_sublist(queries: &[QueryList]) -> usize {
     queries.iter().position(|l| l.sublists.is_some()).unwrap_or(queries.len())
 }
@@ -427,7 +427,7 @@ fn rules_stop(rules: &[Rule], s: &WalkState, key: u64, tag: u64, counter: u64) -
 /// this topic); `chooser` picks sublists; `trace` receives steps and gain events.
 #[allow(clippy::too_many_arguments)]
 pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
-    stage: &Stage,
+    stage: &SystemOnTopic,
     user: &ResolvedUser,
     clicks: &C,
     chooser: &mut S,
@@ -444,7 +444,7 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
 /// [`walk`] for any session (the definition; [`walk_flat`] is its fast path).
 #[allow(clippy::too_many_arguments)]
 fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
-    stage: &Stage,
+    stage: &SystemOnTopic,
     user: &ResolvedUser,
     clicks: &C,
     chooser: &mut S,
@@ -667,7 +667,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
 /// no page draws, click-model continuation or fold: then [`walk_flat`] gives exactly
 /// [`walk_general`]'s outcome and trace.
 #[inline]
-fn is_flat<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) -> bool {
+fn is_flat<C: ClickBehaviour>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C) -> bool {
     let n_queries = stage.queries.len().min(user.max_queries);
     !(user.switch && stage.sublists_from < n_queries)
         && !matches!(user.continuation, Cont::ClickModel)
@@ -680,7 +680,7 @@ fn is_flat<C: ClickBehaviour>(stage: &Stage, user: &ResolvedUser, clicks: &C) ->
 /// as [`walk_general`], query after query down one list each, without the sublist,
 /// examination and page-draw machinery (and no division per result). The test
 /// `flat_walk_equals_general_walk` compares the two on random users and lists.
-fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &Stage, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
+fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
     let topic = stage.topic;
     let costs = &user.costs;
     let delays = stage.delays;
@@ -985,7 +985,7 @@ mod tests {
             }
             user.credit_on = if on_mark { CreditOn::Mark } else { CreditOn::Read };
             let sys = &world.systems[0];
-            let stage = Stage {
+            let stage = SystemOnTopic {
                 topic: &world.topics[0],
                 queries: sys.serps[0].as_deref().unwrap(),
                 delays: &sys.delays,

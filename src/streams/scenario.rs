@@ -6,7 +6,7 @@
 
 use super::io::StreamData;
 use crate::error::{Error, Result};
-use crate::report::{Report, Staged};
+use crate::report::{Report, StagedOutput};
 use crate::scenario::{from_toml, resolve, CompareSpec, Detail};
 use crate::simulate::stream::{run, Msu, MsuSink, StreamPlan, StreamProfile, StreamWorld};
 use crate::simulate::summary::{Grid, SinkConfig};
@@ -227,7 +227,7 @@ pub fn run_scenario(text: &str, context: &str, base: &Path, o: &StreamOverrides,
     let pairs = s.pairs(&world)?;
     let (msu, summary) = simulate(&world, &s.profiles, s.users, s.seed, pairs, progress)?;
     let dir = out.unwrap_or(&s.output.dir);
-    let mut staged = Staged::begin(dir, "streams run", Some(text), Some(s.seed))?;
+    let mut staged = StagedOutput::begin(dir, "streams run", Some(text), Some(s.seed))?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
     let report = Report::of(&s.name, s.seed, s.users, s.output.detail, &summary, &[]);
     report.write(&mut staged, s.output.plot, 20)?;

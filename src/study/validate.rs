@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
 use crate::rng::{hash_str, mix64, unit};
 use crate::simulate::one_list_world;
-use crate::simulate::walk::{walk, FixedChoice, Scratch, Stage, Step};
+use crate::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic, Step};
 use crate::stats::distance::{ks_discrete, multinomial, percentile_interval, total_variation};
 use rand::RngCore;
 use rayon::prelude::*;
@@ -127,7 +127,7 @@ pub fn validate_fit(f: &Fit, test: &StudyLog, qrels: &Qrels, opts: &FitOptions, 
     let run = |i: usize, rng: &mut crate::rng::Stream, clicks: &mut Vec<bool>| -> usize {
         let world = &worlds[i];
         let sys = &world.systems[0];
-        let stage = Stage {
+        let stage = SystemOnTopic {
             topic: &world.topics[0],
             queries: sys.serps[0].as_deref().unwrap_or(&[]),
             delays: &sys.delays,

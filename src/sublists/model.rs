@@ -21,7 +21,7 @@
 //!   shown costs one `paginate` per page turned;
 //! - gain is binary: each examined result with grade > 0 adds 1.
 
-use crate::simulate::walk::{walk, FixedChoice, Stage, Step as WalkStep, Trace};
+use crate::simulate::walk::{walk, FixedChoice, SystemOnTopic, Step as WalkStep, Trace};
 use crate::simulate::world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
 use crate::user::{ActionParams, ActionTable, Budget, Cascade, ContinuationModel, NoAlternative, Param, PriorBase, RankOf, StoppingRuleKind, SublistUse, UserProfile};
 use rand::Rng;
@@ -321,7 +321,7 @@ pub fn topic_world(topic: &TopicSublists, with_sublists: bool) -> World {
 /// a failed continuation, every relevant result found on examination (binary gain), effort
 /// weights for examining, page turns and selections, and the task's cut-off as a stopping rule
 /// (find-N, find-all) or a hard effort budget (effort-B). The sublist prior is the profile's
-/// (replace it with [`Prepared::samplers`] for explicit alphas).
+/// (replace it with [`PreparedProfile::samplers`] for explicit alphas).
 pub fn he_profile(name: &str, cont: &[f64], weights: &ActionWeights, cutoff: CutOff) -> UserProfile {
     let mut p = UserProfile::named(name);
     p.continuation = Some(ContinuationModel::Empirical { p: cont.to_vec(), file: None, rank_of: RankOf::Next });
@@ -366,7 +366,7 @@ pub fn simulate_path<R: Rng + ?Sized>(
     world.page_size = page_size.max(1) as usize;
     let user = he_profile("he", cont, weights, cutoff).resolve(0, 0);
     let sys = &world.systems[0];
-    let stage = Stage { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])) };
+    let stage = SystemOnTopic { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])) };
     let key: u64 = rng.random();
     let mut chooser = FixedChoice(choice.to_vec());
     let out = match trace {

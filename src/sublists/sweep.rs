@@ -5,7 +5,7 @@
 use super::measures::Prior;
 use super::model::{dirichlet_samplers, he_profile, topic_world, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use crate::error::{Error, Result};
-use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
+use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
 use crate::simulate::world::World;
 use crate::stats::{quantile_sorted, Sketch};
 use crate::user::{NoAlternative, PriorBase, SublistUse, UserProfile};
@@ -133,7 +133,7 @@ fn measure_of(cutoff: CutOff) -> usize {
 
 /// Runs the engine on `world` with `prepared` profiles and returns, per (profile, topic,
 /// system), the distribution of the measure of each profile's cut-off.
-fn cell_sketches(world: &World, prepared: &[Prepared], cutoffs: &[CutOff], users: u64, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<Sketch>> {
+fn cell_sketches(world: &World, prepared: &[PreparedProfile], cutoffs: &[CutOff], users: u64, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<Sketch>> {
     let (nt, ns) = (world.topics.len(), world.systems.len());
     let sink = CellSketches {
         topics: nt,
@@ -141,7 +141,7 @@ fn cell_sketches(world: &World, prepared: &[Prepared], cutoffs: &[CutOff], users
         measures: cutoffs.iter().map(|&c| measure_of(c)).collect(),
         cells: (0..prepared.len() * nt * ns).map(|_| Mutex::new(Sketch::default())).collect(),
     };
-    let plan = Plan { world, profiles: prepared, users, seed, block: None };
+    let plan = RunPlan { world, profiles: prepared, users, seed, block: None };
     run(&plan, &sink, progress)?;
     Ok(sink.cells.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect())
 }
@@ -163,7 +163,7 @@ pub fn simulate_users(
 ) -> Result<Vec<f64>> {
     let mut world = topic_world(topic, true);
     world.page_size = page_size.max(1) as usize;
-    let mut prepared = Prepared::new(&world, &he_profile("rlr", cont, weights, cutoff), seed, None)?;
+    let mut prepared = PreparedProfile::new(&world, &he_profile("rlr", cont, weights, cutoff), seed, None)?;
     prepared.samplers[0][0][0] = dirichlet_samplers(alpha)?;
     let m = measure_of(cutoff);
     Ok(crate::simulate::outcomes(&world, &prepared, replicates as u64, seed)?.iter().map(|o| o.measures()[m]).collect())
@@ -174,7 +174,7 @@ pub fn simulate_users(
 pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weights: &ActionWeights) -> f64 {
     let mut world = topic_world(topic, false);
     world.page_size = page_size.max(1) as usize;
-    let prepared = Prepared::new(&world, &he_profile("basic", &[1.0], weights, cutoff), 0, None).expect("no click model, no prior");
+    let prepared = PreparedProfile::new(&world, &he_profile("basic", &[1.0], weights, cutoff), 0, None).expect("no click model, no prior");
     let o = crate::simulate::outcomes(&world, &prepared, 1, 0).expect("a valid one-topic world");
     o.first().map_or(0.0, |o| o.measures()[measure_of(cutoff)])
 }
@@ -214,7 +214,7 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
             }
         }
     }
-    let prepared: Vec<Prepared> = profiles.iter().map(|p| Prepared::new(&world, p, grid.seed, None)).collect::<Result<_>>()?;
+    let prepared: Vec<PreparedProfile> = profiles.iter().map(|p| PreparedProfile::new(&world, p, grid.seed, None)).collect::<Result<_>>()?;
     run_sweep_world(&world, &prepared, &labels, grid, progress)
 }
 
@@ -222,7 +222,7 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
 /// give each profile's (task, prior, lambda) indices into `grid`. The engine runs the users on
 /// the sublist interface; the basic interface is deterministic for He et al.'s user (a failed
 /// continuation stays in "All"), so it is walked once per (topic, task).
-pub fn run_sweep_world(world: &World, prepared: &[Prepared], labels: &[(usize, usize, usize)], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
+pub fn run_sweep_world(world: &World, prepared: &[PreparedProfile], labels: &[(usize, usize, usize)], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
     if world.systems.len() != 2 {
         return Err(Error::Invalid("the sublist sweep needs one system with sublists and its basic twin (interface.basic_twin = true)".into()));
     }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// Sessions with an accepted suggestion, their features, and the accepted candidate.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub struct AcceptedSessions {
     /// Session ids.
     pub ids: Vec<String>,
     /// Features per session.
@@ -23,9 +23,9 @@ pub struct Prepared {
 }
 
 /// Computes features for every session with an accepted suggestion. idf uses all sessions.
-pub fn prepare(sessions: &[Session], mut sim: Option<&mut Similarity<'_>>, progress: &dyn Fn(u64, u64)) -> Prepared {
+pub fn prepare(sessions: &[Session], mut sim: Option<&mut Similarity<'_>>, progress: &dyn Fn(u64, u64)) -> AcceptedSessions {
     let idf = Idf::from_sessions(sessions);
-    let mut p = Prepared { ids: Vec::new(), features: Vec::new(), accepted: Vec::new(), skipped: 0 };
+    let mut p = AcceptedSessions { ids: Vec::new(), features: Vec::new(), accepted: Vec::new(), skipped: 0 };
     for (i, s) in sessions.iter().enumerate() {
         match s.accepted {
             Some(a) => {
@@ -41,7 +41,7 @@ pub fn prepare(sessions: &[Session], mut sim: Option<&mut Similarity<'_>>, progr
 }
 
 /// RR of the accepted suggestion in every prepared session under `model`.
-pub fn reciprocal_ranks(p: &Prepared, model: &Model) -> Vec<f64> {
+pub fn reciprocal_ranks(p: &AcceptedSessions, model: &Model) -> Vec<f64> {
     p.features.iter().zip(&p.accepted).map(|(f, &a)| model.reciprocal_rank(f, a)).collect()
 }
 
@@ -65,7 +65,7 @@ pub fn variance(rr: &[f64]) -> f64 {
 
 /// Sweeps TAM's alpha over 0, 0.1, ..., 1; returns the best model and its MRR
 /// (ties: the smallest alpha).
-pub fn sweep_tam(p: &Prepared) -> (Model, f64) {
+pub fn sweep_tam(p: &AcceptedSessions) -> (Model, f64) {
     best_of((0..=10).map(|i| Model::Tam { alpha: i as f64 / 10.0 }), p)
 }
 
@@ -84,13 +84,13 @@ pub fn tam_r_grid() -> Vec<Model> {
 /// Sweeps TAM-R's weights over [`tam_r_grid`]. The paper calls its sweep greedy; with 66
 /// points every one is evaluated, so the result is the best on the grid (ties: first in grid
 /// order). Returns the best model, its MRR and the MRR of every grid point.
-pub fn sweep_tam_r(p: &Prepared) -> (Model, f64, Vec<(Model, f64)>) {
+pub fn sweep_tam_r(p: &AcceptedSessions) -> (Model, f64, Vec<(Model, f64)>) {
     let all: Vec<(Model, f64)> = tam_r_grid().into_iter().map(|m| (m, mrr(&reciprocal_ranks(p, &m)))).collect();
     let (m, v) = all.iter().fold((all[0].0, f64::NEG_INFINITY), |acc, &(m, v)| if v > acc.1 { (m, v) } else { acc });
     (m, v, all)
 }
 
-fn best_of(models: impl Iterator<Item = Model>, p: &Prepared) -> (Model, f64) {
+fn best_of(models: impl Iterator<Item = Model>, p: &AcceptedSessions) -> (Model, f64) {
     let mut best = (Model::Api, f64::NEG_INFINITY);
     for m in models {
         let v = mrr(&reciprocal_ranks(p, &m));
@@ -121,7 +121,7 @@ pub struct Row {
 }
 
 /// Table 9 for `models` (API first is added when missing), with tests against API and GLF.
-pub fn table9(p: &Prepared, models: &[Model]) -> Vec<Row> {
+pub fn table9(p: &AcceptedSessions, models: &[Model]) -> Vec<Row> {
     let api = reciprocal_ranks(p, &Model::Api);
     let glf = reciprocal_ranks(p, &Model::Glf);
     let mut list = vec![Model::Api];
@@ -203,7 +203,7 @@ mod tests {
     fn mrr_variance_and_table() {
         // Three sessions of two candidates; attention favours candidate 1 in sessions 0 and 1.
         let tf = |f: f64| vec![TermFeatures { f, d: f, glf: 0.0, lch: 0.0 }];
-        let p = Prepared {
+        let p = AcceptedSessions {
             ids: vec!["a".into(), "b".into(), "c".into()],
             features: vec![
                 SessionFeatures { terms: vec![tf(0.1), tf(0.9)] },

@@ -3,7 +3,7 @@ use crate::clickmodels::synthetic::SyntheticSerps;
 use crate::clickmodels::user::FittedClicks;
 use crate::clickmodels::{Dbn, DbnConfig, Gamma};
 use crate::simulate::walk::FixedChoice;
-use crate::simulate::{walk, Prepared, QueryList, Scratch, Stage, Step, World, WorldSystem, WorldTopic};
+use crate::simulate::{walk, PreparedProfile, QueryList, Scratch, SystemOnTopic, Step, World, WorldSystem, WorldTopic};
 use crate::user::{ClickModelSpec, ClickSource, Unseen, UnseenPolicy, UserProfile};
 use rand::Rng;
 use std::sync::Arc;
@@ -162,13 +162,13 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
     };
     let mut profile = UserProfile::named("portable");
     profile.click_model = Some(ClickModelSpec { file: "planted.json".into(), unseen: Unseen::Policy(UnseenPolicy::Auto) });
-    let prepared = Prepared::new(&world, &profile, 3, Some(&src)).unwrap();
+    let prepared = PreparedProfile::new(&world, &profile, 3, Some(&src)).unwrap();
     assert!(prepared.warnings.iter().any(|w| w.contains("fitted on the log's own relevance labels") && w.contains("100.0 % unseen")), "{:?}", prepared.warnings);
     let user = prepared.fixed.clone().unwrap();
     let tables = prepared.clicks.as_ref().unwrap();
     let m = 50_000u64;
     for (t, topic) in world.topics.iter().enumerate() {
-        let stage = Stage {
+        let stage = SystemOnTopic {
             topic,
             queries: world.systems[0].serps[t].as_deref().unwrap(),
             delays: &world.systems[0].delays,
@@ -235,16 +235,16 @@ fn quantile_mapping_reaches_the_walk_and_the_warning_names_it() {
     let mut profile = UserProfile::named("q");
     profile.click_model = Some(ClickModelSpec { file: "log.json".into(), unseen: Unseen::Policy(UnseenPolicy::Auto) });
     // Without a stated choice the run is refused, and the error lists the choices.
-    let e = Prepared::new(&world, &profile, 1, Some(&src)).unwrap_err().to_string();
+    let e = PreparedProfile::new(&world, &profile, 1, Some(&src)).unwrap_err().to_string();
     for choice in ["knows none", "\"quantile\"", "\"labels\"", "--qrels", "\"grade\"", "\"prior\""] {
         assert!(e.contains(choice), "{choice}: {e}");
     }
     // Labels are asked for but the file has none: a clear error.
     profile.click_model.as_mut().unwrap().unseen = Unseen::Policy(UnseenPolicy::Labels);
-    let e = Prepared::new(&world, &profile, 1, Some(&src)).unwrap_err().to_string();
+    let e = PreparedProfile::new(&world, &profile, 1, Some(&src)).unwrap_err().to_string();
     assert!(e.contains("--qrels") && e.contains("quantile"), "{e}");
     profile.click_model.as_mut().unwrap().unseen = Unseen::Policy(UnseenPolicy::Quantile);
-    let p = Prepared::new(&world, &profile, 1, Some(&src)).unwrap();
+    let p = PreparedProfile::new(&world, &profile, 1, Some(&src)).unwrap();
     let t = &p.clicks.as_ref().unwrap()[0];
     for (x, want) in t.attractiveness.iter().zip([0.3125, 0.125, 0.3125]) {
         assert!((x - want).abs() < 1e-12, "{:?}", t.attractiveness);
@@ -275,7 +275,7 @@ fn a_partly_covered_collection_keeps_known_pairs_and_maps_the_rest() {
     let world = crate::simulate::one_list_world(vec![1, 0, 1], 10);
     let mut profile = UserProfile::named("q");
     profile.click_model = Some(ClickModelSpec { file: "log.json".into(), unseen: Unseen::Policy(UnseenPolicy::Quantile) });
-    let p = Prepared::new(&world, &profile, 1, Some(&src)).unwrap();
+    let p = PreparedProfile::new(&world, &profile, 1, Some(&src)).unwrap();
     let t = &p.clicks.as_ref().unwrap()[0];
     for (x, want) in t.attractiveness.iter().zip([0.5, 0.14, 0.38]) {
         assert!((x - want).abs() < 1e-12, "{:?}", t.attractiveness);
@@ -288,7 +288,7 @@ fn a_partly_covered_collection_keeps_known_pairs_and_maps_the_rest() {
     // The default (`auto`) with a partly covering model and no labels keeps today's behaviour:
     // the profile's grade tables (NaN in the tables) for the unknown documents.
     profile.click_model.as_mut().unwrap().unseen = Unseen::default();
-    let p = Prepared::new(&world, &profile, 1, Some(&src)).unwrap();
+    let p = PreparedProfile::new(&world, &profile, 1, Some(&src)).unwrap();
     let t = &p.clicks.as_ref().unwrap()[0];
     assert_eq!(t.attractiveness[0], 0.5);
     assert!(t.attractiveness[1].is_nan() && t.attractiveness[2].is_nan());

@@ -11,14 +11,14 @@
 //! `0.75 sum_i (q_A(i) - q_B(i)) p^i` ([`population_difference`], by hand).
 //!
 //! Each experiment draws `topics` topics, simulates `users` users per topic through the whole
-//! report path (engine, [`crate::simulate::ReportSink`], [`super::verdict`]) and records
+//! report path (engine, [`crate::simulate::ReportSink`], [`crate::report::verdict`]) and records
 //! whether the verdict's interval over topics and users, and the users-only interval, cover the
 //! population difference. `cargo run --release --example coverage` prints the table in
 //! `docs/guide.md`.
 
 use crate::error::Result;
 use crate::simulate::summary::Grid;
-use crate::simulate::{Plan, Prepared, QueryList, ReportSink, SinkConfig, World, WorldSystem, WorldTopic};
+use crate::simulate::{RunPlan, PreparedProfile, QueryList, ReportSink, SinkConfig, World, WorldSystem, WorldTopic};
 use crate::user::{ContinuationModel, Param, UserProfile};
 use rand::Rng;
 
@@ -91,7 +91,7 @@ pub fn experiment(topics: usize, users: u64, seed: u64) -> Result<([f64; 2], [f6
     let world = draw_world(topics, seed);
     let mut user = UserProfile::named("calibration");
     user.continuation = Some(ContinuationModel::Rbp { p: Param::Fixed(PERSISTENCE) });
-    let prepared = Prepared::new(&world, &user, seed, None)?;
+    let prepared = PreparedProfile::new(&world, &user, seed, None)?;
     let cfg = SinkConfig {
         per_topic_sketches: false,
         time_grid: Grid::to(100.0, 2),
@@ -102,10 +102,10 @@ pub fn experiment(topics: usize, users: u64, seed: u64) -> Result<([f64; 2], [f6
         samples: None,
     };
     let sink = ReportSink::new(&world, vec!["calibration".into()], cfg)?;
-    let plan = Plan { world: &world, profiles: std::slice::from_ref(&prepared), users, seed, block: None };
+    let plan = RunPlan { world: &world, profiles: std::slice::from_ref(&prepared), users, seed, block: None };
     crate::simulate::run(&plan, &sink, &|_, _| {})?;
     let summary = sink.finish_summary();
-    let v = super::verdict(&summary.pooled_pairs[0]);
+    let v = crate::report::verdict(&summary.pooled_pairs[0]);
     let g = v.measure("gain").expect("gain is a measure");
     Ok((g.ci, g.ci_users_only))
 }
