@@ -532,7 +532,6 @@ fn rust_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
 }
 
 #[test]
-#[ignore = "fails until issue 30's orchestrator (src/run.rs) and presets wing are merged: scenario -> report, simulate/stream.rs -> streams"]
 fn src_follows_the_layer_table_of_lib_rs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();

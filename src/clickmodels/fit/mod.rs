@@ -1,3 +1,4 @@
+//! (A folder of its own: it sits above both `clickmodels`' EM models and `posterior`, so neither imports it.)
 //! The fit every front end asks for (`serpsim clicks`, Python's `fit_posterior`): which fit
 //! follows from the settings is decided here, once, and the shells only pass their progress
 //! callbacks.
