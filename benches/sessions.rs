@@ -3,9 +3,9 @@
 //! skip it).
 
 use criterion::{black_box, criterion_group, Criterion};
-use serpsim::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
-use serpsim::sessions::queries::{QueryStrategy, SyntheticQueries};
-use serpsim::sessions::sweep::{grid, paper_rules, run_points, QuerySet};
+use serpsim::presets::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
+use serpsim::presets::sessions::queries::{QueryStrategy, SyntheticQueries};
+use serpsim::presets::sessions::sweep::{grid, paper_rules, run_points, QuerySet};
 use serpsim::user::{Basis, Param, StoppingRuleKind};
 use std::time::Instant;
 

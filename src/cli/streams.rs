@@ -3,9 +3,9 @@
 
 use super::common::{progress_bar, with_threads};
 use serpsim::report::write_atomic;
-use serpsim::streams::io::StreamData;
-use serpsim::streams::model::{msu, MeanSd, Population};
-use serpsim::streams::scenario::{msu_csv, run_scenario, StreamOverrides};
+use serpsim::presets::streams::io::StreamData;
+use serpsim::presets::streams::model::{msu, MeanSd, Population};
+use serpsim::presets::streams::scenario::{msu_csv, run_scenario, StreamOverrides};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim streams`.

@@ -688,7 +688,7 @@ impl LogGenerator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
+    use crate::presets::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
 
     fn toy() -> TopicSublists {
         // All: 25 results; sublist "a" = All ranks 2, 4, 6, ..., 24.

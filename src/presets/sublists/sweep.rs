@@ -373,7 +373,7 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
+    use crate::presets::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
 
     fn small() -> (Vec<TopicSublists>, SweepGrid) {
         let mut cfg = SublistSyntheticConfig::default();
@@ -419,7 +419,7 @@ mod tests {
     fn fig6_sanity_facts_hold_on_50_synthetic_topics() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations/sublists/default.toml");
         let (s, base) = crate::scenario::Scenario::from_file(&path).unwrap();
-        let study = crate::sublists::scenario::SublistStudy::from_scenario(&s, &base, "default.toml").unwrap();
+        let study = crate::presets::sublists::scenario::SublistStudy::from_scenario(&s, &base, "default.toml").unwrap();
         let mut grid = study.grid.clone();
         grid.replicates = 200;
         assert_eq!(study.topics.len(), 50);

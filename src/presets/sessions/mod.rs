@@ -8,7 +8,7 @@
 //! - [`scenario`]: TOML scenarios for `serpsim sessions`.
 //!
 //! ```
-//! use serpsim::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
+//! use serpsim::presets::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
 //! let topic = SessionTopic {
 //!     id: "301".into(),
 //!     doc_ids: vec!["a".into(), "b".into()],

@@ -10,7 +10,7 @@
 //! - [`log`]: the usage-log format, effort counting (§4.2.1), fitting and prediction (§4.2-4.4).
 //!
 //! ```
-//! use serpsim::sublists::model::*;
+//! use serpsim::presets::sublists::model::*;
 //! let topic = TopicSublists::new("q", vec![0, 1, 0, 1], vec![("news".into(), vec![1, 3])]).unwrap();
 //! let cont = ContinuationKind::Exponential { lambda: 0.1 }.table(4);
 //! let mut rng = serpsim::rng::stream(1, &[0]);

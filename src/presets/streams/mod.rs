@@ -5,7 +5,8 @@
 //! - [`scenario`]: stream scenarios (`serpsim streams run`).
 //!
 //! ```
-//! use serpsim::streams::model::{user_gain, Update, Visit};
+//! use serpsim::presets::streams::model::user_gain;
+//! use serpsim::simulate::stream::{Update, Visit};
 //! let ups = vec![Update { id: "u".into(), time: 5.0, confidence: 1.0, words: 30.0, nuggets: vec![0] }];
 //! // One 60 s session at t = 10 reading 1 word per second: the nugget (time 0) is on time.
 //! let g = user_gain(&ups, &[0.0], &[Visit { start: 10.0, duration: 60.0 }], 1.0, 0.5);

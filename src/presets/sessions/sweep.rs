@@ -627,7 +627,7 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sessions::queries::{QueryStrategy, SyntheticQueries};
+    use crate::presets::sessions::queries::{QueryStrategy, SyntheticQueries};
 
     #[test]
     fn thresholds_are_the_papers() {
