@@ -262,7 +262,7 @@ fn roc_plot_is_readable() {
 #[test]
 fn depth_rate_plot_is_readable() {
     use serpsim::presets::sessions::model::SessionConfig;
-    use serpsim::presets::sessions::queries::{QueryStrategy, SyntheticQueries};
+    use serpsim::collection::queries::{QueryStrategy, SyntheticQueries};
     use serpsim::presets::sessions::sweep::{depth_rate_svg, grid, paper_rules, run_points, QuerySet};
     let g = SyntheticQueries { topics: 3, docs_per_topic: 200, relevant_per_topic: 30, queries_per_strategy: 6, list_length: 40, ..Default::default() };
     let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3].iter().map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() }).collect();

@@ -3,7 +3,7 @@
 //! ([`grid_profile`]).
 
 use super::measures::Prior;
-use super::model::{dirichlet_samplers, he_profile, topic_world, ActionWeights, ContinuationKind, CutOff, TopicSublists};
+use super::model::{he_profile, world_of, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use crate::error::{Error, Result};
 use crate::simulate::engine::{run, Plan, Prepared, Record, Sink, Unit};
 use crate::simulate::world::World;
@@ -147,7 +147,7 @@ fn cell_sketches(world: &World, prepared: &[Prepared], cutoffs: &[CutOff], users
 }
 
 /// Simulates `replicates` RLR users on `topic` and returns, in user order, their effort (gain
-/// targets) or gain (effort budgets): see [`CutOff::measure`]. `cont` is He et al.'s table
+/// targets) or gain (effort budgets): see [`CutOff::measure_name`]. `cont` is He et al.'s table
 /// (p_r = `cont[r - 1]`), `alpha` the Dirichlet prior over the topic's sublists. User `u`'s
 /// random numbers are keyed by `(seed, topic id, u)` (common to every call on the topic).
 #[allow(clippy::too_many_arguments)]
@@ -161,10 +161,9 @@ pub fn simulate_users(
     replicates: usize,
     seed: u64,
 ) -> Result<Vec<f64>> {
-    let mut world = topic_world(topic, true);
-    world.page_size = page_size.max(1) as usize;
+    let world = world_of(std::slice::from_ref(topic), true, page_size);
     let mut prepared = Prepared::new(&world, &he_profile("rlr", cont, weights, cutoff), seed, None)?;
-    prepared.samplers[0][0][0] = dirichlet_samplers(alpha)?;
+    prepared.set_prior(0, 0, 0, alpha)?;
     let m = measure_of(cutoff);
     Ok(crate::simulate::outcomes(&world, &prepared, replicates as u64, seed)?.iter().map(|o| o.measures()[m]).collect())
 }
@@ -172,8 +171,7 @@ pub fn simulate_users(
 /// Effort (gain targets) or gain (effort budgets) of the basic interface ("All" only,
 /// deterministic).
 pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weights: &ActionWeights) -> f64 {
-    let mut world = topic_world(topic, false);
-    world.page_size = page_size.max(1) as usize;
+    let world = world_of(std::slice::from_ref(topic), false, page_size);
     let prepared = Prepared::new(&world, &he_profile("basic", &[1.0], weights, cutoff), 0, None).expect("no click model, no prior");
     let o = crate::simulate::outcomes(&world, &prepared, 1, 0).expect("a valid one-topic world");
     o.first().map_or(0.0, |o| o.measures()[measure_of(cutoff)])
@@ -200,8 +198,7 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
     if grid.lambdas.is_empty() || grid.priors.is_empty() || grid.tasks.is_empty() || grid.replicates == 0 {
         return Err(Error::Invalid("the sweep grid is empty (lambdas, priors, tasks and replicates must be non-empty)".into()));
     }
-    let mut world = world_of_topics(topics);
-    world.page_size = grid.page_size.max(1) as usize;
+    let mut world = world_of(topics, true, grid.page_size);
     world.add_basic_twins();
     let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0);
     let mut profiles = Vec::new();
@@ -245,19 +242,6 @@ pub fn run_sweep_world(world: &World, prepared: &[Prepared], labels: &[(usize, u
     }
     out.sort_by_key(|c| (c.topic, c.task, c.prior, c.lambda));
     Ok(out)
-}
-
-/// A world of the topics with sublists, as one system (named `rlr`).
-pub fn world_of_topics(topics: &[TopicSublists]) -> World {
-    let mut world = topic_world(&topics[0], true);
-    world.systems[0].name = "rlr".into();
-    for t in &topics[1..] {
-        let w = topic_world(t, true);
-        world.topics.push(w.topics[0].clone());
-        let serp = w.systems[0].serps[0].clone();
-        world.systems[0].serps.push(serp);
-    }
-    world
 }
 
 /// Pooled quartiles over topics and replicates for (task, prior, lambda), as plotted in Fig. 6.
