@@ -1277,6 +1277,31 @@ pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, 
 mod tests {
     use super::*;
 
+    /// Variants `301.1`, `301.2`, `301.10` are issued in numeric order, each ranking in
+    /// trec_eval order (score, by hand from the run below); run topics without judgements are
+    /// dropped; unjudged documents get grade 0; two ids of the same variant are an error.
+    #[test]
+    fn trec_variants_map_to_topics_in_order() {
+        let qrels = Qrels::parse("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n", "q").unwrap();
+        let run = Run::parse(
+            "301.2 Q0 d2 1 9 r\n301.2 Q0 d9 2 8 r\n301.10 Q0 d1 1 5 r\n301.1 Q0 d1 1 3 r\n301.1 Q0 d2 2 4 r\n999.1 Q0 d1 1 1 r\n",
+            "run",
+        )
+        .unwrap();
+        let w = world_from_trec_variants(&qrels, std::slice::from_ref(&run)).unwrap();
+        assert_eq!(w.topics.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["301", "302"]);
+        assert!(w.systems[0].serps[1].is_none());
+        let t = &w.topics[0];
+        let named = |q: usize| w.systems[0].serps[0].as_ref().unwrap()[q].docs.iter().map(|&d| t.doc_ids[d as usize].as_str()).collect::<Vec<_>>();
+        assert_eq!(named(0), ["d2", "d1"]); // score order
+        assert_eq!(named(1), ["d2", "d9"]);
+        assert_eq!(named(2), ["d1"]);
+        assert_eq!(t.grades[t.doc_ids.iter().position(|d| d == "d9").unwrap()], 0);
+        let dup = Run::parse("301.1 Q0 d1 1 3 r\n301.01 Q0 d1 1 3 r\n", "run").unwrap();
+        assert!(world_from_trec_variants(&qrels, &[dup]).is_err());
+    }
+
+
     #[test]
     fn embedded_default_parses_and_loads() {
         let s = Scenario::embedded_default();
