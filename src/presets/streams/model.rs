@@ -240,26 +240,11 @@ mod tests {
         }
         assert!((r[0].msu - e).abs() < 4.0 * r[0].se, "{} vs {e} (se {})", r[0].msu, r[0].se);
         // Thread count does not matter.
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| {
-            msu(
-                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
-                &systems,
-                &pop,
-                2000,
-                11,
-            )
-            .unwrap()
-        });
-        let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| {
-            msu(
-                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
-                &systems,
-                &pop,
-                2000,
-                11,
-            )
-            .unwrap()
-        });
+        let on = |threads: usize| {
+            let topic = StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] };
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| msu(&[topic], &systems, &pop, 2000, 11).unwrap())
+        };
+        let (one, two) = (on(1), on(2));
         assert_eq!(one, two);
     }
 }
