@@ -93,6 +93,23 @@ pub enum CollectionSource {
     /// The synthetic query-variant generator (Maxwell et al.'s QS1, QS3, QS1+3): each querying
     /// strategy is a system whose query variants are generated lists.
     SyntheticQueries(SyntheticQueriesSource),
+    /// Stream users (docs/streams.md): topics, nuggets, matches and one updates file per
+    /// system; the profiles are stream users. Runs on the engine's stream path.
+    Streams(StreamFiles),
+}
+
+/// `source = "streams"`: the files of `serpsim streams msu`, relative to the scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamFiles {
+    /// Topics file.
+    pub topics: PathBuf,
+    /// Nuggets file.
+    pub nuggets: PathBuf,
+    /// Matches file.
+    pub matches: PathBuf,
+    /// Updates files, one system each (named by the file stem).
+    pub updates: Vec<PathBuf>,
 }
 
 /// `source = "trec"`.
@@ -611,6 +628,35 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// The checks of a stream scenario: updates files, stream users, and none of the keys of
+    /// result pages (variants, categories, interface, sweeps, report grids, `[when]`).
+    fn validate_streams(&self, context: &str, f: &StreamFiles) -> Result<()> {
+        if f.updates.is_empty() {
+            return Err(Error::config(context, "collection.updates", "must list at least one updates file"));
+        }
+        if self.profiles.is_empty() {
+            return Err(Error::config(context, "profiles", "at least one [[profiles]] entry is needed"));
+        }
+        for (i, p) in self.profiles.iter().enumerate() {
+            crate::simulate::stream::StreamProfile::from_user(p, context, &format!("profiles[{i}]"))?;
+            if self.profiles[..i].iter().any(|q| q.name == p.name) {
+                return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
+            }
+        }
+        let serp_only = [
+            ("variants", self.variants != Variants::default()),
+            ("categories", self.categories != Categories::default()),
+            ("interface", self.interface != InterfaceSpec::default()),
+            ("sweep", !self.sweep.is_empty()),
+            ("report", self.report != ReportSpec::default()),
+            ("when", self.when.is_some()),
+        ];
+        if let Some((key, _)) = serp_only.iter().find(|k| k.1) {
+            return Err(Error::config(context, *key, "is not a key of stream scenarios (docs/streams.md)"));
+        }
+        Ok(())
+    }
+
     /// Reads and parses a scenario file; relative paths inside it resolve against its folder.
     pub fn from_file(path: &Path) -> Result<(Self, PathBuf)> {
         let text = crate::input::read_to_string(path)?;
@@ -630,7 +676,10 @@ impl Scenario {
             return Err(Error::config(context, "name", "must not be empty"));
         }
         if self.replicates == 0 {
-            return Err(Error::config(context, "replicates", "must be at least 1"));
+            return Err(Error::config(context, "replicates", "must be at least 1 (`users` is a synonym)"));
+        }
+        if let CollectionSource::Streams(f) = &self.collection {
+            return self.validate_streams(context, f);
         }
         crate::limits::check_count(context, "replicates", self.replicates, crate::limits::MAX_REPLICATES, "simulated users per profile and topic")?;
         if self.profiles.is_empty() {
@@ -638,6 +687,9 @@ impl Scenario {
         }
         for (i, p) in self.profiles.iter().enumerate() {
             p.validate(context, &format!("profiles[{i}]"))?;
+            if let Some(k) = [("away", &p.away), ("duration", &p.duration), ("speed", &p.speed), ("lateness", &p.lateness)].iter().find(|k| k.1.is_some()) {
+                return Err(Error::config(context, format!("profiles[{i}].{}", k.0), "is a key of stream users ([collection] source = \"streams\")"));
+            }
             if self.profiles[..i].iter().any(|q| q.name == p.name) {
                 return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
             }
@@ -678,6 +730,7 @@ impl Scenario {
                 s.generator.validate(context, "collection.generator.")?;
                 None
             }
+            CollectionSource::Streams(_) => unreachable!("stream scenarios are validated by validate_streams"),
         };
         if source_page.is_some() && self.interface.page_size.is_some() {
             return Err(Error::config(context, "interface.page_size", "the page size is also given in [collection]; keep one"));
@@ -1103,6 +1156,7 @@ impl Scenario {
                 _ => s.generate()?,
             },
             CollectionSource::SyntheticQueries(_) => return Ok(None),
+            CollectionSource::Streams(_) => return Err(Error::Invalid("a stream scenario has no result pages: it runs through `presets::streams::scenario::run_scenario`".into())),
         }))
     }
 
@@ -1129,7 +1183,7 @@ impl Scenario {
             CollectionSource::Trec(t) => t.page_size,
             CollectionSource::Letor(l) => l.page_size,
             CollectionSource::Synthetic(s) => Some(s.page_size),
-            CollectionSource::SyntheticQueries(_) => None,
+            CollectionSource::SyntheticQueries(_) | CollectionSource::Streams(_) => None,
         };
         world.page_size = self.interface.page_size.or(source_page).unwrap_or(10);
         world.fold = self.interface.fold.unwrap_or(usize::MAX);
@@ -1269,6 +1323,9 @@ pub struct ScenarioRun {
 /// `progress` receives `(units done, units total)`.
 pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
     overrides.apply(&mut scenario)?;
+    if let CollectionSource::Streams(_) = scenario.collection {
+        return crate::presets::streams::scenario::run_scenario(&scenario, base, progress);
+    }
     let loaded = scenario.load(base)?;
     crate::report::run_and_write(&scenario, &loaded, progress)
 }

@@ -17,14 +17,6 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let (scenario, base) = match &args.file {
         Some(path) => {
             let text = serpsim::input::read_to_string(path)?;
-            // A stream scenario (`[collection] source = "streams"`, docs/streams.md) runs on
-            // the same engine through its own front end, with the same overrides.
-            if serpsim::presets::streams::scenario::is_stream_scenario(&text) {
-                anyhow::ensure!(!args.run.samples, "{}: --samples is not available for stream scenarios (msu.csv and summary.json are written)", path.display());
-                let r = &args.run;
-                let o = serpsim::presets::streams::scenario::StreamOverrides { out: r.out.as_deref(), users: r.replicates, seed: r.seed, detail: r.detail };
-                return super::streams::run_scenario_file(path, &text, &o, r.threads);
-            }
             (Scenario::parse(&text, &path.display().to_string())?, path.parent().map(std::path::Path::to_path_buf).unwrap_or_default())
         }
         None => (Scenario::embedded_default(), PathBuf::from(".")),

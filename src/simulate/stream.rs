@@ -23,7 +23,7 @@ use super::world::{World, WorldSystem, WorldTopic};
 use crate::error::{Error, Result};
 use crate::rng::{hash_str, Stream};
 use crate::user::param::path_id;
-use crate::user::{Dist, Param, Support};
+use crate::user::{Dist, Param, Support, UserProfile};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use serde::{Deserialize, Serialize};
@@ -212,6 +212,27 @@ pub struct StreamProfile {
     /// Lateness discount L in [0, 1] (default 0.5).
     #[serde(default = "default_lateness")]
     pub lateness: Param,
+}
+
+impl StreamProfile {
+    /// The stream user of profile `p` (`key`, e.g. `profiles[0]`, of a stream scenario): its
+    /// stream keys, the defaults for those not given. A key of result-page users is an error,
+    /// as are values out of range; errors name the key.
+    pub fn from_user(p: &UserProfile, context: &str, key: &str) -> Result<Self> {
+        let stream_keys = UserProfile { away: p.away.clone(), duration: p.duration.clone(), speed: p.speed.clone(), lateness: p.lateness.clone(), ..UserProfile::named(p.name.clone()) };
+        if *p != stream_keys {
+            return Err(Error::config(context, key, "a stream user takes only `name`, `away`, `duration`, `speed` and `lateness` (docs/streams.md)"));
+        }
+        let s = StreamProfile {
+            name: p.name.clone(),
+            away: p.away.clone().unwrap_or_else(default_away),
+            duration: p.duration.clone().unwrap_or_else(default_duration),
+            speed: p.speed.clone().unwrap_or_else(default_speed),
+            lateness: p.lateness.clone().unwrap_or_else(default_lateness),
+        };
+        s.validate(&format!("{context}: {key}"))?;
+        Ok(s)
+    }
 }
 
 /// A log-normal parameter given by its arithmetic mean and sd.
