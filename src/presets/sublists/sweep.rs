@@ -380,6 +380,28 @@ mod tests {
         assert!(svg.contains("<svg") && svg.contains("NDCG") && svg.contains("Random"));
     }
 
+    /// `simulate_users` walks under the prior it is given (`Prepared::set_prior`), not the
+    /// profile's. No continuation: after every result the user switches, to a sublist drawn
+    /// from the prior among those neither current nor exhausted (uniform when they all weigh 0).
+    /// A prior on the sublist of the six relevant results ("rel") brings the user back to them
+    /// after every detour, so find-all takes fewer actions than with a prior on the sublist of
+    /// the six non-relevant ones ("non"), which sends the user back to those instead (the
+    /// direction, argued by hand; the walk is deterministic here: 23 against 24 actions). The
+    /// same users (seed) meet both priors; were the prior ignored, both would walk alike.
+    #[test]
+    fn explicit_priors_steer_the_switches() {
+        let grades: Vec<i32> = (0..12).map(|r| i32::from(r >= 6)).collect();
+        let t = TopicSublists::new("t", grades, vec![("rel".into(), (6..12).collect()), ("non".into(), (0..6).collect())]).unwrap();
+        let (cont, w) = (vec![0.0; 13], ActionWeights::default());
+        let mean = |alpha: &[f64]| {
+            let e = simulate_users(&t, &cont, alpha, CutOff::FindAll, 10, &w, 200, 1).unwrap();
+            e.iter().sum::<f64>() / e.len() as f64
+        };
+        let (to_rel, to_non) = (mean(&[0.0, 1.0, 0.0]), mean(&[0.0, 0.0, 1.0]));
+        assert!(to_rel < to_non, "effort {to_rel} with the prior on rel, {to_non} on non");
+        assert!(simulate_users(&t, &cont, &[1.0, 1.0], CutOff::FindAll, 10, &w, 1, 1).is_err(), "two weights for three sublists");
+    }
+
     #[test]
     fn basic_effort_counts_examines_and_page_turns() {
         // Relevant at ranks 3 and 25: find-all = 25 examines + 2 page turns.
