@@ -3,14 +3,30 @@
 //! skip it).
 
 use criterion::{black_box, criterion_group, Criterion};
-use serpsim::sessions::model::{judgement_key, simulate, Scratch, SessionConfig, SessionTopic};
-use serpsim::sessions::queries::{QueryStrategy, SyntheticQueries};
-use serpsim::sessions::sweep::{grid, paper_rules, run_points, QuerySet};
+use serpsim::collection::queries::{QueryStrategy, SessionTopic, SyntheticQueries};
+use serpsim::presets::sessions::model::SessionConfig;
+use serpsim::presets::sessions::sweep::{grid, paper_rules, run_points, QuerySet};
+use serpsim::simulate::walk::{walk, FixedChoice, Outcome, Scratch, SystemOnTopic};
+use serpsim::simulate::{session_key, World};
+use serpsim::user::ResolvedUser;
 use serpsim::user::{Basis, Param, StoppingRuleKind};
 use std::time::Instant;
 
 fn topics() -> Vec<SessionTopic> {
     SyntheticQueries::default().generate(QueryStrategy::Qs13).unwrap()
+}
+
+/// The topics as a world with the searcher's interface.
+fn world(topics: &[SessionTopic], cfg: &SessionConfig) -> World {
+    let mut world = serpsim::scenario::world_from_query_sets(&[("QS1+3".into(), topics.to_vec())]).unwrap();
+    cfg.apply_interface(&mut world);
+    world
+}
+
+/// Session `r` of the resolved searcher through the engine's walk (topic `r` mod the topics).
+fn session(world: &World, user: &ResolvedUser, r: u64, scratch: &mut Scratch) -> Outcome {
+    let t = (r % world.topics.len() as u64) as usize;
+    walk(&SystemOnTopic::of(world, t, 0).unwrap(), user, &user.grades, &mut FixedChoice(Vec::new()), session_key(1, t as u64, r), scratch, &mut ())
 }
 
 fn one_session(c: &mut Criterion) {
@@ -20,13 +36,13 @@ fn one_session(c: &mut Criterion) {
     {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
+        let (world, user) = (world(&topics, &cfg), cfg.profile("searcher").resolve(0, 0));
         let mut scratch = Scratch::default();
         let mut r = 0u64;
         g.bench_function(format!("one_1200s_session_{name}"), |b| {
             b.iter(|| {
                 r += 1;
-                let t = &topics[(r % topics.len() as u64) as usize];
-                black_box(simulate(t, &cfg, judgement_key(1, r % 50, r), &mut scratch))
+                black_box(session(&world, &user, r, &mut scratch))
             })
         });
     }
@@ -70,13 +86,13 @@ fn main() {
     {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
+        let (world, user) = (world(&all, &cfg), cfg.profile("searcher").resolve(0, 0));
         let mut scratch = Scratch::default();
         let n = 1_000_000u64;
         let (w0, c0) = (Instant::now(), cpu_seconds("/proc/thread-self/stat"));
         let mut snippets = 0u64;
         for r in 0..n {
-            let t = &all[(r % all.len() as u64) as usize];
-            snippets += black_box(simulate(t, &cfg, judgement_key(1, r % 50, r), &mut scratch)).snippets as u64;
+            snippets += black_box(session(&world, &user, r, &mut scratch)).depth as u64;
         }
         let (w, c) = (w0.elapsed().as_secs_f64(), cpu_seconds("/proc/thread-self/stat") - c0);
         println!(

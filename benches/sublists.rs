@@ -6,8 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serpsim::scenario::Scenario;
-use serpsim::sublists::scenario::SublistStudy;
-use serpsim::sublists::sweep::run_sweep_world;
+use serpsim::presets::sublists::scenario::SublistStudy;
+use serpsim::presets::sublists::sweep::run_sweep_world;
 use std::path::Path;
 
 fn bench(c: &mut Criterion) {

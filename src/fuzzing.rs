@@ -61,7 +61,7 @@ pub fn tables(data: &[u8]) {
             if let Ok(text) = std::str::from_utf8(rest) {
                 let mut parts = text.splitn(4, '\u{1}');
                 let (t, n, m, u) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-                if let Ok(s) = crate::streams::io::StreamData::parse(t, n, m, ["topics", "nuggets", "matches"]) {
+                if let Ok(s) = crate::simulate::stream_io::StreamData::parse(t, n, m, ["topics", "nuggets", "matches"]) {
                     let _ = s.parse_updates(u, "updates");
                 }
             }

@@ -74,9 +74,7 @@ pub mod report;
 // orchestrator
 pub mod run;
 // presets
-pub mod sessions;
-pub mod sublists;
-pub mod streams;
+pub mod presets;
 // applications
 pub mod baraco;
 pub mod suggest;

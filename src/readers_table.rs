@@ -47,7 +47,7 @@ fn baraco_weights(p: &Path) -> Result<String> {
 }
 
 fn stream_data(topics: &Path, nuggets: &Path, matches: &Path) -> Result<String> {
-    let d = crate::streams::io::StreamData::from_files(topics, nuggets, matches)?;
+    let d = crate::simulate::stream_io::StreamData::from_files(topics, nuggets, matches)?;
     let mut m: Vec<_> = d.matches.iter().map(|h| {
         let mut v: Vec<_> = h.iter().collect();
         v.sort();
@@ -73,7 +73,7 @@ fn streams_matches(p: &Path) -> Result<String> {
 }
 
 fn streams_updates(p: &Path) -> Result<String> {
-    let d = crate::streams::io::StreamData::parse(STREAM_TOPICS, STREAM_NUGGETS, STREAM_MATCHES, ["t", "n", "m"])?;
+    let d = crate::simulate::stream_io::StreamData::parse(STREAM_TOPICS, STREAM_NUGGETS, STREAM_MATCHES, ["t", "n", "m"])?;
     Ok(format!("{:?}", d.updates_from_file(p)?))
 }
 

@@ -1,7 +1,7 @@
 //! The one orchestrator: scenario -> load -> simulate -> report -> staged files.
 //!
 //! [`run_text`] runs any scenario file the command line accepts (SERP scenarios through
-//! [`run_scenario`], stream scenarios through [`crate::streams::scenario::run_scenario`]);
+//! [`run_scenario`], stream scenarios through [`streams::run_scenario`]);
 //! `serpsim simulate` and Python's `simulate` both call it. [`run_scenario`] applies the
 //! overrides, loads the scenario ([`crate::scenario`] only parses, validates and loads),
 //! decides the report's grids (from `[report]`, the profiles' budgets or a pilot run),
@@ -10,6 +10,7 @@
 //! [`write_sharded`] split the same run over processes (Spark).
 
 pub mod calibration;
+pub mod streams;
 
 use crate::error::{Error, Result};
 use crate::report::{write_report, Rendered, StagedOutput};
@@ -36,24 +37,16 @@ pub struct ScenarioRun {
 /// `msu.csv` beside the report; `replicates` sets its users per profile, and per-session
 /// samples (`samples = Some(true)`) are refused, as a stream run does not write them.
 pub fn run_text(text: &str, origin: &str, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
-    use crate::streams::scenario as streams;
-    if !streams::is_stream_scenario(text) {
-        return run_scenario(Scenario::parse(text, origin)?, base, overrides, progress);
-    }
-    if overrides.samples == Some(true) {
-        return Err(Error::Invalid(format!(
-            "{origin}: --samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)"
-        )));
-    }
-    let o = streams::StreamOverrides { out: overrides.out.as_deref(), users: overrides.replicates, seed: overrides.seed, detail: overrides.detail };
-    let (written, answer) = streams::run_scenario(text, origin, base, &o, progress)?;
-    Ok(ScenarioRun { written, answer, warnings: Vec::new() })
+    run_scenario(Scenario::parse(text, origin)?, base, overrides, progress)
 }
 
 /// Loads, simulates, summarises and writes a scenario on the current rayon pool.
 /// `progress` receives `(units done, units total)`.
 pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<ScenarioRun> {
     overrides.apply(&mut scenario)?;
+    if let crate::scenario::CollectionSource::Streams(_) = scenario.collection {
+        return streams::run_scenario(&scenario, base, progress);
+    }
     let loaded = scenario.load(base)?;
     let mut staged = stage(&scenario, "simulate")?;
     let (rendered, _) = run_into_with(&scenario, &loaded, &mut staged, progress, NoSink)?;

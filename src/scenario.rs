@@ -93,6 +93,23 @@ pub enum CollectionSource {
     /// The synthetic query-variant generator (Maxwell et al.'s QS1, QS3, QS1+3): each querying
     /// strategy is a system whose query variants are generated lists.
     SyntheticQueries(SyntheticQueriesSource),
+    /// Stream users (docs/streams.md): topics, nuggets, matches and one updates file per
+    /// system; the profiles are stream users. Runs on the engine's stream path.
+    Streams(StreamFiles),
+}
+
+/// `source = "streams"`: the files of `serpsim streams msu`, relative to the scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamFiles {
+    /// Topics file.
+    pub topics: PathBuf,
+    /// Nuggets file.
+    pub nuggets: PathBuf,
+    /// Matches file.
+    pub matches: PathBuf,
+    /// Updates files, one system each (named by the file stem).
+    pub updates: Vec<PathBuf>,
 }
 
 /// `source = "trec"`.
@@ -611,6 +628,35 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// The checks of a stream scenario: updates files, stream users, and none of the keys of
+    /// result pages (variants, categories, interface, sweeps, report grids, `[when]`).
+    fn validate_streams(&self, context: &str, f: &StreamFiles) -> Result<()> {
+        if f.updates.is_empty() {
+            return Err(Error::config(context, "collection.updates", "must list at least one updates file"));
+        }
+        if self.profiles.is_empty() {
+            return Err(Error::config(context, "profiles", "at least one [[profiles]] entry is needed"));
+        }
+        for (i, p) in self.profiles.iter().enumerate() {
+            crate::simulate::stream::StreamProfile::from_user(p, context, &format!("profiles[{i}]"))?;
+            if self.profiles[..i].iter().any(|q| q.name == p.name) {
+                return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
+            }
+        }
+        let serp_only = [
+            ("variants", self.variants != Variants::default()),
+            ("categories", self.categories != Categories::default()),
+            ("interface", self.interface != InterfaceSpec::default()),
+            ("sweep", !self.sweep.is_empty()),
+            ("report", self.report != ReportSpec::default()),
+            ("when", self.when.is_some()),
+        ];
+        if let Some((key, _)) = serp_only.iter().find(|k| k.1) {
+            return Err(Error::config(context, *key, "is not a key of stream scenarios (docs/streams.md)"));
+        }
+        Ok(())
+    }
+
     /// Reads and parses a scenario file; relative paths inside it resolve against its folder.
     pub fn from_file(path: &Path) -> Result<(Self, PathBuf)> {
         let text = crate::input::read_to_string(path)?;
@@ -630,7 +676,10 @@ impl Scenario {
             return Err(Error::config(context, "name", "must not be empty"));
         }
         if self.replicates == 0 {
-            return Err(Error::config(context, "replicates", "must be at least 1"));
+            return Err(Error::config(context, "replicates", "must be at least 1 (`users` is a synonym)"));
+        }
+        if let CollectionSource::Streams(f) = &self.collection {
+            return self.validate_streams(context, f);
         }
         crate::limits::check_count(context, "replicates", self.replicates, crate::limits::MAX_REPLICATES, "simulated users per profile and topic")?;
         if self.profiles.is_empty() {
@@ -638,6 +687,9 @@ impl Scenario {
         }
         for (i, p) in self.profiles.iter().enumerate() {
             p.validate(context, &format!("profiles[{i}]"))?;
+            if let Some(k) = [("away", &p.away), ("duration", &p.duration), ("speed", &p.speed), ("lateness", &p.lateness)].iter().find(|k| k.1.is_some()) {
+                return Err(Error::config(context, format!("profiles[{i}].{}", k.0), "is a key of stream users ([collection] source = \"streams\")"));
+            }
             if self.profiles[..i].iter().any(|q| q.name == p.name) {
                 return Err(Error::config(context, format!("profiles[{i}].name"), format!("`{}` is used twice", p.name)));
             }
@@ -678,6 +730,7 @@ impl Scenario {
                 s.generator.validate(context, "collection.generator.")?;
                 None
             }
+            CollectionSource::Streams(_) => unreachable!("stream scenarios are validated by validate_streams"),
         };
         if source_page.is_some() && self.interface.page_size.is_some() {
             return Err(Error::config(context, "interface.page_size", "the page size is also given in [collection]; keep one"));
@@ -1103,6 +1156,7 @@ impl Scenario {
                 _ => s.generate()?,
             },
             CollectionSource::SyntheticQueries(_) => return Ok(None),
+            CollectionSource::Streams(_) => return Err(Error::Invalid("a stream scenario has no result pages: it runs through `run::streams::run_scenario`".into())),
         }))
     }
 
@@ -1129,7 +1183,7 @@ impl Scenario {
             CollectionSource::Trec(t) => t.page_size,
             CollectionSource::Letor(l) => l.page_size,
             CollectionSource::Synthetic(s) => Some(s.page_size),
-            CollectionSource::SyntheticQueries(_) => None,
+            CollectionSource::SyntheticQueries(_) | CollectionSource::Streams(_) => None,
         };
         world.page_size = self.interface.page_size.or(source_page).unwrap_or(10);
         world.fold = self.interface.fold.unwrap_or(usize::MAX);
@@ -1255,6 +1309,31 @@ impl Overrides {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Variants `301.1`, `301.2`, `301.10` are issued in numeric order, each ranking in
+    /// trec_eval order (score, by hand from the run below); run topics without judgements are
+    /// dropped; unjudged documents get grade 0; two ids of the same variant are an error.
+    #[test]
+    fn trec_variants_map_to_topics_in_order() {
+        let qrels = Qrels::parse("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n", "q").unwrap();
+        let run = Run::parse(
+            "301.2 Q0 d2 1 9 r\n301.2 Q0 d9 2 8 r\n301.10 Q0 d1 1 5 r\n301.1 Q0 d1 1 3 r\n301.1 Q0 d2 2 4 r\n999.1 Q0 d1 1 1 r\n",
+            "run",
+        )
+        .unwrap();
+        let w = world_from_trec_variants(&qrels, std::slice::from_ref(&run)).unwrap();
+        assert_eq!(w.topics.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["301", "302"]);
+        assert!(w.systems[0].serps[1].is_none());
+        let t = &w.topics[0];
+        let named = |q: usize| w.systems[0].serps[0].as_ref().unwrap()[q].docs.iter().map(|&d| t.doc_ids[d as usize].as_str()).collect::<Vec<_>>();
+        assert_eq!(named(0), ["d2", "d1"]); // score order
+        assert_eq!(named(1), ["d2", "d9"]);
+        assert_eq!(named(2), ["d1"]);
+        assert_eq!(t.grades[t.doc_ids.iter().position(|d| d == "d9").unwrap()], 0);
+        let dup = Run::parse("301.1 Q0 d1 1 3 r\n301.01 Q0 d1 1 3 r\n", "run").unwrap();
+        assert!(world_from_trec_variants(&qrels, &[dup]).is_err());
+    }
+
 
     #[test]
     fn embedded_default_parses_and_loads() {

@@ -261,9 +261,9 @@ fn roc_plot_is_readable() {
 /// three thresholds (six lines).
 #[test]
 fn depth_rate_plot_is_readable() {
-    use serpsim::sessions::model::SessionConfig;
-    use serpsim::sessions::queries::{QueryStrategy, SyntheticQueries};
-    use serpsim::sessions::sweep::{depth_rate_svg, grid, paper_rules, run_points, QuerySet};
+    use serpsim::presets::sessions::model::SessionConfig;
+    use serpsim::collection::queries::{QueryStrategy, SyntheticQueries};
+    use serpsim::presets::sessions::sweep::{depth_rate_svg, grid, paper_rules, run_points, QuerySet};
     let g = SyntheticQueries { topics: 3, docs_per_topic: 200, relevant_per_topic: 30, queries_per_strategy: 6, list_length: 40, ..Default::default() };
     let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3].iter().map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() }).collect();
     let points = grid(2, &paper_rules(), &[1, 3, 10], &SessionConfig::default());
@@ -275,8 +275,8 @@ fn depth_rate_plot_is_readable() {
 #[test]
 fn sublists_fig6_is_readable() {
     use serpsim::collection::categories::SublistSyntheticConfig;
-    use serpsim::sublists::collection::topics_from_collection;
-    use serpsim::sublists::sweep::{fig6_svg, run_sweep, SweepGrid};
+    use serpsim::presets::sublists::collection::topics_from_collection;
+    use serpsim::presets::sublists::sweep::{fig6_svg, run_sweep, SweepGrid};
     let mut cfg = SublistSyntheticConfig::default();
     cfg.collection.topics = 3;
     cfg.collection.docs_per_topic = 120;

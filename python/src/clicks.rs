@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::fit::fit_model;
+use serpsim::clickmodels::posterior::fit::fit_model;
 use serpsim::clickmodels::posterior::PosteriorConfig;
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};

@@ -4,7 +4,7 @@ use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::fit::{fit_em, fit_model, max_passes};
+use serpsim::clickmodels::posterior::fit::{fit_em, fit_model, max_passes};
 use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};

@@ -2,7 +2,7 @@
 
 use super::common::{progress_bar, with_threads, RunOverrides};
 use serpsim::scenario::Scenario;
-use serpsim::sessions::scenario::{run_sessions, run_sweep};
+use serpsim::presets::sessions::scenario::{run_sessions, run_sweep};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim sessions`.

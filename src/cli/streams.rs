@@ -3,9 +3,10 @@
 
 use super::common::{progress_bar, with_threads};
 use serpsim::write::write_atomic;
-use serpsim::streams::io::StreamData;
-use serpsim::streams::model::{msu, MeanSd, Population};
-use serpsim::streams::scenario::{msu_csv, run_scenario, StreamOverrides};
+use serpsim::simulate::stream_io::StreamData;
+use serpsim::presets::streams::model::{msu, MeanSd, Population};
+use serpsim::run::streams::{msu_csv, run_scenario};
+use serpsim::scenario::{Overrides, Scenario};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim streams`.
@@ -118,9 +119,18 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
     let a = match args.command {
         StreamsCommand::Msu(a) => a,
         StreamsCommand::Run(r) => {
-            let text = serpsim::input::read_to_string(&r.file)?;
-            let o = StreamOverrides { out: r.out.as_deref(), users: r.users, seed: r.seed, detail: r.detail };
-            return run_scenario_file(&r.file, &text, &o, r.threads);
+            anyhow::ensure!(r.users != Some(0), "--users must be at least 1");
+            let (mut s, base) = Scenario::from_file(&r.file)?;
+            Overrides { replicates: r.users, seed: r.seed, out: r.out, samples: None, detail: r.detail }.apply(&mut s)?;
+            let bar = progress_bar("simulating stream users");
+            let run = with_threads(r.threads, || {
+                run_scenario(&s, &base, &|done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                })
+            })??;
+            bar.finish_and_clear();
+            return super::common::print_answer(&run.answer, &run.written);
         }
     };
     if let Some(o) = &a.out {
@@ -146,20 +156,4 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
         None => out!("{csv}")?,
     }
     Ok(())
-}
-
-/// Runs the stream scenario `text` (read from `path`; its paths are relative to the file's
-/// folder) with the command line's overrides, showing progress, and prints the files written.
-/// The front end of both `streams run` and `simulate` for stream scenarios.
-pub(super) fn run_scenario_file(path: &Path, text: &str, o: &StreamOverrides, threads: Option<usize>) -> anyhow::Result<()> {
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let bar = progress_bar("simulating stream users");
-    let (written, answer) = with_threads(threads, || {
-        run_scenario(text, &path.display().to_string(), &base, o, &|done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        })
-    })??;
-    bar.finish_and_clear();
-    super::common::print_answer(&answer, &written)
 }

@@ -5,13 +5,13 @@ use serpsim::write::{fmt_f64, write_atomic};
 use anyhow::Context;
 use serpsim::report::StagedOutput;
 use serpsim::scenario::{Overrides, Scenario};
-use serpsim::sublists::scenario::SublistStudy;
+use serpsim::presets::sublists::scenario::SublistStudy;
 use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
-use serpsim::sublists::analysis::{accuracy_kl, fit_models, help_rows, models_markdown, rows_csv};
-use serpsim::sublists::log::{fit_log, parse_log, predict, validate, write_log, LogGenerator};
-use serpsim::sublists::measures::{sublist_entropy, sublist_relevance};
-use serpsim::sublists::model::CutOff;
-use serpsim::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep_world, sweep_csv};
+use serpsim::presets::sublists::analysis::{accuracy_kl, fit_models, help_rows, models_markdown, rows_csv};
+use serpsim::presets::sublists::log::{fit_log, parse_log, predict, validate, write_log, LogGenerator};
+use serpsim::presets::sublists::measures::{sublist_entropy, sublist_relevance};
+use serpsim::presets::sublists::model::CutOff;
+use serpsim::presets::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep_world, sweep_csv};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim sublists`.
@@ -205,7 +205,7 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     }
     a += &format!("random,,{},1\n", fmt_f64(random));
     out.write("accuracy.csv", &a)?;
-    let answer = serpsim::sublists::sweep::answer(grid, topics.len(), &cells, study.help.lambda);
+    let answer = serpsim::presets::sublists::sweep::answer(grid, topics.len(), &cells, study.help.lambda);
     out.write("answer.txt", &answer)?;
     let files = out.0.commit()?;
     super::common::print_answer(&answer, &files)
@@ -274,7 +274,7 @@ fn fit(c: Common, log: PathBuf, task: String) -> anyhow::Result<()> {
         );
     }
     out.write("predictions.csv", &p)?;
-    let class = |a: &serpsim::sublists::log::ClassAgreement| serde_json::json!({"precision": a.precision, "recall": a.recall, "f1": a.f1});
+    let class = |a: &serpsim::presets::sublists::log::ClassAgreement| serde_json::json!({"precision": a.precision, "recall": a.recall, "f1": a.f1});
     let vj = serde_json::json!({
         "topics": v.topics,
         "pearson_r": v.pearson.r,

@@ -21,7 +21,6 @@ pub mod driver;
 mod em;
 pub mod estep;
 pub mod eval;
-pub mod fit;
 pub mod gibbs;
 pub mod hyper;
 pub mod io;

@@ -524,6 +524,7 @@ impl Posterior {
 }
 
 pub mod calibration;
+pub mod fit;
 mod model;
 pub use model::model_and_posterior;
 

@@ -167,28 +167,6 @@ impl Collection {
         self.systems.push(System { name: name.to_string(), serps });
         Ok(())
     }
-
-    /// Checks the collection can be simulated: topics, systems and non-empty SERPs exist.
-    pub fn validate(&self) -> Result<()> {
-        if self.topics.is_empty() {
-            return Err(Error::Invalid("the collection has no topics".into()));
-        }
-        if self.systems.is_empty() {
-            return Err(Error::Invalid("the collection has no systems (runs)".into()));
-        }
-        if self.page_size == 0 {
-            return Err(Error::Invalid("page size must be at least 1".into()));
-        }
-        for s in &self.systems {
-            if s.serps.len() != self.topics.len() {
-                return Err(Error::Invalid(format!("system `{}` has a SERP table of the wrong size", s.name)));
-            }
-            if s.serps.iter().all(|x| x.as_ref().is_none_or(|x| x.docs.is_empty())) {
-                return Err(Error::Invalid(format!("system `{}` returned no results for any topic", s.name)));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl Default for Collection {

@@ -1,15 +1,13 @@
-//! Query variants: from TREC runs whose query ids carry a variant suffix (`301.1`, `301.2`), or
-//! from a synthetic generator with controlled query quality, "dud" queries (P@10 = 0) and the
+//! Query variants: the variant suffix of TREC query ids (`301.1`, `301.2`; the scenario loader
+//! builds worlds from them), and a synthetic generator with controlled query quality, "dud" queries (P@10 = 0) and the
 //! querying strategies QS1, QS3 and the interleaved QS1+3 of Maxwell et al. (2015).
 
-use crate::collection::trec::{Qrels, Run};
 use crate::error::{check_probability, Error, Result};
 use crate::limits::check_non_negative;
 use crate::rng::{hash_str, stream};
 use rand::Rng;
 use rand_distr::{Beta, Distribution};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// One topic of a session simulation: judged documents and the ranked list of every query
 /// variant, in the order the searcher issues them.
@@ -62,70 +60,6 @@ pub fn split_variant(qid: &str) -> (&str, u64) {
         }
     }
     (qid, 0)
-}
-
-/// Builds session topics from qrels and one run whose query ids are `topic.variant`. Variants
-/// are issued in increasing numeric order; each ranking is in trec_eval order. Topics of the run
-/// without judgements are dropped (their ids are returned); unjudged documents are non-relevant.
-pub fn topics_from_trec(qrels: &Qrels, run: &Run) -> Result<(Vec<SessionTopic>, Vec<String>)> {
-    let mut topics: Vec<SessionTopic> = Vec::new();
-    let mut doc_pos: Vec<HashMap<String, u32>> = Vec::new();
-    let mut topic_pos: HashMap<&str, usize> = HashMap::new();
-    for (id, judged) in &qrels.topics {
-        let mut t = SessionTopic { id: id.clone(), doc_ids: Vec::new(), grades: Vec::new(), queries: Vec::new(), query_ids: Vec::new() };
-        let mut pos = HashMap::new();
-        for (doc, grade) in judged {
-            pos.insert(doc.clone(), t.doc_ids.len() as u32);
-            t.doc_ids.push(doc.clone());
-            t.grades.push(*grade);
-        }
-        topic_pos.insert(id.as_str(), topics.len());
-        topics.push(t);
-        doc_pos.push(pos);
-    }
-    let mut variants: Vec<Vec<(u64, String, Vec<u32>)>> = vec![Vec::new(); topics.len()];
-    let mut dropped = Vec::new();
-    for (qid, ranking) in &run.topics {
-        let (topic, variant) = split_variant(qid);
-        let Some(&t) = topic_pos.get(topic) else {
-            dropped.push(qid.clone());
-            continue;
-        };
-        if let Some((_, other, _)) = variants[t].iter().find(|(v, _, _)| *v == variant) {
-            return Err(Error::Invalid(format!(
-                "run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`",
-                run.name
-            )));
-        }
-        let tp = &mut topics[t];
-        let list = ranking
-            .iter()
-            .map(|r| {
-                *doc_pos[t].entry(r.docno.clone()).or_insert_with(|| {
-                    tp.doc_ids.push(r.docno.clone());
-                    tp.grades.push(0);
-                    (tp.doc_ids.len() - 1) as u32
-                })
-            })
-            .collect();
-        variants[t].push((variant, qid.clone(), list));
-    }
-    let mut out = Vec::new();
-    for (mut t, mut vs) in topics.into_iter().zip(variants) {
-        if vs.is_empty() {
-            continue;
-        }
-        vs.sort_by_key(|(v, _, _)| *v);
-        for (_, qid, list) in vs {
-            t.query_ids.push(qid);
-            t.queries.push(list);
-        }
-        out.push(t);
-    }
-    if out.is_empty() {
-        return Err(Error::Invalid(format!("run `{}` has no query of a judged topic", run.name)));
-    }
-    Ok((out, dropped))
 }
 
 /// Quality of one querying strategy's queries.
@@ -360,24 +294,7 @@ mod tests {
         assert_eq!(split_variant("301.2"), ("301", 2));
         assert_eq!(split_variant("301"), ("301", 0));
         assert_eq!(split_variant("a.b"), ("a.b", 0));
-        let qrels = Qrels::parse("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n", "q").unwrap();
-        let run = Run::parse(
-            "301.2 Q0 d2 1 9 r\n301.2 Q0 d9 2 8 r\n301.10 Q0 d1 1 5 r\n301.1 Q0 d1 1 3 r\n301.1 Q0 d2 2 4 r\n999.1 Q0 d1 1 1 r\n",
-            "run",
-        )
-        .unwrap();
-        let (topics, dropped) = topics_from_trec(&qrels, &run).unwrap();
-        assert_eq!(dropped, vec!["999.1".to_string()]);
-        assert_eq!(topics.len(), 1);
-        let t = &topics[0];
-        assert_eq!(t.query_ids, vec!["301.1", "301.2", "301.10"]);
-        let named = |q: usize| t.queries[q].iter().map(|&d| t.doc_ids[d as usize].as_str()).collect::<Vec<_>>();
-        assert_eq!(named(0), vec!["d2", "d1"]); // score order
-        assert_eq!(named(1), vec!["d2", "d9"]);
-        assert_eq!(named(2), vec!["d1"]);
-        assert_eq!(t.grades[t.doc_ids.iter().position(|d| d == "d9").unwrap()], 0);
-        let dup = Run::parse("301.1 Q0 d1 1 3 r\n301.01 Q0 d1 1 3 r\n", "run").unwrap();
-        assert!(topics_from_trec(&qrels, &dup).is_err());
+        // Building worlds from variants: `scenario::tests::trec_variants_map_to_topics_in_order`.
     }
 
     #[test]

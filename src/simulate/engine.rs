@@ -8,7 +8,7 @@
 //! systems at once (so it can pair them) and must merge units in an order-independent way (or
 //! keep them apart); the output is then the same for any `--threads`.
 
-use super::walk::{first_sublist, walk, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
+use super::walk::{walk, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
 use super::world::World;
 use crate::error::{Error, Result};
 use crate::rng::{derive_key, hash_str};
@@ -231,6 +231,19 @@ impl PreparedProfile {
         let fixed = (!profile.varies()).then(|| profile.resolve(seed, 0));
         Ok(PreparedProfile { profile: profile.clone(), fixed, clicks: tables, samplers, warnings })
     }
+
+    /// Replaces the sublist prior of query variant `variant` of `system` on `topic` with
+    /// Dirichlet(`alpha`), one weight per sublist ("All" first), instead of the profile's.
+    pub fn set_prior(&mut self, topic: usize, system: usize, variant: usize, alpha: &[f64]) -> Result<()> {
+        let Some(slot) = self.samplers.get_mut(topic).and_then(|s| s.get_mut(system)).and_then(|v| v.get_mut(variant)) else {
+            return Err(Error::Invalid(format!("profile `{}`: no sublist prior at topic {topic}, system {system}, variant {variant}", self.profile.name)));
+        };
+        if slot.len() != alpha.len() {
+            return Err(Error::Invalid(format!("profile `{}`: {} prior weights for {} sublists", self.profile.name, alpha.len(), slot.len())));
+        }
+        *slot = super::walk::dirichlet_samplers(alpha)?;
+        Ok(())
+    }
 }
 
 /// What to simulate: the walk's world and prepared profiles by default, or the stream path's
@@ -406,21 +419,7 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit) -> S::Acc {
     for (t, topic) in world.topics.iter().enumerate() {
         let th = hash_str(&topic.id);
         let tk = topic_key(plan.seed, th);
-        let stages: Vec<Option<SystemOnTopic>> = world
-            .systems
-            .iter()
-            .map(|s| {
-                s.serps[t].as_ref().map(|queries| SystemOnTopic {
-                    topic,
-                    queries,
-                    delays: &s.delays,
-                    page_size: world.page_size,
-                    fold: world.fold,
-                    below_fold: world.below_fold,
-                    sublists_from: first_sublist(queries),
-                })
-            })
-            .collect();
+        let stages: Vec<Option<SystemOnTopic>> = (0..world.systems.len()).map(|s| SystemOnTopic::of(world, t, s)).collect();
         if stages.iter().all(|s| s.is_none()) {
             continue;
         }

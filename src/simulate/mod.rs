@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod stream;
+pub mod stream_io;
 pub mod summary;
 pub mod walk;
 pub mod world;

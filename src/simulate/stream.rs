@@ -22,13 +22,57 @@ use super::walk::{GainEvents, Outcome, Trace};
 use super::world::{World, WorldSystem, WorldTopic};
 use crate::error::{Error, Result};
 use crate::rng::{hash_str, Stream};
-use crate::streams::model::{StreamTopic, Update, Visit};
 use crate::user::param::path_id;
-use crate::user::{Dist, Param, Support};
+use crate::user::{Dist, Param, Support, UserProfile};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
+
+/// One update emitted by a system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    /// Update id.
+    pub id: String,
+    /// Emission time (seconds).
+    pub time: f64,
+    /// System confidence (orders updates with equal times).
+    pub confidence: f64,
+    /// Length in words.
+    pub words: f64,
+    /// Nuggets the update contains (indices into the topic's nuggets).
+    pub nuggets: Vec<u32>,
+}
+
+/// A topic: query duration and nuggets with their first-occurrence times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamTopic {
+    /// Topic id.
+    pub id: String,
+    /// Start of the query duration (first session).
+    pub start: f64,
+    /// End of the query duration (no session starts later).
+    pub end: f64,
+    /// Nugget ids.
+    pub nugget_ids: Vec<String>,
+    /// Nugget times (first occurrence), parallel to `nugget_ids`.
+    pub nugget_times: Vec<f64>,
+}
+
+/// Sorts updates into reading order: newest first, ties by confidence (higher first), then
+/// input order (the sort is stable).
+pub fn reading_order(updates: &mut [Update]) {
+    updates.sort_by(|a, b| b.time.total_cmp(&a.time).then(b.confidence.total_cmp(&a.confidence)));
+}
+
+/// One session of a user-trace: start time and duration (seconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Visit {
+    /// Start.
+    pub start: f64,
+    /// Duration.
+    pub duration: f64,
+}
 
 /// The updates of one system on one topic in reading order, as flat columns.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,7 +88,7 @@ pub struct StreamList {
 }
 
 impl StreamList {
-    /// The list of `updates`, which must be in reading order (`streams::model::reading_order`).
+    /// The list of `updates`, which must be in reading order ([`reading_order`]).
     pub fn new(updates: &[Update]) -> Self {
         let mut l = StreamList { offsets: vec![0], ..Default::default() };
         for u in updates {
@@ -168,6 +212,27 @@ pub struct StreamProfile {
     /// Lateness discount L in [0, 1] (default 0.5).
     #[serde(default = "default_lateness")]
     pub lateness: Param,
+}
+
+impl StreamProfile {
+    /// The stream user of profile `p` (`key`, e.g. `profiles[0]`, of a stream scenario): its
+    /// stream keys, the defaults for those not given. A key of result-page users is an error,
+    /// as are values out of range; errors name the key.
+    pub fn from_user(p: &UserProfile, context: &str, key: &str) -> Result<Self> {
+        let stream_keys = UserProfile { away: p.away.clone(), duration: p.duration.clone(), speed: p.speed.clone(), lateness: p.lateness.clone(), ..UserProfile::named(p.name.clone()) };
+        if *p != stream_keys {
+            return Err(Error::config(context, key, "a stream user takes only `name`, `away`, `duration`, `speed` and `lateness` (docs/streams.md)"));
+        }
+        let s = StreamProfile {
+            name: p.name.clone(),
+            away: p.away.clone().unwrap_or_else(default_away),
+            duration: p.duration.clone().unwrap_or_else(default_duration),
+            speed: p.speed.clone().unwrap_or_else(default_speed),
+            lateness: p.lateness.clone().unwrap_or_else(default_lateness),
+        };
+        s.validate(&format!("{context}: {key}"))?;
+        Ok(s)
+    }
 }
 
 /// A log-normal parameter given by its arithmetic mean and sd.

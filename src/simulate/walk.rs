@@ -30,7 +30,7 @@
 //! query q uses the same number on every system. The same user therefore meets every compared
 //! system with common random numbers.
 
-use super::world::{QueryList, Sublists, WorldTopic};
+use super::world::{QueryList, Sublists, World, WorldTopic};
 use crate::rng::{item_key_fast, mix64, uniform_at, unit, Stream, TaggedDraws};
 use crate::user::{
     by_grade, Action, ClickBehaviour, Cont, Continuation, CostModel, CreditOn, Delays, GainModel, ResolvedUser, Rule,
@@ -300,6 +300,15 @@ pub struct SystemOnTopic<'a> {
 /// [`SystemOnTopic::sublists_from`]).
 pub fn first_sublist(queries: &[QueryList]) -> usize {
     queries.iter().position(|l| l.sublists.is_some()).unwrap_or(queries.len())
+}
+
+impl<'a> SystemOnTopic<'a> {
+    /// The stage of `topic` on `system` of `world` (`None` when the system has no list for it).
+    pub fn of(world: &'a World, topic: usize, system: usize) -> Option<Self> {
+        let s = &world.systems[system];
+        let queries = s.serps[topic].as_deref()?;
+        Some(SystemOnTopic { topic: &world.topics[topic], queries, delays: &s.delays, page_size: world.page_size, fold: world.fold, below_fold: world.below_fold, sublists_from: first_sublist(queries) })
+    }
 }
 
 /// Reusable per-thread state (no allocation per session once warmed up).

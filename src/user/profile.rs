@@ -207,6 +207,19 @@ pub struct UserProfile {
     /// Charge the query and the first SERP look at the start of each query (default true).
     #[serde(default = "default_true")]
     pub charge_query: bool,
+    /// Stream users only (`[collection] source = "streams"`, docs/streams.md): mean time away
+    /// A in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub away: Option<Param>,
+    /// Stream users only: mean session duration D in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Param>,
+    /// Stream users only: reading speed V in words per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Param>,
+    /// Stream users only: lateness discount L in [0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lateness: Option<Param>,
 }
 
 fn one() -> Param {
@@ -272,6 +285,10 @@ impl UserProfile {
             effort: ActionParams::default(),
             time: ActionParams::default(),
             charge_query: true,
+            away: None,
+            duration: None,
+            speed: None,
+            lateness: None,
         }
     }
 

@@ -2,9 +2,11 @@
 //! judgements (common random numbers), summarised as distributions, the best threshold per
 //! strategy (Maxwell et al. Table 2) and the plot of mean depth per query against rate of gain.
 
-use super::model::{with_threshold, SessionConfig, SessionOutcome, SessionTopic};
+use super::model::{with_threshold, SessionConfig};
+use crate::collection::queries::SessionTopic;
 use crate::error::{Error, Result};
 use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
+use crate::simulate::Outcome;
 use crate::simulate::world::World;
 use crate::stats::multitest::{adjust_finite, Method};
 use crate::stats::{paired_t_test, quantile_of_counts, sd, Moments, PairedT};
@@ -77,8 +79,8 @@ struct TopicAcc {
     rate: Moments,
     time: Moments,
     adjusted: Moments,
-    depth_sum: u64,
     queries: u64,
+    /// Snippets examined (the sum of the queries' depths).
     snippets: u64,
     documents: u64,
     page_turns: u64,
@@ -98,6 +100,15 @@ pub const RATE_STEP: f64 = 1e-4;
 /// Resolution of the per-session mean-depth distribution.
 pub const DEPTH_STEP: f64 = 0.1;
 
+/// Gain per second of elapsed time (0 when no time passed).
+fn rate_of_gain(o: &Outcome) -> f64 {
+    if o.time > 0.0 {
+        o.gain / o.time
+    } else {
+        0.0
+    }
+}
+
 fn bump(counts: &mut Vec<u64>, v: usize) {
     if counts.len() <= v {
         counts.resize(v + 1, 0);
@@ -116,15 +127,14 @@ fn merge_counts(into: &mut Vec<u64>, from: &[u64]) {
 
 impl TopicAcc {
     #[inline]
-    fn add(&mut self, o: &SessionOutcome) {
+    fn add(&mut self, o: &Outcome) {
         self.gain.add(o.gain);
-        self.rate.add(o.rate_of_gain());
+        self.rate.add(rate_of_gain(o));
         self.time.add(o.time);
         self.adjusted.add(o.adjusted_time);
-        self.depth_sum += o.depth_sum as u64;
         self.queries += o.queries as u64;
-        self.snippets += o.snippets as u64;
-        self.documents += o.documents as u64;
+        self.snippets += o.depth as u64;
+        self.documents += o.clicks as u64;
         self.page_turns += o.page_turns as u64;
     }
     fn merge(&mut self, o: &TopicAcc) {
@@ -132,7 +142,6 @@ impl TopicAcc {
         self.rate.merge(&o.rate);
         self.time.merge(&o.time);
         self.adjusted.merge(&o.adjusted);
-        self.depth_sum += o.depth_sum;
         self.queries += o.queries;
         self.snippets += o.snippets;
         self.documents += o.documents;
@@ -145,11 +154,12 @@ impl TopicAcc {
 
 impl Dists {
     #[inline]
-    fn add(&mut self, o: &SessionOutcome) {
+    fn add(&mut self, o: &Outcome) {
         bump(&mut self.gain, o.gain as usize);
         bump(&mut self.queries, o.queries as usize);
-        bump(&mut self.rate, (o.rate_of_gain() / RATE_STEP).round() as usize);
-        bump(&mut self.depth, (o.mean_depth() / DEPTH_STEP).round() as usize);
+        bump(&mut self.rate, (rate_of_gain(o) / RATE_STEP).round() as usize);
+        let mean_depth = if o.queries > 0 { o.depth as f64 / o.queries as f64 } else { 0.0 };
+        bump(&mut self.depth, (mean_depth / DEPTH_STEP).round() as usize);
     }
     fn merge(&mut self, o: &Dists) {
         merge_counts(&mut self.gain, &o.gain);
@@ -250,9 +260,8 @@ impl Sink for SweepSink {
     fn record(&self, acc: &mut SweepUnitAcc, r: &Record) {
         for (s, o) in r.outcomes.iter().enumerate() {
             if let Some(o) = o {
-                let o = SessionOutcome::from(*o);
-                acc.cells[s].add(&o);
-                acc.dists[s].add(&o);
+                acc.cells[s].add(o);
+                acc.dists[s].add(o);
             }
         }
     }
@@ -345,7 +354,7 @@ impl SweepSink {
                     rate_mean: all.rate.mean(),
                     rate_topic_sd: sd(&topic_rate),
                     rate_quantiles: QS.map(|q| quantile_of_counts(&d.rate, q) * RATE_STEP),
-                    depth_per_query: if all.queries > 0 { all.depth_sum as f64 / all.queries as f64 } else { 0.0 },
+                    depth_per_query: if all.queries > 0 { all.snippets as f64 / all.queries as f64 } else { 0.0 },
                     depth_quantiles: QS.map(|q| quantile_of_counts(&d.depth, q) * DEPTH_STEP),
                     queries_mean: all.queries as f64 / n,
                     queries_quantiles: QS.map(|q| quantile_of_counts(&d.queries, q)),
@@ -627,7 +636,7 @@ pub fn depth_rate_svg(results: &[PointResult]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sessions::queries::{QueryStrategy, SyntheticQueries};
+    use crate::collection::queries::{QueryStrategy, SyntheticQueries};
 
     #[test]
     fn thresholds_are_the_papers() {

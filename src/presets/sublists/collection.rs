@@ -43,7 +43,7 @@ pub fn topics_from_collection(c: &Collection, system: usize) -> Result<Vec<Topic
 mod tests {
     use super::*;
     use crate::collection::letor::LetorData;
-    use crate::sublists::measures::{sublist_entropy, sublist_relevance};
+    use crate::presets::sublists::measures::{sublist_entropy, sublist_relevance};
 
     #[test]
     fn sublists_keep_the_original_order_and_all_is_first() {

@@ -1,5 +1,5 @@
-//! Modeled stream utility (Baruah, Smucker and Clarke 2015): the input types and the MSU front
-//! end over the engine's stream path (`simulate::stream`).
+//! Modeled stream utility (Baruah, Smucker and Clarke 2015): the population and the MSU front
+//! end over the engine's stream path (`simulate::stream`, which owns the input types).
 //!
 //! A user has a mean time away A, a mean session duration D and a reading speed V, drawn from
 //! log-normal population distributions (A and D given by their arithmetic mean M and sd S:
@@ -15,58 +15,13 @@
 //! ([`crate::simulate::stream`]): [`user_gain`] and [`msu`] are thin wrappers over it.
 
 use crate::error::Result;
-use crate::simulate::stream::{mean_sd, read_visits, run, MsuSink, StreamList, StreamPlan, StreamProfile, StreamScratch, StreamWorld};
+use crate::simulate::stream::{mean_sd, read_visits, run, MsuSink, StreamList, StreamPlan, StreamProfile, StreamScratch, StreamTopic, StreamWorld, Update, Visit};
 use crate::user::{Dist, Param};
 use serde::{Deserialize, Serialize};
 
 pub use crate::simulate::stream::Msu;
 
-/// One update emitted by a system.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Update {
-    /// Update id.
-    pub id: String,
-    /// Emission time (seconds).
-    pub time: f64,
-    /// System confidence (orders updates with equal times).
-    pub confidence: f64,
-    /// Length in words.
-    pub words: f64,
-    /// Nuggets the update contains (indices into the topic's nuggets).
-    pub nuggets: Vec<u32>,
-}
-
-/// A topic: query duration and nuggets with their first-occurrence times.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StreamTopic {
-    /// Topic id.
-    pub id: String,
-    /// Start of the query duration (first session).
-    pub start: f64,
-    /// End of the query duration (no session starts later).
-    pub end: f64,
-    /// Nugget ids.
-    pub nugget_ids: Vec<String>,
-    /// Nugget times (first occurrence), parallel to `nugget_ids`.
-    pub nugget_times: Vec<f64>,
-}
-
-/// Sorts updates into reading order: newest first, ties by confidence (higher first), then
-/// input order (the sort is stable).
-pub fn reading_order(updates: &mut [Update]) {
-    updates.sort_by(|a, b| b.time.total_cmp(&a.time).then(b.confidence.total_cmp(&a.confidence)));
-}
-
-/// One session of a user-trace: start time and duration (seconds).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Visit {
-    /// Start.
-    pub start: f64,
-    /// Duration.
-    pub duration: f64,
-}
-
-/// Gain of one user on one topic: `updates` in [`reading_order`], `visits` by increasing start,
+/// Gain of one user on one topic: `updates` in [`crate::simulate::stream::reading_order`], `visits` by increasing start,
 /// reading speed `speed` words per second, lateness discount `lateness` (L). The engine's
 /// stream walk ([`read_visits`]) on one list.
 pub fn user_gain(updates: &[Update], nugget_times: &[f64], visits: &[Visit], speed: f64, lateness: f64) -> f64 {
@@ -160,7 +115,8 @@ pub fn msu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::streams::io::parse_time;
+    use crate::simulate::stream_io::parse_time;
+    use crate::simulate::stream::reading_order;
 
     fn up(id: &str, time: &str, conf: f64, words: f64, nuggets: &[u32]) -> Update {
         Update { id: id.into(), time: parse_time(time).unwrap(), confidence: conf, words, nuggets: nuggets.to_vec() }
@@ -284,26 +240,11 @@ mod tests {
         }
         assert!((r[0].msu - e).abs() < 4.0 * r[0].se, "{} vs {e} (se {})", r[0].msu, r[0].se);
         // Thread count does not matter.
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| {
-            msu(
-                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
-                &systems,
-                &pop,
-                2000,
-                11,
-            )
-            .unwrap()
-        });
-        let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| {
-            msu(
-                &[StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] }],
-                &systems,
-                &pop,
-                2000,
-                11,
-            )
-            .unwrap()
-        });
+        let on = |threads: usize| {
+            let topic = StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] };
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| msu(&[topic], &systems, &pop, 2000, 11).unwrap())
+        };
+        let (one, two) = (on(1), on(2));
         assert_eq!(one, two);
     }
 }

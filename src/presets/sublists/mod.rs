@@ -10,13 +10,14 @@
 //! - [`log`]: the usage-log format, effort counting (§4.2.1), fitting and prediction (§4.2-4.4).
 //!
 //! ```
-//! use serpsim::sublists::model::*;
+//! use serpsim::presets::sublists::model::*;
+//! use serpsim::simulate::{outcomes, PreparedProfile};
 //! let topic = TopicSublists::new("q", vec![0, 1, 0, 1], vec![("news".into(), vec![1, 3])]).unwrap();
 //! let cont = ContinuationKind::Exponential { lambda: 0.1 }.table(4);
-//! let mut rng = serpsim::rng::stream(1, &[0]);
-//! let out = simulate_path(&topic, &cont, &[0.5, 0.5], 10, &ActionWeights::default(),
-//!                         CutOff::FindAll, &mut rng, &mut Scratch::default(), None);
-//! assert_eq!(out.gain, 2);
+//! let world = world_of(&[topic], true, 10);
+//! let user = he_profile("he", &cont, &ActionWeights::default(), CutOff::FindAll);
+//! let prepared = PreparedProfile::new(&world, &user, 1, None).unwrap();
+//! assert!(outcomes(&world, &prepared, 10, 1).unwrap().iter().all(|o| o.relevant_found == 2));
 //! ```
 
 pub mod analysis;

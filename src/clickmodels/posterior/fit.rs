@@ -1,11 +1,13 @@
-//! (A folder of its own: it sits above both `clickmodels`' EM models and `posterior`, so neither imports it.)
+//! (Under `posterior`: it chooses between the EM point fit of `clickmodels` and the posterior,
+//! and sits above both, so neither imports it.)
+//!
 //! The fit every front end asks for (`serpsim clicks`, Python's `fit_posterior`): which fit
 //! follows from the settings is decided here, once, and the shells only pass their progress
 //! callbacks.
 
-use super::driver::{EmOptions, FitSummary, PassInfo};
-use super::posterior::{model_and_posterior, Posterior, PosteriorConfig};
-use super::{ClickModel, EmState, ModelConfig};
+use crate::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
+use super::{model_and_posterior, Posterior, PosteriorConfig};
+use crate::clickmodels::{ClickModel, EmState, ModelConfig};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionSource};
 

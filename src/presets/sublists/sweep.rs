@@ -3,7 +3,7 @@
 //! ([`grid_profile`]).
 
 use super::measures::Prior;
-use super::model::{dirichlet_samplers, he_profile, topic_world, ActionWeights, ContinuationKind, CutOff, TopicSublists};
+use super::model::{he_profile, world_of, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use crate::error::{Error, Result};
 use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
 use crate::simulate::world::World;
@@ -147,7 +147,7 @@ fn cell_sketches(world: &World, prepared: &[PreparedProfile], cutoffs: &[CutOff]
 }
 
 /// Simulates `replicates` RLR users on `topic` and returns, in user order, their effort (gain
-/// targets) or gain (effort budgets): see [`CutOff::measure`]. `cont` is He et al.'s table
+/// targets) or gain (effort budgets): see [`CutOff::measure_name`]. `cont` is He et al.'s table
 /// (p_r = `cont[r - 1]`), `alpha` the Dirichlet prior over the topic's sublists. User `u`'s
 /// random numbers are keyed by `(seed, topic id, u)` (common to every call on the topic).
 #[allow(clippy::too_many_arguments)]
@@ -161,10 +161,9 @@ pub fn simulate_users(
     replicates: usize,
     seed: u64,
 ) -> Result<Vec<f64>> {
-    let mut world = topic_world(topic, true);
-    world.page_size = page_size.max(1) as usize;
+    let world = world_of(std::slice::from_ref(topic), true, page_size);
     let mut prepared = PreparedProfile::new(&world, &he_profile("rlr", cont, weights, cutoff), seed, None)?;
-    prepared.samplers[0][0][0] = dirichlet_samplers(alpha)?;
+    prepared.set_prior(0, 0, 0, alpha)?;
     let m = measure_of(cutoff);
     Ok(crate::simulate::outcomes(&world, &prepared, replicates as u64, seed)?.iter().map(|o| o.measures()[m]).collect())
 }
@@ -172,8 +171,7 @@ pub fn simulate_users(
 /// Effort (gain targets) or gain (effort budgets) of the basic interface ("All" only,
 /// deterministic).
 pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weights: &ActionWeights) -> f64 {
-    let mut world = topic_world(topic, false);
-    world.page_size = page_size.max(1) as usize;
+    let world = world_of(std::slice::from_ref(topic), false, page_size);
     let prepared = PreparedProfile::new(&world, &he_profile("basic", &[1.0], weights, cutoff), 0, None).expect("no click model, no prior");
     let o = crate::simulate::outcomes(&world, &prepared, 1, 0).expect("a valid one-topic world");
     o.first().map_or(0.0, |o| o.measures()[measure_of(cutoff)])
@@ -200,8 +198,7 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
     if grid.lambdas.is_empty() || grid.priors.is_empty() || grid.tasks.is_empty() || grid.replicates == 0 {
         return Err(Error::Invalid("the sweep grid is empty (lambdas, priors, tasks and replicates must be non-empty)".into()));
     }
-    let mut world = world_of_topics(topics);
-    world.page_size = grid.page_size.max(1) as usize;
+    let mut world = world_of(topics, true, grid.page_size);
     world.add_basic_twins();
     let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0);
     let mut profiles = Vec::new();
@@ -245,19 +242,6 @@ pub fn run_sweep_world(world: &World, prepared: &[PreparedProfile], labels: &[(u
     }
     out.sort_by_key(|c| (c.topic, c.task, c.prior, c.lambda));
     Ok(out)
-}
-
-/// A world of the topics with sublists, as one system (named `rlr`).
-pub fn world_of_topics(topics: &[TopicSublists]) -> World {
-    let mut world = topic_world(&topics[0], true);
-    world.systems[0].name = "rlr".into();
-    for t in &topics[1..] {
-        let w = topic_world(t, true);
-        world.topics.push(w.topics[0].clone());
-        let serp = w.systems[0].serps[0].clone();
-        world.systems[0].serps.push(serp);
-    }
-    world
 }
 
 /// Pooled quartiles over topics and replicates for (task, prior, lambda), as plotted in Fig. 6.
@@ -373,7 +357,7 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
+    use crate::presets::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
 
     fn small() -> (Vec<TopicSublists>, SweepGrid) {
         let mut cfg = SublistSyntheticConfig::default();
@@ -394,6 +378,28 @@ mod tests {
         assert_eq!(sweep_csv(&topics, &grid, &one), sweep_csv(&topics, &grid, &two));
         let svg = fig6_svg(&grid, &one).unwrap();
         assert!(svg.contains("<svg") && svg.contains("NDCG") && svg.contains("Random"));
+    }
+
+    /// `simulate_users` walks under the prior it is given (`PreparedProfile::set_prior`), not the
+    /// profile's. No continuation: after every result the user switches, to a sublist drawn
+    /// from the prior among those neither current nor exhausted (uniform when they all weigh 0).
+    /// A prior on the sublist of the six relevant results ("rel") brings the user back to them
+    /// after every detour, so find-all takes fewer actions than with a prior on the sublist of
+    /// the six non-relevant ones ("non"), which sends the user back to those instead (the
+    /// direction, argued by hand; the walk is deterministic here: 23 against 24 actions). The
+    /// same users (seed) meet both priors; were the prior ignored, both would walk alike.
+    #[test]
+    fn explicit_priors_steer_the_switches() {
+        let grades: Vec<i32> = (0..12).map(|r| i32::from(r >= 6)).collect();
+        let t = TopicSublists::new("t", grades, vec![("rel".into(), (6..12).collect()), ("non".into(), (0..6).collect())]).unwrap();
+        let (cont, w) = (vec![0.0; 13], ActionWeights::default());
+        let mean = |alpha: &[f64]| {
+            let e = simulate_users(&t, &cont, alpha, CutOff::FindAll, 10, &w, 200, 1).unwrap();
+            e.iter().sum::<f64>() / e.len() as f64
+        };
+        let (to_rel, to_non) = (mean(&[0.0, 1.0, 0.0]), mean(&[0.0, 0.0, 1.0]));
+        assert!(to_rel < to_non, "effort {to_rel} with the prior on rel, {to_non} on non");
+        assert!(simulate_users(&t, &cont, &[1.0, 1.0], CutOff::FindAll, 10, &w, 1, 1).is_err(), "two weights for three sublists");
     }
 
     #[test]
@@ -419,7 +425,7 @@ mod tests {
     fn fig6_sanity_facts_hold_on_50_synthetic_topics() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations/sublists/default.toml");
         let (s, base) = crate::scenario::Scenario::from_file(&path).unwrap();
-        let study = crate::sublists::scenario::SublistStudy::from_scenario(&s, &base, "default.toml").unwrap();
+        let study = crate::presets::sublists::scenario::SublistStudy::from_scenario(&s, &base, "default.toml").unwrap();
         let mut grid = study.grid.clone();
         grid.replicates = 200;
         assert_eq!(study.topics.len(), 50);

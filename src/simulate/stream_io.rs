@@ -8,7 +8,7 @@
 //! - matches: `topic update nugget` (which nuggets an update contains; shared by all systems,
 //!   matches of updates a system did not emit are ignored).
 
-use super::model::{reading_order, StreamTopic, Update};
+use crate::simulate::stream::{reading_order, StreamTopic, Update};
 use crate::error::{Error, Result};
 use crate::input::{snippet, strip_bom, ECHO};
 use std::collections::HashMap;

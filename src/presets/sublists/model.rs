@@ -21,10 +21,8 @@
 //!   shown costs one `paginate` per page turned;
 //! - gain is binary: each examined result with grade > 0 adds 1.
 
-use crate::simulate::walk::{walk, FixedChoice, SystemOnTopic, Step as WalkStep, Trace};
 use crate::simulate::world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
 use crate::user::{ActionParams, ActionTable, Budget, Cascade, ContinuationModel, NoAlternative, Param, PriorBase, RankOf, StoppingRuleKind, SublistUse, UserProfile};
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 /// One topic as an RLR interface shows it: the ranked "All" list and its sublists.
@@ -40,11 +38,6 @@ pub struct TopicSublists {
     pub names: Vec<String>,
     /// Per sublist, 0-based ranks into "All", strictly increasing. `lists[0]` is every rank.
     pub lists: Vec<Vec<u32>>,
-    /// Per rank of "All", the (sublist, position) pairs holding it, flattened:
-    /// `members[member_start[r]..member_start[r + 1]]`.
-    member_start: Vec<u32>,
-    members: Vec<(u32, u32)>,
-    relevant: u32,
 }
 
 impl TopicSublists {
@@ -70,42 +63,12 @@ impl TopicSublists {
                 lists.push(ranks);
             }
         }
-        Ok(Self::with_lists(id, grades, names, lists))
-    }
-
-    fn with_lists(id: String, grades: Vec<i32>, names: Vec<String>, lists: Vec<Vec<u32>>) -> Self {
-        let n = grades.len();
-        let mut count = vec![0u32; n + 1];
-        for l in &lists {
-            for &r in l {
-                count[r as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            count[i + 1] += count[i];
-        }
-        let member_start = count.clone();
-        let mut members = vec![(0u32, 0u32); count[n] as usize];
-        let mut fill = count;
-        for (k, l) in lists.iter().enumerate() {
-            for (p, &r) in l.iter().enumerate() {
-                members[fill[r as usize] as usize] = (k as u32, p as u32);
-                fill[r as usize] += 1;
-            }
-        }
-        let relevant = grades.iter().filter(|&&g| g > 0).count() as u32;
-        TopicSublists { id, grades, names, lists, member_start, members, relevant }
-    }
-
-    /// The (sublist, position) pairs that hold rank `r` (0-based) of "All".
-    #[inline]
-    pub fn members(&self, r: u32) -> &[(u32, u32)] {
-        &self.members[self.member_start[r as usize] as usize..self.member_start[r as usize + 1] as usize]
+        Ok(TopicSublists { id, grades, names, lists })
     }
 
     /// The same topic with only "All": the basic interface.
     pub fn basic(&self) -> TopicSublists {
-        Self::with_lists(self.id.clone(), self.grades.clone(), vec!["All".into()], vec![self.lists[0].clone()])
+        TopicSublists { id: self.id.clone(), grades: self.grades.clone(), names: vec!["All".into()], lists: vec![self.lists[0].clone()] }
     }
 
     /// Number of sublists K, "All" included.
@@ -115,7 +78,7 @@ impl TopicSublists {
 
     /// Number of relevant results (grade > 0) in "All".
     pub fn relevant(&self) -> usize {
-        self.relevant as usize
+        self.grades.iter().filter(|&&g| g > 0).count()
     }
 
     /// Grades of sublist `k` in its order.
@@ -212,15 +175,7 @@ impl CutOff {
         }
     }
 
-    /// The measure a cut-off calls for: effort for gain targets, gain for effort budgets.
-    pub fn measure(&self, o: &PathOutcome) -> f64 {
-        match self {
-            CutOff::Effort(_) => o.gain as f64,
-            _ => o.effort,
-        }
-    }
-
-    /// `effort` or `gain`, as [`CutOff::measure`].
+    /// The measure a cut-off calls for: `effort` for gain targets, `gain` for effort budgets.
     pub fn measure_name(&self) -> &'static str {
         match self {
             CutOff::Effort(_) => "gain",
@@ -240,80 +195,37 @@ impl CutOff {
     }
 }
 
-/// One action on the path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Select sublist `sublist`.
-    Select {
-        /// Index of the sublist.
-        sublist: u32,
-    },
-    /// Turn to page `page` (1-based) of `sublist`.
-    Paginate {
-        /// Index of the sublist.
-        sublist: u32,
-        /// Page now shown.
-        page: u32,
-    },
-    /// Examine the result at displayed `rank` (1-based) of `sublist`, which is `all_rank` in "All".
-    Examine {
-        /// Index of the sublist.
-        sublist: u32,
-        /// Displayed rank in the sublist, 1-based.
-        rank: u32,
-        /// Rank in "All", 1-based.
-        all_rank: u32,
-        /// Whether the result is relevant.
-        relevant: bool,
-    },
-}
-
-/// Effort and gain of one simulated action path.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct PathOutcome {
-    /// Weighted effort (Eq. 1).
-    pub effort: f64,
-    /// Relevant results found (Eq. 2 with binary relevance).
-    pub gain: u32,
-    /// Results examined.
-    pub examined: u32,
-    /// Page turns.
-    pub paginations: u32,
-    /// Sublist selections.
-    pub selections: u32,
-}
-
-/// Reusable per-thread state of the walk.
-#[derive(Debug, Default, Clone)]
-pub struct Scratch(crate::simulate::walk::Scratch);
-
-pub use crate::simulate::walk::{dirichlet_samplers, draw_dirichlet};
-
-/// The one-topic world of `topic`: list 0 of its result list is "All" and the sublists are
-/// `topic.lists` (documents are named by their rank, `r1`, `r2`, ...).
-pub fn topic_world(topic: &TopicSublists, with_sublists: bool) -> World {
-    let n = topic.grades.len();
-    let wt = WorldTopic {
-        id: topic.id.clone(),
-        doc_ids: (1..=n).map(|r| format!("r{r}")).collect(),
-        grades: topic.grades.clone(),
-        subtopics: vec![0; n],
-        categories: vec![Vec::new(); n],
-        relevant: topic.relevant(),
-    };
-    let mut list = QueryList::new(&wt, (0..n as u32).collect());
-    if with_sublists {
-        let cats = (0..topic.k() as u32).map(|k| if k == 0 { u32::MAX } else { k - 1 }).collect();
-        list.sublists = Some(Sublists::from_lists(&topic.grades, cats, topic.lists.clone()));
-    }
-    World {
-        topics: vec![wt],
-        systems: vec![WorldSystem { name: topic.id.clone(), delays: Default::default(), serps: vec![Some(vec![list])] }],
-        categories: topic.names[1..].to_vec(),
-        page_size: 10,
+/// A world of `topics` as one system, `rlr` (documents named by their rank, `r1`, `r2`, ...):
+/// list 0 of each topic's result list is "All" and, `with_sublists`, the sublists are the
+/// topic's `lists`; `page_size` results per page (at least 1).
+pub fn world_of(topics: &[TopicSublists], with_sublists: bool, page_size: u32) -> World {
+    let mut world = World {
+        topics: Vec::new(),
+        systems: vec![WorldSystem { name: "rlr".into(), delays: Default::default(), serps: Vec::new() }],
+        categories: topics.first().map_or(Vec::new(), |t| t.names[1..].to_vec()),
+        page_size: page_size.max(1) as usize,
         fold: usize::MAX,
         below_fold: 0.0,
+    };
+    for topic in topics {
+        let n = topic.grades.len();
+        let wt = WorldTopic {
+            id: topic.id.clone(),
+            doc_ids: (1..=n).map(|r| format!("r{r}")).collect(),
+            grades: topic.grades.clone(),
+            subtopics: vec![0; n],
+            categories: vec![Vec::new(); n],
+            relevant: topic.relevant(),
+        };
+        let mut list = QueryList::new(&wt, (0..n as u32).collect());
+        if with_sublists {
+            let cats = (0..topic.k() as u32).map(|k| if k == 0 { u32::MAX } else { k - 1 }).collect();
+            list.sublists = Some(Sublists::from_lists(&topic.grades, cats, topic.lists.clone()));
+        }
+        world.topics.push(wt);
+        world.systems[0].serps.push(Some(vec![list]));
     }
+    world
 }
 
 /// He et al.'s user as a profile of the one user model: continuation `cont` indexed as in the
@@ -321,7 +233,7 @@ pub fn topic_world(topic: &TopicSublists, with_sublists: bool) -> World {
 /// a failed continuation, every relevant result found on examination (binary gain), effort
 /// weights for examining, page turns and selections, and the task's cut-off as a stopping rule
 /// (find-N, find-all) or a hard effort budget (effort-B). The sublist prior is the profile's
-/// (replace it with [`PreparedProfile::samplers`] for explicit alphas).
+/// (replace it with `PreparedProfile::set_prior` for explicit alphas).
 pub fn he_profile(name: &str, cont: &[f64], weights: &ActionWeights, cutoff: CutOff) -> UserProfile {
     let mut p = UserProfile::named(name);
     p.continuation = Some(ContinuationModel::Empirical { p: cont.to_vec(), file: None, rank_of: RankOf::Next });
@@ -344,61 +256,29 @@ pub fn he_profile(name: &str, cont: &[f64], weights: &ActionWeights, cutoff: Cut
     p
 }
 
-/// Simulates one action path (through `simulate::walk`, the engine's walk).
-///
-/// `cont[r - 1]` is p_r (ranks beyond the table continue with probability 0); `choice` is
-/// c_u over the topic's sublists (any non-negative weights; renormalised over the selectable
-/// sublists, uniform if they all have weight 0). The path's random numbers are keyed by one
-/// number drawn from `rng`. Steps are pushed to `trace` when given.
-#[allow(clippy::too_many_arguments)]
-pub fn simulate_path<R: Rng + ?Sized>(
-    topic: &TopicSublists,
-    cont: &[f64],
-    choice: &[f64],
-    page_size: u32,
-    weights: &ActionWeights,
-    cutoff: CutOff,
-    rng: &mut R,
-    scratch: &mut Scratch,
-    trace: Option<&mut Vec<Step>>,
-) -> PathOutcome {
-    let mut world = topic_world(topic, true);
-    world.page_size = page_size.max(1) as usize;
-    let user = he_profile("he", cont, weights, cutoff).resolve(0, 0);
-    let sys = &world.systems[0];
-    let stage = SystemOnTopic { topic: &world.topics[0], queries: sys.serps[0].as_deref().unwrap_or(&[]), delays: &sys.delays, page_size: world.page_size, fold: usize::MAX, below_fold: 0.0, sublists_from: crate::simulate::walk::first_sublist(sys.serps[0].as_deref().unwrap_or(&[])) };
-    let key: u64 = rng.random();
-    let mut chooser = FixedChoice(choice.to_vec());
-    let out = match trace {
-        Some(t) => {
-            let mut relay = HeTrace(t);
-            walk(&stage, &user, &user.grades, &mut chooser, key, &mut scratch.0, &mut relay)
-        }
-        None => walk(&stage, &user, &user.grades, &mut chooser, key, &mut scratch.0, &mut ()),
-    };
-    PathOutcome { effort: out.effort, gain: out.relevant_found, examined: out.depth, paginations: out.page_turns, selections: out.switches }
-}
-
-/// Translates the walk's steps into He et al.'s.
-struct HeTrace<'a>(&'a mut Vec<Step>);
-
-impl Trace for HeTrace<'_> {
-    fn step(&mut self, s: WalkStep) {
-        match s {
-            WalkStep::Select { list } => self.0.push(Step::Select { sublist: list }),
-            WalkStep::Paginate { list, page } => self.0.push(Step::Paginate { sublist: list, page }),
-            WalkStep::Examine { list, rank, position, relevant, .. } => {
-                self.0.push(Step::Examine { sublist: list, rank, all_rank: position, relevant })
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::simulate::walk::{walk, FixedChoice, Outcome, Scratch, SystemOnTopic, Step};
+
+    /// One action path of He et al.'s user on `topic` (the engine's walk): continuation table
+    /// `cont`, choice weights `choice` over the sublists, steps (selections, page turns,
+    /// examinations) pushed to `trace`.
+    #[allow(clippy::too_many_arguments)]
+    fn path(topic: &TopicSublists, cont: &[f64], choice: &[f64], page_size: u32, w: &ActionWeights, cutoff: CutOff, key: u64, trace: &mut Vec<Step>) -> Outcome {
+        let world = world_of(std::slice::from_ref(topic), true, page_size);
+        let user = he_profile("he", cont, w, cutoff).resolve(0, 0);
+        let mut steps = Vec::new();
+        let o = walk(&SystemOnTopic::of(&world, 0, 0).unwrap(), &user, &user.grades, &mut FixedChoice(choice.to_vec()), key, &mut Scratch::default(), &mut steps);
+        trace.extend(steps.into_iter().filter(|s| matches!(s, Step::Select { .. } | Step::Paginate { .. } | Step::Examine { .. })));
+        o
+    }
+
+    /// The examination of displayed `rank` of `list`, rank `all` of "All" (document `all - 1`),
+    /// clicked when relevant (He et al.'s user finds every relevant result examined).
+    fn ex(list: u32, rank: u32, all: u32, relevant: bool) -> Step {
+        Step::Examine { list, rank, position: all, doc: all - 1, relevant, clicked: relevant }
+    }
 
     // Hand-computed toy. "All" has 6 results with grades 0 1 0 1 0 1; sublist "c1" holds
     // All ranks 2, 4, 5, 6 (0-based 1, 3, 4, 5). Page size 2. Continuation table
@@ -420,41 +300,41 @@ mod tests {
         let topic = TopicSublists::new("toy", vec![0, 1, 0, 1, 0, 1], vec![("c1".into(), vec![1, 3, 4, 5])]).unwrap();
         let cont = ContinuationKind::Empirical { probs: vec![1.0, 1.0, 0.0] }.table(6);
         let mut trace = Vec::new();
-        let mut rng = stream(1, &[1]);
-        let out = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::FindAll, &mut rng, &mut Scratch::default(), Some(&mut trace));
+        let d = ActionWeights::default();
+        let out = path(&topic, &cont, &[0.5, 0.5], 2, &d, CutOff::FindAll, 1, &mut trace);
         use Step::*;
         let expect = vec![
-            Examine { sublist: 0, rank: 1, all_rank: 1, relevant: false },
-            Examine { sublist: 0, rank: 2, all_rank: 2, relevant: true },
-            Select { sublist: 1 },
-            Examine { sublist: 1, rank: 2, all_rank: 4, relevant: true },
-            Select { sublist: 0 },
-            Paginate { sublist: 0, page: 2 },
-            Examine { sublist: 0, rank: 3, all_rank: 3, relevant: false },
-            Select { sublist: 1 },
-            Paginate { sublist: 1, page: 2 },
-            Examine { sublist: 1, rank: 3, all_rank: 5, relevant: false },
-            Select { sublist: 0 },
-            Paginate { sublist: 0, page: 2 },
-            Paginate { sublist: 0, page: 3 },
-            Examine { sublist: 0, rank: 6, all_rank: 6, relevant: true },
+            ex(0, 1, 1, false),
+            ex(0, 2, 2, true),
+            Select { list: 1 },
+            ex(1, 2, 4, true),
+            Select { list: 0 },
+            Paginate { list: 0, page: 2 },
+            ex(0, 3, 3, false),
+            Select { list: 1 },
+            Paginate { list: 1, page: 2 },
+            ex(1, 3, 5, false),
+            Select { list: 0 },
+            Paginate { list: 0, page: 2 },
+            Paginate { list: 0, page: 3 },
+            ex(0, 6, 6, true),
         ];
         assert_eq!(trace, expect);
-        assert_eq!(out, PathOutcome { effort: 14.0, gain: 3, examined: 6, paginations: 4, selections: 4 });
+        assert_eq!((out.effort, out.relevant_found, out.depth, out.page_turns, out.switches), (14.0, 3, 6, 4, 4));
         // Weights scale each action kind: 6 * 2 + 4 * 0.5 + 4 * 3 = 26.
         let w = ActionWeights { examine: 2.0, paginate: 0.5, select: 3.0 };
-        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &w, CutOff::FindAll, &mut rng, &mut Scratch::default(), None);
+        let o = path(&topic, &cont, &[0.5, 0.5], 2, &w, CutOff::FindAll, 2, &mut Vec::new());
         assert_eq!(o.effort, 26.0);
         // Actions cost 1 each: examine, examine, select + examine (effort 4), then the select of
         // step 4 still fits a budget of 5 but its page turn would exceed it: the walk stops
         // before that action, with effort 5, gain 2 and 3 results examined. (The earlier
         // sublist walker refused the whole step and reported effort 4; the gain, which an
         // effort budget measures, is the same.)
-        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Effort(5.0), &mut rng, &mut Scratch::default(), None);
-        assert_eq!((o.effort, o.gain, o.examined), (5.0, 2, 3));
+        let o = path(&topic, &cont, &[0.5, 0.5], 2, &d, CutOff::Effort(5.0), 3, &mut Vec::new());
+        assert_eq!((o.effort, o.relevant_found, o.depth), (5.0, 2, 3));
         // find-1 stops after All#2.
-        let o = simulate_path(&topic, &cont, &[0.5, 0.5], 2, &ActionWeights::default(), CutOff::Find(1), &mut rng, &mut Scratch::default(), None);
-        assert_eq!((o.effort, o.gain), (2.0, 1));
+        let o = path(&topic, &cont, &[0.5, 0.5], 2, &d, CutOff::Find(1), 4, &mut Vec::new());
+        assert_eq!((o.effort, o.relevant_found), (2.0, 1));
     }
 
     #[test]
@@ -462,24 +342,24 @@ mod tests {
         let topic = TopicSublists::new("t", vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1], vec![("c".into(), vec![2, 11])]).unwrap();
         let basic = topic.basic();
         let cont = ContinuationKind::Exponential { lambda: 1.0 }.table(12);
-        let mut s = Scratch::default();
-        for seed in 0..20 {
-            let o = simulate_path(&basic, &cont, &[1.0], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(seed, &[]), &mut s, None);
+        let d = ActionWeights::default();
+        for key in 0..20 {
+            let o = path(&basic, &cont, &[1.0], 10, &d, CutOff::FindAll, key, &mut Vec::new());
             // 12 examines + 1 page turn.
-            assert_eq!((o.effort, o.examined, o.paginations), (13.0, 12, 1));
+            assert_eq!((o.effort, o.depth, o.page_turns), (13.0, 12, 1));
         }
         // The RLR user may save effort through the sublist, never examines a result twice and
         // never exceeds the results available.
-        for seed in 0..200 {
+        for key in 0..200 {
             let mut trace = Vec::new();
-            let o = simulate_path(&topic, &cont, &[0.5, 0.5], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(seed, &[]), &mut s, Some(&mut trace));
-            let mut seen: Vec<u32> = trace.iter().filter_map(|s| if let Step::Examine { all_rank, .. } = s { Some(*all_rank) } else { None }).collect();
+            let o = path(&topic, &cont, &[0.5, 0.5], 10, &d, CutOff::FindAll, crate::rng::derive_key(key, &[]), &mut trace);
+            let mut seen: Vec<u32> = trace.iter().filter_map(|s| if let Step::Examine { position, .. } = s { Some(*position) } else { None }).collect();
             let n = seen.len();
             seen.sort_unstable();
             seen.dedup();
             assert_eq!(seen.len(), n);
-            assert_eq!(o.gain, 2);
-            assert!(o.examined <= 12);
+            assert_eq!(o.relevant_found, 2);
+            assert!(o.depth <= 12);
         }
     }
 
@@ -490,12 +370,13 @@ mod tests {
         let topic = TopicSublists::new("t", vec![0; 5], vec![("c".into(), vec![0]), ("d".into(), vec![3, 4])]).unwrap();
         let cont = vec![0.0; 5];
         let mut trace = Vec::new();
-        let o = simulate_path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &ActionWeights::default(), CutOff::FindAll, &mut stream(3, &[]), &mut Scratch::default(), Some(&mut trace));
+        let d = ActionWeights::default();
+        let o = path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &d, CutOff::FindAll, 3, &mut trace);
         // Find-all with no relevant result: target 0 met at once.
-        assert_eq!(o.examined, 0);
-        let o = simulate_path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &ActionWeights::default(), CutOff::Find(1), &mut stream(3, &[]), &mut Scratch::default(), Some(&mut trace));
-        assert_eq!(o.examined, 5);
-        assert!(!trace.contains(&Step::Select { sublist: 1 }));
+        assert_eq!(o.depth, 0);
+        let o = path(&topic, &cont, &[1.0, 1.0, 1.0], 10, &d, CutOff::Find(1), 3, &mut trace);
+        assert_eq!(o.depth, 5);
+        assert!(!trace.contains(&Step::Select { list: 1 }));
     }
 
     #[test]

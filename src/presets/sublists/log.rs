@@ -16,11 +16,12 @@
 //! `filter` (select `sublist`; position empty), or `paginate` (`position` = page now shown of
 //! `sublist`). Sublist names are the topic's ("All" for the unfiltered list).
 
-use super::model::{simulate_path, ActionWeights, ContinuationKind, CutOff, Scratch, Step, TopicSublists};
+use super::model::{he_profile, world_of, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use super::sweep::{basic_effort, simulate_users, Quartiles};
 use crate::input::{snippet, ECHO};
 use crate::error::{Error, Result};
 use crate::rng::{hash_str, stream};
+use crate::simulate::walk::{dirichlet_samplers, draw_dirichlet, walk, FixedChoice, Scratch, SystemOnTopic, Step};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 use std::collections::HashMap;
@@ -639,34 +640,37 @@ impl LogGenerator {
         let mut scratch = Scratch::default();
         let w = ActionWeights::default();
         let mut c = Vec::new();
+        let mut trace = Vec::new();
         for (t, topic) in topics.iter().enumerate() {
-            let gammas = super::model::dirichlet_samplers(&self.alpha_of(topics, t))?;
-            let basic = topic.basic();
+            let gammas = dirichlet_samplers(&self.alpha_of(topics, t))?;
+            let worlds = [world_of(&[topic.basic()], true, self.page_size), world_of(std::slice::from_ref(topic), true, self.page_size)];
             for (iface, count) in [(Interface::Rlr, self.rlr_instances), (Interface::Basic, self.basic_instances)] {
                 for i in 0..count {
                     let mut rng = stream(self.seed, &[hash_str("sublists-log"), t as u64, iface as u64, i as u64]);
                     let z: f64 = StandardNormal.sample(&mut rng);
                     let lambda = self.lambda * (self.lambda_sigma * z).exp();
                     let cont = ContinuationKind::Exponential { lambda }.table(max_n);
-                    let (tp, choice) = match iface {
+                    let choice = match iface {
                         Interface::Rlr => {
-                            super::model::draw_dirichlet(&gammas, &mut rng, &mut c);
+                            draw_dirichlet(&gammas, &mut rng, &mut c);
                             let k = c.len() as f64;
-                            let mixed: Vec<f64> = c.iter().map(|x| (1.0 - self.random_switch) * x + self.random_switch / k).collect();
-                            (topic, mixed)
+                            c.iter().map(|x| (1.0 - self.random_switch) * x + self.random_switch / k).collect()
                         }
-                        Interface::Basic => (&basic, vec![1.0]),
+                        Interface::Basic => vec![1.0],
                     };
-                    let mut trace = Vec::new();
-                    simulate_path(tp, &cont, &choice, self.page_size, &w, self.cutoff, &mut rng, &mut scratch, Some(&mut trace));
+                    // One action path of He et al.'s user through the engine's walk, keyed by a number from `rng`.
+                    let user = he_profile("he", &cont, &w, self.cutoff).resolve(0, 0);
+                    let stage = SystemOnTopic::of(&worlds[iface as usize], 0, 0).expect("one topic, one system"); // Basic = 0, Rlr = 1
+                    trace.clear();
+                    walk(&stage, &user, &user.grades, &mut FixedChoice(choice), rng.random(), &mut scratch, &mut trace);
                     let mut events = Vec::new();
                     let mut time = 0.0;
-                    for s in trace {
+                    for &s in trace.iter().filter(|s| matches!(s, Step::Select { .. } | Step::Paginate { .. } | Step::Examine { .. })) {
                         time += 500.0 + 1500.0 * rng.random::<f64>();
                         match s {
-                            Step::Select { sublist } => events.push(Event { time, kind: EventKind::Filter, sublist, position: 0 }),
-                            Step::Paginate { sublist, page } => events.push(Event { time, kind: EventKind::Paginate, sublist, position: page }),
-                            Step::Examine { sublist, rank, relevant, .. } => {
+                            Step::Select { list: sublist } => events.push(Event { time, kind: EventKind::Filter, sublist, position: 0 }),
+                            Step::Paginate { list: sublist, page } => events.push(Event { time, kind: EventKind::Paginate, sublist, position: page }),
+                            Step::Examine { list: sublist, rank, relevant, .. } => {
                                 if rng.random::<f64>() >= self.hover_dropout {
                                     events.push(Event { time, kind: EventKind::Hover, sublist, position: rank });
                                 }
@@ -675,6 +679,7 @@ impl LogGenerator {
                                     events.push(Event { time, kind: EventKind::Click, sublist, position: rank });
                                 }
                             }
+                            _ => {}
                         }
                     }
                     out.push(Instance { id: format!("{}-{}-{}", topic.id, iface.name(), i + 1), user: format!("u{}", i + 1), topic: t, interface: iface, events });
@@ -688,7 +693,7 @@ impl LogGenerator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
+    use crate::presets::sublists::collection::{topics_from_collection, SublistSyntheticConfig};
 
     fn toy() -> TopicSublists {
         // All: 25 results; sublist "a" = All ranks 2, 4, 6, ..., 24.
