@@ -97,6 +97,12 @@ struct ModelArgs {
     /// then identified only up to scale). Default: `free` for EM fits, 1 for posteriors.
     #[arg(long)]
     top_examination: Option<String>,
+    /// Parse once: the most memory for the interned sessions a streamed log keeps after its
+    /// first pass, for the later passes (bytes, or with K, M, G, T: 512M, 1G; at most 1T).
+    /// Beyond it they go to a temporary file (in TMPDIR), removed at the end; 0 keeps them
+    /// all there (docs/performance.md, "EM at scale").
+    #[arg(long, default_value = "1G")]
+    memory_budget: String,
     #[command(flatten)]
     sampler: SamplerArgs,
 }
@@ -190,6 +196,13 @@ impl ModelArgs {
             top_examination: self.top(Some(1.0))?,
             exact: s.exact,
         })
+    }
+
+    /// A streamed source over `path` with the memory budget of the kept sessions.
+    fn file_source(&self, path: &Path) -> anyhow::Result<FileSource> {
+        let mut src = FileSource::new(path, self.format()?, self.skip_bad_lines);
+        src.store.memory_budget = serpsim::logs::stored::parse_budget(&self.memory_budget)?;
+        Ok(src)
     }
 
     /// The EM driver's options.
@@ -316,12 +329,13 @@ struct FitArgs {
     /// Output model file (JSON).
     #[arg(long)]
     out: PathBuf,
-    /// Load the whole log into memory before fitting. By default the log is streamed from disk
-    /// on every pass: memory then depends on the number of (query, document) pairs, not on the
-    /// number of sessions (docs/scale.md), but the text is parsed again on every pass (in
-    /// parallel byte ranges; several times the CPU of an in-memory pass). Standard input and pipes are
-    /// kept in memory as interned ids (a warning says so). --posterior and a fitted --prior
-    /// need the log in memory and imply this option.
+    /// Load the whole log into memory before fitting. By default the log is streamed: its text
+    /// is parsed once (in parallel byte ranges), and a multi-pass fit keeps the interned
+    /// sessions in a compact form, in memory up to --memory-budget and in a temporary file
+    /// beyond it, so memory depends on the number of (query, document) pairs and the budget,
+    /// not on the log (docs/scale.md), and a later pass costs about what an in-memory pass
+    /// costs (docs/performance.md). Standard input and pipes are kept the same way (a warning
+    /// says so). --posterior and a fitted --prior need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
     in_memory: bool,
     /// Stream the log from disk on every pass (the default; kept for existing scripts; not
@@ -812,9 +826,12 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     }
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
-        let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
+        let mut src = a.m.file_source(&a.train)?;
         let (model, summary) = with_threads(a.threads, || fit_em(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
+        if let Some(line) = src.stored_summary() {
+            eprintln!("{line}");
+        }
         io::save_with_fit(&a.out, model.as_ref(), &src.vocab, summary.as_ref())?;
         eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());
         outln!("{}", a.out.display())?;
@@ -863,6 +880,9 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
 fn eval(a: EvalArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
+    if a.m.prior(false)? == PriorScope::Uniform {
+        return eval_streamed(a, cfg);
+    }
     let mut data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     let (train, test): (ClickLog, ClickLog) = match &a.test {
@@ -889,6 +909,80 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         "model": model.kind().name(),
         "train_sessions": train.len(),
         "test_sessions": test.len(),
+        "log_likelihood": scores.log_likelihood,
+        "perplexity": scores.perplexity,
+        "perplexity_at_rank": scores.perplexity_at_rank,
+        "conditional_perplexity": scores.conditional_perplexity,
+        "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
+        "ctr_rmse": scores.ctr_rmse,
+    });
+    outln!("{out}")?;
+    Ok(())
+}
+
+/// `clicks eval` with the usual (EM or counting) fit: the training log is parsed once into
+/// stored sessions (memory by the budget and the pairs), the fit and the evaluation replay
+/// them; a --test log is evaluated while it is read. The same numbers as the in-memory path.
+fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
+    use serpsim::clickmodels::eval::evaluate_stream;
+    let opts = a.m.em_options()?;
+    let mut src = a.m.file_source(&a.train)?;
+    with_threads(a.threads, || src.load().map(|_| ()))??;
+    let st = src.stored().expect("load keeps the sessions");
+    let n = st.len();
+    let n_train = match &a.test {
+        None => n * 3 / 4,
+        Some(_) => n,
+    };
+    anyhow::ensure!(n_train > 0, "{}: no training sessions", a.train.display());
+    let mut train = st.range(0..n_train);
+    let (model, _) = with_threads(a.threads, || fit_em(&cfg, &opts, &mut train))??;
+    // Queries of the training sessions: test sessions of other queries are left out.
+    let mut seen = vec![false; src.vocab.queries.len()];
+    st.replay(0..n_train, &mut |s| seen[s.query as usize] = true)?;
+    let model_ref: &dyn ClickModel = model.as_ref();
+    let mut test_sessions = 0usize;
+    let (scores, vocab) = match &a.test {
+        None => {
+            let scores = evaluate_stream(model_ref, &mut |f| {
+                st.replay(n_train..n, &mut |s| {
+                    if seen[s.query as usize] {
+                        test_sessions += 1;
+                        f(s);
+                    }
+                })
+            })?;
+            report_skipped(&a.train, &src.report);
+            (scores, std::mem::take(&mut src.vocab))
+        }
+        Some(t) => {
+            report_skipped(&a.train, &src.report);
+            // The test log is read into the training vocabulary (as `read_more` does) and
+            // evaluated session by session.
+            let mut test = a.m.file_source(t)?;
+            test.vocab = std::mem::take(&mut src.vocab);
+            let scores = evaluate_stream(model_ref, &mut |f| {
+                test.pass(&mut |s| {
+                    if seen.get(s.query as usize).copied().unwrap_or(false) {
+                        test_sessions += 1;
+                        f(s);
+                    }
+                })
+            });
+            report_skipped(t, &test.report);
+            (scores?, test.vocab)
+        }
+    };
+    if let Some(path) = &a.save {
+        io::save(path, model.as_ref(), &vocab)?;
+    }
+    if let Some(line) = src.stored_summary() {
+        eprintln!("{line}");
+    }
+    let out = serde_json::json!({
+        "model": model.kind().name(),
+        "train_sessions": n_train,
+        "test_sessions": test_sessions,
         "log_likelihood": scores.log_likelihood,
         "perplexity": scores.perplexity,
         "perplexity_at_rank": scores.perplexity_at_rank,
