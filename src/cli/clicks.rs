@@ -57,6 +57,10 @@ struct ConvertArgs {
     /// Count and report malformed lines (rows) instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
+    /// Worker threads parsing a text log (uncompressed, --format given: byte ranges parsed in
+    /// parallel; default: all cores). The output does not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -476,6 +480,26 @@ struct ValidateArgs {
     threads: Option<usize>,
 }
 
+/// [`dwell_by_rank`] of a streamed training log, read again for its dwell times (its
+/// stored sessions hold none); `None` when no session of it has dwell.
+fn streamed_dwell_by_rank(src: &FileSource, depth: usize) -> anyhow::Result<Option<Vec<Vec<f64>>>> {
+    let mut by_rank = vec![Vec::new(); depth];
+    let mut any = false;
+    let opts = serpsim::logs::ReadOptions::new(src.format.clone()).skip_bad_lines(src.skip_bad_lines);
+    serpsim::logs::for_each_session(serpsim::input::open(&src.path)?, &opts, &mut |s| {
+        any |= !s.dwell.is_empty();
+        for (r, (&c, &t)) in s.clicks.iter().zip(&s.dwell).enumerate() {
+            // As the in-memory log holds it (f32).
+            let t = t as f32;
+            if c && t.is_finite() && r < depth {
+                by_rank[r].push(f64::from(t));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(any.then_some(by_rank))
+}
+
 /// Dwell times of clicks per 0-based rank (known dwell only), from a log that has dwell.
 fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
     let mut by_rank = vec![Vec::new(); depth];
@@ -504,7 +528,18 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         serpsim::output::check_output_dir(out)?;
     }
     let mut data = LogData::default();
+    // With --test and the usual fit, the training log is parsed once into stored sessions
+    // (memory by the budget and the pairs) and the fit replays them.
+    let mut streamed: Option<FileSource> = None;
     let loaded = match (&a.train, &a.model_file) {
+        (Some(train), None) if a.test.is_some() && a.m.prior(false)? == PriorScope::Uniform && serpsim::logs::is_rereadable(train) => {
+            let mut src = a.m.file_source(train)?;
+            with_threads(a.threads, || src.load().map(|_| ()))??;
+            report_skipped(train, &src.report);
+            data.vocab = std::mem::take(&mut src.vocab);
+            streamed = Some(src);
+            None
+        }
         (Some(train), None) => {
             data = LogData::read(train, format.clone(), a.m.skip_bad_lines)?;
             report_skipped(train, &data.report);
@@ -545,6 +580,12 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let model: Box<dyn ClickModel> = match loaded {
         Some(m) => m,
         None => match a.m.prior(false)? {
+            PriorScope::Uniform if streamed.is_some() => {
+                let st = streamed.as_ref().and_then(FileSource::stored).expect("loaded");
+                let (cfg, opts) = (a.m.config()?, a.m.em_options()?);
+                let mut train = st.range(0..st.len());
+                with_threads(a.threads, || fit_em(&cfg, &opts, &mut train))??.0
+            }
             PriorScope::Uniform => with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), false, 0))??.0,
             scope => {
                 // Test pairs never seen in training get their query's prior mean.
@@ -565,7 +606,20 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     };
     let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions };
     // Dwell only when the test log and the training log both logged it.
-    let dwell = if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
+    let train_sessions = streamed.as_ref().and_then(FileSource::stored).map_or(data.log.len(), |st| st.len() as usize);
+    let streamed_dwell = match &streamed {
+        Some(src) if !test.dwell.is_empty() => {
+            let depth = test.max_len().max(src.stored().map_or(0, |st| st.max_len()));
+            streamed_dwell_by_rank(src, depth)?
+        }
+        _ => None,
+    };
+    let dwell = if let Some(train_by_rank) = streamed_dwell {
+        let per_session = (0..test.len())
+            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
+            .collect();
+        Some(Dwell { test: per_session, train_by_rank })
+    } else if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
         let depth = test.max_len().max(data.log.max_len());
         let per_session = (0..test.len())
             .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
@@ -581,7 +635,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
     let mut json = serde_json::to_value(&v)?;
     json["model"] = model_name.clone().into();
-    json["train_sessions"] = data.log.len().into();
+    json["train_sessions"] = train_sessions.into();
     // Perplexity and log-likelihood on the same test sessions, to set the distances beside.
     let scores = evaluate(model.as_ref(), &test)?;
     json["perplexity"] = scores.perplexity.into();
@@ -799,10 +853,10 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
         })?,
     };
     let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);
-    let input = serpsim::input::open(&a.input)?;
     let bar = progress_bar("converting");
     bar.progress().phase("converting", "sessions", None);
-    let report = convert::convert(input, &opts, &to, &a.out, Some(bar.progress()))?;
+    let progress = bar.progress();
+    let report = with_threads(a.threads, || convert::convert_path(&a.input, &opts, &to, &a.out, Some(progress)))??;
     bar.finish_and_clear();
     report_skipped(&a.input, &report.read);
     for w in report.warnings(&to) {

@@ -171,7 +171,7 @@ impl ReadReport {
         if self.buffered {
             w.push(format!(
                 "{file}: not a regular file (standard input or a pipe) and can be read only once: its sessions \
-                 ({}) are kept in memory for the later passes",
+                 ({}) are kept in memory for the later passes (up to --memory-budget; in a temporary file beyond)",
                 self.sessions
             ));
         }
@@ -470,8 +470,9 @@ impl LogData {
     }
 }
 
-/// Anything that can replay its sessions, once per pass: an in-memory log or a file
-/// re-read from disk (for logs larger than memory). EM fitting makes one pass per iteration.
+/// Anything that can replay its sessions, once per pass: an in-memory log, a file (parsed
+/// once, its sessions kept: [`stored`]) or stored sessions. EM fitting makes one pass per
+/// iteration.
 pub trait SessionSource {
     /// Calls `f` on every session, in order.
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()>;
