@@ -12,6 +12,12 @@ use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
+/// Default --memory-budget of `clicks fit`.
+const FIT_BUDGET: &str = "1G";
+/// Default --memory-budget of `clicks eval` and `clicks validate`: they also hold the test
+/// sessions and the evaluation, and `eval` on a 2 GB log stays under 100 MB resident.
+const EVAL_BUDGET: &str = "64M";
+
 /// Arguments of `serpsim clicks`.
 #[derive(clap::Args)]
 pub struct ClicksArgs {
@@ -104,9 +110,10 @@ struct ModelArgs {
     /// Parse once: the most memory for the interned sessions a streamed log keeps after its
     /// first pass, for the later passes (bytes, or with K, M, G, T: 512M, 1G; at most 1T).
     /// Beyond it they go to a temporary file (in TMPDIR), removed at the end; 0 keeps them
-    /// all there (docs/performance.md, "EM at scale").
-    #[arg(long, default_value = "1G")]
-    memory_budget: String,
+    /// all there. Default: 1G for `fit`, 64M for `eval` and `validate` (which also hold the
+    /// test sessions and evaluate; docs/performance.md, "EM at scale").
+    #[arg(long)]
+    memory_budget: Option<String>,
     #[command(flatten)]
     sampler: SamplerArgs,
 }
@@ -202,10 +209,11 @@ impl ModelArgs {
         })
     }
 
-    /// A streamed source over `path` with the memory budget of the kept sessions.
-    fn file_source(&self, path: &Path) -> anyhow::Result<FileSource> {
+    /// A streamed source over `path` with the memory budget of the kept sessions
+    /// (`default` when --memory-budget is not given).
+    fn file_source(&self, path: &Path, default: &str) -> anyhow::Result<FileSource> {
         let mut src = FileSource::new(path, self.format()?, self.skip_bad_lines);
-        src.store.memory_budget = serpsim::logs::stored::parse_budget(&self.memory_budget)?;
+        src.store.memory_budget = serpsim::logs::stored::parse_budget(self.memory_budget.as_deref().unwrap_or(default))?;
         Ok(src)
     }
 
@@ -533,7 +541,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let mut streamed: Option<FileSource> = None;
     let loaded = match (&a.train, &a.model_file) {
         (Some(train), None) if a.test.is_some() && a.m.prior(false)? == PriorScope::Uniform && serpsim::logs::is_rereadable(train) => {
-            let mut src = a.m.file_source(train)?;
+            let mut src = a.m.file_source(train, EVAL_BUDGET)?;
             with_threads(a.threads, || src.load().map(|_| ()))??;
             report_skipped(train, &src.report);
             data.vocab = std::mem::take(&mut src.vocab);
@@ -880,7 +888,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     }
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
-        let mut src = a.m.file_source(&a.train)?;
+        let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
         let (model, summary) = with_threads(a.threads, || fit_em(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
         if let Some(line) = src.stored_summary() {
@@ -980,7 +988,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
 fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
     use serpsim::clickmodels::eval::evaluate_stream;
     let opts = a.m.em_options()?;
-    let mut src = a.m.file_source(&a.train)?;
+    let mut src = a.m.file_source(&a.train, EVAL_BUDGET)?;
     with_threads(a.threads, || src.load().map(|_| ()))??;
     let st = src.stored().expect("load keeps the sessions");
     let n = st.len();
@@ -1013,7 +1021,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
             report_skipped(&a.train, &src.report);
             // The test log is read into the training vocabulary (as `read_more` does) and
             // evaluated session by session.
-            let mut test = a.m.file_source(t)?;
+            let mut test = a.m.file_source(t, EVAL_BUDGET)?;
             test.vocab = std::mem::take(&mut src.vocab);
             let scores = evaluate_stream(model_ref, &mut |f| {
                 test.pass(&mut |s| {
