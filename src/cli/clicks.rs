@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 const FIT_BUDGET: &str = "1G";
 /// Default --memory-budget of `clicks eval` and `clicks validate`: they also hold the test
 /// sessions and the evaluation, and `eval` on a 2 GB log stays under 100 MB resident.
-const EVAL_BUDGET: &str = "64M";
+const EVAL_BUDGET: &str = "32M";
 
 /// Arguments of `serpsim clicks`.
 #[derive(clap::Args)]
@@ -110,7 +110,7 @@ struct ModelArgs {
     /// Parse once: the most memory for the interned sessions a streamed log keeps after its
     /// first pass, for the later passes (bytes, or with K, M, G, T: 512M, 1G; at most 1T).
     /// Beyond it they go to a temporary file (in TMPDIR), removed at the end; 0 keeps them
-    /// all there. Default: 1G for `fit`, 64M for `eval` and `validate` (which also hold the
+    /// all there. Default: 1G for `fit`, 32M for `eval` and `validate` (which also hold the
     /// test sessions and evaluate; docs/performance.md, "EM at scale").
     #[arg(long)]
     memory_budget: Option<String>,
