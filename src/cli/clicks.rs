@@ -350,8 +350,8 @@ struct FitArgs {
     /// says so). --posterior and a fitted --prior need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
     in_memory: bool,
-    /// Stream the log from disk on every pass (the default; kept for existing scripts; not
-    /// with --posterior or a fitted --prior).
+    /// Stream the log (the default: parsed once, its sessions kept within --memory-budget;
+    /// kept for existing scripts; not with --posterior or a fitted --prior).
     #[arg(long)]
     stream: bool,
     /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
