@@ -125,7 +125,7 @@ fn eval_streamed_gives_the_numbers_of_the_in_memory_evaluation() {
     let v = eval(&["--model", "dbn", "--memory-budget", "0", "--train", t, "--test", t, "--save", saved.to_str().unwrap()], tmp.path());
     assert_eq!(v["test_sessions"], 30000);
     let out = bin()
-        .args(["clicks", "validate", "--replicates", "1", "--bootstrap", "2", "--model-file"])
+        .args(["clicks", "validate", "--model", "dbn", "--replicates", "1", "--bootstrap", "2", "--model-file"])
         .arg(&saved)
         .args(["--test", t])
         .output()
