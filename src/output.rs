@@ -142,6 +142,17 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Registers a temporary file of this process (such as the spill file of
+/// [`crate::logs::stored`]) for removal on Ctrl-C ([`abandon_pending`]).
+pub(crate) fn register_temp(path: &Path) {
+    pending().push(path.to_path_buf());
+}
+
+/// Forgets a temporary file registered with [`register_temp`] (its owner removed it).
+pub(crate) fn forget_temp(path: &Path) {
+    pending().retain(|p| p != path);
+}
+
 /// Removes every staging directory and temporary file this process has not committed yet.
 /// The CLI's interrupt handler calls it before exiting; commits and this cleanup are
 /// serialised, so an interrupt during a commit leaves the old or the new set, never a mix.

@@ -243,6 +243,7 @@ def validate_orderings(
     format: str = "yandex",
     skip_bad_lines: bool = False,
     progress: Optional[bool] = None,
+    threads: Optional[int] = None,
 ) -> Dict[str, Any]:
     """``serpsim clicks validate --split orderings``: hold out whole orderings (distinct
     result lists) of each query in ``folds`` folds, fit every model on the rest and compare
@@ -252,13 +253,14 @@ def validate_orderings(
     ``ranks``, ``pairs`` and ``calibration`` (DataFrames, as the CLI's CSV files),
     ``answer`` (the printed sentences) and the counts (``held_out_orderings``, ...).
     Errors are session-weighted means over held-out orderings; intervals are bootstrap
-    intervals over held-out orderings."""
+    intervals over held-out orderings. ``threads``: worker threads (default: all cores), as
+    the CLI's ``--threads``; the result does not depend on it."""
     import json
 
     import pandas as pd
 
     names = list(MODELS) if models == "all" else ([models] if isinstance(models, str) else list(models))
-    args = ([m.lower() for m in names], int(folds), int(seed), int(iterations), None if tolerance is None else float(tolerance), int(replicates), int(bootstrap), float(level), int(min_pair_sessions), format, bool(skip_bad_lines))
+    args = ([m.lower() for m in names], int(folds), int(seed), int(iterations), None if tolerance is None else float(tolerance), int(replicates), int(bootstrap), float(level), int(min_pair_sessions), format, bool(skip_bad_lines), None if threads is None else int(threads))
     if is_path(log):
         job = _serpsim.validate_orderings(None, os.fspath(log), *args)
     else:

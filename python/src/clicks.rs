@@ -363,7 +363,7 @@ fn read_log_path(py: Python<'_>, path: PathBuf, format: &str, skip_bad_lines: bo
 /// `serpsim clicks validate --split orderings` on a click-log table (`log`) or a file
 /// (`path`). Returns a job whose result is the validation as JSON text.
 #[pyfunction]
-#[pyo3(signature = (log, path, models, folds, seed, iterations, tolerance, replicates, bootstrap, level, min_pair_sessions, format, skip_bad_lines))]
+#[pyo3(signature = (log, path, models, folds, seed, iterations, tolerance, replicates, bootstrap, level, min_pair_sessions, format, skip_bad_lines, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn validate_orderings(
     py: Python<'_>,
@@ -380,6 +380,7 @@ fn validate_orderings(
     min_pair_sessions: usize,
     format: &str,
     skip_bad_lines: bool,
+    threads: Option<usize>,
 ) -> PyResult<Job> {
     use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
     let models: Vec<ModelKind> = models.iter().map(|m| m.parse()).collect::<serpsim::Result<_>>().map_err(|e| to_py(py, e))?;
@@ -391,7 +392,7 @@ fn validate_orderings(
     if let Some(table) = log {
         data.log = read_log(py, table, &mut data, true, "log")?;
     }
-    spawn("validating on held-out orderings", None, move |p| {
+    spawn("validating on held-out orderings", threads, move |p| {
         if let Some(path) = &path {
             p.phase(&format!("reading {}", path.display()), "", None);
             data = LogData::read(path, format, skip_bad_lines)?;

@@ -13,6 +13,12 @@ use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKi
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
+/// Default --memory-budget of `clicks fit`.
+const FIT_BUDGET: &str = "1G";
+/// Default --memory-budget of `clicks eval` and `clicks validate`: they also hold the test
+/// sessions and the evaluation, and `eval` on a 2 GB log stays under 100 MB resident.
+const EVAL_BUDGET: &str = "32M";
+
 /// Arguments of `serpsim clicks`.
 #[derive(clap::Args)]
 pub struct ClicksArgs {
@@ -58,6 +64,10 @@ struct ConvertArgs {
     /// Count and report malformed lines (rows) instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
+    /// Worker threads parsing a text log (uncompressed, --format given: byte ranges parsed in
+    /// parallel; default: all cores). The output does not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -98,6 +108,13 @@ struct ModelArgs {
     /// then identified only up to scale). Default: `free` for EM fits, 1 for posteriors.
     #[arg(long)]
     top_examination: Option<String>,
+    /// Parse once: the most memory for the interned sessions a streamed log keeps after its
+    /// first pass, for the later passes (bytes, or with K, M, G, T: 512M, 1G; at most 1T).
+    /// Beyond it they go to a temporary file (in TMPDIR), removed at the end; 0 keeps them
+    /// all there. Default: 1G for `fit`, 32M for `eval` and `validate` (which also hold the
+    /// test sessions and evaluate; docs/performance.md, "EM at scale").
+    #[arg(long)]
+    memory_budget: Option<String>,
     #[command(flatten)]
     sampler: SamplerArgs,
 }
@@ -191,6 +208,14 @@ impl ModelArgs {
             top_examination: self.top(Some(1.0))?,
             exact: s.exact,
         })
+    }
+
+    /// A streamed source over `path` with the memory budget of the kept sessions
+    /// (`default` when --memory-budget is not given).
+    fn file_source(&self, path: &Path, default: &str) -> anyhow::Result<FileSource> {
+        let mut src = FileSource::new(path, self.format()?, self.skip_bad_lines);
+        src.store.memory_budget = serpsim::logs::stored::parse_budget(self.memory_budget.as_deref().unwrap_or(default))?;
+        Ok(src)
     }
 
     /// The EM driver's options.
@@ -322,16 +347,17 @@ struct FitArgs {
     /// Output model file (JSON).
     #[arg(long)]
     out: PathBuf,
-    /// Load the whole log into memory before fitting. By default the log is streamed from disk
-    /// on every pass: memory then depends on the number of (query, document) pairs, not on the
-    /// number of sessions (docs/scale.md), but the text is parsed again on every pass (in
-    /// parallel byte ranges; several times the CPU of an in-memory pass). Standard input and pipes are
-    /// kept in memory as interned ids (a warning says so). --posterior and a fitted --prior
-    /// need the log in memory and imply this option.
+    /// Load the whole log into memory before fitting. By default the log is streamed: its text
+    /// is parsed once (in parallel byte ranges), and a multi-pass fit keeps the interned
+    /// sessions in a compact form, in memory up to --memory-budget and in a temporary file
+    /// beyond it, so memory depends on the number of (query, document) pairs and the budget,
+    /// not on the log (docs/scale.md), and a later pass costs about what an in-memory pass
+    /// costs (docs/performance.md). Standard input and pipes are kept the same way (a warning
+    /// says so). --posterior and a fitted --prior need the log in memory and imply this option.
     #[arg(long, conflicts_with = "stream")]
     in_memory: bool,
-    /// Stream the log from disk on every pass (the default; kept for existing scripts; not
-    /// with --posterior or a fitted --prior).
+    /// Stream the log (the default: parsed once, its sessions kept within --memory-budget;
+    /// kept for existing scripts; not with --posterior or a fitted --prior).
     #[arg(long)]
     stream: bool,
     /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
@@ -468,6 +494,26 @@ struct ValidateArgs {
     threads: Option<usize>,
 }
 
+/// [`dwell_by_rank`] of a streamed training log, read again for its dwell times (its
+/// stored sessions hold none); `None` when no session of it has dwell.
+fn streamed_dwell_by_rank(src: &FileSource, depth: usize) -> anyhow::Result<Option<Vec<Vec<f64>>>> {
+    let mut by_rank = vec![Vec::new(); depth];
+    let mut any = false;
+    let opts = serpsim::logs::ReadOptions::new(src.format.clone()).skip_bad_lines(src.skip_bad_lines);
+    serpsim::logs::for_each_session(serpsim::input::open(&src.path)?, &opts, &mut |s| {
+        any |= !s.dwell.is_empty();
+        for (r, (&c, &t)) in s.clicks.iter().zip(&s.dwell).enumerate() {
+            // As the in-memory log holds it (f32).
+            let t = t as f32;
+            if c && t.is_finite() && r < depth {
+                by_rank[r].push(f64::from(t));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(any.then_some(by_rank))
+}
+
 /// Dwell times of clicks per 0-based rank (known dwell only), from a log that has dwell.
 fn dwell_by_rank(log: &ClickLog, depth: usize) -> Vec<Vec<f64>> {
     let mut by_rank = vec![Vec::new(); depth];
@@ -496,7 +542,18 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         serpsim::output::check_output_dir(out)?;
     }
     let mut data = LogData::default();
+    // With --test and the usual fit, the training log is parsed once into stored sessions
+    // (memory by the budget and the pairs) and the fit replays them.
+    let mut streamed: Option<FileSource> = None;
     let loaded = match (&a.train, &a.model_file) {
+        (Some(train), None) if a.test.is_some() && a.m.prior(false)? == PriorScope::Uniform && serpsim::logs::is_rereadable(train) => {
+            let mut src = a.m.file_source(train, EVAL_BUDGET)?;
+            with_threads(a.threads, || src.load().map(|_| ()))??;
+            report_skipped(train, &src.report);
+            data.vocab = std::mem::take(&mut src.vocab);
+            streamed = Some(src);
+            None
+        }
         (Some(train), None) => {
             data = LogData::read(train, format.clone(), a.m.skip_bad_lines)?;
             report_skipped(train, &data.report);
@@ -537,6 +594,12 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let model: Box<dyn ClickModel> = match loaded {
         Some(m) => m,
         None => match a.m.prior(false)? {
+            PriorScope::Uniform if streamed.is_some() => {
+                let st = streamed.as_ref().and_then(FileSource::stored).expect("loaded");
+                let (cfg, opts) = (a.m.config()?, a.m.em_options()?);
+                let mut train = st.range(0..st.len());
+                with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut train))??.0
+            }
             PriorScope::Uniform => with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), false, 0))??.0,
             scope => {
                 // Test pairs never seen in training get their query's prior mean.
@@ -557,7 +620,20 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     };
     let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions };
     // Dwell only when the test log and the training log both logged it.
-    let dwell = if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
+    let train_sessions = streamed.as_ref().and_then(FileSource::stored).map_or(data.log.len(), |st| st.len() as usize);
+    let streamed_dwell = match &streamed {
+        Some(src) if !test.dwell.is_empty() => {
+            let depth = test.max_len().max(src.stored().map_or(0, |st| st.max_len()));
+            streamed_dwell_by_rank(src, depth)?
+        }
+        _ => None,
+    };
+    let dwell = if let Some(train_by_rank) = streamed_dwell {
+        let per_session = (0..test.len())
+            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
+            .collect();
+        Some(Dwell { test: per_session, train_by_rank })
+    } else if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
         let depth = test.max_len().max(data.log.max_len());
         let per_session = (0..test.len())
             .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
@@ -573,7 +649,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
     let mut json = serde_json::to_value(&v)?;
     json["model"] = model_name.clone().into();
-    json["train_sessions"] = data.log.len().into();
+    json["train_sessions"] = train_sessions.into();
     // Perplexity and log-likelihood on the same test sessions, to set the distances beside.
     let scores = evaluate(model.as_ref(), &test)?;
     json["perplexity"] = scores.perplexity.into();
@@ -791,10 +867,10 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
         })?,
     };
     let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);
-    let input = serpsim::input::open(&a.input)?;
     let bar = progress_bar("converting");
     bar.progress().phase("converting", "sessions", None);
-    let report = convert::convert(input, &opts, &to, &a.out, Some(bar.progress()))?;
+    let progress = bar.progress();
+    let report = with_threads(a.threads, || convert::convert_path(&a.input, &opts, &to, &a.out, Some(progress)))??;
     bar.finish_and_clear();
     report_skipped(&a.input, &report.read);
     for w in report.warnings(&to) {
@@ -818,9 +894,12 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     }
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
-        let mut src = FileSource::new(&a.train, format, a.m.skip_bad_lines);
+        let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
         let (model, summary) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
+        if let Some(line) = src.stored_summary() {
+            eprintln!("{line}");
+        }
         io::save_with_fit(&a.out, model.as_ref(), &src.vocab, summary.as_ref())?;
         eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());
         outln!("{}", a.out.display())?;
@@ -869,6 +948,9 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
 fn eval(a: EvalArgs) -> anyhow::Result<()> {
     let cfg = a.m.config()?;
     let format = a.m.format()?;
+    if a.m.prior(false)? == PriorScope::Uniform {
+        return eval_streamed(a, cfg);
+    }
     let mut data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     let (train, test): (ClickLog, ClickLog) = match &a.test {
@@ -895,6 +977,80 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         "model": model.kind().name(),
         "train_sessions": train.len(),
         "test_sessions": test.len(),
+        "log_likelihood": scores.log_likelihood,
+        "perplexity": scores.perplexity,
+        "perplexity_at_rank": scores.perplexity_at_rank,
+        "conditional_perplexity": scores.conditional_perplexity,
+        "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
+        "ctr_rmse": scores.ctr_rmse,
+    });
+    outln!("{out}")?;
+    Ok(())
+}
+
+/// `clicks eval` with the usual (EM or counting) fit: the training log is parsed once into
+/// stored sessions (memory by the budget and the pairs), the fit and the evaluation replay
+/// them; a --test log is evaluated while it is read. The same numbers as the in-memory path.
+fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
+    use serpsim::clickmodels::eval::evaluate_stream;
+    let opts = a.m.em_options()?;
+    let mut src = a.m.file_source(&a.train, EVAL_BUDGET)?;
+    with_threads(a.threads, || src.load().map(|_| ()))??;
+    let st = src.stored().expect("load keeps the sessions");
+    let n = st.len();
+    let n_train = match &a.test {
+        None => n * 3 / 4,
+        Some(_) => n,
+    };
+    anyhow::ensure!(n_train > 0, "{}: no training sessions", a.train.display());
+    let mut train = st.range(0..n_train);
+    let (model, _) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut train))??;
+    // Queries of the training sessions: test sessions of other queries are left out.
+    let mut seen = vec![false; src.vocab.queries.len()];
+    st.replay(0..n_train, &mut |s| seen[s.query as usize] = true)?;
+    let model_ref: &dyn ClickModel = model.as_ref();
+    let mut test_sessions = 0usize;
+    let (scores, vocab) = match &a.test {
+        None => {
+            let scores = evaluate_stream(model_ref, &mut |f| {
+                st.replay(n_train..n, &mut |s| {
+                    if seen[s.query as usize] {
+                        test_sessions += 1;
+                        f(s);
+                    }
+                })
+            })?;
+            report_skipped(&a.train, &src.report);
+            (scores, std::mem::take(&mut src.vocab))
+        }
+        Some(t) => {
+            report_skipped(&a.train, &src.report);
+            // The test log is read into the training vocabulary (as `read_more` does) and
+            // evaluated session by session.
+            let mut test = a.m.file_source(t, EVAL_BUDGET)?;
+            test.vocab = std::mem::take(&mut src.vocab);
+            let scores = evaluate_stream(model_ref, &mut |f| {
+                test.pass(&mut |s| {
+                    if seen.get(s.query as usize).copied().unwrap_or(false) {
+                        test_sessions += 1;
+                        f(s);
+                    }
+                })
+            });
+            report_skipped(t, &test.report);
+            (scores?, test.vocab)
+        }
+    };
+    if let Some(path) = &a.save {
+        io::save(path, model.as_ref(), &vocab)?;
+    }
+    if let Some(line) = src.stored_summary() {
+        eprintln!("{line}");
+    }
+    let out = serde_json::json!({
+        "model": model.kind().name(),
+        "train_sessions": n_train,
+        "test_sessions": test_sessions,
         "log_likelihood": scores.log_likelihood,
         "perplexity": scores.perplexity,
         "perplexity_at_rank": scores.perplexity_at_rank,

@@ -308,6 +308,8 @@ pub fn run(
     }
     pin(state, opts.top_examination);
     let max = if state.kind() == ModelKind::Sdbn { 1 } else { cfg.iterations };
+    // More than one pass: a file source parses its text once and replays the sessions.
+    src.expect_passes(max);
     let tol = cfg.tolerance;
     let want_ll = tol > 0.0;
     let squarem = want_ll && opts.accel.squarem_for(state.kind());

@@ -75,25 +75,39 @@ pub fn session_log_likelihood(model: &dyn ClickModel, s: SessionRef<'_>, probs: 
 
 /// Evaluates `model` on `test`.
 pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
-    if test.is_empty() {
-        return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
-    }
-    let ranks = test.max_len().min(RANK_MAX);
+    evaluate_stream(model, &mut |f| {
+        test.iter().for_each(|s| f(s));
+        Ok(())
+    })
+}
+
+/// Evaluates `model` on the sessions `replay` hands out, in order, in one pass (a test log
+/// streamed from a file or from stored sessions: memory by pairs, not sessions). The same
+/// numbers as [`evaluate`] on a log of those sessions.
+pub fn evaluate_stream(
+    model: &dyn ClickModel,
+    replay: &mut dyn FnMut(&mut dyn FnMut(SessionRef<'_>)) -> Result<()>,
+) -> Result<Scores> {
     // Exact (order-independent) sum, so a sharded evaluation gives the same bits.
     let mut ll = ExactSum::default();
-    let (mut full, mut cond, mut count) = (vec![0.0; ranks], vec![0.0; ranks], vec![0usize; ranks]);
+    // Accumulated at every rank up to RANK_MAX and cut to the longest SERP at the end:
+    // ranks beyond it are never touched.
+    let (mut full, mut cond, mut count) = (vec![0.0; RANK_MAX], vec![0.0; RANK_MAX], vec![0usize; RANK_MAX]);
+    let (mut sessions, mut max_len) = (0usize, 0usize);
     let mut probs = Vec::new();
     let mut ctr: HashMap<u32, (f64, f64, f64)> = HashMap::new();
-    for s in test.iter() {
+    replay(&mut |s| {
+        sessions += 1;
+        max_len = max_len.max(s.pairs.len());
         if s.pairs.is_empty() {
-            continue;
+            return;
         }
         ll.add(session_log_likelihood(model, s, &mut probs));
-        for (r, &p) in probs.iter().enumerate().take(ranks) {
+        for (r, &p) in probs.iter().enumerate().take(RANK_MAX) {
             cond[r] += p.max(PROB_MIN).log2();
         }
         model.click_probs(s.pairs, &mut probs);
-        for (r, (&p, &c)) in probs.iter().zip(s.clicks).enumerate().take(ranks) {
+        for (r, (&p, &c)) in probs.iter().zip(s.clicks).enumerate().take(RANK_MAX) {
             let q = if c { p } else { 1.0 - p };
             full[r] += q.max(PROB_MIN).log2();
             count[r] += 1;
@@ -102,7 +116,14 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
         e.0 += 1.0;
         e.1 += f64::from(u8::from(s.clicks[0]));
         e.2 += probs[0];
+    })?;
+    if sessions == 0 {
+        return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
     }
+    let ranks = max_len.min(RANK_MAX);
+    full.truncate(ranks);
+    cond.truncate(ranks);
+    count.truncate(ranks);
     let per_rank = |acc: &[f64]| -> Vec<f64> {
         acc.iter().zip(&count).map(|(&x, &n)| 2f64.powf(-x / n.max(1) as f64)).collect()
     };
@@ -117,7 +138,7 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
         w += n;
     }
     Ok(Scores {
-        log_likelihood: ll.value() / test.len() as f64,
+        log_likelihood: ll.value() / sessions as f64,
         perplexity: mean(&perplexity_at_rank),
         perplexity_at_rank,
         conditional_perplexity: mean(&conditional_perplexity_at_rank),

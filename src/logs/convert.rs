@@ -359,6 +359,102 @@ pub fn target_from_extension(out: &Path) -> Option<Format> {
 /// Converts the log `input` (read with `opts`) to `to`, written atomically to `out`.
 /// `progress` counts sessions.
 pub fn convert(input: Input, opts: &ReadOptions, to: &Format, out: &Path, progress: Option<&Progress>) -> Result<ConvertReport> {
+    let mut input = Some(input);
+    convert_with(to, out, progress, &mut |f| for_each_session(input.take().expect("read once"), opts, f))
+}
+
+/// [`convert`] of the file `path`. On more than one thread of the current rayon pool, an
+/// uncompressed text log whose sessions never span lines (yandex, tsv, jsonl, ncm,
+/// bracketed; given or detected by `auto` from the first lines) is parsed in byte ranges at line starts, in parallel,
+/// and its sessions are written in file order, so the output is the same bytes whatever the
+/// number of threads; errors and skipped lines are reported as the sequential read reports
+/// them (the first in file order, `file:line`). Other input is read as [`convert`] reads it.
+pub fn convert_path(path: &Path, opts: &ReadOptions, to: &Format, out: &Path, progress: Option<&Progress>) -> Result<ConvertReport> {
+    let threads = rayon::current_num_threads();
+    if threads > 1 && opts.format == Format::Auto && super::is_rereadable(path) {
+        if let Some(format) = super::read::detect_text_format(path) {
+            let opts = ReadOptions { format, ..opts.clone() };
+            if super::read::line_separable(&opts.format) {
+                return convert_path(path, &opts, to, out, progress);
+            }
+        }
+    }
+    if threads > 1 && super::read::line_separable(&opts.format) && super::is_rereadable(path) {
+        let len = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+        // Parts of at most 1 MiB: a part's sessions are held parsed until written.
+        let size = (len / (4 * threads as u64)).clamp(64 << 10, 1 << 20);
+        if let Some(ranges) = super::text_ranges(path, size)? {
+            return convert_with(to, out, progress, &mut |f| parallel_sessions(path, opts, &ranges, f));
+        }
+    }
+    convert(crate::input::open(path)?, opts, to, out, progress)
+}
+
+/// The sessions of the text log `path`, parsed in `ranges` (whole lines) in parallel batches
+/// and handed to `f` in file order.
+fn parallel_sessions(
+    path: &Path,
+    opts: &ReadOptions,
+    ranges: &[std::ops::Range<u64>],
+    f: &mut dyn FnMut(&SessionBuf) -> Result<()>,
+) -> Result<ReadReport> {
+    use rayon::prelude::*;
+    let name = path.display().to_string();
+    let vocab = super::Vocab::default();
+    let mut report = ReadReport { format: Some(opts.format.clone()), ..Default::default() };
+    for batch in ranges.chunks(2 * rayon::current_num_threads()) {
+        let parts: Vec<(Vec<SessionBuf>, Result<ReadReport>)> = batch
+            .par_iter()
+            .map(|range| {
+                let part = super::FilePart { path, name: name.clone(), range: range.clone(), opts: opts.clone(), vocab: &vocab };
+                let bytes = match part.read() {
+                    Ok(b) => b,
+                    Err(e) => return (Vec::new(), Err(e)),
+                };
+                let mut sessions = Vec::new();
+                let first = if range.start == 0 { 1 } else { 2 };
+                let run = super::read::for_each_session_in_lines(&name, &bytes, first, opts, &opts.format, &mut |s| {
+                    sessions.push(s.clone());
+                    Ok(())
+                });
+                let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
+                let run = if needs_lines && range.start > 0 {
+                    // Parsed again from its true first line, for the messages.
+                    part.first_line().and_then(|first| {
+                        super::read::for_each_session_in_lines(&name, &bytes, first, opts, &opts.format, &mut |_| Ok(()))
+                    })
+                } else {
+                    run
+                };
+                (sessions, run)
+            })
+            .collect();
+        for (sessions, run) in parts {
+            // The sessions before a bad line are written first, as in a sequential read.
+            for s in &sessions {
+                report.sessions += 1;
+                if report.sessions % 8192 == 0 {
+                    crate::interrupt::check()?;
+                }
+                f(s)?;
+            }
+            let r = run?;
+            report.skipped_lines += r.skipped_lines;
+            if report.first_error.is_none() {
+                report.first_error = r.first_error;
+            }
+        }
+    }
+    super::read::finish(&name, report)
+}
+
+/// Writes the sessions `feed` hands out to `out` in the format `to`.
+fn convert_with(
+    to: &Format,
+    out: &Path,
+    progress: Option<&Progress>,
+    feed: &mut dyn FnMut(&mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<ReadReport>,
+) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
     let mut failure: Option<Error> = None;
     let out_name = out.display().to_string();
@@ -373,7 +469,7 @@ pub fn convert(input: Input, opts: &ReadOptions, to: &Format, out: &Path, progre
             };
             let mut n = 0usize;
             let r = &mut report;
-            let read = for_each_session(input, opts, &mut |s| {
+            let read = feed(&mut |s| {
                 n += 1;
                 if let Some(p) = progress {
                     p.inc(1);

@@ -24,6 +24,7 @@ mod direct;
 pub mod formats;
 pub mod read;
 pub mod simeval;
+pub mod stored;
 
 pub use columnar::{ColumnMap, Container};
 pub use formats::{Columns, SessionBuf};
@@ -170,7 +171,7 @@ impl ReadReport {
         if self.buffered {
             w.push(format!(
                 "{file}: not a regular file (standard input or a pipe) and can be read only once: its sessions \
-                 ({}) are kept in memory for the later passes",
+                 ({}) are kept in memory for the later passes (up to --memory-budget; in a temporary file beyond)",
                 self.sessions
             ));
         }
@@ -469,8 +470,9 @@ impl LogData {
     }
 }
 
-/// Anything that can replay its sessions, once per pass: an in-memory log or a file
-/// re-read from disk (for logs larger than memory). EM fitting makes one pass per iteration.
+/// Anything that can replay its sessions, once per pass: an in-memory log, a file (parsed
+/// once, its sessions kept: [`stored`]) or stored sessions. EM fitting makes one pass per
+/// iteration.
 pub trait SessionSource {
     /// Calls `f` on every session, in order.
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()>;
@@ -491,6 +493,12 @@ pub trait SessionSource {
     /// [`FileSource::first_pass_parallel`]).
     fn as_file_source(&mut self) -> Option<&mut FileSource> {
         None
+    }
+    /// Tells the source that the caller will make up to `passes` passes (the EM driver calls
+    /// it before the first): a [`FileSource`] then keeps the sessions of its first pass
+    /// ([`stored`]) when more than one pass follows, instead of parsing the text again.
+    fn expect_passes(&mut self, passes: usize) {
+        let _ = passes;
     }
 }
 
@@ -549,11 +557,16 @@ pub fn is_rereadable(path: &Path) -> bool {
     !input::is_stdin(path) && std::fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
 }
 
-/// A log file streamed from disk on every pass; only the vocabulary stays in memory.
+/// A log file streamed from disk; only the vocabulary stays in memory.
 ///
-/// Input that can be read only once (standard input, a pipe or FIFO) cannot be re-read, so
-/// the first pass keeps its interned sessions in memory (about 5 bytes per result, not the
-/// text) and later passes replay them; [`ReadReport::buffered`] says so. Nothing blocks.
+/// **Parse once.** When more than one pass is expected ([`SessionSource::expect_passes`],
+/// or [`FileSource::load`]), the first pass keeps the interned sessions in their compact
+/// form ([`stored::StoredSessions`]: about 5 bytes per result, 3 bytes per session that
+/// repeats the SERP before it), in memory up to [`FileSource::store`]'s budget and in a
+/// temporary spill file beyond it; later passes replay them, split into blocks for the
+/// parallel E-step, instead of parsing the text again. Input that can be read only once
+/// (standard input, a pipe or FIFO) is always kept so; [`ReadReport::buffered`] says so.
+/// Nothing blocks.
 #[derive(Debug)]
 pub struct FileSource {
     /// The file (`-` for standard input).
@@ -564,9 +577,13 @@ pub struct FileSource {
     pub skip_bad_lines: bool,
     /// Indices of the queries, documents and pairs seen so far (stable across passes).
     pub vocab: Vocab,
-    /// Report of the last pass.
+    /// Report of the first pass.
     pub report: ReadReport,
-    buffered: Option<ClickLog>,
+    /// Where kept sessions may live (memory budget, spill directory).
+    pub store: stored::StoreConfig,
+    /// Keep the sessions of the first pass for the later passes (see the type).
+    pub keep: bool,
+    stored: Option<stored::StoredSessions>,
 }
 
 impl FileSource {
@@ -578,8 +595,44 @@ impl FileSource {
             skip_bad_lines,
             vocab: Vocab::default(),
             report: ReadReport::default(),
-            buffered: None,
+            store: stored::StoreConfig::default(),
+            keep: false,
+            stored: None,
         }
+    }
+
+    /// The sessions kept by the first pass, when they were kept.
+    pub fn stored(&self) -> Option<&stored::StoredSessions> {
+        self.stored.as_ref()
+    }
+
+    /// Reads the whole log once (in parallel byte ranges where it can) and keeps its
+    /// sessions ([`FileSource::stored`]); the vocabulary numbers them in file order. Later
+    /// passes, and [`stored::StoredSessions::range`], replay them.
+    pub fn load(&mut self) -> Result<&stored::StoredSessions> {
+        self.keep = true;
+        if self.stored.is_none() {
+            let done = self.first_pass_parallel(&|| (), &|_, _| {}, &|_, _| {})?;
+            if done.is_none() {
+                self.pass(&mut |_| {})?;
+            }
+        }
+        Ok(self.stored.as_ref().expect("the first pass keeps the sessions"))
+    }
+
+    /// One line on where the kept sessions are (for a progress message), if kept.
+    pub fn stored_summary(&self) -> Option<String> {
+        let st = self.stored.as_ref()?;
+        let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
+        Some(match st.spill_path() {
+            None => format!("{} sessions parsed once and kept in memory ({:.1} MiB)", st.len(), mb(st.bytes())),
+            Some(_) => format!(
+                "{} sessions parsed once and kept in a temporary file ({:.1} MiB; more than the memory budget of {:.1} MiB)",
+                st.len(),
+                mb(st.bytes()),
+                mb(self.store.memory_budget)
+            ),
+        })
     }
 }
 
@@ -603,7 +656,7 @@ impl FileSource {
         remap: &(dyn Fn(&mut T, &[u32]) + Sync),
     ) -> Result<Option<Vec<T>>> {
         use rayon::prelude::*;
-        if self.buffered.is_some()
+        if self.stored.is_some()
             || self.report.sessions > 0
             || self.vocab.pair_count() > 0
             || !read::line_separable(&self.format)
@@ -619,18 +672,25 @@ impl FileSource {
         let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
         let mut out = Vec::with_capacity(ranges.len());
         let mut report = ReadReport { format: Some(self.format.clone()), ..Default::default() };
+        let keep = self.keep;
+        let mut kept = stored::StoredSessions::new(self.store.clone());
         // A batch of parts at a time, so the parts' vocabularies held at once stay bounded.
         for batch in ranges.chunks(threads * 4) {
-            let parts: Vec<Result<(Vocab, T, ReadReport)>> = batch
+            let parts: Vec<Result<(Vocab, T, ReadReport, stored::Encoder)>> = batch
                 .par_iter()
                 .map(|range| {
                     let part = FilePart { path: &self.path, name: name.clone(), range: range.clone(), opts: opts.clone(), vocab: &self.vocab };
                     let bytes = part.read()?;
                     let (mut vocab, mut acc, mut interner) = (Vocab::default(), init(), SessionInterner::default());
+                    let mut enc = stored::Encoder::default();
                     let first = if range.start == 0 { 1 } else { 2 };
                     let run = read::for_each_session_in_lines(&name, &bytes, first, &opts, &self.format, &mut |s| {
                         let (q, pairs) = interner.intern(&mut vocab, s);
-                        add(&mut acc, SessionRef { query: q, pairs, clicks: &s.clicks });
+                        let s = SessionRef { query: q, pairs, clicks: &s.clicks };
+                        if keep {
+                            enc.push(s);
+                        }
+                        add(&mut acc, s);
                         Ok(())
                     });
                     let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
@@ -640,16 +700,20 @@ impl FileSource {
                     } else {
                         run
                     };
-                    Ok((vocab, acc, run?))
+                    Ok((vocab, acc, run?, enc))
                 })
                 .collect();
             for part in parts {
-                let (local, mut acc, r) = part?;
+                let (local, mut acc, r, mut enc) = part?;
                 let queries: Vec<u32> = local.queries.iter().map(|q| self.vocab.intern_query(q)).collect();
                 let docs: Vec<u32> = local.docs.iter().map(|d| self.vocab.intern_doc(d)).collect();
                 let map: Vec<u32> =
                     local.pairs.iter().map(|&(q, d)| self.vocab.intern_pair(queries[q as usize], docs[d as usize])).collect();
                 remap(&mut acc, &map);
+                if keep {
+                    enc.remap(&queries, &map);
+                    kept.push_block(enc)?;
+                }
                 out.push(acc);
                 report.sessions += r.sessions;
                 report.skipped_lines += r.skipped_lines;
@@ -659,6 +723,9 @@ impl FileSource {
             }
         }
         self.report = read::finish(&name, report)?;
+        if keep {
+            self.stored = Some(kept);
+        }
         Ok(Some(out))
     }
 }
@@ -667,43 +734,45 @@ impl SessionSource for FileSource {
     fn as_file_source(&mut self) -> Option<&mut FileSource> {
         Some(self)
     }
+    fn expect_passes(&mut self, passes: usize) {
+        if passes > 1 {
+            self.keep = true;
+        }
+    }
     fn pass(&mut self, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
-        if let Some(log) = &self.buffered {
-            for s in log.iter() {
-                f(s);
-            }
-            return Ok(());
+        if let Some(st) = &self.stored {
+            return st.replay(0..st.len(), f);
         }
-        let keep = !is_rereadable(&self.path);
-        if !keep {
-            if let Some(report) = direct::pass(&self.path, &self.format, self.skip_bad_lines, &mut self.vocab, f)? {
-                if let Some(fmt) = &report.format {
-                    self.format = fmt.clone();
-                }
-                self.report = report;
-                return Ok(());
+        let once = !is_rereadable(&self.path);
+        let keep = self.keep || once;
+        let mut kept = keep.then(|| Keeper::new(self.store.clone()));
+        let mut record = |s: SessionRef<'_>| {
+            if let Some(k) = &mut kept {
+                k.push(s);
             }
-        }
-        let input = input::open(&self.path)?;
-        let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
-        let vocab = &mut self.vocab;
-        let mut kept = ClickLog::new();
-        let mut interner = SessionInterner::default();
-        let mut report = for_each_session(input, &opts, &mut |s| {
-            let (q, pairs) = interner.intern(vocab, s);
-            if keep {
-                let dwell = (!s.dwell.is_empty()).then_some(s.dwell.as_slice());
-                kept.push_with_dwell(q, pairs, &s.clicks, dwell);
+            f(s)
+        };
+        let direct = if once { None } else { direct::pass(&self.path, &self.format, self.skip_bad_lines, &mut self.vocab, &mut record)? };
+        let mut report = match direct {
+            Some(r) => r,
+            None => {
+                let input = input::open(&self.path)?;
+                let opts = ReadOptions::new(self.format.clone()).skip_bad_lines(self.skip_bad_lines);
+                let vocab = &mut self.vocab;
+                let mut interner = SessionInterner::default();
+                for_each_session(input, &opts, &mut |s| {
+                    let (q, pairs) = interner.intern(vocab, s);
+                    record(SessionRef { query: q, pairs, clicks: &s.clicks });
+                    Ok(())
+                })?
             }
-            f(SessionRef { query: q, pairs, clicks: &s.clicks });
-            Ok(())
-        })?;
+        };
         if let Some(fmt) = &report.format {
             self.format = fmt.clone();
         }
-        if keep {
-            report.buffered = true;
-            self.buffered = Some(kept);
+        if let Some(k) = kept {
+            self.stored = Some(k.finish()?);
+            report.buffered = once;
         }
         self.report = report;
         Ok(())
@@ -712,8 +781,8 @@ impl SessionSource for FileSource {
         self.vocab.pair_count()
     }
     fn parts(&mut self) -> Result<Option<Vec<Box<dyn SessionPart + '_>>>> {
-        if let Some(log) = &self.buffered {
-            return Ok(Some(log_parts(log)));
+        if let Some(st) = &self.stored {
+            return Ok(Some(st.parts(0..st.len())));
         }
         // Only after a first pass (which resolved the format and numbered every pair), and
         // only for uncompressed text in a format whose sessions never span lines.
@@ -737,6 +806,40 @@ impl SessionSource for FileSource {
                 })
                 .collect(),
         ))
+    }
+}
+
+/// Keeps the sessions of a sequential pass in blocks (an error of the spill file is kept and
+/// returned at the end, as the pass's callback cannot fail).
+struct Keeper {
+    store: stored::StoredSessions,
+    enc: stored::Encoder,
+    error: Option<Error>,
+}
+
+impl Keeper {
+    fn new(cfg: stored::StoreConfig) -> Self {
+        Keeper { store: stored::StoredSessions::new(cfg), enc: stored::Encoder::default(), error: None }
+    }
+
+    fn push(&mut self, s: SessionRef<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        self.enc.push(s);
+        if self.enc.buf.len() >= stored::BLOCK_BYTES {
+            if let Err(e) = self.store.push_block(std::mem::take(&mut self.enc)) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<stored::StoredSessions> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.store.push_block(self.enc)?;
+        Ok(self.store)
     }
 }
 

@@ -234,6 +234,28 @@ pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(
     finish(&d.name, d.report)
 }
 
+/// The text format [`Format::Auto`] detects for the file `path` (as [`for_each_session`]
+/// detects it from the first lines), or `None` when the file is Parquet or Arrow, or when
+/// detection fails (the sequential read then reports why).
+pub(crate) fn detect_text_format(path: &std::path::Path) -> Option<Format> {
+    let mut input = crate::input::open(path).ok()?;
+    let name = input.name().to_string();
+    if columnar::sniff(&input.peek(8).ok()?).is_some() {
+        return None;
+    }
+    let mut lines = input.lines().max_line(MAX_LINE);
+    let mut sample: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut data = 0;
+    while data < SNIFF_LINES {
+        let n = lines.line_no() + 1;
+        let b = lines.next_bytes().ok()??;
+        let blank = b.iter().all(u8::is_ascii_whitespace) || b.first() == Some(&b'#');
+        data += usize::from(!blank);
+        sample.push((n, b.to_vec()));
+    }
+    detect(&name, &sample).ok()
+}
+
 /// A read without any session is an error.
 pub(crate) fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
     if report.sessions == 0 {
