@@ -35,7 +35,11 @@ pub struct GenerateArgs {
     /// Model the clicks are drawn from: dbn or ubm.
     #[arg(long, default_value = "dbn")]
     model: String,
-    /// Seed.
+    /// Seed of the queries' candidate documents and click parameters (the population).
+    #[arg(long, default_value_t = 1)]
+    world: u64,
+    /// Seed of the sessions: logs with the same --world and other seeds are samples of the
+    /// same population (training and held-out test logs).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Worker threads (default: all cores). The log does not depend on it.
@@ -54,6 +58,7 @@ pub fn generate(a: GenerateArgs) -> anyhow::Result<()> {
         serp_len: a.serp_len,
         reorder: a.reorder,
         model,
+        world: a.world,
         seed: a.seed,
     };
     g.validate()?;

@@ -13,8 +13,8 @@
 //! - a SERP shows `serp_len` of them: the query's first `serp_len` candidates in order, except
 //!   that a share `reorder` of the sessions shows a random selection in random order (so pairs
 //!   are seen at several ranks, which makes the rank parameters identifiable).
-//! - clicks are drawn from a known model whose parameters are hashes of the seed, the query
-//!   and the candidate (nothing is held per pair, so memory does not grow with the pairs):
+//! - clicks are drawn from a known model whose parameters are hashes of the world seed, the
+//!   query and the candidate (nothing is held per pair, so memory does not grow with the pairs):
 //!   attractiveness `a = 0.9 u^2` (u uniform, mean 0.3), and
 //!   - `dbn`: satisfaction `s = 0.2 + 0.6 u'`, continuation `gamma = 0.9`: the user examines
 //!     rank 1, clicks an examined result with probability `a`, is satisfied after a click with
@@ -23,7 +23,10 @@
 //!     - 1))`, `p` the rank of the last click above (-1 when none), and clicked when examined
 //!     with probability `a`.
 //!
-//! Session `i` draws its query, SERP and clicks from its own stream `(seed, i)`, and chunks of
+//! The queries' candidates and click parameters depend on the world seed (`world`) only, the
+//! sessions on `seed`: two logs with the same world and other seeds are two samples of the same
+//! population (a training log and a held-out test log). Session `i` draws its query, SERP and
+//! clicks from its own stream `(seed, i)`, and chunks of
 //! sessions are generated in parallel and written in order, so the log is byte-identical
 //! whatever the thread count. One session per line, in the Yandex sample layout
 //! (`query<TAB>doc,doc,... : clicked,clicked`; docs/clickmodels.md).
@@ -88,15 +91,17 @@ pub struct ManyPairs {
     pub reorder: f64,
     /// The model the clicks are drawn from.
     pub model: TrueModel,
-    /// Seed.
+    /// Seed of the queries' candidates and click parameters (the population).
+    pub world: u64,
+    /// Seed of the sessions (the sample).
     pub seed: u64,
 }
 
 impl Default for ManyPairs {
     /// 1,000,000 sessions over 300,000 queries (Zipf 1.0), 15 candidates per query from 10^7
-    /// documents, 10 results per SERP, 30 % reordered, DBN clicks, seed 1.
+    /// documents, 10 results per SERP, 30 % reordered, DBN clicks, world 1, seed 1.
     fn default() -> Self {
-        ManyPairs { sessions: 1_000_000, queries: 300_000, zipf: 1.0, docs: 10_000_000, candidates: 15, serp_len: 10, reorder: 0.3, model: TrueModel::Dbn, seed: 1 }
+        ManyPairs { sessions: 1_000_000, queries: 300_000, zipf: 1.0, docs: 10_000_000, candidates: 15, serp_len: 10, reorder: 0.3, model: TrueModel::Dbn, world: 1, seed: 1 }
     }
 }
 
@@ -161,7 +166,7 @@ impl ManyPairs {
 
     /// The candidate documents of query `q` (0-based rank), distinct, into `out`.
     fn candidates_of(&self, q: u64, out: &mut Vec<u64>) {
-        let key = derive_key(self.seed, &[TAG_DOC, q]);
+        let key = derive_key(self.world, &[TAG_DOC, q]);
         out.clear();
         let mut draw = 0u64;
         while out.len() < self.candidates {
@@ -175,7 +180,7 @@ impl ManyPairs {
 
     /// Attractiveness and satisfaction of candidate `k` of query `q`.
     fn params(&self, q: u64, k: usize) -> (f64, f64) {
-        let key = derive_key(self.seed, &[TAG_ATTR, q]);
+        let key = derive_key(self.world, &[TAG_ATTR, q]);
         let u = uniform_at(key, TAG_ATTR, k as u64);
         let v = uniform_at(key, TAG_SAT, k as u64);
         (0.9 * u * u, 0.2 + 0.6 * v)
@@ -306,6 +311,30 @@ mod tests {
         assert_ne!(a, text(&ManyPairs { seed: 8, ..small() }, 2));
         let u = ManyPairs { model: TrueModel::Ubm, ..small() };
         assert_eq!(text(&u, 1), text(&u, 2));
+    }
+
+    // The world seed fixes the population: a log with another session seed shows the same
+    // queries the same candidates (a held-out sample), another world other candidates.
+    #[test]
+    fn the_world_seed_fixes_the_candidates() {
+        let serps = |g: &ManyPairs| -> std::collections::HashMap<String, HashSet<String>> {
+            let mut m = std::collections::HashMap::<String, HashSet<String>>::new();
+            for line in String::from_utf8(text(g, 2)).unwrap().lines() {
+                let (q, rest) = line.split_once('\t').unwrap();
+                m.entry(q.to_string()).or_default().extend(rest.split_once(" :").unwrap().0.split(',').map(str::to_string));
+            }
+            m
+        };
+        let (a, b, c) = (serps(&small()), serps(&ManyPairs { seed: 9, ..small() }), serps(&ManyPairs { world: 9, ..small() }));
+        let common: Vec<&String> = a.keys().filter(|q| b.contains_key(*q)).collect();
+        assert!(common.len() > 1000, "{} common queries", common.len());
+        for q in &common {
+            // Every document shown for q in one log is among q's 15 candidates, so the
+            // union over both logs has at most 15 documents.
+            assert!(a[*q].union(&b[*q]).count() <= 15, "query {q}");
+        }
+        let q1 = "1".to_string();
+        assert_ne!(a[&q1], c[&q1], "another world, other candidates");
     }
 
     // The bounds: each knob above its bound, or out of range, is a clear error.
