@@ -48,9 +48,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "$(nproc) cores; uptime: $(uptime)"
 printf '%-9s %-5s %-7s %10s %10s %12s  %s\n' log model threads wall_s cpu_s max_rss_mb passes
-fit() { # LOGNAME FILE MODEL THREADS
+fit() { # LOGNAME FILE MODEL THREADS FORMAT
   # shellcheck disable=SC2086
-  /usr/bin/time -v "$bin" --quiet clicks fit --model "$3" --threads "$4" --train "$2" --out "$out/$1-$3-$4.json" ${FIT_ARGS:-} \
+  /usr/bin/time -v "$bin" --quiet clicks fit --model "$3" --threads "$4" --train "$2" --format "$5" --out "$out/$1-$3-$4.json" ${FIT_ARGS:-} \
     2> "$out/time.txt" > /dev/null || { cat "$out/time.txt" >&2; exit 1; }
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$out/time.txt")
   rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2/1024}' "$out/time.txt")
@@ -60,14 +60,14 @@ fit() { # LOGNAME FILE MODEL THREADS
 }
 for name in $logs; do
   case $name in
-    repeated) file=$repeated; models="dbn ubm" ;;
-    manypairs) file=$manypairs; models="dbn ubm" ;;
-    parquet) file=$parquet; models="dbn" ;;
+    repeated) file=$repeated; models="dbn ubm"; format=yandex ;;
+    manypairs) file=$manypairs; models="dbn ubm"; format=yandex ;;
+    parquet) file=$parquet; models="dbn"; format=parquet ;;
     *) echo "unknown log $name (use repeated, manypairs, parquet)" >&2; exit 1 ;;
   esac
   echo "log $name: $file ($(wc -c < "$file") bytes)"
   for model in $models; do
-    for t in 1 2 3; do fit "$name" "$file" "$model" "$t"; done
+    for t in 1 2 3; do fit "$name" "$file" "$model" "$t" "$format"; done
     for t in 2 3; do
       cmp -s "$out/$name-$model-1.json" "$out/$name-$model-$t.json" \
         || { echo "$name $model: model files DIFFER between --threads 1 and $t" >&2; exit 1; }
