@@ -471,6 +471,10 @@ fn every_knob_has_an_upper_bound() {
         (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "4294967296", "--out", &d("sim.tsv")]), vec!["--replicates", "4294967296", "upper bound of 1000000"]),
         // 101 SERPs x 1,000,000 replicates = 101,000,000 sessions > 100,000,000.
         (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "1000000", "--out", &d("sim.tsv")]), vec!["--replicates * SERPs", "101000000", "upper bound of 100000000"]),
+        (s(&["clicks", "generate", "--sessions", "1000000001", "--out", &d("g.txt")]), vec!["--sessions", "1000000001", "upper bound of 1000000000"]),
+        (s(&["clicks", "generate", "--queries", "100000001", "--out", &d("g.txt")]), vec!["--queries", "100000001", "upper bound of 100000000"]),
+        (s(&["clicks", "generate", "--candidates", "101", "--out", &d("g.txt")]), vec!["--candidates", "101", "upper bound of 100"]),
+        (s(&["clicks", "generate", "--queries", "50000000", "--candidates", "100", "--out", &d("g.txt")]), vec!["--queries * --candidates", "5000000000", "upper bound of 2000000000"]),
         (s(&["study", "validate", &log, "--qrels", &qrels, "--bootstrap", "1000001"]), vec!["--bootstrap", "1000001", "upper bound of 1000000"]),
         (s(&["study", "synth", "--config", &study_cfg(1, "queries = 100001"), "--out", &out]), vec!["queries", "100001", "upper bound of 100000"]),
         (s(&["study", "synth", "--config", &study_cfg(2, "max_pages = 1001"), "--out", &out]), vec!["max_pages", "1001", "upper bound of 1000"]),

@@ -4,13 +4,9 @@
 //! Results go out as Arrow record batches.
 
 use crate::errors::invalid;
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
-use arrow_schema::DataType;
 use pyo3::prelude::*;
-use std::fmt::Write;
 
 /// Reads every record batch of an Arrow stream (zero copy: batches share the source buffers).
 pub fn read_batches(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<RecordBatch>> {
@@ -32,133 +28,34 @@ pub fn column<'a>(py: Python<'_>, batch: &'a RecordBatch, name: &str, what: &str
         .ok_or_else(|| invalid(py, format!("{what}: missing column `{name}` (columns present: {})", names(batch))))
 }
 
-/// A column of ids: strings or integers, read as text.
-pub enum Strs<'a> {
-    /// Utf8 of any offset width or view.
-    Utf8(&'a arrow_array::StringArray),
-    LargeUtf8(&'a arrow_array::LargeStringArray),
-    View(&'a arrow_array::StringViewArray),
-    /// Integers, formatted in decimal when read.
-    Int(&'a dyn Array, fn(&dyn Array, usize) -> i128),
-}
+/// The library's Arrow click-log column readers (`serpsim::logs::arrow`), the one decoder
+/// the CLI, Python and Spark share: ids (strings, integers as decimal text, dictionaries),
+/// list columns and click flags.
+pub use serpsim::logs::arrow::{FlagColumn as Flags, IdColumn as Strs, ListColumn as Lists};
+use serpsim::logs::arrow::ColumnError;
 
-impl<'a> Strs<'a> {
-    /// Reads `array` as ids; `what` names the column in errors.
-    pub fn new(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Strs<'a>> {
-        Ok(match array.data_type() {
-            DataType::Utf8 => Strs::Utf8(array.as_string::<i32>()),
-            DataType::LargeUtf8 => Strs::LargeUtf8(array.as_string::<i64>()),
-            DataType::Utf8View => Strs::View(array.as_string_view()),
-            other => match int_reader(other) {
-                Some(f) => Strs::Int(array, f),
-                None => return Err(invalid(py, format!("{what}: expected strings or integers, found Arrow type {other}"))),
-            },
-        })
-    }
-
-    /// Value `i`, `None` when null; integers are written into `buf`.
-    pub fn get<'b>(&'b self, i: usize, buf: &'b mut String) -> Option<&'b str> {
-        match self {
-            Strs::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
-            Strs::LargeUtf8(a) => a.is_valid(i).then(|| a.value(i)),
-            Strs::View(a) => a.is_valid(i).then(|| a.value(i)),
-            Strs::Int(a, f) => a.is_valid(i).then(|| {
-                buf.clear();
-                let _ = write!(buf, "{}", f(*a, i));
-                buf.as_str()
-            }),
-        }
+fn type_error(py: Python<'_>, what: &str, e: ColumnError) -> PyErr {
+    match e {
+        ColumnError::Type(t) => invalid(py, format!("{what}: {t}")),
+        ColumnError::Null(i) => invalid(py, format!("{what}: value {i} is null")),
+        ColumnError::NotFlag(i, v) => invalid(py, format!("{what}: value {i}: {v} is not 0 or 1")),
     }
 }
 
-/// A column of flags: booleans, or integers that are 0 or 1 (read in place).
-pub enum Flags<'a> {
-    Bool(&'a arrow_array::BooleanArray),
-    Int(&'a dyn Array, fn(&dyn Array, usize) -> i128),
+/// Reads `array` as ids (strings, integers or dictionaries of either); `what` names the
+/// column in errors.
+pub fn strs<'a>(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Strs<'a>> {
+    Strs::new(array).map_err(|e| type_error(py, what, e))
 }
 
-/// Reads value `i` of an integer array of type `T` as i128 (the caller checked the type).
-fn int_at<T: arrow_array::ArrowPrimitiveType>(a: &dyn Array, i: usize) -> i128
-where
-    T::Native: Into<i128>,
-{
-    a.as_primitive::<T>().value(i).into()
+/// Reads `array` as flags (booleans or 0/1 integers); `what` names the column in errors.
+pub fn flags<'a>(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Flags<'a>> {
+    Flags::new(array).map_err(|e| type_error(py, what, e))
 }
 
-/// The reader of an integer array's values, or `None` for other types.
-fn int_reader(t: &DataType) -> Option<fn(&dyn Array, usize) -> i128> {
-    Some(match t {
-        DataType::Int8 => int_at::<Int8Type>,
-        DataType::Int16 => int_at::<Int16Type>,
-        DataType::Int32 => int_at::<Int32Type>,
-        DataType::Int64 => int_at::<Int64Type>,
-        DataType::UInt8 => int_at::<UInt8Type>,
-        DataType::UInt16 => int_at::<UInt16Type>,
-        DataType::UInt32 => int_at::<UInt32Type>,
-        DataType::UInt64 => int_at::<UInt64Type>,
-        _ => return None,
-    })
-}
-
-impl<'a> Flags<'a> {
-    /// Reads `array` as flags; `what` names the column in errors.
-    pub fn new(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Flags<'a>> {
-        match array.data_type() {
-            DataType::Boolean => Ok(Flags::Bool(array.as_boolean())),
-            t => match int_reader(t) {
-                Some(f) => Ok(Flags::Int(array, f)),
-                None => Err(invalid(py, format!("{what}: expected booleans or 0/1 integers, found Arrow type {t}"))),
-            },
-        }
-    }
-
-    /// Value `i`: `Ok(None)` when null, an error message when not 0/1.
-    #[inline]
-    pub fn get(&self, i: usize) -> Result<Option<bool>, String> {
-        match self {
-            Flags::Bool(a) => Ok(a.is_valid(i).then(|| a.value(i))),
-            Flags::Int(a, f) => {
-                if a.is_null(i) {
-                    return Ok(None);
-                }
-                match f(*a, i) {
-                    0 => Ok(Some(false)),
-                    1 => Ok(Some(true)),
-                    x => Err(format!("{x} is not 0 or 1")),
-                }
-            }
-        }
-    }
-}
-
-/// A list column: per row, a range into its child values.
-pub struct Lists<'a> {
-    offsets: Vec<usize>,
-    validity: &'a dyn Array,
-    /// The child values.
-    pub values: ArrayRef,
-}
-
-impl<'a> Lists<'a> {
-    /// Reads `array` as a list column (List or LargeList); `what` names it in errors.
-    pub fn new(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Lists<'a>> {
-        match array.data_type() {
-            DataType::List(_) => {
-                let l = array.as_list::<i32>();
-                Ok(Lists { offsets: l.value_offsets().iter().map(|&o| o as usize).collect(), validity: array, values: l.values().clone() })
-            }
-            DataType::LargeList(_) => {
-                let l = array.as_list::<i64>();
-                Ok(Lists { offsets: l.value_offsets().iter().map(|&o| o as usize).collect(), validity: array, values: l.values().clone() })
-            }
-            other => Err(invalid(py, format!("{what}: expected a list column (one list per row), found Arrow type {other}"))),
-        }
-    }
-
-    /// The child range of row `i`, `None` when the row is null.
-    pub fn range(&self, i: usize) -> Option<std::ops::Range<usize>> {
-        self.validity.is_valid(i).then(|| self.offsets[i]..self.offsets[i + 1])
-    }
+/// Reads `array` as a list column (List or LargeList); `what` names it in errors.
+pub fn lists<'a>(py: Python<'_>, array: &'a dyn Array, what: &str) -> PyResult<Lists<'a>> {
+    Lists::new(array).map_err(|e| type_error(py, what, e))
 }
 
 /// Converts a record batch to a `pyarrow.RecordBatch`.

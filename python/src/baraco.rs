@@ -1,7 +1,7 @@
 //! BARACO from Python: is switching from the production ranker to a candidate safe, judged
 //! on historical clicks (`serpsim compare-rankers`, the same library calls).
 
-use crate::arrow_io::{self, read_batches, Flags, Lists, Strs};
+use crate::arrow_io::{self, read_batches};
 use crate::errors::{invalid, to_py};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, StringArray};
@@ -14,14 +14,14 @@ use std::sync::Arc;
 fn log_from_table(py: Python<'_>, table: &Bound<'_, PyAny>) -> PyResult<ClickLog> {
     let what = "log";
     let mut log = ClickLog::new();
-    let (mut qbuf, mut dbuf) = (String::new(), String::new());
+    let (mut qbuf, mut dbuf) = ([0u8; 24], [0u8; 24]);
     let mut base = 0;
     for b in read_batches(table, what)? {
-        let q = Strs::new(py, arrow_io::column(py, &b, "query_id", what)?.as_ref(), &format!("{what}: column `query_id`"))?;
-        let docs = Lists::new(py, arrow_io::column(py, &b, "docs", what)?.as_ref(), &format!("{what}: column `docs`"))?;
-        let dv = Strs::new(py, docs.values.as_ref(), &format!("{what}: column `docs` (its items)"))?;
-        let clicks = Lists::new(py, arrow_io::column(py, &b, "clicks", what)?.as_ref(), &format!("{what}: column `clicks`"))?;
-        let cv = Flags::new(py, clicks.values.as_ref(), &format!("{what}: column `clicks` (its items)"))?;
+        let q = arrow_io::strs(py, arrow_io::column(py, &b, "query_id", what)?.as_ref(), &format!("{what}: column `query_id`"))?;
+        let docs = arrow_io::lists(py, arrow_io::column(py, &b, "docs", what)?.as_ref(), &format!("{what}: column `docs`"))?;
+        let dv = arrow_io::strs(py, docs.values().as_ref(), &format!("{what}: column `docs` (its items)"))?;
+        let clicks = arrow_io::lists(py, arrow_io::column(py, &b, "clicks", what)?.as_ref(), &format!("{what}: column `clicks`"))?;
+        let cv = arrow_io::flags(py, clicks.values().as_ref(), &format!("{what}: column `clicks` (its items)"))?;
         for i in 0..b.num_rows() {
             let row = base + i;
             let qid = q.get(i, &mut qbuf).ok_or_else(|| invalid(py, format!("{what}: row {row}: `query_id` is null")))?.to_string();
@@ -41,7 +41,7 @@ fn log_from_table(py: Python<'_>, table: &Bound<'_, PyAny>) -> PyResult<ClickLog
                 match cv.get(j) {
                     Ok(Some(x)) => c.push(x),
                     Ok(None) => return Err(invalid(py, format!("{what}: row {row}: a click flag is null"))),
-                    Err(e) => return Err(invalid(py, format!("{what}: row {row}: click flag {e}"))),
+                    Err(e) => return Err(invalid(py, format!("{what}: row {row}: click flag {e} is not 0 or 1"))),
                 }
             }
             log.push_session(qi, &pairs, &c).map_err(|e| invalid(py, format!("{what}: row {row}: {e}")))?;
@@ -62,13 +62,13 @@ fn rankings_text(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult
         return Ok((text, p.display().to_string()));
     }
     let mut text = String::new();
-    let (mut rbuf, mut qbuf, mut dbuf) = (String::new(), String::new(), String::new());
+    let (mut rbuf, mut qbuf, mut dbuf) = ([0u8; 24], [0u8; 24], [0u8; 24]);
     let mut base = 0;
     for b in read_batches(obj, what)? {
-        let r = Strs::new(py, arrow_io::column(py, &b, "ranker", what)?.as_ref(), &format!("{what}: column `ranker`"))?;
-        let q = Strs::new(py, arrow_io::column(py, &b, "query_id", what)?.as_ref(), &format!("{what}: column `query_id`"))?;
-        let docs = Lists::new(py, arrow_io::column(py, &b, "docs", what)?.as_ref(), &format!("{what}: column `docs`"))?;
-        let dv = Strs::new(py, docs.values.as_ref(), &format!("{what}: column `docs` (its items)"))?;
+        let r = arrow_io::strs(py, arrow_io::column(py, &b, "ranker", what)?.as_ref(), &format!("{what}: column `ranker`"))?;
+        let q = arrow_io::strs(py, arrow_io::column(py, &b, "query_id", what)?.as_ref(), &format!("{what}: column `query_id`"))?;
+        let docs = arrow_io::lists(py, arrow_io::column(py, &b, "docs", what)?.as_ref(), &format!("{what}: column `docs`"))?;
+        let dv = arrow_io::strs(py, docs.values().as_ref(), &format!("{what}: column `docs` (its items)"))?;
         for i in 0..b.num_rows() {
             let row = base + i;
             let bad = |v: &str| v.trim().is_empty() || v.contains(['\t', '\n', '\r']);

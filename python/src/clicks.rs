@@ -5,7 +5,7 @@ use crate::arrow_io;
 use crate::errors::{guard, invalid, to_py};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
-use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
@@ -22,8 +22,9 @@ use std::sync::Arc;
 
 /// Reads a click log table (`query_id`, `docs` list, `clicks` list) into `data`'s vocabulary.
 /// `clicks` may be absent when `need_clicks` is false (SERPs to predict or simulate on).
-/// The columns are read whole from the Arrow buffers ([`crate::id_columns`]) with the GIL
-/// released.
+/// The columns are read whole from the Arrow buffers by the library's Arrow click-log decoder
+/// ([`serpsim::logs::arrow::intern_batches`], the one the CLI's Parquet reader and Spark use)
+/// with the GIL released.
 fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_clicks: bool, what: &str) -> PyResult<ClickLog> {
     let batches = arrow_io::read_batches(table, what)?;
     for batch in &batches {
@@ -34,103 +35,7 @@ fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_c
         }
     }
     let vocab = &mut data.vocab;
-    py.detach(|| intern_log(&batches, vocab, what)).map_err(|m| invalid(py, m))
-}
-
-/// The sessions of `batches` (columns checked by [`read_log`]), interned into `vocab` in row
-/// order. A session whose query and documents were read before takes its pair indices from
-/// a [`SerpCache`](crate::id_columns::SerpCache); the others are interned id by id.
-fn intern_log(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<ClickLog, String> {
-    use crate::id_columns::{first_null, list_parts, resolve_flags, row_of, ColumnError, IdCache, IdColumn, PairCache, SerpCache};
-    let mut log = ClickLog::new();
-    let (mut qcache, mut dcache) = (IdCache::default(), IdCache::default());
-    let mut pair_cache = PairCache::default();
-    let mut serps = SerpCache::default();
-    let mut serps_type = None;
-    let (mut qs, mut ds, mut cs, mut pairs, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut row_base = 0usize;
-    let col_err = |col: &str, e: ColumnError, row: &dyn Fn(usize) -> usize| match e {
-        ColumnError::Null(j) => format!("{what}: row {}: {col} is null", row(j)),
-        ColumnError::NotFlag(j, v) => format!("{what}: row {}: click flag {v} is not 0 or 1", row(j)),
-        ColumnError::Type(t) => format!("{what}: column {col}: {t}"),
-    };
-    for batch in batches {
-        let n = batch.num_rows();
-        if n == 0 {
-            continue;
-        }
-        let q_col = batch.column_by_name("query_id").expect("checked");
-        let docs_col = batch.column_by_name("docs").expect("checked");
-        let here = |j: usize| row_base + j;
-        qs.clear();
-        IdColumn::new(q_col.as_ref())
-            .and_then(|mut c| c.resolve(0..n, &mut qcache, &mut |s: &str| vocab.intern_query(s), &mut qs))
-            .map_err(|e| col_err("`query_id`", e, &here))?;
-        let (doffs, dvalues) = list_parts(docs_col.as_ref()).map_err(|e| col_err("`docs`", e, &here))?;
-        if let Some(i) = first_null(docs_col.as_ref(), &(0..n)) {
-            return Err(format!("{what}: row {}: `docs` is null", row_base + i));
-        }
-        let d_row = |j: usize| row_base + row_of(&doffs, j);
-        let d_err = |e| match e {
-            ColumnError::Null(j) => format!("{what}: row {}: a document id is null", d_row(j)),
-            e => col_err("`docs` (its items)", e, &d_row),
-        };
-        let mut dcol = IdColumn::new(dvalues.as_ref()).map_err(d_err)?;
-        let clicks = match batch.column_by_name("clicks") {
-            Some(c) => {
-                let (coffs, cvalues) = list_parts(c.as_ref()).map_err(|e| col_err("`clicks`", e, &here))?;
-                if let Some(i) = first_null(c.as_ref(), &(0..n)) {
-                    return Err(format!("{what}: row {}: `clicks` is null", row_base + i));
-                }
-                for i in 0..n {
-                    let (nc, nd) = (coffs[i + 1] - coffs[i], doffs[i + 1] - doffs[i]);
-                    if nc != nd {
-                        return Err(format!("{what}: row {}: {nc} clicks for {nd} documents; `clicks` must align with `docs`", row_base + i));
-                    }
-                }
-                let c_row = |j: usize| row_base + row_of(&coffs, j);
-                cs.clear();
-                resolve_flags(cvalues.as_ref(), coffs[0]..coffs[n], &mut cs).map_err(|e| match e {
-                    ColumnError::Null(j) => format!("{what}: row {}: a click flag is null", c_row(j)),
-                    e => col_err("`clicks` (its items)", e, &c_row),
-                })?;
-                true
-            }
-            None => false,
-        };
-        // Key bytes mean the same thing only within one Arrow type of document ids.
-        if serps_type.as_ref() != Some(dvalues.data_type()) {
-            serps.clear();
-            serps_type = Some(dvalues.data_type().clone());
-        }
-        log.queries.reserve(n);
-        log.offsets.reserve(n);
-        log.pairs.reserve(doffs[n] - doffs[0]);
-        log.clicks.reserve(doffs[n] - doffs[0]);
-        let no_clicks = vec![false; doffs.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)];
-        for i in 0..n {
-            let q = qs[i];
-            let c = if clicks { &cs[doffs[i] - doffs[0]..doffs[i + 1] - doffs[0]] } else { &no_clicks[..doffs[i + 1] - doffs[i]] };
-            key.clear();
-            key.extend_from_slice(&q.to_ne_bytes());
-            let keyed = serps.is_on() && dcol.append_keys(doffs[i]..doffs[i + 1], &mut key);
-            let hash = keyed.then(|| SerpCache::hash(&key));
-            if let Some(p) = hash.and_then(|h| serps.get(h, &key)) {
-                log.push(q, p, c);
-                continue;
-            }
-            ds.clear();
-            dcol.resolve(doffs[i]..doffs[i + 1], &mut dcache, &mut |s: &str| vocab.intern_doc(s), &mut ds).map_err(d_err)?;
-            pairs.clear();
-            pairs.extend(ds.iter().map(|&d| pair_cache.get(q, d, || vocab.intern_pair(q, d))));
-            log.push(q, &pairs, c);
-            if let Some(h) = hash {
-                serps.insert(h, &key, &pairs);
-            }
-        }
-        row_base += n;
-    }
-    Ok(log)
+    py.detach(|| serpsim::logs::arrow::intern_batches(&batches, vocab, what)).map_err(|m| invalid(py, m))
 }
 
 /// The fit's configuration; `tolerance` `None` is the library's default (the CLI's).

@@ -8,7 +8,6 @@
 use pyo3::prelude::*;
 
 mod arrow_io;
-mod id_columns;
 mod baraco;
 mod clicks;
 mod errors;

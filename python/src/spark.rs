@@ -4,7 +4,7 @@
 //! is exact and order-free (`serpsim::clickmodels::estep`), and runs the M-step. The bytes
 //! crossing the wire are the library's encodings (`EmState::to_bytes`, `EStats::to_bytes`).
 
-use crate::arrow_io::{self, Flags, Lists, Strs};
+use crate::arrow_io;
 use crate::errors::{guard, invalid, to_py};
 use arrow_array::RecordBatch;
 use arrow_pyarrow::FromPyArrow;
@@ -77,10 +77,10 @@ impl SparkFit {
         }
         let state = guard(py, || EmState::new(&cfg))?;
         let mut vocab = Vocab::default();
-        let (mut qb, mut db) = (String::new(), String::new());
+        let (mut qb, mut db) = ([0u8; 24], [0u8; 24]);
         for batch in arrow_io::read_batches(pairs, "pairs")? {
-            let q = Strs::new(py, arrow_io::column(py, &batch, "query_id", "pairs")?.as_ref(), "pairs: `query_id`")?;
-            let d = Strs::new(py, arrow_io::column(py, &batch, "doc_id", "pairs")?.as_ref(), "pairs: `doc_id`")?;
+            let q = arrow_io::strs(py, arrow_io::column(py, &batch, "query_id", "pairs")?.as_ref(), "pairs: `query_id`")?;
+            let d = arrow_io::strs(py, arrow_io::column(py, &batch, "doc_id", "pairs")?.as_ref(), "pairs: `doc_id`")?;
             for i in 0..batch.num_rows() {
                 let (Some(q), Some(d)) = (q.get(i, &mut qb), d.get(i, &mut db)) else {
                     return Err(invalid(py, "pairs: a query or document id is null"));
@@ -223,12 +223,12 @@ impl SparkPart {
     fn add(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
         let batch = RecordBatch::from_pyarrow_bound(batch).map_err(|e| invalid(py, format!("spark partition: not an Arrow record batch ({e})")))?;
         let what = "spark partition";
-        let q = Strs::new(py, arrow_io::column(py, &batch, "query_id", what)?.as_ref(), "column `query_id`")?;
-        let docs = Lists::new(py, arrow_io::column(py, &batch, "docs", what)?.as_ref(), "column `docs`")?;
-        let doc_values = Strs::new(py, docs.values.as_ref(), "column `docs` (its items)")?;
-        let clicks = Lists::new(py, arrow_io::column(py, &batch, "clicks", what)?.as_ref(), "column `clicks`")?;
-        let click_values = Flags::new(py, clicks.values.as_ref(), "column `clicks` (its items)")?;
-        let (mut qb, mut db) = (String::new(), String::new());
+        let q = arrow_io::strs(py, arrow_io::column(py, &batch, "query_id", what)?.as_ref(), "column `query_id`")?;
+        let docs = arrow_io::lists(py, arrow_io::column(py, &batch, "docs", what)?.as_ref(), "column `docs`")?;
+        let doc_values = arrow_io::strs(py, docs.values().as_ref(), "column `docs` (its items)")?;
+        let clicks = arrow_io::lists(py, arrow_io::column(py, &batch, "clicks", what)?.as_ref(), "column `clicks`")?;
+        let click_values = arrow_io::flags(py, clicks.values().as_ref(), "column `clicks` (its items)")?;
+        let (mut qb, mut db) = ([0u8; 24], [0u8; 24]);
         let (mut pairs, mut flags, mut probs) = (Vec::new(), Vec::new(), Vec::new());
         let mut scratch = Scratch::default();
         for i in 0..batch.num_rows() {
@@ -252,7 +252,7 @@ impl SparkPart {
                 match click_values.get(j) {
                     Ok(Some(c)) => flags.push(c),
                     Ok(None) => return Err(err("a click flag is null".into())),
-                    Err(e) => return Err(err(format!("click flag {e}"))),
+                    Err(e) => return Err(err(format!("click flag {e} is not 0 or 1"))),
                 }
             }
             let s = SessionRef { query: qi, pairs: &pairs, clicks: &flags };

@@ -44,6 +44,9 @@ enum ClicksCommand {
     /// Convert a click log between the text formats, Parquet and Arrow IPC (streaming; the
     /// output file appears only when the whole log was converted).
     Convert(ConvertArgs),
+    /// Generate a seeded click log with millions of distinct (query, document) pairs (Zipf
+    /// query frequencies, clicks from a known DBN or UBM), for benchmarks.
+    Generate(super::clicks_generate::GenerateArgs),
 }
 
 #[derive(clap::Args)]
@@ -432,6 +435,7 @@ pub fn run(args: ClicksArgs) -> anyhow::Result<()> {
         ClicksCommand::Validate(a) => validate(a),
         ClicksCommand::ValidateSwitches(a) => validate_switches(a),
         ClicksCommand::Convert(a) => convert(a),
+        ClicksCommand::Generate(a) => super::clicks_generate::generate(a),
     }
 }
 

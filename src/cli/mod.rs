@@ -13,6 +13,7 @@ macro_rules! outln {
 }
 
 pub mod clicks;
+pub mod clicks_generate;
 pub mod common;
 pub mod compare_rankers;
 pub mod eval;

@@ -23,6 +23,7 @@ pub mod estep;
 pub mod eval;
 pub mod gibbs;
 pub mod hyper;
+pub mod manypairs;
 pub mod io;
 pub mod metrics;
 mod mle;

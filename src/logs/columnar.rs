@@ -28,9 +28,10 @@ use super::formats::SessionBuf;
 use super::ReadReport;
 use crate::error::{Error, Result};
 use crate::input::{Compression, Input};
+use super::arrow::{FlagColumn, IdColumn, ListColumn};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, BooleanArray, GenericListArray, GenericStringArray, RecordBatch, StringViewArray};
+use arrow_array::{Array, RecordBatch};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Schema, TimeUnit};
 use std::io::Read;
@@ -179,120 +180,6 @@ fn listing(schema: &Schema) -> String {
     }
 }
 
-/// A column of ids: strings, or integers read as their decimal text.
-enum Ids<'a> {
-    Utf8(&'a GenericStringArray<i32>),
-    LargeUtf8(&'a GenericStringArray<i64>),
-    View(&'a StringViewArray),
-    Signed(Vec<i64>, Option<&'a NullBuffer>),
-    Unsigned(&'a [u64], Option<&'a NullBuffer>),
-    /// A dictionary: the key of each entry (none when the dictionary is empty), the keys'
-    /// nulls, the values, and whether a value is null.
-    Dict(Vec<usize>, Option<&'a NullBuffer>, Box<Ids<'a>>, bool),
-}
-
-fn ints<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<Vec<i64>>
-where
-    T::Native: Into<i64>,
-{
-    a.as_primitive_opt::<T>().map(|p| p.values().iter().map(|&v| v.into()).collect())
-}
-
-impl<'a> Ids<'a> {
-    fn new(a: &'a dyn Array) -> Option<Ids<'a>> {
-        Some(match a.data_type() {
-            DataType::Utf8 => Ids::Utf8(a.as_string::<i32>()),
-            DataType::LargeUtf8 => Ids::LargeUtf8(a.as_string::<i64>()),
-            DataType::Utf8View => Ids::View(a.as_string_view()),
-            DataType::Int64 => Ids::Signed(a.as_primitive::<Int64Type>().values().to_vec(), a.nulls()),
-            DataType::Int32 => Ids::Signed(ints::<Int32Type>(a)?, a.nulls()),
-            DataType::Int16 => Ids::Signed(ints::<Int16Type>(a)?, a.nulls()),
-            DataType::Int8 => Ids::Signed(ints::<Int8Type>(a)?, a.nulls()),
-            DataType::UInt32 => Ids::Signed(ints::<UInt32Type>(a)?, a.nulls()),
-            DataType::UInt16 => Ids::Signed(ints::<UInt16Type>(a)?, a.nulls()),
-            DataType::UInt8 => Ids::Signed(ints::<UInt8Type>(a)?, a.nulls()),
-            DataType::UInt64 => Ids::Unsigned(a.as_primitive::<UInt64Type>().values(), a.nulls()),
-            DataType::Dictionary(..) => {
-                let d = a.as_any_dictionary_opt()?;
-                let values = Ids::new(d.values().as_ref())?;
-                let keys = if d.values().is_empty() { Vec::new() } else { d.normalized_keys() };
-                let null_values = d.values().null_count() > 0;
-                Ids::Dict(keys, a.nulls(), Box::new(values), null_values)
-            }
-            _ => return None,
-        })
-    }
-
-    fn is_null(&self, i: usize) -> bool {
-        match self {
-            Ids::Utf8(a) => a.is_null(i),
-            Ids::LargeUtf8(a) => a.is_null(i),
-            Ids::View(a) => a.is_null(i),
-            Ids::Signed(_, n) | Ids::Unsigned(_, n) => n.is_some_and(|n| n.is_null(i)),
-            Ids::Dict(k, n, v, null_values) => {
-                n.is_some_and(|n| n.is_null(i)) || k.get(i).is_none_or(|&k| *null_values && v.is_null(k))
-            }
-        }
-    }
-
-    /// Whether the ids at `i` and `j` are both present and equal.
-    fn same(&self, i: usize, j: usize) -> bool {
-        if self.is_null(i) || self.is_null(j) {
-            return false;
-        }
-        match self {
-            Ids::Utf8(a) => a.value(i) == a.value(j),
-            Ids::LargeUtf8(a) => a.value(i) == a.value(j),
-            Ids::View(a) => a.value(i) == a.value(j),
-            Ids::Signed(v, _) => v[i] == v[j],
-            Ids::Unsigned(v, _) => v[i] == v[j],
-            Ids::Dict(k, _, v, _) => k[i] == k[j] || v.same(k[i], k[j]),
-        }
-    }
-
-    /// Whether the ids in `a` and `b` are all present and pairwise equal (for dictionaries
-    /// without nulls: the keys are compared as slices).
-    fn same_run(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> bool {
-        if a.len() != b.len() {
-            return false;
-        }
-        match self {
-            Ids::Dict(k, n, _, false) if !k.is_empty() && n.is_none_or(|n| n.null_count() == 0) => k[a] == k[b],
-            _ => a.zip(b).all(|(x, y)| self.same(x, y)),
-        }
-    }
-
-    /// The id at `i` (not null) as text; integers are formatted into `tmp`.
-    fn get<'b>(&'b self, i: usize, tmp: &'b mut [u8; 24]) -> &'b str {
-        match self {
-            Ids::Utf8(a) => a.value(i),
-            Ids::LargeUtf8(a) => a.value(i),
-            Ids::View(a) => a.value(i),
-            Ids::Signed(v, _) => fmt_int(v[i] < 0, v[i].unsigned_abs(), tmp),
-            Ids::Unsigned(v, _) => fmt_int(false, v[i], tmp),
-            Ids::Dict(k, _, v, _) => v.get(k[i], tmp),
-        }
-    }
-}
-
-/// Decimal text of an integer, written into the end of `tmp`.
-fn fmt_int(negative: bool, mut v: u64, tmp: &mut [u8; 24]) -> &str {
-    let mut at = tmp.len();
-    loop {
-        at -= 1;
-        tmp[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if negative {
-        at -= 1;
-        tmp[at] = b'-';
-    }
-    std::str::from_utf8(&tmp[at..]).expect("ASCII digits")
-}
-
 /// A column of numbers, read as `f64` (timestamps in seconds).
 struct Nums<'a> {
     values: Vec<f64>,
@@ -342,71 +229,6 @@ mod num_cast {
     impl_as!(f64, f32, i64, i32, i16, i8, u64, u32, u16, u8);
 }
 
-/// Click flags: booleans or 0/1 integers.
-enum Flags<'a> {
-    Bool(&'a BooleanArray),
-    Int(Nums<'a>),
-}
-
-impl<'a> Flags<'a> {
-    fn new(a: &'a dyn Array) -> Option<Flags<'a>> {
-        match a.data_type() {
-            DataType::Boolean => Some(Flags::Bool(a.as_boolean())),
-            DataType::Float32 | DataType::Float64 | DataType::Timestamp(..) => None,
-            _ => Nums::new(a).map(Flags::Int),
-        }
-    }
-    fn get(&self, i: usize) -> std::result::Result<bool, String> {
-        match self {
-            Flags::Bool(a) if a.is_null(i) => Err("null click flag".into()),
-            Flags::Bool(a) => Ok(a.value(i)),
-            Flags::Int(n) if n.is_null(i) => Err("null click flag".into()),
-            Flags::Int(n) => match n.values[i] {
-                0.0 => Ok(false),
-                1.0 => Ok(true),
-                v => Err(format!("click flag {v} must be 0 or 1")),
-            },
-        }
-    }
-}
-
-/// A list column: `List` or `LargeList`.
-enum Lists<'a> {
-    Small(&'a GenericListArray<i32>),
-    Large(&'a GenericListArray<i64>),
-}
-
-impl<'a> Lists<'a> {
-    fn new(a: &'a dyn Array) -> Option<Lists<'a>> {
-        match a.data_type() {
-            DataType::List(_) => Some(Lists::Small(a.as_list::<i32>())),
-            DataType::LargeList(_) => Some(Lists::Large(a.as_list::<i64>())),
-            _ => None,
-        }
-    }
-    fn values(&self) -> &'a dyn Array {
-        match self {
-            Lists::Small(l) => l.values().as_ref(),
-            Lists::Large(l) => l.values().as_ref(),
-        }
-    }
-    /// Element range of row `i`, or None when the row's list is null.
-    fn range(&self, i: usize) -> Option<std::ops::Range<usize>> {
-        match self {
-            Lists::Small(l) if l.is_null(i) => None,
-            Lists::Large(l) if l.is_null(i) => None,
-            Lists::Small(l) => {
-                let o = l.value_offsets();
-                Some(o[i] as usize..o[i + 1] as usize)
-            }
-            Lists::Large(l) => {
-                let o = l.value_offsets();
-                Some(o[i] as usize..o[i + 1] as usize)
-            }
-        }
-    }
-}
-
 fn wrong_type(name: &str, schema: &Schema, col: usize, role: usize, want: &str) -> Error {
     let f = schema.field(col);
     Error::Invalid(format!(
@@ -420,14 +242,14 @@ fn wrong_type(name: &str, schema: &Schema, col: usize, role: usize, want: &str) 
 
 /// The typed columns of one batch.
 struct Batch<'a> {
-    query: Ids<'a>,
-    docs: (Lists<'a>, Ids<'a>),
-    clicks: (Lists<'a>, Flags<'a>),
-    session: Option<Ids<'a>>,
+    query: IdColumn<'a>,
+    docs: (ListColumn<'a>, IdColumn<'a>),
+    clicks: (ListColumn<'a>, FlagColumn<'a>),
+    session: Option<IdColumn<'a>>,
     timestamp: Option<Nums<'a>>,
-    dwell: Option<(Lists<'a>, Nums<'a>)>,
-    click_times: Option<(Lists<'a>, Nums<'a>)>,
-    positions: Option<(Lists<'a>, Nums<'a>)>,
+    dwell: Option<(ListColumn<'a>, Nums<'a>)>,
+    click_times: Option<(ListColumn<'a>, Nums<'a>)>,
+    positions: Option<(ListColumn<'a>, Nums<'a>)>,
 }
 
 const ID: &str = "string or integer";
@@ -440,20 +262,20 @@ impl<'a> Batch<'a> {
         let schema = b.schema_ref();
         let col = |role: usize| b.column(cols[role].expect("required role resolved")).as_ref();
         let bad = |role: usize, want: &str| wrong_type(name, schema, cols[role].expect("resolved"), role, want);
-        let ids = |role: usize| Ids::new(col(role)).ok_or_else(|| bad(role, ID));
-        let list = |role: usize, want: &str| Lists::new(col(role)).ok_or_else(|| bad(role, want));
-        let num_list = |role: usize| -> Result<Option<(Lists<'a>, Nums<'a>)>> {
+        let ids = |role: usize| IdColumn::new(col(role)).map_err(|_| bad(role, ID));
+        let list = |role: usize, want: &str| ListColumn::new(col(role)).map_err(|_| bad(role, want));
+        let num_list = |role: usize| -> Result<Option<(ListColumn<'a>, Nums<'a>)>> {
             if cols[role].is_none() {
                 return Ok(None);
             }
             let l = list(role, LIST_NUMS)?;
-            let n = Nums::new(l.values()).ok_or_else(|| bad(role, LIST_NUMS))?;
+            let n = Nums::new(l.values().as_ref()).ok_or_else(|| bad(role, LIST_NUMS))?;
             Ok(Some((l, n)))
         };
         let docs = list(DOCS, LIST_IDS)?;
-        let doc_ids = Ids::new(docs.values()).ok_or_else(|| bad(DOCS, LIST_IDS))?;
+        let doc_ids = IdColumn::new(docs.values().as_ref()).map_err(|_| bad(DOCS, LIST_IDS))?;
         let clicks = list(CLICKS, LIST_FLAGS)?;
-        let flags = Flags::new(clicks.values()).ok_or_else(|| bad(CLICKS, LIST_FLAGS))?;
+        let flags = FlagColumn::new(clicks.values().as_ref()).map_err(|_| bad(CLICKS, LIST_FLAGS))?;
         Ok(Batch {
             query: ids(QUERY)?,
             docs: (docs, doc_ids),
@@ -490,7 +312,7 @@ impl<'a> Batch<'a> {
             if self.query.is_null(i) {
                 return Err("null query id".into());
             }
-            let q = self.query.get(i, &mut tmp).trim();
+            let q = self.query.get(i, &mut tmp).unwrap_or_default().trim();
             if q.is_empty() {
                 return Err("empty query id".into());
             }
@@ -498,7 +320,7 @@ impl<'a> Batch<'a> {
         }
         if let Some(ids) = &self.session {
             if !ids.is_null(i) {
-                let id = ids.get(i, &mut tmp).trim();
+                let id = ids.get(i, &mut tmp).unwrap_or_default().trim();
                 if !id.is_empty() {
                     s.set_id(id);
                 }
@@ -538,13 +360,17 @@ impl<'a> Batch<'a> {
                 if self.docs.1.is_null(j) {
                     return Err(format!("null document id at list index {}", k + 1));
                 }
-                let d = self.docs.1.get(j, &mut tmp).trim();
+                let d = self.docs.1.get(j, &mut tmp).unwrap_or_default().trim();
                 if d.is_empty() {
                     return Err(format!("empty document id at list index {}", k + 1));
                 }
                 s.push_doc(d);
             }
-            s.clicks.push(self.clicks.1.get(clicks.start + k).map_err(|e| format!("{e} at list index {}", k + 1))?);
+            s.clicks.push(match self.clicks.1.get(clicks.start + k) {
+                Ok(Some(c)) => c,
+                Ok(None) => return Err(format!("null click flag at list index {}", k + 1)),
+                Err(v) => return Err(format!("click flag {v} must be 0 or 1 at list index {}", k + 1)),
+            });
         }
         if let Some(t) = &self.timestamp {
             if !t.is_null(i) {

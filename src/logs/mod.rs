@@ -18,6 +18,7 @@
 //! assert_eq!(data.log.session(0).clicks, &[false, true, false]);
 //! ```
 
+pub mod arrow;
 pub mod columnar;
 pub mod convert;
 mod direct;

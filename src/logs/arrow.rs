@@ -1,20 +1,38 @@
-//! Whole-column reading of id and flag columns from Arrow buffers, for the hot paths (click
-//! logs from DataFrames). Each column is converted in one pass with the type dispatched once
-//! per column, not per value, and without a Python object or an allocation per value:
+//! The Arrow click-log decoder: the one place where Arrow columns of a click log (a query id
+//! column, a list column of document ids, a list column of click flags) are turned into
+//! sessions. The CLI's Parquet and Arrow IPC reader ([`super::columnar`]), the Python binding
+//! (DataFrames and pyarrow tables through the Arrow C stream interface) and the Spark fit all
+//! read their columns through the types here:
 //!
-//! - strings (Utf8, LargeUtf8, Utf8View) are looked up as `&str` slices of the Arrow buffers;
+//! - [`IdColumn`]: ids as strings (Utf8, LargeUtf8, Utf8View), integers of any width (read as
+//!   their decimal text, so a Parquet log and its text original intern the same ids) or
+//!   dictionaries of either (pandas categoricals, Parquet dictionary pages), the type
+//!   dispatched once per column;
+//! - [`FlagColumn`]: click flags as booleans or 0/1 integers;
+//! - [`ListColumn`]: List or LargeList columns, one list per row;
+//! - [`intern_batches`]: whole record batches into an interned [`ClickLog`] (the DataFrame
+//!   path), without a Python object or an allocation per value.
+//!
+//! In [`intern_batches`] each column is converted in one pass:
+//!
+//! - strings are looked up as `&str` slices of the Arrow buffers;
 //! - integers are keyed by their 64-bit value in a cache, so each distinct id is formatted in
 //!   decimal and interned once (the vocabulary then holds the same text the CLI reads);
-//! - dictionary-encoded columns (pandas categoricals, Parquet dictionaries) intern each
-//!   dictionary value the first time a row uses it.
+//! - dictionary-encoded columns intern each dictionary value the first time a row uses it.
 //!
 //! Interning happens in row order, so the vocabulary (and the model file written from it) is
 //! the one the CLI's text readers build from the same sessions. A [`SerpCache`] skips the
 //! interning of result lists already read (which would intern nothing new).
+//!
+//! Not an Arrow decoder, and kept: the streamed fit's Parquet page reader ([`super::direct`])
+//! decodes Parquet pages straight into dense ids without building Arrow arrays (three times
+//! cheaper than going through record batches), for the common layout only; every file it
+//! does not handle is left to the columnar reader, which reads through the types here.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use arrow_array::{Array, GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray, StringViewArray};
+use super::{ClickLog, Vocab};
+use arrow_array::{Array, ArrayRef, BooleanArray, GenericStringArray, LargeStringArray, OffsetSizeTrait, RecordBatch, StringArray, StringViewArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -119,7 +137,7 @@ enum Kind<'a> {
 
 /// An integer array read in place: the values' native bytes, `width` bytes each.
 #[derive(Clone, Copy)]
-struct Ints<'a> {
+pub struct Ints<'a> {
     bytes: &'a [u8],
     width: usize,
     signed: bool,
@@ -170,7 +188,7 @@ impl<'a> IdColumn<'a> {
                 let dict = array.as_any_dictionary();
                 let keys = Ints::of(dict.keys()).ok_or_else(|| ColumnError::Type(format!("dictionary keys of Arrow type {k}")))?;
                 let values = dict.values().as_ref();
-                Kind::Dict { keys, map: vec![u32::MAX; values.len()], values: Box::new(IdColumn::new(values)?), cache: IdCache::default() }
+                Kind::Dict { keys, map: Vec::new(), values: Box::new(IdColumn::new(values)?), cache: IdCache::default() }
             }
             other => match Ints::of(array) {
                 Some(ints) => Kind::Int(ints),
@@ -211,6 +229,11 @@ impl<'a> IdColumn<'a> {
                 }
             }
             Kind::Dict { keys, values, map, cache: inner } => {
+                // The vocabulary index of each dictionary value, made on first use (a
+                // column only read for its text never pays for it).
+                if map.len() != values.array.len() {
+                    *map = vec![u32::MAX; values.array.len()];
+                }
                 let mut one = Vec::with_capacity(1);
                 for i in range {
                     let k = keys.at(i) as usize;
@@ -269,6 +292,101 @@ impl<'a> IdColumn<'a> {
         out.extend_from_slice(s.as_bytes());
         true
     }
+}
+
+impl<'a> IdColumn<'a> {
+    /// Whether value `i` is null (for a dictionary: its key, or the value the key points to).
+    #[inline]
+    pub fn is_null(&self, i: usize) -> bool {
+        if self.nulls.is_some_and(|n| n.is_null(i)) {
+            return true;
+        }
+        match &self.kind {
+            Kind::Dict { keys, values, .. } => {
+                let k = keys.at(i) as usize;
+                k >= values.array.len() || values.is_null(k)
+            }
+            _ => false,
+        }
+    }
+
+    /// Value `i` as text, `None` when null; integers are written in decimal into `tmp`.
+    #[inline]
+    pub fn get<'b>(&'b self, i: usize, tmp: &'b mut [u8; 24]) -> Option<&'b str> {
+        if self.nulls.is_some_and(|n| n.is_null(i)) {
+            return None;
+        }
+        match &self.kind {
+            Kind::Utf8(a) => Some(a.value(i)),
+            Kind::LargeUtf8(a) => Some(a.value(i)),
+            Kind::Utf8View(a) => Some(a.value(i)),
+            Kind::Int(v) => {
+                let x = v.at(i);
+                Some(if v.signed { fmt_int((x as i64) < 0, (x as i64).unsigned_abs(), tmp) } else { fmt_int(false, x, tmp) })
+            }
+            Kind::Dict { keys, values, .. } => {
+                let k = keys.at(i) as usize;
+                if k >= values.array.len() {
+                    return None;
+                }
+                values.get(k, tmp)
+            }
+        }
+    }
+
+    /// Whether values `i` and `j` are both present and equal.
+    #[inline]
+    pub fn same(&self, i: usize, j: usize) -> bool {
+        if self.nulls.is_some_and(|n| n.is_null(i) || n.is_null(j)) {
+            return false;
+        }
+        match &self.kind {
+            Kind::Utf8(a) => a.value(i) == a.value(j),
+            Kind::LargeUtf8(a) => a.value(i) == a.value(j),
+            Kind::Utf8View(a) => a.value(i) == a.value(j),
+            Kind::Int(v) => v.at(i) == v.at(j),
+            Kind::Dict { keys, values, .. } => {
+                let (ki, kj) = (keys.at(i) as usize, keys.at(j) as usize);
+                if ki >= values.array.len() || kj >= values.array.len() || values.is_null(ki) || values.is_null(kj) {
+                    return false;
+                }
+                ki == kj || values.same(ki, kj)
+            }
+        }
+    }
+
+    /// Whether the values in `a` and `b` are all present and pairwise equal (a dictionary
+    /// without nulls compares its keys as bytes).
+    pub fn same_run(&self, a: Range<usize>, b: Range<usize>) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        if let Kind::Dict { keys, values, .. } = &self.kind {
+            if self.nulls.is_none_or(|n| n.null_count() == 0) && values.nulls.is_none_or(|n| n.null_count() == 0) {
+                let w = keys.width;
+                return keys.bytes[a.start * w..a.end * w] == keys.bytes[b.start * w..b.end * w];
+            }
+        }
+        a.zip(b).all(|(x, y)| self.same(x, y))
+    }
+}
+
+/// Decimal text of an integer, written into the end of `tmp`.
+fn fmt_int(negative: bool, mut v: u64, tmp: &mut [u8; 24]) -> &str {
+    let mut at = tmp.len();
+    loop {
+        at -= 1;
+        tmp[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        tmp[at] = b'-';
+    }
+    std::str::from_utf8(&tmp[at..]).expect("ASCII digits")
 }
 
 /// The key of `range` of a string array: the count, each length, then the bytes (the
@@ -431,6 +549,188 @@ pub fn row_of(offsets: &[usize], j: usize) -> usize {
     offsets.partition_point(|&o| o <= j).saturating_sub(1)
 }
 
+/// A column of click flags: booleans, or integers that are 0 or 1.
+pub enum FlagColumn<'a> {
+    /// Booleans.
+    Bool(&'a BooleanArray),
+    /// Integers of any width (0 or 1), with their nulls.
+    Int(Ints<'a>, Option<&'a NullBuffer>),
+}
+
+impl<'a> FlagColumn<'a> {
+    /// The column `array`, or the reason its type cannot hold flags.
+    pub fn new(array: &'a dyn Array) -> Result<Self, ColumnError> {
+        match array.data_type() {
+            DataType::Boolean => Ok(FlagColumn::Bool(array.as_boolean())),
+            other => match Ints::of(array) {
+                Some(ints) => Ok(FlagColumn::Int(ints, array.nulls())),
+                None => Err(ColumnError::Type(format!("expected booleans or 0/1 integers, found Arrow type {other}"))),
+            },
+        }
+    }
+
+    /// Flag `i`: `Ok(None)` when null, `Err` with the value as text when it is not 0 or 1.
+    #[inline]
+    pub fn get(&self, i: usize) -> Result<Option<bool>, String> {
+        match self {
+            FlagColumn::Bool(a) => Ok(a.is_valid(i).then(|| a.value(i))),
+            FlagColumn::Int(v, nulls) => {
+                if nulls.is_some_and(|n| n.is_null(i)) {
+                    return Ok(None);
+                }
+                match v.at(i) {
+                    0 => Ok(Some(false)),
+                    1 => Ok(Some(true)),
+                    x if v.signed => Err((x as i64).to_string()),
+                    x => Err(x.to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// A list column (List or LargeList): per row, a range into its child values.
+pub enum ListColumn<'a> {
+    /// `List` (32-bit offsets).
+    Small(&'a arrow_array::GenericListArray<i32>),
+    /// `LargeList` (64-bit offsets).
+    Large(&'a arrow_array::GenericListArray<i64>),
+}
+
+impl<'a> ListColumn<'a> {
+    /// The column `array`, or the reason it is not a list column.
+    pub fn new(array: &'a dyn Array) -> Result<Self, ColumnError> {
+        match array.data_type() {
+            DataType::List(_) => Ok(ListColumn::Small(array.as_list::<i32>())),
+            DataType::LargeList(_) => Ok(ListColumn::Large(array.as_list::<i64>())),
+            other => Err(ColumnError::Type(format!("expected a list column (one list per row), found Arrow type {other}"))),
+        }
+    }
+
+    /// The child values.
+    pub fn values(&self) -> &'a ArrayRef {
+        match self {
+            ListColumn::Small(l) => l.values(),
+            ListColumn::Large(l) => l.values(),
+        }
+    }
+
+    /// The child range of row `i`, `None` when the row's list is null.
+    #[inline]
+    pub fn range(&self, i: usize) -> Option<Range<usize>> {
+        match self {
+            ListColumn::Small(l) if l.is_null(i) => None,
+            ListColumn::Large(l) if l.is_null(i) => None,
+            ListColumn::Small(l) => {
+                let o = l.value_offsets();
+                Some(o[i] as usize..o[i + 1] as usize)
+            }
+            ListColumn::Large(l) => {
+                let o = l.value_offsets();
+                Some(o[i] as usize..o[i + 1] as usize)
+            }
+        }
+    }
+}
+
+/// The sessions of `batches` (columns `query_id`, `docs` and, when present, `clicks`; a table
+/// without `clicks` gives sessions without clicks), interned into `vocab` in row order. A
+/// session whose query and documents were read before takes its pair indices from a
+/// [`SerpCache`]; the others are interned id by id. Errors read `WHAT: row N: reason` (rows
+/// 0-based over all batches) or `WHAT: column C: reason`.
+pub fn intern_batches(batches: &[RecordBatch], vocab: &mut Vocab, what: &str) -> Result<ClickLog, String> {
+    let mut log = ClickLog::new();
+    let (mut qcache, mut dcache) = (IdCache::default(), IdCache::default());
+    let mut pair_cache = PairCache::default();
+    let mut serps = SerpCache::default();
+    let mut serps_type = None;
+    let (mut qs, mut ds, mut cs, mut pairs, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut row_base = 0usize;
+    let col_err = |col: &str, e: ColumnError, row: &dyn Fn(usize) -> usize| match e {
+        ColumnError::Null(j) => format!("{what}: row {}: {col} is null", row(j)),
+        ColumnError::NotFlag(j, v) => format!("{what}: row {}: click flag {v} is not 0 or 1", row(j)),
+        ColumnError::Type(t) => format!("{what}: column {col}: {t}"),
+    };
+    for batch in batches {
+        let n = batch.num_rows();
+        if n == 0 {
+            continue;
+        }
+        let missing = |c: &str| format!("{what}: missing column `{c}`");
+        let q_col = batch.column_by_name("query_id").ok_or_else(|| missing("query_id"))?;
+        let docs_col = batch.column_by_name("docs").ok_or_else(|| missing("docs"))?;
+        let here = |j: usize| row_base + j;
+        qs.clear();
+        IdColumn::new(q_col.as_ref())
+            .and_then(|mut c| c.resolve(0..n, &mut qcache, &mut |s: &str| vocab.intern_query(s), &mut qs))
+            .map_err(|e| col_err("`query_id`", e, &here))?;
+        let (doffs, dvalues) = list_parts(docs_col.as_ref()).map_err(|e| col_err("`docs`", e, &here))?;
+        if let Some(i) = first_null(docs_col.as_ref(), &(0..n)) {
+            return Err(format!("{what}: row {}: `docs` is null", row_base + i));
+        }
+        let d_row = |j: usize| row_base + row_of(&doffs, j);
+        let d_err = |e| match e {
+            ColumnError::Null(j) => format!("{what}: row {}: a document id is null", d_row(j)),
+            e => col_err("`docs` (its items)", e, &d_row),
+        };
+        let mut dcol = IdColumn::new(dvalues.as_ref()).map_err(d_err)?;
+        let clicks = match batch.column_by_name("clicks") {
+            Some(c) => {
+                let (coffs, cvalues) = list_parts(c.as_ref()).map_err(|e| col_err("`clicks`", e, &here))?;
+                if let Some(i) = first_null(c.as_ref(), &(0..n)) {
+                    return Err(format!("{what}: row {}: `clicks` is null", row_base + i));
+                }
+                for i in 0..n {
+                    let (nc, nd) = (coffs[i + 1] - coffs[i], doffs[i + 1] - doffs[i]);
+                    if nc != nd {
+                        return Err(format!("{what}: row {}: {nc} clicks for {nd} documents; `clicks` must align with `docs`", row_base + i));
+                    }
+                }
+                let c_row = |j: usize| row_base + row_of(&coffs, j);
+                cs.clear();
+                resolve_flags(cvalues.as_ref(), coffs[0]..coffs[n], &mut cs).map_err(|e| match e {
+                    ColumnError::Null(j) => format!("{what}: row {}: a click flag is null", c_row(j)),
+                    e => col_err("`clicks` (its items)", e, &c_row),
+                })?;
+                true
+            }
+            None => false,
+        };
+        // Key bytes mean the same thing only within one Arrow type of document ids.
+        if serps_type.as_ref() != Some(dvalues.data_type()) {
+            serps.clear();
+            serps_type = Some(dvalues.data_type().clone());
+        }
+        log.queries.reserve(n);
+        log.offsets.reserve(n);
+        log.pairs.reserve(doffs[n] - doffs[0]);
+        log.clicks.reserve(doffs[n] - doffs[0]);
+        let no_clicks = vec![false; doffs.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)];
+        for i in 0..n {
+            let q = qs[i];
+            let c = if clicks { &cs[doffs[i] - doffs[0]..doffs[i + 1] - doffs[0]] } else { &no_clicks[..doffs[i + 1] - doffs[i]] };
+            key.clear();
+            key.extend_from_slice(&q.to_ne_bytes());
+            let keyed = serps.is_on() && dcol.append_keys(doffs[i]..doffs[i + 1], &mut key);
+            let hash = keyed.then(|| SerpCache::hash(&key));
+            if let Some(p) = hash.and_then(|h| serps.get(h, &key)) {
+                log.push(q, p, c);
+                continue;
+            }
+            ds.clear();
+            dcol.resolve(doffs[i]..doffs[i + 1], &mut dcache, &mut |s: &str| vocab.intern_doc(s), &mut ds).map_err(d_err)?;
+            pairs.clear();
+            pairs.extend(ds.iter().map(|&d| pair_cache.get(q, d, || vocab.intern_pair(q, d))));
+            log.push(q, &pairs, c);
+            if let Some(h) = hash {
+                serps.insert(h, &key, &pairs);
+            }
+        }
+        row_base += n;
+    }
+    Ok(log)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,5 +866,91 @@ mod tests {
         assert!(matches!(r, Err(ColumnError::NotFlag(2, ref v)) if v == "2"));
         assert_eq!(row_of(&[0, 3, 3, 5], 3), 2);
         assert_eq!(row_of(&[0, 3, 3, 5], 2), 0);
+    }
+
+    // Hand derivation: text of each id type (integers in decimal, signed or not, through a
+    // dictionary too), nulls as None, and equality of runs (the same values under other
+    // dictionary keys are equal; a null is never equal).
+    #[test]
+    fn text_nulls_and_runs_of_ids() {
+        let mut tmp = [0u8; 24];
+        let ints = Int64Array::from(vec![Some(-42), None, Some(7), Some(-42)]);
+        let c = IdColumn::new(&ints).unwrap();
+        assert_eq!(c.get(0, &mut tmp), Some("-42"));
+        assert_eq!(c.get(1, &mut tmp), None);
+        assert!(c.is_null(1) && !c.is_null(0));
+        assert!(c.same(0, 3) && !c.same(0, 2) && !c.same(1, 1));
+        let big = arrow_array::UInt64Array::from(vec![u64::MAX]);
+        assert_eq!(IdColumn::new(&big).unwrap().get(0, &mut tmp), Some("18446744073709551615"));
+        let dict = DictionaryArray::new(UInt8Array::from(vec![Some(0), Some(1), Some(2), Some(0), Some(1), None, Some(3)]), std::sync::Arc::new(StringArray::from(vec![Some("a"), Some("b"), Some("a"), None])));
+        let c = IdColumn::new(&dict).unwrap();
+        assert_eq!(c.get(1, &mut tmp), Some("b"));
+        assert_eq!(c.get(2, &mut tmp), Some("a"));
+        assert!(c.is_null(5) && c.is_null(6) && c.get(6, &mut tmp).is_none());
+        assert!(c.same_run(0..2, 3..5), "same keys");
+        assert!(c.same_run(0..2, 2..4) == false, "b against a");
+        assert!(c.same(0, 2), "equal values under other keys");
+        assert!(!c.same_run(3..5, 4..6), "a null");
+        let strs = StringArray::from(vec!["x", "y", "x", "y"]);
+        assert!(IdColumn::new(&strs).unwrap().same_run(0..2, 2..4));
+    }
+
+    // Hand derivation: flags are booleans or 0/1 integers; 2 and -1 are refused with their
+    // text; a null is None; floats and strings are not flag columns.
+    #[test]
+    fn flags_and_lists() {
+        let f = Int64Array::from(vec![Some(0), Some(1), None, Some(2), Some(-1)]);
+        let c = FlagColumn::new(&f).unwrap();
+        assert_eq!((c.get(0), c.get(1), c.get(2)), (Ok(Some(false)), Ok(Some(true)), Ok(None)));
+        assert_eq!((c.get(3), c.get(4)), (Err("2".to_string()), Err("-1".to_string())));
+        let b = arrow_array::BooleanArray::from(vec![Some(true), None]);
+        let c = FlagColumn::new(&b).unwrap();
+        assert_eq!((c.get(0), c.get(1)), (Ok(Some(true)), Ok(None)));
+        assert!(matches!(FlagColumn::new(&arrow_array::Float64Array::from(vec![1.0])), Err(ColumnError::Type(_))));
+        assert!(matches!(FlagColumn::new(&strs_of(&["1"])), Err(ColumnError::Type(_))));
+        let l = arrow_array::ListArray::from_iter_primitive::<arrow_array::types::Int32Type, _, _>(vec![Some(vec![Some(1), Some(2)]), None, Some(vec![])]);
+        let c = ListColumn::new(&l).unwrap();
+        assert_eq!((c.range(0), c.range(1), c.range(2)), (Some(0..2), None, Some(2..2)));
+        assert_eq!(c.values().len(), 2);
+        assert!(matches!(ListColumn::new(&strs_of(&["a"])), Err(ColumnError::Type(_))));
+    }
+
+    fn strs_of(v: &[&str]) -> StringArray {
+        StringArray::from(v.to_vec())
+    }
+
+    // Hand derivation: rows (q1; d1 d2; 0 1), (q2; d2; 1), (q1; d1 d2; 1 0) give queries
+    // [0, 1, 0], pairs (q1,d1)=0, (q1,d2)=1, (q2,d2)=2, so pair rows [0 1], [2], [0 1]; the
+    // vocabulary holds q1, q2 and d1, d2 in first-seen order. A row whose clicks do not align
+    // with its documents is an error that names the row.
+    #[test]
+    fn batches_intern_in_row_order() {
+        use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
+        let mut docs = ListBuilder::new(StringBuilder::new());
+        let mut clicks = ListBuilder::new(BooleanBuilder::new());
+        for (d, c) in [(&["d1", "d2"][..], &[false, true][..]), (&["d2"], &[true]), (&["d1", "d2"], &[true, false])] {
+            d.iter().for_each(|x| docs.values().append_value(x));
+            docs.append(true);
+            c.iter().for_each(|&x| clicks.values().append_value(x));
+            clicks.append(true);
+        }
+        let q: ArrayRef = std::sync::Arc::new(StringArray::from(vec!["q1", "q2", "q1"]));
+        let batch = RecordBatch::try_from_iter(vec![("query_id", q.clone()), ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef), ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef)]).unwrap();
+        let mut vocab = Vocab::default();
+        let log = intern_batches(&[batch], &mut vocab, "log").unwrap();
+        assert_eq!(log.queries, vec![0, 1, 0]);
+        assert_eq!(log.pairs, vec![0, 1, 2, 0, 1]);
+        assert_eq!(log.clicks, vec![false, true, true, true, false]);
+        assert_eq!((vocab.queries.clone(), vocab.pair_count()), (vec!["q1".to_string(), "q2".into()], 3));
+
+        let mut docs = ListBuilder::new(StringBuilder::new());
+        docs.values().append_value("d1");
+        docs.append(true);
+        let mut clicks = ListBuilder::new(BooleanBuilder::new());
+        clicks.append(true);
+        let q: ArrayRef = std::sync::Arc::new(StringArray::from(vec!["q1"]));
+        let bad = RecordBatch::try_from_iter(vec![("query_id", q), ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef), ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef)]).unwrap();
+        let e = intern_batches(&[bad], &mut Vocab::default(), "log").unwrap_err();
+        assert_eq!(e, "log: row 0: 0 clicks for 1 documents; `clicks` must align with `docs`");
     }
 }
