@@ -91,7 +91,7 @@ pub fn run_scenario(s: &Scenario, base: &Path, progress: &(dyn Fn(u64, u64) + Sy
         return Err(Error::Invalid(format!("scenario `{}` is not a stream scenario ([collection] source = \"streams\")", s.name)));
     };
     if s.output.samples {
-        return Err(Error::Invalid("--samples is not available for stream scenarios (msu.csv and summary.json are written)".into()));
+        return Err(Error::Invalid("--samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)".into()));
     }
     let profiles: Vec<StreamProfile> =
         s.profiles.iter().enumerate().map(|(i, p)| StreamProfile::from_user(p, "scenario", &format!("profiles[{i}]"))).collect::<Result<_>>()?;
