@@ -7,12 +7,18 @@
 //! overlap and that all text stays on the canvas.
 
 use crate::error::Result;
-use crate::simulate::summary::{measure_index, Curve, MeasureInfo, PairSummary, PooledSummary, CURVE_LEVEL};
+use crate::simulate::summary::{Curve, MeasureInfo, PairSummary, PooledSummary, CURVE_LEVEL};
 use crate::simulate::{RunSummary, MEASURES};
 use crate::write::plot::{anchored, caption, fit, legend, plot_err, px, text_width, ticked_chart, wrap, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
+
+/// Index of the measure `name` in [`MEASURES`] (a lookup in the table; the report calls
+/// nothing in the engine).
+fn measure_index(name: &str) -> Option<usize> {
+    MEASURES.iter().position(|m| m.name == name)
+}
 
 /// An axis description: the measure's name, and its unit in parentheses where the unit says
 /// more than the name ("time (seconds)", but "gain", not "gain (gain)").
