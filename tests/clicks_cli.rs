@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{json_stdout, root, run_ok, serpsim as bin};
+use common::{json_stdout, log_with_two_bad_lines, root, run_ok, serpsim as bin};
 use std::path::PathBuf;
 
 fn yandex() -> PathBuf {
@@ -257,15 +257,7 @@ fn a_bad_line_deep_in_a_parallel_first_pass_is_named_by_its_line_number() {
     // whose line numbers are counted only on error. The numbers are known by construction.
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("big.txt");
-    let mut text = String::new();
-    for i in 1..=20_000 {
-        if i == 15_000 || i == 17_000 {
-            text.push_str("q1 d1,d2 : d1\n");
-        } else {
-            text.push_str(&format!("q{}\td{},d{} : d{}\n", i % 50, i % 7, i % 7 + 1, i % 7));
-        }
-    }
-    std::fs::write(&log, text).unwrap();
+    std::fs::write(&log, log_with_two_bad_lines()).unwrap();
     let model = dir.path().join("m.json");
     for threads in ["1", "2"] {
         let out = bin().args(["clicks", "fit", "--model", "dbn", "--threads", threads, "--out"]).arg(&model).arg("--train").arg(&log).output().unwrap();

@@ -1,6 +1,8 @@
 //! Parse once (issue 28): a streamed multi-pass fit keeps its sessions in memory or in a
 //! spill file and gives the model of every other path, bit for bit; `clicks eval` streams;
 //! `clicks convert --threads` writes the same bytes at any thread count.
+mod common;
+use common::log_with_two_bad_lines;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -184,15 +186,7 @@ fn convert_in_parallel_reports_bad_lines_as_the_sequential_read() {
     // counts both, at every thread count.
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("big.txt");
-    let mut text = String::new();
-    for i in 1..=20_000 {
-        if i == 15_000 || i == 17_000 {
-            text.push_str("q1 d1,d2 : d1\n");
-        } else {
-            text.push_str(&format!("q{}\td{},d{} : d{}\n", i % 50, i % 7, i % 7 + 1, i % 7));
-        }
-    }
-    std::fs::write(&log, text).unwrap();
+    std::fs::write(&log, log_with_two_bad_lines()).unwrap();
     let mut outputs = Vec::new();
     for threads in ["1", "2", "3"] {
         let out_path = dir.path().join(format!("o{threads}.tsv"));

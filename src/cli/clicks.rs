@@ -977,19 +977,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
     if let Some(path) = &a.save {
         io::save(path, model.as_ref(), &data.vocab)?;
     }
-    let out = serde_json::json!({
-        "model": model.kind().name(),
-        "train_sessions": train.len(),
-        "test_sessions": test.len(),
-        "log_likelihood": scores.log_likelihood,
-        "perplexity": scores.perplexity,
-        "perplexity_at_rank": scores.perplexity_at_rank,
-        "conditional_perplexity": scores.conditional_perplexity,
-        "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
-        "ctr_rmse": scores.ctr_rmse,
-    });
-    outln!("{out}")?;
-    Ok(())
+    print_eval(model.kind().name(), train.len() as u64, test.len() as u64, &scores)
 }
 
 /// `clicks eval` with the usual (EM or counting) fit: the training log is parsed once into
@@ -1051,19 +1039,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
     if let Some(line) = src.stored_summary() {
         eprintln!("{line}");
     }
-    let out = serde_json::json!({
-        "model": model.kind().name(),
-        "train_sessions": n_train,
-        "test_sessions": test_sessions,
-        "log_likelihood": scores.log_likelihood,
-        "perplexity": scores.perplexity,
-        "perplexity_at_rank": scores.perplexity_at_rank,
-        "conditional_perplexity": scores.conditional_perplexity,
-        "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
-        "ctr_rmse": scores.ctr_rmse,
-    });
-    outln!("{out}")?;
-    Ok(())
+    print_eval(model.kind().name(), n_train, test_sessions as u64, &scores)
 }
 
 fn simulate(a: SimulateArgs) -> anyhow::Result<()> {
@@ -1109,5 +1085,22 @@ fn write_tsv(path: &Path, log: &ClickLog, vocab: &Vocab, replicates: usize) -> a
         }
         Ok(())
     })?;
+    Ok(())
+}
+
+/// Prints the JSON object of `clicks eval` (the in-memory and the streamed paths).
+fn print_eval(model: &str, train_sessions: u64, test_sessions: u64, scores: &serpsim::clickmodels::eval::Scores) -> anyhow::Result<()> {
+    let out = serde_json::json!({
+        "model": model,
+        "train_sessions": train_sessions,
+        "test_sessions": test_sessions,
+        "log_likelihood": scores.log_likelihood,
+        "perplexity": scores.perplexity,
+        "perplexity_at_rank": scores.perplexity_at_rank,
+        "conditional_perplexity": scores.conditional_perplexity,
+        "conditional_perplexity_at_rank": scores.conditional_perplexity_at_rank,
+        "ctr_rmse": scores.ctr_rmse,
+    });
+    outln!("{out}")?;
     Ok(())
 }

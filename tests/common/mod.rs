@@ -68,3 +68,19 @@ values = {depths}
     .replace("{rules}", rules)
     .replace("{depths}", depths)
 }
+
+/// 20,000 click-log lines of about 20 bytes (Yandex-like text layout) whose lines 15,000 and
+/// 17,000 are bad (space-separated, no tab): deep enough to lie in a later part of a parallel
+/// read. The line numbers are known by construction.
+pub fn log_with_two_bad_lines() -> String {
+    let mut text = String::new();
+    for i in 1..=20_000 {
+        if i == 15_000 || i == 17_000 {
+            text.push_str("q1 d1,d2 : d1\n");
+        } else {
+            text.push_str(&format!("q{}\td{},d{} : d{}\n", i % 50, i % 7, i % 7 + 1, i % 7));
+        }
+    }
+    text
+}
+
