@@ -426,6 +426,8 @@ impl SessionSource for StoredRange<'_> {
             return h;
         }
         let mut max: Option<u32> = None;
+        // A failed replay (an unreadable spill file) leaves the hint short; the pass that follows
+        // reads the same blocks and returns the error, so nothing is fitted from it.
         let _ = self.store.replay(self.range.clone(), &mut |s| {
             if let Some(&m) = s.pairs.iter().max() {
                 max = Some(max.map_or(m, |x| x.max(m)));
