@@ -274,7 +274,7 @@ impl<W, P> RunPlan<'_, W, P> {
     /// The plan's units of work, in order (profile-major, then blocks of users): the same
     /// partition for every front end of the engine.
     pub fn units(&self) -> Vec<Unit> {
-        let block = self.block.unwrap_or_else(|| default_block(self.users)).max(1);
+        let block = self.block.unwrap_or_else(|| default_block(self.users, self.profiles.len())).max(1);
         let mut out = Vec::new();
         for p in 0..self.profiles.len() {
             let mut first = 0;
@@ -301,10 +301,18 @@ pub struct Unit {
     pub end: u64,
 }
 
-/// Users per unit: at most 1,024 and at least 16, aiming at 32 units per profile. Depends on
-/// the number of users only.
-pub fn default_block(users: u64) -> u64 {
-    users.div_ceil(32).clamp(16, 1024)
+/// Units a run aims at: 8 per core on 16 cores, so the last units to finish leave little idle.
+const TARGET_UNITS: u64 = 128;
+
+/// Users per unit: at most 1,024 and at least 16, aiming at 32 units per profile, or fewer per
+/// profile when there are more than 4 profiles (about [`TARGET_UNITS`] in all, at least one
+/// per profile). Depends on the numbers of users and profiles only, so every thread count and
+/// shard of a run cuts the same units. Fewer, larger units matter in sweeps: each unit merges
+/// its per-topic sums into the run's cells once per topic and sets up its own accumulators
+/// (docs/performance.md measures the Maxwell sweep's CPU time at several unit sizes).
+pub fn default_block(users: u64, profiles: usize) -> u64 {
+    let per_profile = (TARGET_UNITS / (profiles.max(1) as u64)).clamp(1, 32);
+    users.div_ceil(per_profile).clamp(16, 1024)
 }
 
 /// Everything a sink learns about one user on one topic.
@@ -486,6 +494,22 @@ mod tests {
             self.0.lock().unwrap().extend(acc);
             Ok(())
         }
+    }
+
+    #[test]
+    fn default_block_aims_at_32_units_per_profile_and_128_in_all() {
+        // Hand derivation: 2,000 users / 32 = 62.5 -> 63; 300 / 32 -> 10, raised to 16;
+        // 4 profiles keep 32 per profile (128 / 4); 8 profiles: 16 per profile, 2,000 / 16 =
+        // 125; 9: 128 / 9 = 14, 2,000 / 14 = 142.9 -> 143; 78 profiles: one unit each (300);
+        // 10^6 users cap at 1,024; 5 users in 1,000 profiles: one unit each, raised to 16.
+        assert_eq!(default_block(2000, 1), 63);
+        assert_eq!(default_block(300, 1), 16);
+        assert_eq!(default_block(2000, 4), 63);
+        assert_eq!(default_block(2000, 8), 125);
+        assert_eq!(default_block(2000, 9), 143);
+        assert_eq!(default_block(300, 78), 300);
+        assert_eq!(default_block(1_000_000, 1), 1024);
+        assert_eq!(default_block(5, 1000), 16);
     }
 
     #[test]

@@ -737,6 +737,7 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
         let mut shown = 1u32;
         let mut next_page = page_size;
         let mut decisions = 0u64;
+        let mut ahead = Ahead::default();
         for (idx, &doc) in list.docs.iter().enumerate() {
             if idx > 0 {
                 let p = user.continuation.continue_prob(idx);
@@ -766,9 +767,7 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
             let doc = doc as usize;
             let grade = topic.grades[doc];
             let rank = idx + 1;
-            let dk = item_key_fast(key, doc as u64);
-            let pc = clicks.click_prob(doc, grade);
-            let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
+            let (dk, clicked) = ahead.at(idx, &list.docs, &topic.grades, clicks, key);
             trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
             observe(&mut query, grade > 0, clicked);
             observe(&mut session, grade > 0, clicked);
@@ -818,6 +817,48 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
     out.time = clock.t;
     out.adjusted_time = clock.t - clock.delay;
     out
+}
+
+/// The click draws of the next few results of a list, computed together: they depend only on
+/// the session key and the document, so computing them before the walk reaches them lets the
+/// processor overlap their hash chains instead of starting each one after the (unpredictable)
+/// click branch of the result before. Each draw is the one [`walk_general`] makes:
+/// `unit(mix64(item_key(key, doc) ^ 1)) < P(click)`, which is true when P(click) >= 1 and
+/// false when it is <= 0 (a uniform number is in [0, 1)), so no draw is skipped or added in
+/// effect.
+#[derive(Default)]
+struct Ahead {
+    /// First list index held.
+    base: usize,
+    /// One past the last list index held.
+    end: usize,
+    dk: [u64; AHEAD],
+    /// Bit `j`: result `base + j` is clicked when examined.
+    clicked: u32,
+}
+
+/// Results drawn ahead at a time.
+const AHEAD: usize = 4;
+
+impl Ahead {
+    /// The document key and click decision of list index `idx`.
+    #[inline(always)]
+    fn at<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], grades: &[i32], clicks: &C, key: u64) -> (u64, bool) {
+        if idx >= self.end {
+            self.base = idx;
+            self.end = (idx + AHEAD).min(docs.len());
+            let mut bits = 0u32;
+            for (j, &doc) in docs[idx..self.end].iter().enumerate() {
+                let doc = doc as usize;
+                let dk = item_key_fast(key, doc as u64);
+                self.dk[j] = dk;
+                bits |= u32::from(unit(mix64(dk ^ 1)) < clicks.click_prob(doc, grades[doc])) << j;
+            }
+            self.clicked = bits;
+        }
+        let j = idx - self.base;
+        (self.dk[j], (self.clicked >> j) & 1 != 0)
+    }
 }
 
 /// Counts one examined result into a stopping rule's state (without branches: relevance and
