@@ -297,6 +297,40 @@ mod tests {
         assert!(damaged.merge_state(b"not a state").is_err());
     }
 
+    /// A unit's pooled sketches start bucketed once the run's are (`ReportSink::start`): the
+    /// run's sketches then hold exactly what one unit per profile gives (that run cannot start
+    /// a sketch bucketed). One thread, so every unit after a profile's first sees the run's
+    /// sketches. Means are left out: their float partial sums round by unit.
+    #[test]
+    fn pooled_distributions_do_not_depend_on_the_unit_size() {
+        let mut scenario = Scenario::embedded_default();
+        scenario.replicates = 700;
+        scenario.seed = 3;
+        scenario.report.per_topic_quantiles = Some(false);
+        let loaded = scenario.load(std::path::Path::new(".")).unwrap();
+        let summarise = |block: u64| {
+            let s = sink(&scenario, &loaded, None).unwrap();
+            let plan = RunPlan { block: Some(block), ..plan(&scenario, &loaded) };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            pool.install(|| crate::simulate::run(&plan, &s, &|_, _| {})).unwrap();
+            s.finish_summary()
+        };
+        let (many, one) = (summarise(16), summarise(700));
+        // The check means something only where sketches bucket, and where some stay exact.
+        let exact: Vec<bool> = one.pooled_pairs.iter().flat_map(|p| p.measures.iter().map(|d| d.exact)).collect();
+        assert!(exact.contains(&true) && exact.contains(&false), "{exact:?}");
+        assert_eq!(many.pooled.len(), one.pooled.len());
+        for (a, b) in many.pooled.iter().zip(&one.pooled) {
+            assert!(a.distributions == b.distributions, "pooled distributions of {} {} differ", a.summary.system, a.summary.profile);
+        }
+        for (a, b) in many.pooled_pairs.iter().zip(&one.pooled_pairs) {
+            for (x, y) in a.measures.iter().zip(&b.measures) {
+                assert_eq!(x.exact, y.exact, "{} {}", a.profile, x.measure);
+                assert_eq!(format!("{:?}", x.diff_quantiles), format!("{:?}", y.diff_quantiles), "{} {}", a.profile, x.measure);
+            }
+        }
+    }
+
     /// The default scenario with the patient user's persistence written as a point distribution
     /// gives the means of the earlier engine (tests/fixtures/simulate/default_v0.csv: 10^6
     /// replicates per cell from commit 923c977, on topics 301-303 of the bundled collection)
