@@ -4,12 +4,12 @@ use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::fit::{fit_em, fit_model, max_passes};
+use serpsim::clickmodels::posterior::fit::{fit_em, fit_model};
 use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
-use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
 
@@ -253,7 +253,7 @@ impl ModelArgs {
 /// A progress bar over the passes of a fit of `cfg`.
 fn pass_bar(cfg: &ModelConfig) -> Bar {
     let bar = progress_bar("fitting (passes over the log)");
-    bar.set_length(max_passes(cfg).0 as u64);
+    bar.set_length(EmState::passes_of(cfg) as u64);
     bar
 }
 
@@ -632,23 +632,20 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    let dwell = if let Some(train_by_rank) = streamed_dwell {
-        let per_session = (0..test.len())
-            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
-            .collect();
-        Some(Dwell { test: per_session, train_by_rank })
-    } else if !test.dwell.is_empty() && !data.log.dwell.is_empty() {
-        let depth = test.max_len().max(data.log.max_len());
-        let per_session = (0..test.len())
-            .map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default())
-            .collect();
-        Some(Dwell { test: per_session, train_by_rank: dwell_by_rank(&data.log, depth) })
-    } else {
-        if !test.dwell.is_empty() {
-            eprintln!("warning: dwell not compared: the test log has dwell times but the training log has none");
+    let train_by_rank = match streamed_dwell {
+        Some(by_rank) => Some(by_rank),
+        None if !test.dwell.is_empty() && !data.log.dwell.is_empty() => Some(dwell_by_rank(&data.log, test.max_len().max(data.log.max_len()))),
+        None => {
+            if !test.dwell.is_empty() {
+                eprintln!("warning: dwell not compared: the test log has dwell times but the training log has none");
+            }
+            None
         }
-        None
     };
+    let dwell = train_by_rank.map(|train_by_rank| Dwell {
+        test: (0..test.len()).map(|i| test.session_dwell(i).map(|d| d.iter().map(|&x| f64::from(x)).collect()).unwrap_or_default()).collect(),
+        train_by_rank,
+    });
     let model_ref: &dyn ClickModel = model.as_ref();
     let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
     let mut json = serde_json::to_value(&v)?;

@@ -377,13 +377,6 @@ pub enum EmState {
 }
 
 /// The state and the number of passes it needs.
-fn iterations(cfg: &ModelConfig) -> usize {
-    match cfg {
-        ModelConfig::Dbn(c) => c.iterations,
-        ModelConfig::Ubm(c) | ModelConfig::Ccm(c) | ModelConfig::Pbm(c) => c.iterations,
-        _ => 1,
-    }
-}
 
 impl EmState {
     /// The starting state of `cfg` (parameters at 0.5; DBN's gamma at its fixed value).
@@ -434,7 +427,7 @@ impl EmState {
 
     /// Passes over the log a full fit of `cfg` takes.
     pub fn passes_of(cfg: &ModelConfig) -> usize {
-        iterations(cfg)
+        cfg.em_config().map_or(1, |em| em.iterations)
     }
 
     /// The model's kind.

@@ -199,6 +199,17 @@ impl ModelConfig {
         }
     }
 
+    /// The EM settings (most passes, relative log-likelihood tolerance) of a model fitted from
+    /// E-step statistics (SDBN: one pass); `None` for the models fitted by a single count.
+    pub fn em_config(&self) -> Option<EmConfig> {
+        match self {
+            ModelConfig::Dbn(c) => Some(EmConfig { iterations: c.iterations, tolerance: c.tolerance }),
+            ModelConfig::Ubm(c) | ModelConfig::Ccm(c) | ModelConfig::Pbm(c) => Some(*c),
+            ModelConfig::Sdbn => Some(EmConfig { iterations: 1, tolerance: 0.0 }),
+            _ => None,
+        }
+    }
+
     /// Fits the model with the EM driver's options, calling `on_pass` after every pass over
     /// the log; returns the model and, for models fitted from E-step statistics (SDBN, DBN,
     /// UBM, CCM, PBM), the driver's report. Models fitted otherwise take one sequential pass.
@@ -208,17 +219,12 @@ impl ModelConfig {
         opts: &driver::EmOptions,
         on_pass: &mut dyn FnMut(&driver::PassInfo),
     ) -> Result<(Box<dyn ClickModel>, Option<driver::EmReport>)> {
-        let em = match self {
-            ModelConfig::Dbn(c) => EmConfig { iterations: c.iterations, tolerance: c.tolerance },
-            ModelConfig::Ubm(c) | ModelConfig::Ccm(c) | ModelConfig::Pbm(c) => *c,
-            ModelConfig::Sdbn => EmConfig { iterations: 1, tolerance: 0.0 },
-            _ => {
-                if opts.top_examination.is_some() {
-                    return Err(Error::Invalid("top_examination applies to ubm and pbm only".into()));
-                }
-                let m = self.fit(src)?;
-                return Ok((m, None));
+        let Some(em) = self.em_config() else {
+            if opts.top_examination.is_some() {
+                return Err(Error::Invalid("top_examination applies to ubm and pbm only".into()));
             }
+            let m = self.fit(src)?;
+            return Ok((m, None));
         };
         let mut state = EmState::new(self)?;
         let report = driver::run(&mut state, &em, opts, src, on_pass)?;

@@ -7,7 +7,7 @@
 
 use crate::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
 use super::{model_and_posterior, Posterior, PosteriorConfig};
-use crate::clickmodels::{ClickModel, EmState, ModelConfig};
+use crate::clickmodels::{ClickModel, ModelConfig};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionSource};
 
@@ -15,21 +15,9 @@ use crate::logs::{ClickLog, SessionSource};
 /// calling `on_pass` after every pass. Returns the model and, for EM fits allowed more than
 /// one pass, how the fit ended (the `fit` key of a model file).
 pub fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource, on_pass: &mut dyn FnMut(&PassInfo)) -> Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
-    let (passes, tolerance) = max_passes(cfg);
     let (model, report) = cfg.fit_with(src, opts, on_pass)?;
-    let kind = EmState::new(cfg).map(|s| s.kind()).ok();
-    let summary = report.filter(|_| passes > 1).zip(kind).map(|(r, k)| FitSummary::new(k, &r, tolerance, opts));
+    let summary = report.zip(cfg.em_config()).filter(|(_, em)| em.iterations > 1).map(|(r, em)| FitSummary::new(cfg.kind(), &r, em.tolerance, opts));
     Ok((model, summary))
-}
-
-/// The most passes over the log a fit of `cfg` makes, and its relative log-likelihood
-/// tolerance (counting models: one pass, tolerance 0).
-pub fn max_passes(cfg: &ModelConfig) -> (usize, f64) {
-    match cfg {
-        ModelConfig::Dbn(c) => (c.iterations, c.tolerance),
-        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => (c.iterations, c.tolerance),
-        _ => (1, 0.0),
-    }
 }
 
 /// Fits `cfg` on `log` (`pairs` query-document pairs) with or without a posterior. Without

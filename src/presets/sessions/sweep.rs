@@ -303,12 +303,7 @@ pub fn sweep_world(
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<PointResult>> {
-    if users == 0 {
-        return Err(Error::Invalid("replicates must be at least 1".into()));
-    }
-    if prepared.is_empty() {
-        return Err(Error::Invalid("nothing to sweep: no points".into()));
-    }
+    // The engine refuses no users and no profiles.
     let sink = SweepSink::new(world, prepared.len());
     let plan = RunPlan { world, profiles: prepared, users, seed, block: None };
     run(&plan, &sink, progress)?;
@@ -381,9 +376,6 @@ pub fn run_points(
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<PointResult>> {
-    if replicates == 0 {
-        return Err(Error::Invalid("replicates must be at least 1".into()));
-    }
     if points.is_empty() {
         return Err(Error::Invalid("nothing to sweep: no points".into()));
     }
