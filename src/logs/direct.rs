@@ -942,20 +942,8 @@ impl<'a> Hybrid<'a> {
         if self.at >= self.buf.len() {
             return Ok(None);
         }
-        let mut header = 0u64;
-        let mut shift = 0;
-        loop {
-            let b = *self.buf.get(self.at).ok_or("truncated run header")?;
-            self.at += 1;
-            header |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-            if shift > 56 {
-                return Err("run header too long".into());
-            }
-        }
+        let (header, used) = super::read_uleb128(&self.buf[self.at..]).map_err(|e| format!("run header: {e}"))?;
+        self.at += used;
         if header & 1 == 1 {
             let count = (header >> 1) as usize * 8;
             let len = (header >> 1) as usize * self.width as usize;

@@ -36,6 +36,21 @@ use crate::input::{self, Input};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
+/// Reads an unsigned LEB128 number at the start of `b` (7 bits per byte, low first; a set high
+/// bit means another byte follows): the value and the bytes used. Parquet's RLE/bit-packed run
+/// headers ([`direct`]) and the stored sessions' headers ([`stored`]) use it.
+#[inline(always)]
+pub(crate) fn read_uleb128(b: &[u8]) -> std::result::Result<(u64, usize), &'static str> {
+    let mut v = 0u64;
+    for (i, &byte) in b.iter().enumerate().take(10) {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok((v, i + 1));
+        }
+    }
+    Err(if b.len() < 10 { "truncated LEB128 number" } else { "LEB128 number longer than 10 bytes" })
+}
+
 /// Log file formats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {

@@ -121,7 +121,7 @@ impl Encoder {
         let buf = &mut self.buf;
         let mut at = 0;
         while at < buf.len() {
-            let (h, used) = header(&buf[at..]).expect("a block written by the encoder");
+            let (h, used) = super::read_uleb128(&buf[at..]).expect("a block written by the encoder");
             at += used;
             let n = (h >> 1) as usize;
             if h & 1 == 0 {
@@ -145,25 +145,13 @@ impl Encoder {
     }
 }
 
-/// The LEB128 header at the start of `b` and its length in bytes.
-fn header(b: &[u8]) -> Option<(u64, usize)> {
-    let mut h = 0u64;
-    for (i, &byte) in b.iter().enumerate().take(10) {
-        h |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((h, i + 1));
-        }
-    }
-    None
-}
-
 /// Replays the first `skip + take` sessions of a block, calling `f` on the last `take`.
 fn decode(bytes: &[u8], skip: u64, take: u64, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
     let corrupt = || Error::Invalid("stored sessions: a block is corrupt (the spill file was changed during the run?)".into());
     let (mut query, mut pairs, mut clicks) = (0u32, Vec::<u32>::new(), Vec::<bool>::new());
     let mut at = 0;
     for i in 0..skip + take {
-        let (h, used) = header(bytes.get(at..).ok_or_else(corrupt)?).ok_or_else(corrupt)?;
+        let (h, used) = super::read_uleb128(bytes.get(at..).ok_or_else(corrupt)?).map_err(|_| corrupt())?;
         at += used;
         let n = (h >> 1) as usize;
         if h & 1 == 0 {

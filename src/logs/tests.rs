@@ -396,3 +396,19 @@ fn repeated_serps_reuse_indices_without_mixing_queries() {
     src.pass(&mut |s| streamed.push((s.query, s.pairs.to_vec(), s.clicks.to_vec()))).unwrap();
     assert_eq!(streamed, want);
 }
+
+#[test]
+fn uleb128_reads_the_specification_examples_and_refuses_truncated_or_overlong_input() {
+    // Hand-encoded (7 bits per byte, low group first, high bit = more): 300 = 0b10_0101100
+    // -> 0xAC 0x02; u64::MAX needs nine 0xFF and a final 0x01.
+    assert_eq!(super::read_uleb128(&[0x00]), Ok((0, 1)));
+    assert_eq!(super::read_uleb128(&[0x7f, 0xff]), Ok((127, 1)));
+    assert_eq!(super::read_uleb128(&[0x80, 0x01]), Ok((128, 2)));
+    assert_eq!(super::read_uleb128(&[0xac, 0x02, 0x00]), Ok((300, 2)));
+    let mut max = vec![0xff; 9];
+    max.push(0x01);
+    assert_eq!(super::read_uleb128(&max), Ok((u64::MAX, 10)));
+    assert!(super::read_uleb128(&[]).is_err());
+    assert!(super::read_uleb128(&[0x80, 0x80]).unwrap_err().contains("truncated"));
+    assert!(super::read_uleb128(&[0x80; 11]).unwrap_err().contains("longer than 10"));
+}

@@ -344,6 +344,31 @@ pub trait Sink: Sync {
     fn finish(&self, unit: &Unit, acc: Self::Acc) -> Result<()>;
 }
 
+/// Two sinks fed by one run (the report's sink and a preset's, e.g. the stream path's MSU sink
+/// or the sessions sweep's tables).
+impl<A: Sink, B: Sink> Sink for (A, B) {
+    type Acc = (A::Acc, B::Acc);
+
+    fn start(&self, unit: &Unit) -> Self::Acc {
+        (self.0.start(unit), self.1.start(unit))
+    }
+
+    fn record(&self, acc: &mut Self::Acc, r: &Record) {
+        self.0.record(&mut acc.0, r);
+        self.1.record(&mut acc.1, r);
+    }
+
+    fn topic_done(&self, acc: &mut Self::Acc, unit: &Unit, topic: usize) {
+        self.0.topic_done(&mut acc.0, unit, topic);
+        self.1.topic_done(&mut acc.1, unit, topic);
+    }
+
+    fn finish(&self, unit: &Unit, acc: Self::Acc) -> Result<()> {
+        self.0.finish(unit, acc.0)?;
+        self.1.finish(unit, acc.1)
+    }
+}
+
 /// The units of `plan`, in order.
 pub fn units(plan: &RunPlan) -> Vec<Unit> {
     plan.units()
