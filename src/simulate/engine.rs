@@ -7,12 +7,17 @@
 //! system and profile (common random numbers). A [`Sink`] receives every user's outcomes on all
 //! systems at once (so it can pair them) and must merge units in an order-independent way (or
 //! keep them apart); the output is then the same for any `--threads`.
+//!
+//! Profiles that share their click and mark tables (a sweep over stopping rules) make the same
+//! click and mark decisions for the same user, topic and document: a run makes them once for
+//! all such profiles ([`Decisions`]) and their walks look them up, with the same outcomes.
 
-use super::walk::{walk, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
+use super::decisions::{Decisions, MAX_BITS, MIN_SHARING};
+use super::walk::{may_walk_flat, walk, walk_decided, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
 use super::world::World;
 use crate::error::{Error, Result};
 use crate::rng::{derive_key, hash_str};
-use crate::user::{ClickSource, ClickTables, Coverage, GradeMapping, ModelClicks, PriorBase, ResolvedUser, Unseen, UnseenPolicy, UserProfile};
+use crate::user::{ClickSource, ClickTables, Coverage, GradeMapping, GradeTables, ModelClicks, PriorBase, ResolvedUser, Unseen, UnseenPolicy, UserProfile};
 use rand_distr::Gamma;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -412,7 +417,40 @@ pub fn run_units<S: Sink>(plan: &RunPlan, sink: &S, range: std::ops::Range<usize
     }
     let all = units(plan);
     let units = &all[range.start.min(all.len())..range.end.min(all.len())];
-    drive(units, sink, progress, |unit| run_unit(plan, sink, unit))
+    let decisions = shared_decisions(plan, units);
+    drive(units, sink, progress, |unit| run_unit(plan, sink, unit, &decisions))
+}
+
+/// The decisions made in advance for `units` ([`Decisions`]): one set per pair of click and
+/// mark tables that at least [`MIN_SHARING`] of the units' profiles share (profiles whose users
+/// do not vary, click by their grade tables and may walk flat), while they fit in [`MAX_BITS`]
+/// together.
+fn shared_decisions(plan: &RunPlan, units: &[Unit]) -> Vec<Decisions> {
+    let mut shared: Vec<(&GradeTables, Vec<usize>)> = Vec::new();
+    for unit in units {
+        let p = &plan.profiles[unit.profile];
+        let (Some(user), None) = (&p.fixed, &p.clicks) else { continue };
+        if !may_walk_flat(user, plan.world) {
+            continue;
+        }
+        let g = &user.grades;
+        match shared.iter_mut().find(|(t, _)| t.click == g.click && t.mark == g.mark) {
+            Some((_, profiles)) if !profiles.contains(&unit.profile) => profiles.push(unit.profile),
+            Some(_) => {}
+            None => shared.push((g, vec![unit.profile])),
+        }
+    }
+    let (Some(first), Some(end)) = (units.iter().map(|u| u.first).min(), units.iter().map(|u| u.end).max()) else { return Vec::new() };
+    let bits = Decisions::bits(plan.world, end - first);
+    let mut left = MAX_BITS;
+    let mut out = Vec::new();
+    for (tables, profiles) in shared {
+        if profiles.len() >= MIN_SHARING && bits <= left {
+            left -= bits;
+            out.push(Decisions::new(plan.world, plan.seed, tables, first..end));
+        }
+    }
+    out
 }
 
 /// Runs `work` on every unit in parallel on the current rayon pool and hands each result to
@@ -437,9 +475,13 @@ pub fn drive<S: Sink>(
     })
 }
 
-fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit) -> S::Acc {
+fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit, decisions: &[Decisions]) -> S::Acc {
     let world = plan.world;
     let prepared = &plan.profiles[unit.profile];
+    let decided = match (&prepared.fixed, &prepared.clicks) {
+        (Some(user), None) => decisions.iter().find(|d| d.fits(&user.grades)),
+        _ => None,
+    };
     let users: Vec<ResolvedUser> = match &prepared.fixed {
         Some(_) => Vec::new(),
         None => (unit.first..unit.end).map(|u| prepared.profile.resolve(plan.seed, u)).collect(),
@@ -473,7 +515,10 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit) -> S::Acc {
                         Some(tables) => {
                             walk(stage, user, &ModelClicks { tables, grades: &user.grades }, chooser, key, &mut scratch, &mut events[s])
                         }
-                        None => walk(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s]),
+                        None => {
+                            let row = decided.and_then(|d| d.row(t, u));
+                            walk_decided(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s], row)
+                        }
                     }
                 });
             }
@@ -535,6 +580,71 @@ mod tests {
         assert_eq!(default_block(300, 78), 300);
         assert_eq!(default_block(1_000_000, 1), 1024);
         assert_eq!(default_block(5, 1000), 16);
+    }
+
+    #[test]
+    fn decisions_made_in_advance_change_no_session() {
+        // Five profiles with the same click and mark tables and different stopping rules (SS1
+        // to SS3 as in the Maxwell sweep), and one with other tables: run together, the five
+        // share decisions made in advance; run one at a time (below `MIN_SHARING`) every
+        // decision is drawn in the walk. Every session must be the same.
+        use crate::user::{Basis, Param, StoppingRuleKind};
+        let c = crate::collection::synthetic::SyntheticConfig { topics: 3, docs_per_topic: 60, ..Default::default() }.generate().unwrap();
+        let world = World::from_collection(&c);
+        let profile = |name: &str, stop: StoppingRuleKind, click: [f64; 2]| {
+            let mut p = UserProfile::named(name);
+            p.clicks.click = click.iter().map(|&x| Param::Fixed(x)).collect();
+            p.clicks.mark = vec![Param::Fixed(0.3), Param::Fixed(0.8)];
+            p.continuation = Some(crate::user::ContinuationModel::Rbp { p: Param::Fixed(1.0) });
+            p.stopping = vec![stop];
+            PreparedProfile::new(&world, &p, 9, None).unwrap()
+        };
+        let (fd, tn, cn) = (
+            |n| StoppingRuleKind::FixedDepth { n: Param::Fixed(n) },
+            |n| StoppingRuleKind::TotalNonrelevant { n: Param::Fixed(n), basis: Basis::Snippet },
+            |n| StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(n), basis: Basis::Snippet },
+        );
+        let prepared = [
+            profile("a", fd(3.0), [0.4, 0.7]),
+            profile("b", fd(12.0), [0.4, 0.7]),
+            profile("c", tn(4.0), [0.4, 0.7]),
+            profile("d", cn(2.0), [0.4, 0.7]),
+            profile("e", cn(5.0), [0.4, 0.7]),
+            profile("f", fd(8.0), [0.2, 0.9]),
+        ];
+        let collect = |profiles: &[PreparedProfile]| {
+            let plan = RunPlan { world: &world, profiles, users: 40, seed: 9, block: None };
+            let sink = Collect(Mutex::new(Vec::new()));
+            run(&plan, &sink, &|_, _| {}).unwrap();
+            let mut v = sink.0.into_inner().unwrap();
+            v.sort_by_key(|a| (a.0, a.1, a.2, a.3));
+            (v, shared_decisions(&plan, &plan.units()).len())
+        };
+        let (together, made) = collect(&prepared);
+        assert_eq!(made, 1, "the five profiles with equal tables share one set of decisions");
+        assert_eq!(world.systems.len(), 2);
+        assert_eq!(together.len(), 6 * 3 * 40 * 2, "every profile, topic, user and system");
+        for (p, one) in prepared.iter().enumerate() {
+            let (alone, made) = collect(std::slice::from_ref(one));
+            assert_eq!(made, 0);
+            let expected: Vec<_> = alone.into_iter().map(|(_, t, u, s, o)| (p, t, u, s, o)).collect();
+            let got: Vec<_> = together.iter().filter(|r| r.0 == p).copied().collect();
+            assert_eq!(got, expected, "profile {p}");
+        }
+        // Three profiles sharing tables are too few.
+        let (_, made) = collect(&prepared[..3]);
+        assert_eq!(made, 0);
+        // Users who may turn pages at random never walk flat: nothing is made for them.
+        let paging: Vec<PreparedProfile> = prepared
+            .iter()
+            .map(|p| {
+                let mut profile = p.profile.clone();
+                profile.page_continuation = crate::user::Param::Fixed(0.9);
+                PreparedProfile::new(&world, &profile, 9, None).unwrap()
+            })
+            .collect();
+        let (_, made) = collect(&paging);
+        assert_eq!(made, 0);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! - [`world`]: topics, systems, query variants and sublists as flat tables.
 //! - [`walk`]: one session (the hot loop): query formulation, examination, clicks, costs, gain,
 //!   stopping, sublist switching.
+//! - [`decisions`]: click and mark decisions made once for the profiles that share them.
 //! - [`engine`]: the replicate loop (units of users, rayon, common random numbers) feeding a
 //!   [`engine::Sink`].
 //! - [`stream`]: the stream path (modeled stream utility): visits at points in time to update
@@ -22,6 +23,7 @@
 //! assert!(out.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
 
+pub mod decisions;
 pub mod engine;
 pub mod stream;
 pub mod stream_io;

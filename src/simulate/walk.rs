@@ -444,8 +444,29 @@ pub fn walk<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     scratch: &mut Scratch,
     trace: &mut T,
 ) -> Outcome {
+    walk_decided(stage, user, clicks, chooser, key, scratch, trace, None)
+}
+
+/// [`walk`] with the session's click and mark decisions looked up in `decided` (the session
+/// key's row of [`Decisions`](super::decisions::Decisions), made for `clicks`' and the user's
+/// tables) instead of drawn, where the walk is flat; the same outcome and trace.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn walk_decided<C: ClickBehaviour, S: SublistChooser, T: Trace>(
+    stage: &SystemOnTopic,
+    user: &ResolvedUser,
+    clicks: &C,
+    chooser: &mut S,
+    key: u64,
+    scratch: &mut Scratch,
+    trace: &mut T,
+    decided: Option<Decided>,
+) -> Outcome {
     if is_flat(stage, user, clicks) {
-        return walk_flat(stage, user, clicks, key, scratch, trace);
+        if let Some(d) = decided {
+            return walk_flat(stage, user, clicks, key, scratch, trace, &mut { d });
+        }
+        return walk_flat(stage, user, clicks, key, scratch, trace, &mut Ahead::default());
     }
     walk_general(stage, user, clicks, chooser, key, scratch, trace)
 }
@@ -630,7 +651,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
                 let slot = &mut scratch.read[doc];
                 if *slot != stamp {
                     *slot = stamp;
-                    let read = Read { doc, grade, rank, dk };
+                    let read = Read { doc, grade, rank, key, dk: Some(dk), marked: None };
                     match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
                         Some(s) => satisfied = s,
                         None => break 'session,
@@ -678,18 +699,27 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
 #[inline]
 fn is_flat<C: ClickBehaviour>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C) -> bool {
     let n_queries = stage.queries.len().min(user.max_queries);
-    !(user.switch && stage.sublists_from < n_queries)
-        && !matches!(user.continuation, Cont::ClickModel)
-        && user.page_continuation >= 1.0
-        && stage.fold == usize::MAX
-        && clicks.examines_all()
+    !(user.switch && stage.sublists_from < n_queries) && flat_user(user, stage.fold) && clicks.examines_all()
+}
+
+/// The conditions of [`is_flat`] on the user and the interface alone.
+#[inline]
+fn flat_user(user: &ResolvedUser, fold: usize) -> bool {
+    !matches!(user.continuation, Cont::ClickModel) && user.page_continuation >= 1.0 && fold == usize::MAX
+}
+
+/// Whether `user`'s sessions in `world` can be flat ([`is_flat`]): the walks that may use
+/// decisions made in advance ([`walk_decided`]).
+pub fn may_walk_flat(user: &ResolvedUser, world: &World) -> bool {
+    let sublists = || world.systems.iter().any(|s| s.serps.iter().flatten().flatten().any(|l| l.sublists.is_some()));
+    flat_user(user, world.fold) && !(user.switch && sublists())
 }
 
 /// [`walk`] for a flat session (see [`is_flat`]): the same actions, charges, draws and trace
 /// as [`walk_general`], query after query down one list each, without the sublist,
 /// examination and page-draw machinery (and no division per result). The test
 /// `flat_walk_equals_general_walk` compares the two on random users and lists.
-fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T) -> Outcome {
+fn walk_flat<C: ClickBehaviour, T: Trace, D: ClickDraws>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T, draws: &mut D) -> Outcome {
     let topic = stage.topic;
     let costs = &user.costs;
     let delays = stage.delays;
@@ -737,7 +767,7 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
         let mut shown = 1u32;
         let mut next_page = page_size;
         let mut decisions = 0u64;
-        let mut ahead = Ahead::default();
+        draws.new_query();
         for (idx, &doc) in list.docs.iter().enumerate() {
             if idx > 0 {
                 let p = user.continuation.continue_prob(idx);
@@ -767,7 +797,7 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
             let doc = doc as usize;
             let grade = topic.grades[doc];
             let rank = idx + 1;
-            let (dk, clicked) = ahead.at(idx, &list.docs, &topic.grades, clicks, key);
+            let clicked = draws.clicked(idx, &list.docs, &topic.grades, clicks, key);
             trace.step(Step::Examine { list: 0, rank: rank as u32, position: idx as u32 + 1, doc: doc as u32, relevant: grade > 0, clicked });
             observe(&mut query, grade > 0, clicked);
             observe(&mut session, grade > 0, clicked);
@@ -778,7 +808,8 @@ fn walk_flat<C: ClickBehaviour, T: Trace>(stage: &SystemOnTopic, user: &Resolved
                 let slot = &mut scratch.read[doc];
                 if *slot != stamp {
                     *slot = stamp;
-                    let read = Read { doc, grade, rank, dk };
+                    let (dk, marked) = draws.read(idx, doc);
+                    let read = Read { doc, grade, rank, key, dk, marked };
                     match read_document(user, topic, clicks, &read, delays, &mut clock, &mut covered, &mut out, trace) {
                         Some(s) => satisfied = s,
                         None => break 'session,
@@ -840,6 +871,59 @@ struct Ahead {
 /// Results drawn ahead at a time.
 const AHEAD: usize = 4;
 
+/// Where [`walk_flat`] gets a result's click decision (`unit(mix64(item_key(key, doc) ^ 1)) <
+/// P(click)`) and, for a clicked document read for the first time, its key `item_key(key, doc)`
+/// or its mark decision.
+trait ClickDraws {
+    /// A new query starts (list indices start again at 0).
+    fn new_query(&mut self);
+    /// Whether list index `idx` of `docs` is clicked when examined.
+    fn clicked<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], grades: &[i32], clicks: &C, key: u64) -> bool;
+    /// How document `doc` at list index `idx` is read: its key when drawn (asked after
+    /// [`ClickDraws::clicked`] for the same index), its mark decision when decided.
+    fn read(&self, idx: usize, doc: usize) -> (Option<u64>, Option<bool>);
+}
+
+/// A session's click and mark decisions, two bits per document of the topic: bit `2 doc` the
+/// click, bit `2 doc + 1` the mark when read (see [`Decisions`](super::decisions::Decisions)).
+#[derive(Debug, Clone, Copy)]
+pub struct Decided<'a>(pub &'a [u64]);
+
+impl Decided<'_> {
+    #[inline(always)]
+    fn bits(&self, doc: usize) -> u64 {
+        self.0[doc >> 5] >> ((doc & 31) << 1)
+    }
+}
+
+impl ClickDraws for Decided<'_> {
+    #[inline(always)]
+    fn new_query(&mut self) {}
+    #[inline(always)]
+    fn clicked<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], _grades: &[i32], _clicks: &C, _key: u64) -> bool {
+        self.bits(docs[idx] as usize) & 1 != 0
+    }
+    #[inline(always)]
+    fn read(&self, _idx: usize, doc: usize) -> (Option<u64>, Option<bool>) {
+        (None, Some(self.bits(doc) & 2 != 0))
+    }
+}
+
+impl ClickDraws for Ahead {
+    #[inline(always)]
+    fn new_query(&mut self) {
+        self.end = 0;
+    }
+    #[inline(always)]
+    fn clicked<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], grades: &[i32], clicks: &C, key: u64) -> bool {
+        self.at(idx, docs, grades, clicks, key).1
+    }
+    #[inline(always)]
+    fn read(&self, idx: usize, _doc: usize) -> (Option<u64>, Option<bool>) {
+        (Some(self.dk[idx - self.base]), None)
+    }
+}
+
 impl Ahead {
     /// The document key and click decision of list index `idx`.
     #[inline(always)]
@@ -852,7 +936,7 @@ impl Ahead {
                 let doc = doc as usize;
                 let dk = item_key_fast(key, doc as u64);
                 self.dk[j] = dk;
-                bits |= u32::from(unit(mix64(dk ^ 1)) < clicks.click_prob(doc, grades[doc])) << j;
+                bits |= u32::from(click_decision(clicks.click_prob(doc, grades[doc]), dk)) << j;
             }
             self.clicked = bits;
         }
@@ -878,8 +962,20 @@ struct Read {
     doc: usize,
     grade: i32,
     rank: usize,
-    /// The document's key (`item_key`), whose draws decide the mark and satisfaction.
-    dk: u64,
+    /// The session key.
+    key: u64,
+    /// The document's key (`item_key(key, doc)`, whose draws decide the mark and satisfaction)
+    /// when already computed.
+    dk: Option<u64>,
+    /// The mark decision when already made ([`Decided`]).
+    marked: Option<bool>,
+}
+
+impl Read {
+    #[inline]
+    fn dk(&self) -> u64 {
+        self.dk.unwrap_or_else(|| item_key_fast(self.key, self.doc as u64))
+    }
 }
 
 /// Reads a clicked document: charges the read, credits gain, marks it (maybe), and draws
@@ -906,8 +1002,10 @@ fn read_document<C: ClickBehaviour, T: Trace>(
     if user.credit_on == CreditOn::Read {
         credit(user, topic, r.doc, r.grade, covered, out, clock, trace);
     }
-    let pm = by_grade(&user.grades.mark, r.grade);
-    let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(r.dk ^ 2)) < pm);
+    let marked = match r.marked {
+        Some(m) => m,
+        None => mark_decision(by_grade(&user.grades.mark, r.grade), r.dk()),
+    };
     if marked {
         let (e, s) = user.costs.charge(Action::MarkRelevant);
         if !clock.fits(e, s, 0.0) {
@@ -920,7 +1018,19 @@ fn read_document<C: ClickBehaviour, T: Trace>(
     }
     trace.step(Step::Read { doc: r.doc as u32, marked });
     let ps = clicks.satisfied_prob(r.doc, r.grade, r.rank);
-    Some(ps >= 1.0 || (ps > 0.0 && unit(mix64(r.dk ^ 3)) < ps))
+    Some(ps >= 1.0 || (ps > 0.0 && unit(mix64(r.dk() ^ 3)) < ps))
+}
+
+/// Whether a read document with P(mark) `pm` and key `dk` is marked (no draw when `pm` is 0 or 1).
+#[inline]
+pub fn mark_decision(pm: f64, dk: u64) -> bool {
+    pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm)
+}
+
+/// Whether a document with P(click) `pc` and key `dk` is clicked when examined.
+#[inline]
+pub fn click_decision(pc: f64, dk: u64) -> bool {
+    unit(mix64(dk ^ 1)) < pc
 }
 
 #[inline]
@@ -1047,10 +1157,24 @@ mod tests {
             prop_assert!(is_flat(&stage, &user, &user.grades));
             let (mut a, mut b) = (Both::default(), Both::default());
             let mut scratch = Scratch::default();
-            let fast = walk_flat(&stage, &user, &user.grades, key, &mut scratch, &mut a);
+            let fast = walk_flat(&stage, &user, &user.grades, key, &mut scratch, &mut a, &mut Ahead::default());
             let general = walk_general(&stage, &user, &user.grades, &mut FixedChoice(Vec::new()), key, &mut scratch, &mut b);
             prop_assert_eq!(fast, general);
-            prop_assert_eq!(a, b);
+            prop_assert_eq!(&a, &b);
+            // The same walk on decisions made in advance (`Decisions`' two bits per document),
+            // here made with the documented formulas and the reference `item_key`.
+            let mut row = vec![0u64; grades.len().div_ceil(32)];
+            for (d, &g) in grades.iter().enumerate() {
+                let dk = crate::rng::item_key(key, d as u64);
+                let pm = by_grade(&user.grades.mark, g);
+                let clicked = unit(mix64(dk ^ 1)) < by_grade(&user.grades.click, g);
+                let marked = pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm);
+                row[d / 32] |= (u64::from(clicked) + 2 * u64::from(marked)) << (2 * (d % 32));
+            }
+            let mut c = Both::default();
+            let decided = walk_flat(&stage, &user, &user.grades, key, &mut scratch, &mut c, &mut Decided(&row));
+            prop_assert_eq!(decided, general);
+            prop_assert_eq!(c, b);
         }
     }
 }
