@@ -52,6 +52,7 @@ impl Decisions {
     /// Makes the decisions of `users` on every topic of `world` with `tables` (in parallel over
     /// topics): bit `2 d` of a row says whether the user clicks document `d` when examining it,
     /// bit `2 d + 1` whether the user marks it when reading it, exactly as the walk decides.
+    /// Takes [`Decisions::bits`] of memory: the engine bounds it by [`MAX_BITS`].
     pub fn new(world: &World, seed: u64, tables: &GradeTables, users: Range<u64>) -> Self {
         let rows: Vec<Vec<u64>> = world
             .topics
