@@ -463,8 +463,8 @@ pub fn walk_decided<C: ClickBehaviour, S: SublistChooser, T: Trace>(
     decided: Option<Decided>,
 ) -> Outcome {
     if is_flat(stage, user, clicks) {
-        if let Some(d) = decided {
-            return walk_flat(stage, user, clicks, key, scratch, trace, &mut { d });
+        if let Some(mut d) = decided {
+            return walk_flat(stage, user, clicks, key, scratch, trace, &mut d);
         }
         return walk_flat(stage, user, clicks, key, scratch, trace, &mut Ahead::default());
     }
@@ -632,7 +632,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
             let grade = topic.grades[doc];
             let dk = item_key_fast(key, doc as u64);
             let pc = clicks.click_prob(doc, grade);
-            let clicked = pc >= 1.0 || (pc > 0.0 && unit(mix64(dk ^ 1)) < pc);
+            let clicked = click_decision(pc, dk);
             trace.step(Step::Examine {
                 list: cur as u32,
                 rank: rank as u32,
@@ -1027,7 +1027,8 @@ pub fn mark_decision(pm: f64, dk: u64) -> bool {
     pm >= 1.0 || (pm > 0.0 && unit(mix64(dk ^ 2)) < pm)
 }
 
-/// Whether a document with P(click) `pc` and key `dk` is clicked when examined.
+/// Whether a document with P(click) `pc` and key `dk` is clicked when examined (true when `pc`
+/// is 1 or more, false when it is 0 or less: a uniform number is in [0, 1)).
 #[inline]
 pub fn click_decision(pc: f64, dk: u64) -> bool {
     unit(mix64(dk ^ 1)) < pc
