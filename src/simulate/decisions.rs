@@ -29,12 +29,18 @@ pub const MIN_SHARING: usize = 4;
 /// under one pair of grade tables.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decisions {
-    click: Vec<f64>,
-    mark: Vec<f64>,
+    /// The tables the decisions were made with.
+    tables: GradeTables,
     users: Range<u64>,
     /// Per topic: one row of `words[t]` words per user of `users`, in user order.
     rows: Vec<Vec<u64>>,
     words: Vec<usize>,
+}
+
+/// Whether two users with these tables make the same click and mark decisions (their stop
+/// tables may differ: satisfaction is drawn in the walk).
+pub fn decide_alike(a: &GradeTables, b: &GradeTables) -> bool {
+    a.click == b.click && a.mark == b.mark
 }
 
 /// Words of one user's row on a topic of `docs` documents (two bits per document).
@@ -75,12 +81,12 @@ impl Decisions {
             })
             .collect();
         let words = world.topics.iter().map(|t| words_of(t.grades.len())).collect();
-        Decisions { click: tables.click.clone(), mark: tables.mark.clone(), users, rows, words }
+        Decisions { tables: tables.clone(), users, rows, words }
     }
 
-    /// Whether the decisions were made with `tables`.
+    /// Whether the decisions were made with tables that decide as `tables` do.
     pub fn fits(&self, tables: &GradeTables) -> bool {
-        self.click == tables.click && self.mark == tables.mark
+        decide_alike(&self.tables, tables)
     }
 
     /// The decisions of `user` on topic `topic` (`None` for a user outside the range).

@@ -12,7 +12,7 @@
 //! click and mark decisions for the same user, topic and document: a run makes them once for
 //! all such profiles ([`Decisions`]) and their walks look them up, with the same outcomes.
 
-use super::decisions::{Decisions, MAX_BITS, MIN_SHARING};
+use super::decisions::{decide_alike, Decisions, MAX_BITS, MIN_SHARING};
 use super::walk::{may_walk_flat, walk, walk_decided, DirichletChooser, GainEvents, Outcome, Scratch, SystemOnTopic};
 use super::world::World;
 use crate::error::{Error, Result};
@@ -434,7 +434,7 @@ fn shared_decisions(plan: &RunPlan, units: &[Unit]) -> Vec<Decisions> {
             continue;
         }
         let g = &user.grades;
-        match shared.iter_mut().find(|(t, _)| t.click == g.click && t.mark == g.mark) {
+        match shared.iter_mut().find(|(t, _)| decide_alike(t, g)) {
             Some((_, profiles)) if !profiles.contains(&unit.profile) => profiles.push(unit.profile),
             Some(_) => {}
             None => shared.push((g, vec![unit.profile])),
@@ -506,6 +506,7 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit, decisions: &[Decisio
                 None => &users[(u - unit.first) as usize],
             };
             let key = user_key(tk, u);
+            let row = decided.and_then(|d| d.row(t, u));
             for (s, stage) in stages.iter().enumerate() {
                 events[s].0.clear();
                 outcomes[s] = stage.as_ref().map(|stage| {
@@ -515,10 +516,7 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit, decisions: &[Decisio
                         Some(tables) => {
                             walk(stage, user, &ModelClicks { tables, grades: &user.grades }, chooser, key, &mut scratch, &mut events[s])
                         }
-                        None => {
-                            let row = decided.and_then(|d| d.row(t, u));
-                            walk_decided(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s], row)
-                        }
+                        None => walk_decided(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s], row),
                     }
                 });
             }

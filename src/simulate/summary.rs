@@ -425,21 +425,20 @@ impl Sink for ReportSink<'_> {
         // A pooled sketch that earlier units already bucketed stays bucketed whatever this unit
         // adds, so this unit's part starts bucketed: it skips the exact phase (a hash map grown to
         // `EXACT_CAP` values, then converted) and merges into the same buckets.
-        for (s, local) in acc.pooled.iter_mut().enumerate() {
-            let global = self.pooled[unit.profile * ns + s].lock().expect("no panics while locked");
-            for (a, g) in local.measures.iter_mut().zip(&global.measures) {
-                if !g.s.is_exact() {
-                    a.s = Sketch::bucketed();
+        let start_as = |local: &mut dyn Iterator<Item = &mut Sketch>, global: &mut dyn Iterator<Item = &Sketch>| {
+            for (a, g) in local.zip(global) {
+                if !g.is_exact() {
+                    *a = Sketch::bucketed();
                 }
             }
+        };
+        for (s, local) in acc.pooled.iter_mut().enumerate() {
+            let global = self.pooled[unit.profile * ns + s].lock().expect("no panics while locked");
+            start_as(&mut local.measures.iter_mut().map(|m| &mut m.s), &mut global.measures.iter().map(|m| &m.s));
         }
         for (k, local) in acc.pooled_pairs.iter_mut().enumerate() {
             let global = self.pooled_pairs[unit.profile * npairs + k].lock().expect("no panics while locked");
-            for (a, g) in local.measures.iter_mut().zip(&global.measures) {
-                if !g.s.is_exact() {
-                    a.s = Sketch::bucketed();
-                }
-            }
+            start_as(&mut local.measures.iter_mut().map(|m| &mut m.s), &mut global.measures.iter().map(|m| &m.s));
         }
         acc
     }

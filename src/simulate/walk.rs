@@ -914,20 +914,9 @@ impl ClickDraws for Ahead {
     fn new_query(&mut self) {
         self.end = 0;
     }
+    /// Draws the next [`AHEAD`] results when `idx` is beyond those held.
     #[inline(always)]
     fn clicked<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], grades: &[i32], clicks: &C, key: u64) -> bool {
-        self.at(idx, docs, grades, clicks, key).1
-    }
-    #[inline(always)]
-    fn read(&self, idx: usize, _doc: usize) -> (Option<u64>, Option<bool>) {
-        (Some(self.dk[idx - self.base]), None)
-    }
-}
-
-impl Ahead {
-    /// The document key and click decision of list index `idx`.
-    #[inline(always)]
-    fn at<C: ClickBehaviour>(&mut self, idx: usize, docs: &[u32], grades: &[i32], clicks: &C, key: u64) -> (u64, bool) {
         if idx >= self.end {
             self.base = idx;
             self.end = (idx + AHEAD).min(docs.len());
@@ -940,8 +929,11 @@ impl Ahead {
             }
             self.clicked = bits;
         }
-        let j = idx - self.base;
-        (self.dk[j], (self.clicked >> j) & 1 != 0)
+        (self.clicked >> (idx - self.base)) & 1 != 0
+    }
+    #[inline(always)]
+    fn read(&self, idx: usize, _doc: usize) -> (Option<u64>, Option<bool>) {
+        (Some(self.dk[idx - self.base]), None)
     }
 }
 
