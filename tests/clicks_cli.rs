@@ -330,8 +330,8 @@ fn validate_orderings_refuses_bad_settings_with_clear_errors() {
 fn validate_switches_on_a_hand_made_log() {
     // Ordering A [good, bad] and B [bad, good], 60 sessions each, `good` clicked in every one:
     // first-click RR 1 on A and 1/2 on B. Switching A -> B is really worse (-1/2), B -> A better
-    // (+1/2); every method must stay with A and switch from B (hand derivation in
-    // src/baraco/real.rs).
+    // (+1/2); with Grotov et al.'s settings every method must stay with A and switch from B
+    // (hand derivation in src/baraco/real/tests.rs).
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log.txt");
     let mut text = String::new();
@@ -342,12 +342,112 @@ fn validate_switches_on_a_hand_made_log() {
         text.push_str("q\tbad,good : good\n");
     }
     std::fs::write(&log, text).unwrap();
-    let o = bin().args(["clicks", "validate-switches", "--samples", "200", "--train"]).arg(&log).arg("--out").arg(dir.path().join("out")).output().unwrap();
+    let o = bin().args(["clicks", "validate-switches", "--paper", "--samples", "200", "--bootstrap", "50", "--train"]).arg(&log).arg("--out").arg(dir.path().join("out")).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
-    for m in ["baraco", "em_plugin", "mt"] {
-        assert!(summary.contains(&format!("\n{m},2,1,0,0,0,1\n")), "{summary}");
+    // Per method: 2 pairs, 1 switch, no abstention, no unsafe (share 0 over the one query),
+    // no clearly unsafe, the one clearly-safe pair switched (share 1), no missed switch,
+    // agreement 1; BARACO's P(safe) ranks the safe pair above the unsafe one (AUC 1).
+    assert!(summary.contains("\nbaraco,2,1,0,0,0,0,0,0,0,0,0,1,1,1,1,0,1,1,1,1,1,1,"), "{summary}");
+    for m in ["em_plugin", "mt"] {
+        assert!(summary.contains(&format!("\n{m},2,1,0,0,0,0,0,0,0,0,0,1,1,1,1,0,1,1,1,,,,,,\n")), "{summary}");
     }
+    // Always switching goes once to the clearly worse candidate (share 1/2); never switching
+    // misses the one safe switch.
+    assert!(summary.contains("\nalways_switch,2,2,0,1,0.5,0.5,0.5,1,0.5,0.5,0.5,1,1,1,1,0,0.5,0.5,0.5,,,,,,\n"), "{summary}");
+    assert!(summary.contains("\nnever_switch,2,0,0,0,,,,0,,,,0,0,0,0,1,0.5,0.5,0.5,,,,,,\n"), "{summary}");
     let decisions = std::fs::read_to_string(dir.path().join("out/decisions.csv")).unwrap();
     assert_eq!(decisions.lines().count(), 3);
+    // The real outcome per pair: -1/2 and +1/2, standard error 0 (no spread), classes.
+    assert!(decisions.contains(",-0.5,0,clearly_worse,"), "{decisions}");
+    assert!(decisions.contains(",0.5,0,clearly_not_worse,"), "{decisions}");
+    // The default (cross-fitted) settings need other queries and say so.
+    let o = bin().args(["clicks", "validate-switches", "--samples", "50", "--train"]).arg(&log).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only query"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// First-click RR of a session line's clicks, from the line alone (an implementation apart
+/// from serpsim's: the rank of the first clicked document in the list).
+fn first_click_rr(line: &str) -> f64 {
+    let (_, rest) = line.split_once('\t').unwrap();
+    let (docs, clicks) = rest.split_once(" : ").unwrap();
+    let docs: Vec<&str> = docs.split(',').collect();
+    let first = clicks.split(" , ").filter(|c| !c.trim().is_empty()).filter_map(|c| docs.iter().position(|d| *d == c.trim())).min();
+    first.map_or(0.0, |r| 1.0 / (r + 1) as f64)
+}
+
+#[test]
+fn validate_switches_cross_fitted_values() {
+    // Eight queries, three orderings each (the same three documents in three orders), 60
+    // sessions per ordering from a seeded LCG: document d_k is clicked with probability
+    // (k + 1) / 4 when examined, users read down until the first click. The real outcomes
+    // are recomputed here from the log lines (`first_click_rr`) and must equal serpsim's.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    let mut state: u64 = 42;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let orders = [[0usize, 1, 2], [2, 1, 0], [1, 2, 0]];
+    let mut lines = Vec::new();
+    for q in 0..8 {
+        for order in &orders {
+            let docs: Vec<String> = order.iter().map(|d| format!("d{d}")).collect();
+            for _ in 0..60 {
+                let click = order.iter().position(|&d| next() < (d + 1) as f64 / 4.0);
+                let c = click.map_or(String::new(), |r| docs[r].clone());
+                lines.push(format!("q{q}\t{} : {c}", docs.join(",")));
+            }
+        }
+    }
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out");
+    let o = bin()
+        .args(["clicks", "validate-switches", "--samples", "100", "--bootstrap", "100", "--prior", "uniform", "--error-min-sessions", "20", "--train"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    // The printed answer names the reference policies, the AUC and the abstentions.
+    for want in ["48 ordered pairs of orderings of 8 queries", "Reference policies: always switch", "AUC", "cannot tell from this log"] {
+        assert!(stdout.contains(want), "{want}: {stdout}");
+    }
+    // Per ordering: mean and sample variance of the first-click RR, by hand from the lines.
+    let mut per: Vec<Vec<f64>> = vec![Vec::new(); 24];
+    for (i, l) in lines.iter().enumerate() {
+        per[i / 60].push(first_click_rr(l));
+    }
+    let mv = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (m, v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64)
+    };
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    let mut rows = decisions.lines();
+    let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let (mut worse, mut n) = (0, 0);
+    for r in rows {
+        let f: Vec<&str> = r.split(',').collect();
+        let (p, c): (usize, usize) = (f[col("production")].parse().unwrap(), f[col("candidate")].parse().unwrap());
+        let ((mp, vp), (mc, vc)) = (mv(&per[p]), mv(&per[c]));
+        let real: f64 = f[col("real_first_click_rr_advantage")].parse().unwrap();
+        let se: f64 = f[col("real_se_over_sessions")].parse().unwrap();
+        assert!((real - (mc - mp)).abs() < 1e-9, "{r}");
+        assert!((se - (vp / 60.0 + vc / 60.0).sqrt()).abs() < 1e-9, "{r}");
+        worse += usize::from(mc - mp < -0.01);
+        n += 1;
+        let p_safe: f64 = f[col("p_safe")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p_safe));
+    }
+    assert_eq!(n, 48);
+    // Always switching goes to every really worse candidate.
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let always = summary.lines().find(|l| l.starts_with("always_switch,")).unwrap();
+    let f: Vec<&str> = always.split(',').collect();
+    assert_eq!((f[1], f[2], f[4].parse::<usize>().unwrap()), ("48", "48", worse), "{always}");
 }

@@ -250,10 +250,11 @@ def validate_orderings(
     its predictions with the held-out orderings' real sessions (docs/validation.md).
 
     ``log`` is a DataFrame/Arrow table or a log file path. Returns a dict: ``errors``,
-    ``ranks``, ``pairs`` and ``calibration`` (DataFrames, as the CLI's CSV files),
+    ``ranks``, ``pairs``, ``calibration`` and ``comparisons`` (DataFrames, as the CLI's CSV files),
     ``answer`` (the printed sentences) and the counts (``held_out_orderings``, ...).
     Errors are session-weighted means over held-out orderings; intervals are bootstrap
-    intervals over held-out orderings. ``threads``: worker threads (default: all cores), as
+    intervals over held-out orderings; the ordering pairs' intervals are over queries (a bootstrap
+    over queries). ``threads``: worker threads (default: all cores), as
     the CLI's ``--threads``; the result does not depend on it."""
     import json
 
@@ -266,7 +267,7 @@ def validate_orderings(
     else:
         job = _serpsim.validate_orderings(to_arrow(log, "log"), None, *args)
     out = json.loads(_jobs.run(job, progress))
-    for table in ("errors", "ranks", "pairs", "calibration"):
+    for table in ("errors", "ranks", "pairs", "calibration", "comparisons"):
         out[table] = pd.DataFrame(out[table])
     return out
 

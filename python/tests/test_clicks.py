@@ -230,9 +230,10 @@ def test_posterior_warns_about_skipped_lines(tmp_path):
 
 
 # Query q in three orderings (1 = clicked): O1 [a,b]: 10, 10, 00, 01; O2 [b,a]: 00, 00, 01;
-# O3 [a,c]: 11, 10. Three folds: each ordering is predicted from the other two. By hand,
-# DCTR's counting (clicks + 1) / (impressions + 2) predicts O1 a 4/7 b 1/5, O2 b 1/3 a 5/8,
-# O3 a 4/9 c 1/2 (c unseen: 1/2). No two orderings share a fold, so there are no pairs.
+# O3 [a,c]: 11, 10. Three folds: each ordering is predicted from the other two. By hand, the
+# document-only baseline (plain click rates; an unseen pair gets its rank's click rate)
+# predicts O1 a 3/5 b 0/3, O2 b 1/4 a 4/6, O3 a 3/7 c 2/7 (c unseen: rank 2 of O1+O2 has 2
+# clicks in 7). No two orderings share a fold, so there are no pairs.
 HAND = pd.DataFrame(
     {
         "query_id": ["q"] * 9,
@@ -246,7 +247,7 @@ def test_validate_orderings_by_hand(tmp_path):
     v = serpsim.clicks.validate_orderings(HAND, models=["dctr"], folds=3, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
     assert (v["orderings"], v["held_out_orderings"], v["ordering_pairs"]) == (3, 3, 0)
     # Session-weighted per-rank CTR error by hand (4, 3, 2 sessions).
-    e = (4 * ((4 / 7 - 1 / 2) + (1 / 4 - 1 / 5)) / 2 + 3 * (1 / 3 + (5 / 8 - 1 / 3)) / 2 + 2 * (1 - 4 / 9) / 2) / 9
+    e = (4 * ((3 / 5 - 1 / 2) + (1 / 4 - 0)) / 2 + 3 * ((1 / 4 - 0) + (4 / 6 - 1 / 3)) / 2 + 2 * ((1 - 3 / 7) + (1 / 2 - 2 / 7)) / 2) / 9
     errors = v["errors"].set_index("measure")
     assert errors.loc["ctr_mae", "error"] == pytest.approx(e, abs=1e-12)
     # c is unseen in O3's 2 sessions: 2 of 18 impressions.

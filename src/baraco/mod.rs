@@ -16,6 +16,7 @@ pub mod mixture;
 pub mod model_posterior;
 pub mod posterior;
 pub mod real;
+pub mod switch;
 pub mod sampling;
 
 pub use log::{parse_rankings, parse_weights, ClickLog, Ranking};

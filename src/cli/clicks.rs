@@ -692,35 +692,63 @@ struct ValidateSwitchesArgs {
     /// Count and report malformed lines instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Both orderings of a pair need at least this many sessions.
+    /// Both orderings of a decided pair need at least this many sessions.
     #[arg(long, default_value_t = 50)]
     min_sessions: usize,
-    /// How much worse (first-click RR, BARACO's RR metric) a candidate may be.
+    /// The per-session metric decided on and scored: `first-click-rr` (reciprocal rank of the
+    /// first click, 0 without), `top-clicks` (clicks in ranks 1-3) or `abandonment` (no click;
+    /// lower is better).
+    #[arg(long, default_value = "first-click-rr", value_name = "first-click-rr|top-clicks|abandonment")]
+    metric: String,
+    /// How much worse (in the metric's units) a candidate may be.
     #[arg(long, default_value_t = 0.01)]
     epsilon: f64,
-    /// BARACO switches when P(safe) >= 1 - delta.
+    /// Switch when P(safe) >= 1 - delta; keep production when P(safe) <= delta; otherwise
+    /// "cannot tell from this log".
     #[arg(long, default_value_t = 0.05)]
     delta: f64,
-    /// BARACO's joint posterior samples.
+    /// Joint posterior draws per production ordering.
     #[arg(long, default_value_t = 1000)]
     samples: usize,
-    /// Ranks BARACO's metric looks at.
+    /// Ranks the predicted metric looks at.
     #[arg(long, default_value_t = 10)]
     depth: usize,
-    /// DBN continuation of BARACO and the EM estimates.
-    #[arg(long, default_value_t = 0.9)]
-    gamma: f64,
-    /// EM iterations of the plug-in and MT.
+    /// DBN continuation: `fitted` (EM on the other queries' sessions) or a fixed value (the
+    /// paper: 0.9).
+    #[arg(long, default_value = "fitted")]
+    gamma: String,
+    /// Attractiveness and satisfaction priors: `fitted` (empirical Bayes on the other queries'
+    /// sessions) or `uniform` (Beta(1, 1), the paper).
+    #[arg(long, default_value = "fitted", value_name = "fitted|uniform")]
+    prior: String,
+    /// Take the click model as true: no model error from the log's natural experiments (the
+    /// paper).
+    #[arg(long)]
+    no_model_error: bool,
+    /// Grotov et al.'s settings throughout: gamma 0.9, uniform priors, no model error,
+    /// decisions on the RR metric of the satisfying click (scored on first-click RR).
+    #[arg(long)]
+    paper: bool,
+    /// Both orderings of a natural experiment (model error) need at least this many sessions.
+    #[arg(long, default_value_t = 20)]
+    error_min_sessions: usize,
+    /// EM iterations of the fitted gamma, the plug-in and MT.
     #[arg(long, default_value_t = 50)]
     iterations: usize,
-    /// MT switches when the estimated difference exceeds this margin.
+    /// MT switches when the estimated advantage exceeds this margin.
     #[arg(long, default_value_t = 0.0)]
     mt_margin: f64,
-    /// Seed of BARACO's sampling.
+    /// Bootstrap resamples over queries for the intervals.
+    #[arg(long, default_value_t = 1000)]
+    bootstrap: usize,
+    /// Level of the intervals.
+    #[arg(long, default_value_t = 0.95)]
+    ci_level: f64,
+    /// Seed of the sampling and the bootstrap.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output directory: `decisions.csv` (per ordered pair), `summary.csv` (per method),
-    /// `switches.json` and `manifest.json`.
+    /// Output directory: `decisions.csv` (per ordered pair), `summary.csv` (per method and
+    /// reference policy), `switches.json` and `manifest.json`.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -730,10 +758,21 @@ struct ValidateSwitchesArgs {
 
 /// `clicks validate-switches`: the wiring of [`serpsim::baraco::real`].
 fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
-    use serpsim::baraco::real::{validate_real, RealConfig};
+    use serpsim::baraco::real::{validate_real_with, GammaChoice, PriorChoice, RealConfig};
+    use serpsim::baraco::switch::OutcomeMetric;
     serpsim::limits::check_usize("clicks validate-switches", "--samples", a.samples, serpsim::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
     serpsim::limits::check_usize("clicks validate-switches", "--depth", a.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
     serpsim::limits::check_usize("clicks validate-switches", "--iterations", a.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
+    let metric = OutcomeMetric::parse(&a.metric).ok_or_else(|| anyhow::anyhow!("--metric `{}`: expected first-click-rr, top-clicks or abandonment", a.metric))?;
+    let gamma = match a.gamma.as_str() {
+        "fitted" => GammaChoice::Fitted,
+        g => GammaChoice::Fixed(g.parse().map_err(|_| anyhow::anyhow!("--gamma `{g}`: expected `fitted` or a number in [0, 1]"))?),
+    };
+    let prior = match a.prior.as_str() {
+        "fitted" => PriorChoice::Fitted,
+        "uniform" => PriorChoice::Uniform,
+        p => anyhow::bail!("--prior `{p}`: expected `fitted` or `uniform`"),
+    };
     if let Some(out) = &a.out {
         serpsim::output::refuse_input_as_output(out, &[&a.train])?;
         serpsim::output::check_output_dir(out)?;
@@ -741,18 +780,30 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, a.format.parse()?, a.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
+    let base = if a.paper { RealConfig::paper() } else { RealConfig { gamma, prior, model_error: !a.no_model_error, ..RealConfig::default() } };
     let cfg = RealConfig {
         min_sessions: a.min_sessions,
         epsilon: a.epsilon,
         delta: a.delta,
         samples: a.samples,
         depth: a.depth,
-        gamma: a.gamma,
+        metric,
+        error_min_sessions: a.error_min_sessions,
         em_iterations: a.iterations,
         mt_margin: a.mt_margin,
         seed: a.seed,
+        bootstrap: a.bootstrap,
+        level: a.ci_level,
+        ..base
     };
-    let v = with_threads(a.threads, || validate_real(&data.log, &data.vocab, &cfg))??;
+    let bar = progress_bar("validate-switches: cross-fitted folds (queries)");
+    let v = with_threads(a.threads, || {
+        validate_real_with(&data.log, &data.vocab, &cfg, &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })
+    })??;
+    bar.finish_and_clear();
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate-switches");
         info.seed = Some(a.seed);
@@ -767,13 +818,9 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     let mut buf = Vec::new();
     v.write_summary(&mut buf)?;
     outln!("{}", String::from_utf8_lossy(&buf).trim_end())?;
-    outln!(
-        "{} ordered pairs of orderings; the candidate was really worse (first-click RR below the production's by more than {}) in {}; median standard error of the real difference {:.3}.",
-        v.decisions.len(),
-        v.epsilon,
-        v.really_worse,
-        v.median_real_se
-    )?;
+    for line in &v.answer {
+        outln!("{line}")?;
+    }
     Ok(())
 }
 
@@ -818,6 +865,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
         run.write_with("ranks.csv", |w| v.write_ranks(w))?;
         run.write_with("pairs.csv", |w| v.write_pairs(w))?;
         run.write_with("calibration.csv", |w| v.write_calibration(w))?;
+        run.write_with("comparisons.csv", |w| v.write_comparisons(w))?;
         let text = serde_json::to_string_pretty(&v)?;
         run.write("orderings.json", format!("{text}\n").as_bytes())?;
         run.commit()?;

@@ -45,6 +45,8 @@
 use super::{ClickModel, EmConfig, ModelConfig, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef};
+use crate::stats::model_error::{ErrorSample, ModelError};
+use crate::stats::cluster_bootstrap::{weighted_ratio, ClusterBootstrap};
 use crate::stats::distance::{percentile_interval, total_variation};
 use rand::Rng;
 use rayon::prelude::*;
@@ -203,7 +205,8 @@ struct Outcome {
     depth: Vec<f64>,
     top: f64,
     rr: f64,
-    /// Per-session variances of top clicks, abandonment and first-click RR (predictions only).
+    /// Per-session variances of top clicks, abandonment and first-click RR: the model's
+    /// (predictions) or the sessions' sample variances (observations).
     var: [f64; 3],
 }
 
@@ -218,6 +221,7 @@ fn observe(log: &ClickLog, o: &Ordering) -> (Outcome, f64) {
     let n = o.sessions.len() as f64;
     let mut out = Outcome { ctr: vec![0.0; l], depth: vec![0.0; l + 1], ..Default::default() };
     let (mut clicked, mut first_sum) = (0.0, 0.0);
+    let (mut top2, mut rr2) = (0.0, 0.0);
     for &i in &o.sessions {
         let c = &log.session(i).clicks[..l];
         let mut first = None;
@@ -236,15 +240,20 @@ fn observe(log: &ClickLog, o: &Ordering) -> (Outcome, f64) {
         }
         out.depth[last] += 1.0;
         out.top += top;
+        top2 += top * top;
         match first {
             None => out.abandon += 1.0,
             Some(r) => {
                 clicked += 1.0;
                 first_sum += (r + 1) as f64;
                 out.rr += 1.0 / (r + 1) as f64;
+                rr2 += 1.0 / ((r + 1) * (r + 1)) as f64;
             }
         }
     }
+    // Sample variances (n - 1) of the three pair metrics; abandonment's sum of squares is its count.
+    let var = |sum: f64, sq: f64| if n > 1.0 { ((sq - sum * sum / n) / (n - 1.0)).max(0.0) } else { 0.0 };
+    out.var = [var(out.top, top2), var(out.abandon, out.abandon), var(out.rr, rr2)];
     for x in out.ctr.iter_mut().chain(out.depth.iter_mut()) {
         *x /= n;
     }
@@ -295,6 +304,84 @@ fn predict(model: &dyn ClickModel, o: &Ordering, replicates: usize, seed: u64, o
     }
     out.var = [(t2 / n - (t1 / n).powi(2)).max(0.0), survive * (1.0 - survive), (rr2 - out.rr * out.rr).max(0.0)];
     out
+}
+
+/// The document-only baseline of the ordering validation: each (query, document) pair's plain
+/// click rate (clicks / impressions) where training showed it, and the click rate of the rank
+/// (over all training sessions) where it did not. PyClick's DCTR (`ModelKind::Dctr`, smoothed
+/// `(1 + clicks) / (2 + impressions)`, 0.5 for unseen pairs) pulls every pair towards 0.5,
+/// which handicaps a baseline that exists to be beaten.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentOrRank {
+    /// Plain click rate per pair (NaN: never shown in training).
+    pub pair_ctr: Vec<f64>,
+    /// Plain click rate per rank.
+    pub rank_ctr: Vec<f64>,
+}
+
+impl DocumentOrRank {
+    /// Counts `log`.
+    pub fn fit(log: &ClickLog) -> Self {
+        let npairs = log.pairs.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let (mut pc, mut pn) = (vec![0.0; npairs], vec![0.0; npairs]);
+        let (mut rc, mut rn): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+        for s in log.iter() {
+            for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
+                let c = f64::from(u8::from(c));
+                pc[p as usize] += c;
+                pn[p as usize] += 1.0;
+                if rc.len() <= r {
+                    rc.resize(r + 1, 0.0);
+                    rn.resize(r + 1, 0.0);
+                }
+                rc[r] += c;
+                rn[r] += 1.0;
+            }
+        }
+        let ratio = |c: f64, n: f64| if n > 0.0 { c / n } else { f64::NAN };
+        DocumentOrRank { pair_ctr: pc.iter().zip(&pn).map(|(&c, &n)| ratio(c, n)).collect(), rank_ctr: rc.iter().zip(&rn).map(|(&c, &n)| ratio(c, n)).collect() }
+    }
+
+    fn at(&self, r: usize, p: u32) -> f64 {
+        match self.pair_ctr.get(p as usize) {
+            Some(&x) if x.is_finite() => x,
+            _ => self.rank_ctr.get(r).copied().filter(|x| x.is_finite()).or_else(|| self.rank_ctr.last().copied()).unwrap_or(super::PRIOR),
+        }
+    }
+}
+
+impl ClickModel for DocumentOrRank {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Dctr
+    }
+
+    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(pairs.iter().enumerate().map(|(r, &p)| self.at(r, p)));
+    }
+
+    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
+        self.click_probs(s.pairs, out);
+        for (p, &c) in out.iter_mut().zip(s.clicks) {
+            if !c {
+                *p = 1.0 - *p;
+            }
+        }
+    }
+
+    fn relevance(&self, pair: u32) -> f64 {
+        self.pair_ctr.get(pair as usize).copied().filter(|x| x.is_finite()).unwrap_or(0.0)
+    }
+
+    fn simulate(&self, pairs: &[u32], rng: &mut crate::rng::Stream, clicks: &mut Vec<bool>) {
+        clicks.clear();
+        clicks.extend(pairs.iter().enumerate().map(|(r, &p)| super::draw(self.at(r, p), rng)));
+    }
+
+    fn to_table(&self) -> super::io::ParamTable {
+        let pairs: Vec<f64> = self.pair_ctr.iter().map(|x| if x.is_finite() { *x } else { super::PRIOR }).collect();
+        super::io::ParamTable::new(ModelKind::Dctr).pair("ctr", &pairs).rank("rank_ctr", &self.rank_ctr)
+    }
 }
 
 /// Per-ordering errors of `p` against `o`, in [`MEASURES`] order.
@@ -356,14 +443,43 @@ pub struct PairRow {
     pub metric: &'static str,
     /// Pairs with an observed difference.
     pub pairs: usize,
-    /// Share of pairs whose predicted difference has the observed sign.
+    /// Queries those pairs come from.
+    pub queries: usize,
+    /// Share of pairs whose predicted difference has the observed sign (a predicted tie 1/2).
     pub sign_accuracy: f64,
-    /// Wilson interval over pairs.
+    /// Percentile interval from the bootstrap over queries.
     pub sign_accuracy_lower: f64,
     /// Upper end.
     pub sign_accuracy_upper: f64,
-    /// Mean squared error of the predicted probability that the first ordering is higher.
+    /// Mean squared error of the predicted probability that the first ordering is higher
+    /// (model error included).
     pub brier: f64,
+    /// Interval over queries.
+    pub brier_lower: f64,
+    /// Upper end.
+    pub brier_upper: f64,
+    /// Mean over pairs of the cross-fitted model-error standard deviation added to the
+    /// probability's spread.
+    pub model_error_sd: f64,
+    /// The model predicts the same value for every ordering of a query (gctr, rctr).
+    pub ties_every_pair: bool,
+}
+
+/// Sign accuracy of the most accurate model minus another's, paired over query resamples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComparisonRow {
+    /// Metric.
+    pub metric: &'static str,
+    /// The model with the highest sign accuracy.
+    pub model: String,
+    /// The other model.
+    pub versus: String,
+    /// Difference of sign accuracies.
+    pub sign_accuracy_difference: f64,
+    /// Percentile interval from the bootstrap over queries.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
 }
 
 /// One calibration bin.
@@ -412,6 +528,10 @@ pub struct OrderingsValidation {
     pub pairs: Vec<PairRow>,
     /// Calibration bins.
     pub calibration: Vec<CalibrationRow>,
+    /// Paired comparisons of sign accuracy, per pair metric.
+    pub comparisons: Vec<ComparisonRow>,
+    /// Queries the ordering pairs come from.
+    pub pair_queries: usize,
     /// The answer in sentences.
     pub answer: Vec<String>,
 }
@@ -454,7 +574,11 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             if members.is_empty() || trains[f].is_empty() {
                 return Ok(Vec::new());
             }
-            let model = ModelConfig::new(cfg.models[m], cfg.em).fit(&mut &trains[f])?;
+            let model: Box<dyn ClickModel> = if cfg.models[m] == ModelKind::Dctr {
+                Box::new(DocumentOrRank::fit(&trains[f]))
+            } else {
+                ModelConfig::new(cfg.models[m], cfg.em).fit(&mut &trains[f])?
+            };
             Ok(members.into_iter().map(|i| (i, predict(model.as_ref(), &ords[i], cfg.replicates, cfg.seed, i, m))).collect())
         })
         .collect::<Result<_>>()?;
@@ -578,30 +702,62 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             }
         }
     }
+    // Pairs are grouped by query for the intervals (bootstrap over queries) and for the
+    // cross-fitted model error (a query's pairs never inform their own).
+    let mut pair_queries: Vec<u32> = pair_list.iter().map(|&(a, _)| ords[held[a]].query).collect();
+    pair_queries.sort_unstable();
+    pair_queries.dedup();
+    let cluster: Vec<usize> = pair_list.iter().map(|&(a, _)| pair_queries.binary_search(&ords[held[a]].query).expect("listed")).collect();
+    let boot = ClusterBootstrap::new(pair_queries.len(), cfg.bootstrap, cfg.seed, 4);
     let normal = Normal::new(0.0, 1.0).expect("standard normal");
-    let z = normal.inverse_cdf(0.5 + cfg.level / 2.0);
     let mut pairs = Vec::new();
     let mut calibration = Vec::new();
+    // Per model and metric: right (1, 1/2, 0), squared error and whether the pair counts.
+    let mut scored: Vec<Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>> = Vec::new();
     for (m, kind) in cfg.models.iter().enumerate() {
+        let mut per_metric = Vec::new();
         for (k, &metric) in PAIR_METRICS.iter().enumerate() {
-            let (mut right, mut n, mut brier) = (0.0, 0usize, 0.0);
+            // Observed and predicted differences, the model's and the sessions' variances.
+            let rows: Vec<(f64, f64, f64, f64)> = pair_list
+                .iter()
+                .map(|&(a, b)| {
+                    let (oa, ob) = (&observed[a].0, &observed[b].0);
+                    let (pa, pb) = (preds[m][a].as_ref().expect("predicted"), preds[m][b].as_ref().expect("predicted"));
+                    let (na, nb) = (ords[held[a]].sessions.len() as f64, ords[held[b]].sessions.len() as f64);
+                    (oa.pair_metric(k) - ob.pair_metric(k), pa.pair_metric(k) - pb.pair_metric(k), pa.var[k] / na + pb.var[k] / nb, oa.var[k] / na + ob.var[k] / nb)
+                })
+                .collect();
+            // Model error per query, fitted on the other queries' pairs (intercept only).
+            let tau2: Vec<f64> = (0..pair_queries.len())
+                .map(|g| {
+                    let samples: Vec<ErrorSample> = rows
+                        .iter()
+                        .zip(&cluster)
+                        .filter(|(_, &c)| c != g)
+                        .map(|(&(d_obs, d_pred, _, se2), _)| ErrorSample { residual: d_obs - d_pred, noise: se2, x: [1.0, 0.0, 0.0] })
+                        .collect();
+                    ModelError::fit(&samples).variance(&[1.0, 0.0, 0.0])
+                })
+                .collect();
+            let ties_every_pair = rows.iter().all(|r| r.1 == 0.0);
+            let (mut right, mut sq, mut used) = (vec![0.0; rows.len()], vec![0.0; rows.len()], vec![0.0; rows.len()]);
             let mut bins = [(0usize, 0.0, 0.0); 5];
-            for &(a, b) in &pair_list {
-                let d_obs = observed[a].0.pair_metric(k) - observed[b].0.pair_metric(k);
+            let mut tau_sum = 0.0;
+            for (i, &(d_obs, d_pred, sd2, _)) in rows.iter().enumerate() {
                 if d_obs == 0.0 {
                     continue;
                 }
-                let (pa, pb) = (preds[m][a].as_ref().expect("predicted"), preds[m][b].as_ref().expect("predicted"));
-                let d_pred = pa.pair_metric(k) - pb.pair_metric(k);
-                n += 1;
-                right += if d_pred == 0.0 {
+                used[i] = 1.0;
+                right[i] = if d_pred == 0.0 {
                     0.5
                 } else if (d_pred > 0.0) == (d_obs > 0.0) {
                     1.0
                 } else {
                     0.0
                 };
-                let sd = (pa.var[k] / ords[held[a]].sessions.len() as f64 + pb.var[k] / ords[held[b]].sessions.len() as f64).sqrt();
+                let t2 = tau2[cluster[i]];
+                tau_sum += t2.sqrt();
+                let sd = (sd2 + t2).sqrt();
                 let prob = if sd > 0.0 {
                     normal.cdf(d_pred / sd)
                 } else if d_pred == 0.0 {
@@ -610,22 +766,33 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
                     f64::from(u8::from(d_pred > 0.0))
                 };
                 let y = f64::from(u8::from(d_obs > 0.0));
-                brier += (prob - y).powi(2);
+                sq[i] = (prob - y).powi(2);
                 let bin = ((prob * 5.0) as usize).min(4);
                 bins[bin].0 += 1;
                 bins[bin].1 += prob;
                 bins[bin].2 += y;
             }
-            let acc = if n > 0 { right / n as f64 } else { f64::NAN };
-            let (lo, hi) = wilson(right, n as f64, z);
+            let n = used.iter().filter(|&&u| u > 0.0).count();
+            let ratio = |num: &[f64], w: &[u32]| weighted_ratio(w, &cluster, num, &used);
+            let ones = vec![1u32; pair_queries.len()];
+            let (lo, hi) = boot.interval(cfg.level, |w| ratio(&right, w));
+            let (blo, bhi) = boot.interval(cfg.level, |w| ratio(&sq, w));
+            let mut nq: Vec<usize> = cluster.iter().zip(&used).filter(|(_, &u)| u > 0.0).map(|(&c, _)| c).collect();
+            nq.sort_unstable();
+            nq.dedup();
             pairs.push(PairRow {
                 model: kind.name().to_string(),
                 metric,
                 pairs: n,
-                sign_accuracy: acc,
+                queries: nq.len(),
+                sign_accuracy: ratio(&right, &ones),
                 sign_accuracy_lower: lo,
                 sign_accuracy_upper: hi,
-                brier: if n > 0 { brier / n as f64 } else { f64::NAN },
+                brier: ratio(&sq, &ones),
+                brier_lower: blo,
+                brier_upper: bhi,
+                model_error_sd: if n > 0 { tau_sum / n as f64 } else { f64::NAN },
+                ties_every_pair,
             });
             for (i, &(c, p, y)) in bins.iter().enumerate() {
                 if c > 0 {
@@ -640,6 +807,33 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
                     });
                 }
             }
+            per_metric.push((right, sq, used));
+        }
+        scored.push(per_metric);
+    }
+    // Paired comparisons of sign accuracy over queries: the model with the highest accuracy
+    // (models that tie every pair excluded) against every other such model.
+    let mut comparisons = Vec::new();
+    for (k, &metric) in PAIR_METRICS.iter().enumerate() {
+        let rows: Vec<&PairRow> = pairs.iter().filter(|r| r.metric == metric && r.pairs > 0 && !r.ties_every_pair).collect();
+        let Some(best) = rows.iter().max_by(|a, b| a.sign_accuracy.total_cmp(&b.sign_accuracy).then(b.brier.total_cmp(&a.brier))) else { continue };
+        let bm = cfg.models.iter().position(|m| m.name() == best.model).expect("a model");
+        for r in &rows {
+            if r.model == best.model {
+                continue;
+            }
+            let om = cfg.models.iter().position(|m| m.name() == r.model).expect("a model");
+            let (used, rb, ro) = (&scored[bm][k].2, &scored[bm][k].0, &scored[om][k].0);
+            let diff = |w: &[u32]| weighted_ratio(w, &cluster, rb, used) - weighted_ratio(w, &cluster, ro, used);
+            let (lower, upper) = boot.interval(cfg.level, diff);
+            comparisons.push(ComparisonRow {
+                metric,
+                model: best.model.clone(),
+                versus: r.model.clone(),
+                sign_accuracy_difference: diff(&vec![1; pair_queries.len()]),
+                lower,
+                upper,
+            });
         }
     }
     let mut queries: Vec<u32> = held.iter().map(|&i| ords[i].query).collect();
@@ -658,28 +852,18 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
         ranks,
         pairs,
         calibration,
+        comparisons,
+        pair_queries: pair_queries.len(),
         answer: Vec::new(),
     };
-    v.answer = answer(&v, cfg);
+    v.answer = answer(&v, cfg, &boots);
     Ok(v)
 }
 
-/// Wilson score interval of `k` successes in `n` trials.
-fn wilson(k: f64, n: f64, z: f64) -> (f64, f64) {
-    if n == 0.0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let p = k / n;
-    let d = 1.0 + z * z / n;
-    let c = (p + z * z / (2.0 * n)) / d;
-    let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
-    ((c - h).max(0.0), (c + h).min(1.0))
-}
-
-fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig) -> Vec<String> {
+fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig, boots: &[Vec<[f64; 5]>]) -> Vec<String> {
     let pct = (cfg.level * 100.0).round();
     let mut out = vec![format!(
-        "{} held-out orderings of {} queries ({} sessions), {} folds; {:.1} % of held-out impressions show a pair no training session showed (0.5 in every model).",
+        "{} held-out orderings of {} queries ({} sessions), {} folds; {:.1} % of held-out impressions show a pair no training session showed (0.5 in the click models; the rank's click rate in the document-only baseline).",
         v.held_out_orderings,
         v.held_out_queries,
         v.held_out_sessions,
@@ -688,11 +872,25 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig) -> Vec<String> {
     )];
     let ctr: Vec<&ErrorRow> = v.errors.iter().filter(|r| r.measure == "ctr_mae").collect();
     let get = |k: ModelKind| ctr.iter().find(|r| r.model == k.name());
-    if let Some(best) = ctr.iter().filter(|r| r.role == "model").min_by(|a, b| a.error.total_cmp(&b.error)) {
-        let mut s = format!(
-            "Held-out per-rank click rates (session-weighted mean absolute error, {pct} % interval over held-out orderings): best model {} {:.4} [{:.4}, {:.4}]",
-            best.model, best.error, best.error_lower, best.error_upper
-        );
+    let models: Vec<&&ErrorRow> = ctr.iter().filter(|r| r.role == "model").collect();
+    if let Some(best) = models.iter().min_by(|a, b| a.error.total_cmp(&b.error)) {
+        let bi = cfg.models.iter().position(|m| m.name() == best.model).expect("a model");
+        // Paired differences to every other model over the same resamples of orderings.
+        let (mut below, mut tied) = (Vec::new(), Vec::new());
+        for r in models.iter().filter(|r| r.model != best.model) {
+            let oi = cfg.models.iter().position(|m| m.name() == r.model).expect("a model");
+            let d: Vec<f64> = boots.iter().map(|b| b[bi][0] - b[oi][0]).collect();
+            let (_, hi) = percentile_interval(&d, cfg.level);
+            if hi < 0.0 { below.push(r.model.as_str()) } else { tied.push(r.model.as_str()) }
+        }
+        let lead = if models.len() == 1 {
+            format!("model {}", best.model)
+        } else if tied.is_empty() {
+            format!("best model {} (below every other model, paired intervals over orderings)", best.model)
+        } else {
+            format!("lowest error {} (not distinguishable from {}: paired {pct} % intervals over orderings include 0)", best.model, tied.join(", "))
+        };
+        let mut s = format!("Held-out per-rank click rates (session-weighted mean absolute error, {pct} % interval over held-out orderings): {lead} {:.4} [{:.4}, {:.4}]", best.error, best.error_lower, best.error_upper);
         for (k, label) in BASELINES.iter().zip(["rank-only", "document-only"]) {
             if let Some(b) = get(*k) {
                 s += &format!("; {label} ({}) {:.4} [{:.4}, {:.4}]", b.model, b.error, b.error_lower, b.error_upper);
@@ -719,16 +917,31 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig) -> Vec<String> {
             ));
         }
     }
+    let tying: Vec<&str> = v.pairs.iter().filter(|r| r.metric == PAIR_METRICS[0] && r.ties_every_pair).map(|r| r.model.as_str()).collect();
     for metric in PAIR_METRICS {
-        let rows: Vec<&PairRow> = v.pairs.iter().filter(|r| r.metric == metric && r.pairs > 0).collect();
-        if let Some(best) = rows.iter().max_by(|a, b| a.sign_accuracy.total_cmp(&b.sign_accuracy).then(b.brier.total_cmp(&a.brier))) {
-            out.push(format!(
-                "Ordering pairs, {metric}: best sign accuracy {} {:.3} [{:.3}, {:.3}] over {} pairs (Brier {:.3}).",
-                best.model, best.sign_accuracy, best.sign_accuracy_lower, best.sign_accuracy_upper, best.pairs, best.brier
-            ));
+        let rows: Vec<&PairRow> = v.pairs.iter().filter(|r| r.metric == metric && r.pairs > 0 && !r.ties_every_pair).collect();
+        let Some(best) = rows.iter().max_by(|a, b| a.sign_accuracy.total_cmp(&b.sign_accuracy).then(b.brier.total_cmp(&a.brier))) else {
+            out.push(format!("Ordering pairs, {metric}: no pair of orderings of a query with at least {} sessions each and an observed difference, or every model ties every pair.", cfg.min_pair_sessions));
+            continue;
+        };
+        let cmp: Vec<&ComparisonRow> = v.comparisons.iter().filter(|c| c.metric == metric).collect();
+        let tied: Vec<&str> = cmp.iter().filter(|c| c.lower <= 0.0).map(|c| c.versus.as_str()).collect();
+        let lead = if cmp.is_empty() {
+            format!("sign accuracy {}", best.model)
+        } else if tied.is_empty() {
+            format!("best sign accuracy {} (above every other model, paired intervals over queries)", best.model)
         } else {
-            out.push(format!("Ordering pairs, {metric}: no pair of orderings of a query with at least {} sessions each and an observed difference.", cfg.min_pair_sessions));
-        }
+            format!("highest sign accuracy {}, not distinguishable from {} (paired {pct} % intervals over queries include 0)", best.model, tied.join(", "))
+        };
+        let worst_brier = rows.iter().map(|r| r.brier).fold(f64::NAN, f64::max);
+        out.push(format!(
+            "Ordering pairs, {metric}: {lead}: {:.3} [{:.3}, {:.3}] over {} pairs of {} queries ({pct} % interval over queries; 0.5 is a coin); Brier {:.3} (worst model {:.3}; 0.25 is a constant 0.5), model error included.",
+            best.sign_accuracy, best.sign_accuracy_lower, best.sign_accuracy_upper, best.pairs, best.queries, best.brier, worst_brier
+        ));
+    }
+    if !tying.is_empty() {
+        let (verb, they) = if tying.len() == 1 { ("predicts", "it ties") } else { ("predict", "they tie") };
+        out.push(format!("{} {verb} the same value for every ordering of a query: {they} every pair (sign accuracy 0.5 by construction) and {} not ranked.", tying.join(" and "), if tying.len() == 1 { "is" } else { "are" }));
     }
     out
 }
@@ -772,11 +985,36 @@ impl OrderingsValidation {
         Ok(())
     }
 
-    /// `pairs.csv`: sign accuracy and Brier score per model and pair metric.
+    /// `pairs.csv`: sign accuracy and Brier score per model and pair metric, intervals over queries.
     pub fn write_pairs(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        writeln!(w, "model,metric,pairs,sign_accuracy_over_pairs,sign_accuracy_lower,sign_accuracy_upper,brier")?;
+        writeln!(w, "model,metric,pairs,queries,sign_accuracy_over_pairs,sign_accuracy_lower_over_queries,sign_accuracy_upper_over_queries,brier,brier_lower_over_queries,brier_upper_over_queries,model_error_sd,ties_every_pair")?;
         for r in &self.pairs {
-            writeln!(w, "{},{},{},{},{},{},{}", r.model, r.metric, r.pairs, num(r.sign_accuracy), num(r.sign_accuracy_lower), num(r.sign_accuracy_upper), num(r.brier))?;
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                r.model,
+                r.metric,
+                r.pairs,
+                r.queries,
+                num(r.sign_accuracy),
+                num(r.sign_accuracy_lower),
+                num(r.sign_accuracy_upper),
+                num(r.brier),
+                num(r.brier_lower),
+                num(r.brier_upper),
+                num(r.model_error_sd),
+                r.ties_every_pair
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `comparisons.csv`: per pair metric, the most accurate model's sign accuracy minus every
+    /// other model's, paired over query resamples.
+    pub fn write_comparisons(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(w, "metric,model,versus,sign_accuracy_difference,lower_over_queries,upper_over_queries")?;
+        for c in &self.comparisons {
+            writeln!(w, "{},{},{},{},{},{}", c.metric, c.model, c.versus, num(c.sign_accuracy_difference), num(c.lower), num(c.upper))?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 pub mod beta_binomial;
 pub mod beta_quantile;
 pub mod bootstrap;
+pub mod cluster_bootstrap;
 pub mod correlation;
 pub mod counts;
 pub mod discriminative;
@@ -11,6 +12,7 @@ pub mod extreme;
 pub mod glm;
 pub mod ks;
 pub mod mcmc;
+pub mod model_error;
 pub mod multitest;
 pub mod paired;
 pub mod randomisation;
