@@ -791,5 +791,7 @@ impl OrderingsValidation {
     }
 }
 
+pub mod shift;
+
 #[cfg(test)]
 mod tests;
