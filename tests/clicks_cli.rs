@@ -299,7 +299,9 @@ fn validate_orderings_on_the_bundled_log_writes_the_tables_whatever_the_thread_c
     assert_eq!(one, two);
     assert!(one.starts_with("model,role,ctr_mae_over_orderings,lower,upper\nsdbn,model,"), "{one}");
     assert!(one.contains("834 held-out orderings of 85 queries (27664 sessions), 5 folds"), "{one}");
-    for f in ["errors.csv", "ranks.csv", "pairs.csv", "calibration.csv", "orderings.json"] {
+    // The shift comparison's answer follows the orderings answer.
+    assert!(one.contains("\nRobustness under a ranking change: "), "{one}");
+    for f in ["errors.csv", "ranks.csv", "pairs.csv", "calibration.csv", "orderings.json", "shift.csv", "comparisons.csv"] {
         let (a, b) = (std::fs::read(dir.path().join("a").join(f)).unwrap(), std::fs::read(dir.path().join("b").join(f)).unwrap());
         assert!(a == b, "{f} differs between 1 and 2 threads");
     }
@@ -307,6 +309,10 @@ fn validate_orderings_on_the_bundled_log_writes_the_tables_whatever_the_thread_c
     // 3 models x 5 measures and a header.
     assert_eq!(errors.lines().count(), 16);
     assert!(errors.lines().any(|l| l.starts_with("rctr,baseline,ctr_mae,")));
+    let shift = std::fs::read_to_string(dir.path().join("a/shift.csv")).unwrap();
+    // 3 models and a header; intervals say they are over queries.
+    assert_eq!(shift.lines().count(), 4);
+    assert!(shift.starts_with("model,ll_seen,ll_seen_lower_over_queries,ll_seen_upper_over_queries,ll_unseen,"), "{shift}");
 }
 
 #[test]

@@ -252,6 +252,10 @@ def validate_orderings(
     ``log`` is a DataFrame/Arrow table or a log file path. Returns a dict: ``errors``,
     ``ranks``, ``pairs``, ``calibration`` and ``comparisons`` (DataFrames, as the CLI's CSV files),
     ``answer`` (the printed sentences) and the counts (``held_out_orderings``, ...).
+    ``shift`` is the robustness under a ranking change: a dict whose ``rows`` DataFrame is
+    ``shift.csv`` (log-likelihood and perplexity on held-out sessions of orderings seen in
+    training against orderings never seen, intervals over queries), with its counts
+    (``queries``, ``seen_sessions``, ``unseen_sessions``) and ``answer``.
     Errors are session-weighted means over held-out orderings; intervals are bootstrap
     intervals over held-out orderings; the ordering pairs' intervals are over queries (a bootstrap
     over queries). ``threads``: worker threads (default: all cores), as
@@ -269,6 +273,7 @@ def validate_orderings(
     out = json.loads(_jobs.run(job, progress))
     for table in ("errors", "ranks", "pairs", "calibration", "comparisons"):
         out[table] = pd.DataFrame(out[table])
+    out["shift"]["rows"] = pd.DataFrame(out["shift"]["rows"])
     return out
 
 

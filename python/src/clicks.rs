@@ -287,7 +287,7 @@ fn validate_orderings(
     skip_bad_lines: bool,
     threads: Option<usize>,
 ) -> PyResult<Job> {
-    use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
+    use serpsim::clickmodels::orderings::{shift::shift_robustness, validate_orderings, OrderingsConfig};
     let models: Vec<ModelKind> = models.iter().map(|m| m.parse()).collect::<serpsim::Result<_>>().map_err(|e| to_py(py, e))?;
     // `None`: the library's default tolerance, as `serpsim clicks validate`.
     let tolerance = tolerance.unwrap_or(serpsim::clickmodels::driver::DEFAULT_TOLERANCE);
@@ -304,7 +304,13 @@ fn validate_orderings(
         }
         p.phase("validating on held-out orderings", "", None);
         let v = validate_orderings(&data.log, &cfg)?;
-        let text = serde_json::to_string(&v).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
+        p.phase("comparing seen and unseen orderings", "", None);
+        let shift = shift_robustness(&data.log, &cfg)?;
+        // The validation's object with the shift comparison added as `shift`.
+        let json = |e: serde_json::Error| serpsim::Error::Invalid(e.to_string());
+        let mut value = serde_json::to_value(&v).map_err(json)?;
+        value["shift"] = serde_json::to_value(&shift).map_err(json)?;
+        let text = serde_json::to_string(&value).map_err(json)?;
         Ok(Box::new(move |py: Python<'_>| Ok(text.into_pyobject(py)?.into_any().unbind())) as Finish)
     })
 }

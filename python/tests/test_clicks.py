@@ -1,6 +1,7 @@
 """serpsim.clicks against the CLI on the bundled click log (Yandex sample layout), JSON round trips, bad input."""
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -261,3 +262,30 @@ def test_validate_orderings_by_hand(tmp_path):
     pd.testing.assert_frame_equal(v["errors"], w["errors"])
     with pytest.raises(Exception, match="unknown click model"):
         serpsim.clicks.validate_orderings(HAND, models=["nope"], progress=False)
+    # Orderings of 4, 3 and 2 sessions have no seen test share (one in five): the shift
+    # comparison is empty and says so.
+    assert v["shift"]["queries"] == 0 and v["shift"]["rows"].empty
+    assert "no query has a seen test session" in v["shift"]["answer"][0]
+
+
+def test_validate_orderings_shift_by_hand():
+    # O1 [a,b]: 5 sessions clicking a (one is the seen test session); O2 [b,a]: 2 without
+    # clicks; two folds. By hand with DCTR's (1 + clicks) / (2 + impressions): O2's fold
+    # trains on O1's other 4 sessions (a 5/6, b 1/6) and scores the seen session, ln(5/6) at
+    # both ranks; O1's fold trains on O2 (a = b = 1/4) and scores O1's 5 sessions.
+    log = pd.DataFrame(
+        {
+            "query_id": ["q"] * 7,
+            "docs": [["a", "b"]] * 5 + [["b", "a"]] * 2,
+            "clicks": [[1, 0]] * 5 + [[0, 0]] * 2,
+        }
+    )
+    v = serpsim.clicks.validate_orderings(log, models=["dctr"], folds=2, min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+    s = v["shift"]
+    assert (s["queries"], s["seen_sessions"], s["unseen_sessions"]) == (1, 1, 7)
+    row = s["rows"].iloc[0]
+    ln = math.log
+    assert row["ll_seen"] == pytest.approx(ln(5 / 6), abs=1e-12)
+    assert row["ll_unseen"] == pytest.approx((2 * (ln(5 / 6) + ln(1 / 6)) / 2 + 5 * (ln(1 / 4) + ln(3 / 4)) / 2) / 7, abs=1e-12)
+    assert row["perplexity_seen"] == pytest.approx(6 / 5, abs=1e-12)
+    assert row["ll_seen_lower_over_queries"] == pytest.approx(row["ll_seen"], abs=1e-12)

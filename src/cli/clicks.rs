@@ -478,7 +478,9 @@ struct ValidateArgs {
     /// dropped either way. `orderings`: hold out whole orderings (distinct result lists) of
     /// each query in --folds folds and predict what their real sessions did, for every model
     /// of --model (`all` or a comma list) against the rank-only (rctr) and document-only
-    /// (dctr) baselines (docs/validation.md).
+    /// (dctr) baselines, and compare each model's log-likelihood and perplexity on held-out
+    /// sessions of orderings seen in training against orderings never seen (`shift.csv`,
+    /// intervals over queries) (docs/validation.md).
     #[arg(long, default_value = "75-25")]
     split: String,
     /// --split orderings: folds over each query's orderings.
@@ -826,7 +828,7 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
 
 /// `clicks validate --split orderings`: the wiring of [`serpsim::clickmodels::orderings`].
 fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
-    use serpsim::clickmodels::orderings::{validate_orderings, OrderingsConfig};
+    use serpsim::clickmodels::orderings::{shift::shift_robustness, validate_orderings, OrderingsConfig};
     anyhow::ensure!(a.test.is_none() && a.model_file.is_none(), "--split orderings holds out orderings of --train; it takes no --test or --model-file");
     let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --train"))?;
     anyhow::ensure!(a.m.prior.is_none() && a.m.gamma == "fitted" && a.m.top_examination.is_none(), "--split orderings fits every model by PyClick's conventions (uniform prior, fitted gamma, free top examination); --prior, --gamma and --top-examination are not supported with it");
@@ -856,6 +858,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
         min_pair_sessions: a.min_pair_sessions,
     };
     let v = with_threads(a.threads, || validate_orderings(&data.log, &cfg))??;
+    let shift = with_threads(a.threads, || shift_robustness(&data.log, &cfg))??;
     if let Some(out) = &a.out {
         let mut info = serpsim::output::RunInfo::new("clicks validate");
         info.seed = Some(a.validate_seed);
@@ -866,6 +869,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
         run.write_with("pairs.csv", |w| v.write_pairs(w))?;
         run.write_with("calibration.csv", |w| v.write_calibration(w))?;
         run.write_with("comparisons.csv", |w| v.write_comparisons(w))?;
+        run.write_with("shift.csv", |w| shift.write_csv(w))?;
         let text = serde_json::to_string_pretty(&v)?;
         run.write("orderings.json", format!("{text}\n").as_bytes())?;
         run.commit()?;
@@ -874,7 +878,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     for r in v.errors.iter().filter(|r| r.measure == "ctr_mae") {
         outln!("{},{},{:.4},{:.4},{:.4}", r.model, r.role, r.error, r.error_lower, r.error_upper)?;
     }
-    for line in &v.answer {
+    for line in v.answer.iter().chain(shift.answer()) {
         outln!("{line}")?;
     }
     Ok(())

@@ -1029,5 +1029,7 @@ impl OrderingsValidation {
     }
 }
 
+pub mod shift;
+
 #[cfg(test)]
 mod tests;
