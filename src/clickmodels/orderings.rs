@@ -306,6 +306,16 @@ fn predict(model: &dyn ClickModel, o: &Ordering, replicates: usize, seed: u64, o
     out
 }
 
+/// A model of the ordering validation fitted on `train`: the document-only baseline is
+/// [`DocumentOrRank`], every other model as `clicks fit` fits it.
+pub(crate) fn fit_model(kind: ModelKind, em: EmConfig, train: &ClickLog) -> Result<Box<dyn ClickModel>> {
+    if kind == ModelKind::Dctr {
+        Ok(Box::new(DocumentOrRank::fit(train)))
+    } else {
+        ModelConfig::new(kind, em).fit(&mut { train })
+    }
+}
+
 /// The document-only baseline of the ordering validation: each (query, document) pair's plain
 /// click rate (clicks / impressions) where training showed it, and the click rate of the rank
 /// (over all training sessions) where it did not. PyClick's DCTR (`ModelKind::Dctr`, smoothed
@@ -574,11 +584,7 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             if members.is_empty() || trains[f].is_empty() {
                 return Ok(Vec::new());
             }
-            let model: Box<dyn ClickModel> = if cfg.models[m] == ModelKind::Dctr {
-                Box::new(DocumentOrRank::fit(&trains[f]))
-            } else {
-                ModelConfig::new(cfg.models[m], cfg.em).fit(&mut &trains[f])?
-            };
+            let model = fit_model(cfg.models[m], cfg.em, &trains[f])?;
             Ok(members.into_iter().map(|i| (i, predict(model.as_ref(), &ords[i], cfg.replicates, cfg.seed, i, m))).collect())
         })
         .collect::<Result<_>>()?;

@@ -32,7 +32,7 @@
 
 use super::{assign_folds, group_orderings, OrderingsConfig};
 use crate::clickmodels::eval::{session_log_likelihood, RANK_MAX};
-use crate::clickmodels::{ClickModel, ExactSum, ModelConfig, PROB_MIN};
+use crate::clickmodels::{ClickModel, ExactSum, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef};
 use crate::stats::distance::percentile_interval;
@@ -260,7 +260,7 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
                 if train.is_empty() {
                     return Err(Error::Invalid(format!("fold {f} has no training sessions left after holding out its orderings and the seen test share")));
                 }
-                let model = ModelConfig::new(cfg.models[m], cfg.em).fit(&mut &train)?;
+                let model = super::fit_model(cfg.models[m], cfg.em, &train)?;
                 let (mut s, mut u) = (vec![Sums::default(); nq], vec![Sums::default(); nq]);
                 let mut probs = Vec::new();
                 for i in seen_idx {
