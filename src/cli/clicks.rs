@@ -890,6 +890,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
+    let resamples = a.grade_bootstrap.unwrap_or(serpsim::clickmodels::portable::DEFAULT_GRADE_BOOTSTRAP);
+    serpsim::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
     let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), a.qrels.as_deref()].into_iter().flatten().collect();
     serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
     let cfg = a.m.config()?;
@@ -918,8 +920,6 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     // Read the labels before fitting: a bad qrels file fails fast.
     let qrels = a.qrels.as_deref().map(serpsim::collection::trec::Qrels::from_file).transpose()?;
     use serpsim::clickmodels::portable;
-    let resamples = a.grade_bootstrap.unwrap_or(portable::DEFAULT_GRADE_BOOTSTRAP);
-    serpsim::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
     let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
     let grades = match &qrels {
         None => None,
