@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 
 /// Resamples of a bootstrap or randomisation test (`eval --resamples`).
 pub const MAX_RESAMPLES: u64 = 1_000_000;
-/// Bootstrap resamples of a validation (`clicks validate --bootstrap`, `study validate --bootstrap`).
+/// Bootstrap resamples of a validation (`clicks validate --bootstrap`, `study validate --bootstrap`)
+/// and of the per-grade intervals (`clicks fit --grade-bootstrap`).
 pub const MAX_BOOTSTRAP: u64 = 1_000_000;
 /// Monte-Carlo or MCMC samples (`compare-rankers --samples`, `clicks validate-switches
 /// --samples`, `clicks fit --samples`).

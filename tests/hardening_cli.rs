@@ -476,6 +476,7 @@ fn every_knob_has_an_upper_bound() {
         (s(&["clicks", "generate", "--candidates", "101", "--out", &d("g.txt")]), vec!["--candidates", "101", "upper bound of 100"]),
         (s(&["clicks", "generate", "--queries", "50000000", "--candidates", "100", "--out", &d("g.txt")]), vec!["--queries * --candidates", "5000000000", "upper bound of 2000000000"]),
         (s(&["study", "validate", &log, "--qrels", &qrels, "--bootstrap", "1000001"]), vec!["--bootstrap", "1000001", "upper bound of 1000000"]),
+        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--qrels", &qrels, "--grade-bootstrap", "1000001", "--out", &d("m2.json")]), vec!["--grade-bootstrap", "1000001", "upper bound of 1000000"]),
         (s(&["study", "synth", "--config", &study_cfg(1, "queries = 100001"), "--out", &out]), vec!["queries", "100001", "upper bound of 100000"]),
         (s(&["study", "synth", "--config", &study_cfg(2, "max_pages = 1001"), "--out", &out]), vec!["max_pages", "1001", "upper bound of 1000"]),
         (s(&["study", "synth", "--config", &study_cfg(3, "participants = 1000\ntasks = 1000\nqueries = 100"), "--out", &out]), vec!["participants * tasks * queries", "100000000", "upper bound of 10000000"]),

@@ -383,6 +383,91 @@ fn portable_log(dir: &Path) {
     write(dir, "log_qrels.txt", &qrels);
 }
 
+/// Reads a model file as JSON.
+fn model_json(dir: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
+#[test]
+fn clicks_fit_qrels_writes_grade_values_with_intervals_over_queries() {
+    // Two queries of 10 sessions each, three documents per query: grade 2 (x0, y0), grade 1
+    // (x1, y1), grade 0 (x2, y2). Clicks per query (grade 2, 1, 0): lq1 8, 3, 0; lq2 2, 5, 1.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut log = String::from("session_id\tquery\tdocuments\tclicks\n");
+    let mut tied = log.clone();
+    let grades = [2, 1, 0];
+    for (q, docs, clicked) in [("lq1", ["x0", "x1", "x2"], [8, 3, 0]), ("lq2", ["y0", "y1", "y2"], [2, 5, 1])] {
+        for i in 0..10 {
+            let c: Vec<&str> = clicked.iter().map(|&n| if i < n { "1" } else { "0" }).collect();
+            log.push_str(&format!("{q}-{i}\t{q}\t{}\t{}\n", docs.join(","), c.join(",")));
+            // The tied log, by hand: one query, every document replaced by its grade.
+            tied.push_str(&format!("{q}-{i}\tall\t{}\t{}\n", grades.map(|g| format!("g{g}")).join(","), c.join(",")));
+        }
+    }
+    write(d, "log.tsv", &log);
+    write(d, "tied.tsv", &tied);
+    let qrels: String = ["lq1 0 x0 2", "lq1 0 x1 1", "lq1 0 x2 0", "lq2 0 y0 2", "lq2 0 y1 1", "lq2 0 y2 0"].map(|l| format!("{l}\n")).concat();
+    write(d, "qrels.txt", &qrels);
+    let fit = |model: &str, train: &str, out: &str, extra: &[&str]| {
+        let mut args = vec!["clicks", "fit", "--model", model, "--format", "tsv", "--train", train, "--out", out];
+        args.extend_from_slice(extra);
+        let r = serpsim(&args, d);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8_lossy(&r.stderr).to_string()
+    };
+
+    // DCTR: a grade's value is (1 + clicks) / (2 + impressions) (the counting fit's Beta(1, 1)
+    // posterior mean, docs/clickmodels.md). Whole log, grade 2: (1 + 10) / (2 + 20) = 0.5.
+    // A resample of the two queries is lq1 twice, lq2 twice (1/4 each, far above 2.5 %) or
+    // one of each, so with 200 resamples the 95 % interval runs from the lq2-twice value to
+    // the lq1-twice one: grade 2 [(1 + 4) / 22, (1 + 16) / 22], grade 1 [(1 + 6) / 22,
+    // (1 + 10) / 22], grade 0 [(1 + 0) / 22, (1 + 2) / 22] (by hand).
+    let stderr = fit("dctr", "log.tsv", "dctr.json", &["--qrels", "qrels.txt"]);
+    assert!(stderr.contains("95 % interval over queries: 200 bootstrap resamples of the log's 2 queries"), "{stderr}");
+    assert!(stderr.contains("grade 2: ctr 0.5000 [0.2273, 0.7727] (20 impressions)"), "{stderr}");
+    let m = model_json(d, "dctr.json");
+    let want = [(0, 2.0 / 22.0, 1.0 / 22.0, 3.0 / 22.0), (1, 9.0 / 22.0, 7.0 / 22.0, 11.0 / 22.0), (2, 0.5, 5.0 / 22.0, 17.0 / 22.0)];
+    let rows = m["grades"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for (row, (g, v, lo, hi)) in rows.iter().zip(want) {
+        assert_eq!(row["grade"], g);
+        assert_eq!(row["impressions"], 20);
+        assert_eq!(row["interval_resamples"], 200);
+        for (key, x) in [("ctr", v), ("ctr_lower", lo), ("ctr_upper", hi)] {
+            assert!((row[key].as_f64().unwrap() - x).abs() < 1e-12, "grade {g} {key}: {} vs {x}", row[key]);
+        }
+    }
+    let gf = &m["grade_fit"];
+    assert_eq!((gf["interval_over"].as_str(), gf["interval_level"].as_f64(), gf["bootstrap_resamples"].as_u64()), (Some("queries"), Some(0.95), Some(200)));
+    // --grade-bootstrap 0: the values without intervals; it needs --qrels.
+    fit("dctr", "log.tsv", "dctr0.json", &["--qrels", "qrels.txt", "--grade-bootstrap", "0"]);
+    let m0 = model_json(d, "dctr0.json");
+    assert!(m0["grades"][2].get("ctr_lower").is_none() && m0["grade_fit"].get("interval_over").is_none(), "{m0}");
+    assert_eq!(m0["grades"][2]["ctr"], m["grades"][2]["ctr"]);
+    let r = serpsim(&["clicks", "fit", "--model", "dctr", "--format", "tsv", "--train", "log.tsv", "--out", "x.json", "--grade-bootstrap", "5"], d);
+    assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--qrels"));
+
+    // DBN: the file's grade values and `grade_fit` gamma are those of the tied log fitted on
+    // its own (the hand-made tied.tsv, fitted by the same command), not the per-pair fit's.
+    fit("dbn", "log.tsv", "dbn1.json", &["--qrels", "qrels.txt", "--threads", "1"]);
+    fit("dbn", "log.tsv", "dbn2.json", &["--qrels", "qrels.txt", "--threads", "2"]);
+    assert_eq!(std::fs::read(d.join("dbn1.json")).unwrap(), std::fs::read(d.join("dbn2.json")).unwrap(), "the model file depends on --threads");
+    fit("dbn", "tied.tsv", "tied.json", &["--in-memory"]);
+    let (m, t) = (model_json(d, "dbn1.json"), model_json(d, "tied.json"));
+    let gamma = m["grade_fit"]["scalars"]["gamma"].as_f64().unwrap();
+    let tied_gamma = t["scalars"]["gamma"].as_f64().unwrap();
+    assert!((gamma - tied_gamma).abs() < 1e-9, "grade_fit gamma {gamma}, tied log's gamma {tied_gamma}");
+    let (lo, hi) = (m["grade_fit"]["scalars_lower"]["gamma"].as_f64().unwrap(), m["grade_fit"]["scalars_upper"]["gamma"].as_f64().unwrap());
+    assert!(lo <= gamma && gamma <= hi, "gamma {gamma} [{lo}, {hi}]");
+    for row in m["grades"].as_array().unwrap() {
+        let doc = format!("g{}", row["grade"]);
+        let pair = t["pairs"].as_array().unwrap().iter().find(|p| p[1] == doc.as_str()).unwrap();
+        assert!((row["attractiveness"].as_f64().unwrap() - pair[2].as_f64().unwrap()).abs() < 1e-9, "{row} vs {pair}");
+        assert!((row["satisfaction"].as_f64().unwrap() - pair[3].as_f64().unwrap()).abs() < 1e-9, "{row} vs {pair}");
+    }
+}
+
 #[test]
 fn a_fitted_click_model_drives_a_collection_it_does_not_cover() {
     let dir = tempfile::tempdir().unwrap();

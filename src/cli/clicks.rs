@@ -140,7 +140,7 @@ struct SamplerArgs {
     /// Sampler sweeps per kept draw.
     #[arg(long, default_value_t = 1)]
     thin: usize,
-    /// Seed of the sampler (and of conjugate draws).
+    /// Seed of the sampler (and of conjugate draws, and of `fit --grade-bootstrap`'s resamples).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// SDBN and DCM: sample the exact posterior, in which a user may go on after the last
@@ -379,6 +379,12 @@ struct FitArgs {
     /// (docs/scenarios.md, "Click-model users"). Implies --in-memory.
     #[arg(long)]
     qrels: Option<PathBuf>,
+    /// With --qrels: bootstrap resamples of the log's queries for the 95 % intervals of the
+    /// per-grade values and of the tied fit's query-independent parameters (every session of
+    /// a drawn query comes along; seeded by --seed; the same whatever --threads); 0: no
+    /// intervals. Default 200, at most 1,000,000.
+    #[arg(long, requires = "qrels")]
+    grade_bootstrap: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -936,6 +942,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
+    let resamples = a.grade_bootstrap.unwrap_or(serpsim::clickmodels::portable::DEFAULT_GRADE_BOOTSTRAP);
+    serpsim::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
     let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), a.qrels.as_deref()].into_iter().flatten().collect();
     serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
     let cfg = a.m.config()?;
@@ -963,21 +971,14 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
     // Read the labels before fitting: a bad qrels file fails fast.
     let qrels = a.qrels.as_deref().map(serpsim::collection::trec::Qrels::from_file).transpose()?;
+    use serpsim::clickmodels::portable;
     let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
     let grades = match &qrels {
         None => None,
         Some(q) => {
-            let (g, rep) = serpsim::clickmodels::portable::fit_by_grade(&cfg, &data.log, &data.vocab, q)?;
-            eprintln!(
-                "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored):",
-                cfg.kind(),
-                rep.judged,
-                rep.unjudged
-            );
-            for r in &g.rows {
-                let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {x:.4}")).collect();
-                eprintln!("  grade {}: {} ({} impressions)", r.grade, v.join(", "), r.impressions);
-            }
+            let opts = portable::ByGradeOptions { em: a.m.em_options()?, resamples, seed: a.m.sampler.seed };
+            let (g, rep) = with_threads(a.threads, || portable::fit_by_grade_with(&cfg, &data.log, &data.vocab, q, &opts))??;
+            print_by_grade(&cfg, &g, &rep);
             Some(g)
         }
     };
@@ -996,6 +997,52 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())
+}
+
+/// The per-grade values of `clicks fit --qrels` on stderr, with their intervals over queries.
+fn print_by_grade(cfg: &ModelConfig, g: &serpsim::clickmodels::portable::ByGrade, rep: &serpsim::clickmodels::portable::ByGradeReport) {
+    let interval = g.fit.as_ref().and_then(|f| f.interval.as_ref());
+    let how = match interval {
+        Some(i) => format!(
+            "; [{:.0} % interval over queries: {} bootstrap resamples of the log's {} queries, each refitted]",
+            100.0 * i.level,
+            i.resamples,
+            rep.queries
+        ),
+        None => String::new(),
+    };
+    eprintln!(
+        "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored){how}:",
+        cfg.kind(),
+        rep.judged,
+        rep.unjudged
+    );
+    let with = |x: f64, ci: Option<(f64, f64)>| match ci {
+        Some((lo, hi)) => format!("{x:.4} [{lo:.4}, {hi:.4}]"),
+        None => format!("{x:.4}"),
+    };
+    for r in &g.rows {
+        let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {}", with(*x, r.interval(n)))).collect();
+        let shown = match interval {
+            Some(_) if r.intervals.is_empty() => "; no interval: no resample showed the grade".to_string(),
+            Some(i) if r.interval_resamples < i.resamples => format!("; interval over the {} resamples that showed the grade", r.interval_resamples),
+            _ => String::new(),
+        };
+        eprintln!("  grade {}: {} ({} impressions{shown})", r.grade, v.join(", "), r.impressions);
+    }
+    if let Some(f) = &g.fit {
+        let (lo, hi) = interval.map_or((None, None), |i| (i.lower.as_ref(), i.upper.as_ref()));
+        let ci = |t: Option<&serpsim::clickmodels::io::ParamTable>, n: &str| t.and_then(|t| t.scalars.iter().find(|x| x.0 == n)).map(|x| x.1);
+        let mut parts: Vec<String> = f.table.scalars.iter().map(|(n, x)| format!("{n} {}", with(*x, ci(lo, n).zip(ci(hi, n))))).collect();
+        parts.extend(f.table.ranks.iter().map(|(n, _)| format!("{n} by rank (in the model file)")));
+        parts.extend(f.table.matrices.iter().map(|(n, _)| format!("{n} by rank and last click (in the model file)")));
+        if !parts.is_empty() {
+            eprintln!("  query-independent parameters of this fit (users run with them on the grade values): {}", parts.join(", "));
+        }
+        if interval.is_some_and(|i| i.lower.is_none()) {
+            eprintln!("  no interval for the query-independent parameters: some rank was shown in no resample");
+        }
+    }
 }
 
 fn eval(a: EvalArgs) -> anyhow::Result<()> {

@@ -11,7 +11,13 @@
 //! (`{"attractiveness": 0.21, ...}`: the means of fitted priors, written by posterior fits).
 //! The optional `grades` list holds per-grade values fitted with the log's labels (`clicks fit
 //! --qrels`): `[{"grade": 1, "impressions": 5400, "attractiveness": 0.4, "satisfaction": 0.3}]`;
-//! a scenario uses them for documents the model does not know (`docs/scenarios.md`).
+//! a scenario uses them for documents the model does not know (`docs/scenarios.md`). With them,
+//! the optional `grade_fit` object holds the query-independent parameters of the fit that
+//! produced the grade values (`scalars`, `ranks`, `matrices`, as at the top level), which the
+//! users run with when they use the grade values, and the description of the rows' intervals
+//! (`interval_over`, `interval_level`, `bootstrap_resamples`, `bootstrap_seed`, and the
+//! `scalars_lower`, ..., `matrices_upper` of the query-independent parameters). Files without
+//! `grade_fit` (older ones) still load.
 
 use super::portable::ByGrade;
 use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
@@ -153,12 +159,51 @@ impl ParamTable {
     }
 }
 
+/// A table's scalars, ranks and matrices as the JSON objects `scalars{suffix}`,
+/// `ranks{suffix}`, `matrices{suffix}` (pair parameters are not written).
+pub(crate) fn table_sections(t: &ParamTable, suffix: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(format!("scalars{suffix}"), Value::Object(t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m.insert(format!("ranks{suffix}"), Value::Object(t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m.insert(format!("matrices{suffix}"), Value::Object(t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m
+}
+
+/// Reads the objects `scalars{suffix}`, `ranks{suffix}` and `matrices{suffix}` of `obj` (each
+/// optional) into a table of `model` without pair parameters; every value must be a
+/// probability. `prefix` goes before the keys in errors (`grade_fit.`).
+pub(crate) fn read_sections(obj: &Map<String, Value>, suffix: &str, model: ModelKind, ctx: &str, prefix: &str) -> Result<ParamTable> {
+    let mut t = ParamTable::new(model);
+    let section = |name: &str| -> Result<Map<String, Value>> {
+        let key = format!("{name}{suffix}");
+        match obj.get(&key) {
+            None => Ok(Map::new()),
+            Some(Value::Object(m)) => Ok(m.clone()),
+            Some(_) => Err(Error::config(ctx, format!("{prefix}{key}"), "must be an object")),
+        }
+    };
+    for (n, x) in section("scalars")? {
+        t.scalars.push((n.clone(), prob(ctx, &format!("{prefix}scalars{suffix}.{n}"), &x)?));
+    }
+    for (n, x) in section("ranks")? {
+        t.ranks.push((n.clone(), prob_list(ctx, &format!("{prefix}ranks{suffix}.{n}"), &x)?));
+    }
+    for (n, x) in section("matrices")? {
+        let key = format!("{prefix}matrices{suffix}.{n}");
+        let rows = x.as_array().ok_or_else(|| Error::config(ctx, &key, "must be a list of lists"))?;
+        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("{key}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
+        t.matrices.push((n.clone(), m));
+    }
+    Ok(t)
+}
+
 /// The model as a JSON value, naming pairs by their query and document ids from `vocab`.
 pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
     let t = model.to_table();
-    let scalars: Map<String, Value> = t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
-    let ranks: Map<String, Value> = t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
-    let matrices: Map<String, Value> = t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+    let mut sections = table_sections(&t, "");
+    let scalars = sections.remove("scalars").expect("written");
+    let ranks = sections.remove("ranks").expect("written");
+    let matrices = sections.remove("matrices").expect("written");
     let names: Vec<&str> = t.pairs.iter().map(|(n, _)| n.as_str()).collect();
     let len = t.pairs.iter().map(|(_, v)| v.len()).max().unwrap_or(0).min(vocab.pairs.len());
     let rows: Vec<Value> = (0..len)
@@ -216,6 +261,9 @@ pub fn full_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driv
     }
     if let Some(g) = grades {
         v["grades"] = g.to_json();
+        if let Some(f) = g.fit_json() {
+            v["grade_fit"] = f;
+        }
     }
     serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))
 }
@@ -254,7 +302,7 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
 pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
     let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
-    const KEYS: [&str; 10] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades"];
+    const KEYS: [&str; 11] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades", "grade_fit"];
     for k in obj.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(Error::config(ctx, k.clone(), "unknown key"));
@@ -271,7 +319,7 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
         .ok_or_else(|| Error::config(ctx, "model", "is missing (cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)"))?
         .parse()
         .map_err(|e: Error| Error::config(ctx, "model", e.to_string()))?;
-    let mut t = ParamTable::new(model);
+    let mut t = read_sections(obj, "", model, ctx, "")?;
     let section = |name: &str| -> Result<Map<String, Value>> {
         match obj.get(name) {
             None => Ok(Map::new()),
@@ -279,17 +327,6 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
             Some(_) => Err(Error::config(ctx, name, "must be an object")),
         }
     };
-    for (n, x) in section("scalars")? {
-        t.scalars.push((n.clone(), prob(ctx, &format!("scalars.{n}"), &x)?));
-    }
-    for (n, x) in section("ranks")? {
-        t.ranks.push((n.clone(), prob_list(ctx, &format!("ranks.{n}"), &x)?));
-    }
-    for (n, x) in section("matrices")? {
-        let rows = x.as_array().ok_or_else(|| Error::config(ctx, format!("matrices.{n}"), "must be a list of lists"))?;
-        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("matrices.{n}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
-        t.matrices.push((n.clone(), m));
-    }
     let names: Vec<String> = match obj.get("pair_params") {
         None => Vec::new(),
         Some(Value::Array(a)) => a
@@ -325,9 +362,10 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
             col.push(prob(ctx, &format!("{key}[{}]", j + 2), &r[j + 2])?);
         }
     }
-    let grades = match obj.get("grades") {
-        None => None,
-        Some(g) => Some(ByGrade::from_json(g, &names, ctx)?),
+    let grades = match (obj.get("grades"), obj.get("grade_fit")) {
+        (None, None) => None,
+        (None, Some(_)) => return Err(Error::config(ctx, "grade_fit", "needs the `grades` list it was fitted with")),
+        (Some(g), fit) => Some(ByGrade::from_file_values(g, fit, model, &names, ctx)?),
     };
     t.pairs = names.into_iter().zip(cols).collect();
     for (n, x) in section("unseen")? {

@@ -50,6 +50,9 @@ pub struct FittedClicks {
     taus: (f64, f64),
     /// Per-grade values fitted on the log's labels (the file's `grades`).
     by_grade: Option<ByGrade>,
+    /// The dynamics and CCM taus of the tied fit that produced `by_grade` (the file's
+    /// `grade_fit`), for the topics that take every value from the grades.
+    grade_dynamics: Option<(Arc<Dynamics>, (f64, f64))>,
 }
 
 fn scalar(t: &io::ParamTable, name: &str) -> f64 {
@@ -63,27 +66,64 @@ fn pair(t: &io::ParamTable, name: &str, n: usize) -> Vec<f64> {
     (0..n).map(|i| param(v, i)).collect()
 }
 
+/// The walk's dynamics and CCM's (tau2, tau3) from the query-independent parameters of a
+/// `kind` model (see the table in the module docs).
+fn dynamics_of(kind: ModelKind, t: &io::ParamTable) -> (Dynamics, (f64, f64)) {
+    let mut dynamics = Dynamics::default();
+    let mut taus = (0.0, 0.0);
+    match kind {
+        ModelKind::Dcm => {
+            dynamics.satisfaction_by_rank = Some(rank(t, "continuation").iter().map(|l| 1.0 - l).collect::<Vec<_>>().into());
+        }
+        ModelKind::Ccm => {
+            taus = (scalar(t, "tau2"), scalar(t, "tau3"));
+            dynamics.after_skip = scalar(t, "tau1");
+        }
+        ModelKind::Dbn => {
+            let g = scalar(t, "gamma");
+            dynamics.after_skip = g;
+            dynamics.after_click = g;
+        }
+        ModelKind::Ubm => {
+            let m = t.matrices.iter().find(|(n, _)| n == "examination").map(|x| x.1.clone()).unwrap_or_default();
+            dynamics.examination = Examination::ByRankAndLastClick(m.into());
+        }
+        ModelKind::Pbm => dynamics.examination = Examination::ByRank(rank(t, "examination").into()),
+        ModelKind::Rctr => dynamics.examination = Examination::ByRank(rank(t, "ctr").into()),
+        ModelKind::Cm | ModelKind::Sdbn | ModelKind::Dctr | ModelKind::Gctr => {}
+    }
+    (dynamics, taus)
+}
+
 impl FittedClicks {
     /// Loads a model file; `label` names it in reports (e.g. the path as the scenario gives it).
     pub fn load(path: &Path, label: &str) -> Result<Self> {
         let (model, vocab, grades) = io::load_with_grades(path)?;
-        let mut f = Self::from_model(model.as_ref(), vocab, label);
-        f.by_grade = grades;
-        Ok(f)
+        let f = Self::from_model(model.as_ref(), vocab, label);
+        Ok(match grades {
+            Some(g) => f.with_grades(g),
+            None => f,
+        })
     }
 
-    /// With per-grade values fitted on the log's labels.
+    /// With per-grade values fitted on the log's labels; with their fit's query-independent
+    /// parameters ([`ByGrade::fit`]), the topics that take every value from the grades run
+    /// with those.
     pub fn with_grades(mut self, grades: ByGrade) -> Self {
+        self.grade_dynamics = grades.fit.as_ref().map(|f| {
+            let (d, taus) = dynamics_of(self.kind, &f.table);
+            (Arc::new(d), taus)
+        });
         self.by_grade = Some(grades);
         self
     }
 
     /// The satisfaction of a document with attractiveness `a` and, for DBN and SDBN, mapped
-    /// satisfaction `s`: what the model's own structure gives (CM 1, CCM from its taus, none 0).
-    fn satisfaction_of(&self, a: f64, s: f64) -> f64 {
+    /// satisfaction `s`: what the model's own structure gives (CM 1, CCM from `taus`, none 0).
+    fn satisfaction_of(&self, a: f64, s: f64, taus: (f64, f64)) -> f64 {
         match self.kind {
             ModelKind::Cm => 1.0,
-            ModelKind::Ccm => 1.0 - (a * self.taus.1 + (1.0 - a) * self.taus.0),
+            ModelKind::Ccm => 1.0 - (a * taus.1 + (1.0 - a) * taus.0),
             ModelKind::Dbn | ModelKind::Sdbn => s,
             _ => 0.0,
         }
@@ -101,49 +141,48 @@ impl FittedClicks {
         let mut attractiveness = Vec::new();
         let mut satisfaction = vec![0.0; n];
         let mut global = None;
-        let mut dynamics = Dynamics::default();
-        let mut taus = (0.0, 0.0);
+        let (dynamics, taus) = dynamics_of(kind, &t);
         match kind {
             ModelKind::Cm => {
                 attractiveness = pair(&t, "attractiveness", n);
                 satisfaction = vec![1.0; n];
             }
-            ModelKind::Dcm => {
-                attractiveness = pair(&t, "attractiveness", n);
-                dynamics.satisfaction_by_rank = Some(rank(&t, "continuation").iter().map(|l| 1.0 - l).collect::<Vec<_>>().into());
-            }
+            ModelKind::Dcm | ModelKind::Ubm | ModelKind::Pbm => attractiveness = pair(&t, "attractiveness", n),
             ModelKind::Ccm => {
                 attractiveness = pair(&t, "attractiveness", n);
-                let (t2, t3) = (scalar(&t, "tau2"), scalar(&t, "tau3"));
-                taus = (t2, t3);
+                let (t2, t3) = taus;
                 satisfaction = attractiveness.iter().map(|a| 1.0 - (a * t3 + (1.0 - a) * t2)).collect();
-                dynamics.after_skip = scalar(&t, "tau1");
             }
             ModelKind::Dbn | ModelKind::Sdbn => {
                 attractiveness = pair(&t, "attractiveness", n);
                 satisfaction = pair(&t, "satisfaction", n);
-                let g = if kind == ModelKind::Dbn { scalar(&t, "gamma") } else { 1.0 };
-                dynamics.after_skip = g;
-                dynamics.after_click = g;
-            }
-            ModelKind::Ubm => {
-                attractiveness = pair(&t, "attractiveness", n);
-                let m = t.matrices.iter().find(|(n, _)| n == "examination").map(|x| x.1.clone()).unwrap_or_default();
-                dynamics.examination = Examination::ByRankAndLastClick(m.into());
-            }
-            ModelKind::Pbm => {
-                attractiveness = pair(&t, "attractiveness", n);
-                dynamics.examination = Examination::ByRank(rank(&t, "examination").into());
             }
             ModelKind::Dctr => attractiveness = pair(&t, "ctr", n),
             ModelKind::Gctr => global = Some((scalar(&t, "ctr"), 0.0)),
-            ModelKind::Rctr => {
-                global = Some((1.0, 0.0));
-                dynamics.examination = Examination::ByRank(rank(&t, "ctr").into());
-            }
+            ModelKind::Rctr => global = Some((1.0, 0.0)),
         }
-        FittedClicks { label: label.to_string(), kind, vocab, attractiveness, satisfaction, global, dynamics: Arc::new(dynamics), taus, by_grade: None }
+        FittedClicks {
+            label: label.to_string(),
+            kind,
+            vocab,
+            attractiveness,
+            satisfaction,
+            global,
+            dynamics: Arc::new(dynamics),
+            taus,
+            by_grade: None,
+            grade_dynamics: None,
+        }
     }
+}
+
+/// The scalars of a query-independent table in words (`gamma 0.8712`), and the rank and
+/// matrix parameters by name (`examination by rank`).
+fn describe_query_independent(t: &io::ParamTable) -> String {
+    let mut parts: Vec<String> = t.scalars.iter().map(|(n, v)| format!("{n} {v:.4}")).collect();
+    parts.extend(t.ranks.iter().map(|(n, _)| format!("{n} by rank")));
+    parts.extend(t.matrices.iter().map(|(n, _)| format!("{n} by rank and last click")));
+    parts.join(", ")
 }
 
 impl ClickSource for FittedClicks {
@@ -191,6 +230,10 @@ impl ClickSource for FittedClicks {
                         self.describe()
                     ))
                 })?;
+                // The grade values run with the query-independent parameters they were
+                // fitted with (the file's `grade_fit`); files without it fall back to the
+                // per-pair fit's, and the assumption says so.
+                let taus = self.grade_dynamics.as_ref().map_or(self.taus, |d| d.1);
                 let mut rows = Vec::new();
                 for &grade in &grades {
                     let row = g.row(grade).ok_or_else(|| {
@@ -202,17 +245,29 @@ impl ClickSource for FittedClicks {
                     })?;
                     let a = row.get(name).unwrap_or(PRIOR);
                     let s = row.get("satisfaction").unwrap_or(f64::NAN);
-                    rows.push((grade, a, self.satisfaction_of(a, s)));
+                    rows.push((grade, a, self.satisfaction_of(a, s, taus)));
                 }
                 let imp: u64 = g.rows.iter().map(|r| r.impressions).sum();
+                let with = match (&self.grade_dynamics, g.fit.as_ref()) {
+                    (Some(_), Some(f)) => {
+                        let what = describe_query_independent(&f.table);
+                        if what.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; topics the model does not know run with the query-independent parameters of that fit ({what})")
+                        }
+                    }
+                    _ => "; the file has no `grade_fit` (written before it existed), so the topics run with the per-pair fit's query-independent parameters, not those the grade values were fitted with: refit with `clicks fit --qrels` to pair them".to_string(),
+                };
                 Ok(GradeMap {
                     rows,
-                    assumption: format!("the per-grade values fitted on the log's own relevance labels (`clicks fit --qrels`, {imp} judged impressions)"),
+                    assumption: format!("the per-grade values fitted on the log's own relevance labels (`clicks fit --qrels`, {imp} judged impressions){with}"),
+                    dynamics: self.grade_dynamics.as_ref().map(|d| d.0.clone()),
                 })
             }
             GradeMapping::Quantile => {
                 if let Some((a, s)) = self.global {
-                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into() });
+                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None });
                 }
                 let none = || {
                     Error::Invalid(format!(
@@ -225,7 +280,7 @@ impl ClickSource for FittedClicks {
                 let rows = qa
                     .iter()
                     .enumerate()
-                    .map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1))))
+                    .map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1), self.taus)))
                     .collect();
                 let what = if self.has_satisfaction() { "attractiveness and satisfaction rise" } else { "attractiveness rises" };
                 Ok(GradeMap {
@@ -234,6 +289,7 @@ impl ClickSource for FittedClicks {
                         "quantile matching (assumed: {what} with the relevance grade; the model's {} per-pair values, sorted, are cut at the collection's grade shares and each grade gets the mean of its slice)",
                         self.attractiveness.len()
                     ),
+                    dynamics: None,
                 })
             }
         }

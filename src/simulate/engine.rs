@@ -172,7 +172,20 @@ impl PreparedProfile {
                         ));
                     }
                 }
+                // The grade values' own query-independent parameters (`clicks fit --qrels`) run
+                // the topics that take every value from them; a topic that mixes known
+                // results and grade values keeps the model's, and a warning counts them.
+                let grade_dynamics = map.as_ref().and_then(|m| m.dynamics.clone());
+                let mut mixed = 0usize;
                 for (t, topic) in tables.iter_mut().zip(&world.topics) {
+                    if let Some(d) = &grade_dynamics {
+                        let unknown = t.attractiveness.iter().filter(|a| a.is_nan()).count();
+                        if unknown == t.attractiveness.len() {
+                            t.dynamics = d.clone();
+                        } else if unknown > 0 {
+                            mixed += 1;
+                        }
+                    }
                     for ((a, s), &grade) in t.attractiveness.iter_mut().zip(t.satisfaction.iter_mut()).zip(&topic.grades) {
                         if a.is_nan() {
                             match &policy {
@@ -193,6 +206,13 @@ impl PreparedProfile {
                             }
                         }
                     }
+                }
+                if mixed > 0 {
+                    warnings.push(format!(
+                        "profile `{}`: click model {}: {mixed} topic(s) mix results the model knows with results valued by grade; they run with the per-pair fit's examination and continuation, not those the grade values were fitted with",
+                        profile.name,
+                        src.describe()
+                    ));
                 }
                 Some(tables)
             }

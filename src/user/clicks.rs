@@ -283,6 +283,10 @@ pub struct GradeMap {
     pub rows: Vec<(i32, f64, f64)>,
     /// What was assumed (for the run's warnings).
     pub assumption: String,
+    /// The query-independent parameters (examination, continuation) the rows were fitted
+    /// with, when they are not the model's own (`clicks fit --qrels`): a topic whose results
+    /// all take the rows' values runs with them.
+    pub dynamics: Option<Arc<Dynamics>>,
 }
 
 impl GradeMap {

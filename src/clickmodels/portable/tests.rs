@@ -5,7 +5,9 @@ use crate::clickmodels::{Dbn, DbnConfig, Gamma};
 use crate::simulate::walk::FixedChoice;
 use crate::simulate::{walk, PreparedProfile, QueryList, Scratch, SystemOnTopic, Step, World, WorldSystem, WorldTopic};
 use crate::user::{ClickModelSpec, ClickSource, Unseen, UnseenPolicy, UserProfile};
+use crate::clickmodels::io::ParamTable;
 use rand::Rng;
+use serde_json::json;
 use std::sync::Arc;
 
 #[test]
@@ -33,9 +35,10 @@ fn grades_round_trip_and_bad_rows_are_errors() {
     let names = vec!["attractiveness".to_string(), "satisfaction".to_string()];
     let g = ByGrade {
         rows: vec![
-            GradeRow { grade: 0, impressions: 7, values: vec![("attractiveness".into(), 0.1), ("satisfaction".into(), 0.2)] },
-            GradeRow { grade: 2, impressions: 3, values: vec![("attractiveness".into(), 0.6), ("satisfaction".into(), 0.5)] },
+            GradeRow { grade: 0, impressions: 7, values: vec![("attractiveness".into(), 0.1), ("satisfaction".into(), 0.2)], intervals: Vec::new(), interval_resamples: 0 },
+            GradeRow { grade: 2, impressions: 3, values: vec![("attractiveness".into(), 0.6), ("satisfaction".into(), 0.5)], intervals: Vec::new(), interval_resamples: 0 },
         ],
+        fit: None,
     };
     assert_eq!(ByGrade::from_json(&g.to_json(), &names, "m.json").unwrap(), g);
     let bad = serde_json::json!([{"grade": 1, "attractiveness": 0.2}]);
@@ -135,6 +138,10 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
     // 1 / sqrt(2e6) ~ 0.001, and 0.01 leaves a wide margin while still catching a wrong gamma.
     let tol_gamma = 0.01;
     assert!((gamma_hat - GAMMA).abs() <= tol_gamma, "gamma {gamma_hat}");
+    // The users on the target run with the tied fit's gamma (the grade values' own), which
+    // the same bound holds for.
+    let gamma_tied = gamma_of(&by_grade.fit.as_ref().unwrap().table);
+    assert!((gamma_tied - GAMMA).abs() <= tol_gamma, "tied gamma {gamma_tied}");
     let src: Arc<dyn ClickSource> = Arc::new(FittedClicks::from_model(per_pair.as_ref(), vocab, "planted.json").with_grades(by_grade.clone()));
 
     // Target: 6 other topics with other documents, grade shares 0.3/0.3/0.4, 10 results each.
@@ -197,7 +204,7 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
         let fitted = dbn_click_rates(
             &g.iter().map(|&g| row(g, "attractiveness")).collect::<Vec<_>>(),
             &g.iter().map(|&g| row(g, "satisfaction")).collect::<Vec<_>>(),
-            gamma_hat,
+            gamma_tied,
         );
         // The fitted values are within the tolerances above, and P(C_r) is a product of factors
         // in [0, 1] (a_r, and gamma (1 - a_i s_i) for i < r), so it moves by at most the sum of
@@ -292,4 +299,337 @@ fn a_partly_covered_collection_keeps_known_pairs_and_maps_the_rest() {
     let t = &p.clicks.as_ref().unwrap()[0];
     assert_eq!(t.attractiveness[0], 0.5);
     assert!(t.attractiveness[1].is_nan() && t.attractiveness[2].is_nan());
+}
+
+/// A seeded log of `queries` queries x 10 documents (grades 0/1/2 with shares 0.6/0.25/0.15),
+/// `per_query` sessions per query on average, clicks from a DBN whose attractiveness is
+/// `a(grade, pair)`, satisfaction `S[grade]`, gamma `GAMMA`; with its vocabulary (query `q{i}`,
+/// document `d{i}_{j}`) and qrels.
+fn seeded_log(queries: usize, per_query: usize, seed: u64, a: impl Fn(usize, usize) -> f64) -> (ClickLog, Vocab, Qrels) {
+    let docs = 10usize;
+    let shape = SyntheticSerps { queries, rare_queries: 0, rare_share: 0.0, docs_per_query: docs, serp_len: 10, sessions: queries * per_query, seed };
+    let grade: Vec<i32> = (0..shape.pairs()).map(|p| draw_grade(seed + 100, p as u64, &[0.6, 0.85, 1.0])).collect();
+    let truth = Dbn {
+        attractiveness: grade.iter().enumerate().map(|(p, &g)| a(g as usize, p)).collect(),
+        satisfaction: grade.iter().map(|&g| S[g as usize]).collect(),
+        gamma: GAMMA,
+    };
+    let log = shape.simulate(&truth);
+    let mut vocab = Vocab::default();
+    let mut qrels = Qrels::default();
+    for q in 0..queries {
+        let qi = vocab.intern_query(&format!("q{q}"));
+        let mut judged = Vec::new();
+        for d in 0..docs {
+            let id = format!("d{q}_{d}");
+            let di = vocab.intern_doc(&id);
+            assert_eq!(vocab.intern_pair(qi, di) as usize, q * docs + d);
+            judged.push((id, grade[q * docs + d]));
+        }
+        qrels.topics.push((format!("q{q}"), judged));
+    }
+    (log, vocab, qrels)
+}
+
+fn gamma_of(t: &ParamTable) -> f64 {
+    t.scalars.iter().find(|(n, _)| n == "gamma").expect("a dbn has gamma").1
+}
+
+/// A world of `topics` (id, documents, grades), one system showing every list in order.
+fn world_of(topics: &[(&str, Vec<String>, Vec<i32>)]) -> World {
+    let topics: Vec<WorldTopic> = topics
+        .iter()
+        .map(|(id, docs, grades)| WorldTopic {
+            id: id.to_string(),
+            doc_ids: docs.clone(),
+            relevant: grades.iter().filter(|&&g| g > 0).count(),
+            subtopics: vec![0; docs.len()],
+            categories: vec![Vec::new(); docs.len()],
+            grades: grades.clone(),
+        })
+        .collect();
+    let serps = topics.iter().map(|t| Some(vec![QueryList::new(t, (0..t.doc_ids.len() as u32).collect())])).collect();
+    World { topics, systems: vec![WorldSystem { name: "s".into(), delays: Default::default(), serps }], categories: Vec::new(), page_size: 10, fold: usize::MAX, below_fold: 0.0 }
+}
+
+#[test]
+fn portable_users_run_with_the_gamma_their_grades_were_fitted_with() {
+    // Per-pair attractiveness varies within a grade (0.05 or 0.85 for grade 0 and 1 pairs, by
+    // pair parity), so the grade-level model is misspecified and its gamma differs from the
+    // per-pair fit's: the model file must pair the grade values with the gamma they were
+    // fitted with.
+    let (log, vocab, qrels) = seeded_log(30, 400, 7, |g, p| if g == 2 { A[2] } else if p % 2 == 0 { 0.05 } else { 0.85 });
+    let cfg = ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: 200, tolerance: 1e-9 });
+    let per_pair = cfg.fit(&mut &log).unwrap();
+    let gamma_pair = gamma_of(&per_pair.to_table());
+    let (by_grade, _) = fit_by_grade(&cfg, &log, &vocab, &qrels).unwrap();
+    // Independent source: the tied log built here, by hand (every document replaced by the
+    // index of its grade among 0, 1, 2; one query), fitted directly by the DBN's own EM.
+    let grade_of: HashMap<(String, String), i32> =
+        qrels.topics.iter().flat_map(|(t, docs)| docs.iter().map(move |(d, g)| ((t.clone(), d.clone()), *g))).collect();
+    let mut tied = ClickLog::new();
+    for s in log.iter() {
+        let pairs: Vec<u32> = s
+            .pairs
+            .iter()
+            .map(|&p| {
+                let (q, d) = vocab.pairs[p as usize];
+                grade_of[&(vocab.queries[q as usize].clone(), vocab.docs[d as usize].clone())] as u32
+            })
+            .collect();
+        tied.push(0, &pairs, s.clicks);
+    }
+    let direct = DbnConfig { gamma: Gamma::Fitted, iterations: 200, tolerance: 1e-9 }.fit(&mut &tied).unwrap();
+    eprintln!("gamma: per-pair {gamma_pair:.5}, tied (direct) {:.5}", direct.gamma);
+    // They differ by about 0.005 here (0.8654 and 0.8605), 10^9 times the 1e-12 at which the
+    // user's gamma is compared below, so a user running with the per-pair gamma fails.
+    assert!((gamma_pair - direct.gamma).abs() > 0.003, "the log must tell the two gammas apart: {gamma_pair} vs {}", direct.gamma);
+    assert!((gamma_of(&by_grade.fit.as_ref().unwrap().table) - direct.gamma).abs() < 1e-12);
+    for (g, row) in by_grade.rows.iter().enumerate() {
+        assert!((row.get("attractiveness").unwrap() - direct.attractiveness[g]).abs() < 1e-12);
+    }
+
+    // Through the model file, as a scenario loads it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.json");
+    crate::clickmodels::io::save_with_grades(&path, per_pair.as_ref(), &vocab, Some(&by_grade)).unwrap();
+    let src: Arc<dyn ClickSource> = Arc::new(FittedClicks::load(&path, "m.json").unwrap());
+    // Topic `target` is unknown to the model (every value from the grades); topic `q0` is the
+    // log's, with one known document and one unknown (a mix).
+    let world = world_of(&[
+        ("target", vec!["u0".into(), "u1".into(), "u2".into()], vec![2, 0, 1]),
+        ("q0", vec!["d0_0".into(), "u9".into()], vec![0, 1]),
+    ]);
+    let mut profile = UserProfile::named("portable");
+    profile.click_model = Some(ClickModelSpec { file: "m.json".into(), unseen: Unseen::Policy(UnseenPolicy::Auto) });
+    let prepared = PreparedProfile::new(&world, &profile, 3, Some(&src)).unwrap();
+    let tables = prepared.clicks.as_ref().unwrap();
+    // JSON keeps a float to its shortest round-trip text; 1e-12 allows one ulp of parsing.
+    let d = &tables[0].dynamics;
+    assert!((d.after_skip - direct.gamma).abs() < 1e-12 && (d.after_click - direct.gamma).abs() < 1e-12, "portable user runs with {d:?}, the tied fit's gamma is {}", direct.gamma);
+    // The mixed topic keeps the per-pair fit's gamma, and a warning says so.
+    assert!((tables[1].dynamics.after_skip - gamma_pair).abs() < 1e-12, "{:?}", tables[1].dynamics);
+    assert!(prepared.warnings.iter().any(|w| w.contains("1 topic(s) mix")), "{:?}", prepared.warnings);
+    assert!(prepared.warnings.iter().any(|w| w.contains(&format!("gamma {:.4}", direct.gamma))), "{:?}", prepared.warnings);
+
+    // A file written before `grade_fit` existed still loads; its users run with the per-pair
+    // gamma, and the warning says that this is not the gamma of the grade values.
+    let old = ByGrade { fit: None, ..by_grade.clone() };
+    crate::clickmodels::io::save_with_grades(&path, per_pair.as_ref(), &vocab, Some(&old)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("grade_fit"));
+    let src: Arc<dyn ClickSource> = Arc::new(FittedClicks::load(&path, "old.json").unwrap());
+    let prepared = PreparedProfile::new(&world, &profile, 3, Some(&src)).unwrap();
+    assert!((prepared.clicks.as_ref().unwrap()[0].dynamics.after_skip - gamma_pair).abs() < 1e-12);
+    assert!(prepared.warnings.iter().any(|w| w.contains("no `grade_fit`")), "{:?}", prepared.warnings);
+}
+
+/// Hand-written log of three queries for the exact bootstrap: per query, sessions of two
+/// documents (grade 1 then grade 0) and, for `qc`, a third of grade 2, with the clicks below.
+/// Grade-1 (impressions, clicks) per query: qa (4, 3), qb (2, 0), qc (6, 4); grade 0: qa
+/// (4, 1), qb (2, 0), qc (6, 2); grade 2: qc (6, 5) only.
+fn three_query_log() -> (ClickLog, Vocab, Qrels) {
+    let mut vocab = Vocab::default();
+    let mut log = ClickLog::new();
+    let mut qrels = Qrels::default();
+    // (query, [(doc, grade)], clicks per session)
+    let spec: [(&str, Vec<(&str, i32)>, Vec<Vec<bool>>); 3] = [
+        ("qa", vec![("a1", 1), ("b1", 0)], vec![vec![true, false], vec![true, true], vec![true, false], vec![false, false]]),
+        ("qb", vec![("a2", 1), ("b2", 0)], vec![vec![false, false], vec![false, false]]),
+        (
+            "qc",
+            vec![("a3", 1), ("b3", 0), ("c3", 2)],
+            vec![
+                vec![true, true, true],
+                vec![true, false, true],
+                vec![true, false, true],
+                vec![true, true, true],
+                vec![false, false, true],
+                vec![false, false, false],
+            ],
+        ),
+    ];
+    for (q, docs, sessions) in &spec {
+        let qi = vocab.intern_query(q);
+        let pairs: Vec<u32> = docs
+            .iter()
+            .map(|(d, _)| {
+                let di = vocab.intern_doc(d);
+                vocab.intern_pair(qi, di)
+            })
+            .collect();
+        for c in sessions {
+            log.push(qi, &pairs, c);
+        }
+        qrels.topics.push((q.to_string(), docs.iter().map(|(d, g)| (d.to_string(), *g)).collect()));
+    }
+    (log, vocab, qrels)
+}
+
+#[test]
+fn query_bootstrap_matches_the_exact_enumeration_of_three_queries() {
+    // Independent source: with 3 queries a bootstrap resample is one of 27 equally likely
+    // ordered triples of queries. DCTR's counting fit gives a grade (1 + clicks) / (2 +
+    // impressions) over the sessions drawn (Beta(1, 1) posterior mean, docs/clickmodels.md),
+    // so every resample's value is enumerated here from the per-query counts of
+    // `three_query_log`, without the library's resampling.
+    let (log, vocab, qrels) = three_query_log();
+    let cfg = ModelConfig::Ctr(crate::clickmodels::CtrKind::Document);
+    let b = 4000usize;
+    let opts = ByGradeOptions { resamples: b, seed: 5, ..Default::default() };
+    let (grades, reps) = bootstrap_replicates(&cfg, &log, &vocab, &qrels, &opts).unwrap();
+    assert_eq!(grades, vec![0, 1, 2]);
+    assert_eq!(reps.len(), b);
+    // (impressions, clicks) per query qa, qb, qc, by grade 0, 1, 2.
+    let counts: [[(f64, f64); 3]; 3] = [[(4.0, 1.0), (2.0, 0.0), (6.0, 2.0)], [(4.0, 3.0), (2.0, 0.0), (6.0, 4.0)], [(0.0, 0.0), (0.0, 0.0), (6.0, 5.0)]];
+    for g in 0..3 {
+        // The exact distribution over the 27 triples (only those that show the grade).
+        let mut exact = Vec::new();
+        for i in 0..3 {
+            for j in 0..3 {
+                for k in 0..3 {
+                    let (n, c) = [i, j, k].iter().fold((0.0, 0.0), |acc, &q| (acc.0 + counts[g][q].0, acc.1 + counts[g][q].1));
+                    if n > 0.0 {
+                        exact.push((1.0 + c) / (2.0 + n));
+                    }
+                }
+            }
+        }
+        let m = exact.len() as f64;
+        let mean = exact.iter().sum::<f64>() / m;
+        let var = exact.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / m;
+        let mu4 = exact.iter().map(|x| (x - mean).powi(4)).sum::<f64>() / m;
+        let boot: Vec<f64> = reps.iter().map(|r| r.values[g][0]).filter(|x| x.is_finite()).collect();
+        let n = boot.len() as f64;
+        // Share of resamples that show the grade: 27/27 for grades 0 and 1; grade 2 needs qc
+        // among the three draws, 1 - (2/3)^3 = 19/27.
+        let p = m / 27.0;
+        assert!((n / b as f64 - p).abs() <= 4.0 * (p * (1.0 - p) / b as f64).sqrt() + 1e-12, "grade {g}: shown in {n} of {b}, expected share {p}");
+        let bmean = boot.iter().sum::<f64>() / n;
+        let bvar = boot.iter().map(|x| (x - bmean).powi(2)).sum::<f64>() / n;
+        // Monte-Carlo error: 4 standard errors of a mean (sd / sqrt(n)) and of a variance
+        // (sqrt((mu4 - var^2) / n)).
+        eprintln!("grade {g}: bootstrap mean {bmean:.5} sd {:.5}; exact mean {mean:.5} sd {:.5}", bvar.sqrt(), var.sqrt());
+        assert!((bmean - mean).abs() <= 4.0 * (var / n).sqrt(), "grade {g}: mean {bmean} vs exact {mean}");
+        assert!((bvar - var).abs() <= 4.0 * ((mu4 - var * var) / n).sqrt(), "grade {g}: variance {bvar} vs exact {var}");
+    }
+    // The interval: each extreme triple (qb qb qb, qa qa qa, ...) has probability 1/27 > 2.5 %,
+    // so the 95 % percentile interval is the smallest and largest of the 27 values. Grade 1:
+    // qb x 3 gives (1 + 0) / (2 + 6) = 0.125, qa x 3 gives (1 + 9) / (2 + 12) = 10/14. Grade 2
+    // (qc once, twice or thrice): (1 + 5m) / (2 + 6m) for m = 1, 2, 3: 6/8, 11/14, 16/20.
+    let (g, _) = fit_by_grade_with(&cfg, &log, &vocab, &qrels, &opts).unwrap();
+    let close = |x: (f64, f64), want: (f64, f64)| (x.0 - want.0).abs() < 1e-12 && (x.1 - want.1).abs() < 1e-12;
+    let i1 = g.row(1).unwrap().interval("ctr").unwrap();
+    assert!(close(i1, (0.125, 10.0 / 14.0)), "{i1:?}");
+    let i2 = g.row(2).unwrap().interval("ctr").unwrap();
+    assert!(close(i2, (6.0 / 8.0, 16.0 / 20.0)), "{i2:?}");
+    // The point values: the whole log once, (1 + 7) / (2 + 12) for grade 1.
+    assert!((g.row(1).unwrap().get("ctr").unwrap() - 8.0 / 14.0).abs() < 1e-12);
+    let shown = g.row(2).unwrap().interval_resamples as f64 / b as f64;
+    assert!((shown - 19.0 / 27.0).abs() < 0.03, "{shown}");
+    assert_eq!(g.row(0).unwrap().interval_resamples, b as u64);
+    let fit = g.fit.as_ref().unwrap().interval.as_ref().unwrap();
+    assert_eq!((fit.level, fit.resamples, fit.seed), (0.95, b as u64, 5));
+}
+
+#[test]
+fn grade_intervals_contain_the_point_and_narrow_with_more_queries() {
+    // Two logs of the planted grade-level DBN with 60 sessions per query: 10 and 80 queries.
+    // The interval over queries shrinks about as 1 / sqrt(queries) (by sqrt(8) = 2.8 here); we
+    // ask for a factor of 1.5 at least, far inside that and far outside Monte-Carlo noise.
+    let cfg = ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: 100, tolerance: 1e-7 });
+    let opts = ByGradeOptions { resamples: DEFAULT_GRADE_BOOTSTRAP, seed: 1, ..Default::default() };
+    let width = |queries: usize| {
+        let (log, vocab, qrels) = seeded_log(queries, 60, 3, |g, _| A[g]);
+        let (g, _) = fit_by_grade_with(&cfg, &log, &vocab, &qrels, &opts).unwrap();
+        let mut w = Vec::new();
+        for r in &g.rows {
+            assert_eq!(r.intervals.len(), 2);
+            for (n, x) in &r.values {
+                let (lo, hi) = r.interval(n).unwrap();
+                assert!(lo <= *x && *x <= hi, "{queries} queries, grade {} {n}: {x} outside [{lo}, {hi}]", r.grade);
+                w.push(hi - lo);
+            }
+        }
+        let f = g.fit.as_ref().unwrap();
+        let i = f.interval.as_ref().unwrap();
+        let (lo, hi) = (gamma_of(i.lower.as_ref().unwrap()), gamma_of(i.upper.as_ref().unwrap()));
+        let gamma = gamma_of(&f.table);
+        assert!(lo <= gamma && gamma <= hi, "{queries} queries: gamma {gamma} outside [{lo}, {hi}]");
+        w.push(hi - lo);
+        w
+    };
+    let (few, many) = (width(10), width(80));
+    for (a, b) in few.iter().zip(&many) {
+        assert!(*b * 1.5 < *a, "widths with 10 queries {few:?}, with 80 {many:?}");
+    }
+}
+
+#[test]
+fn grade_bootstrap_is_the_same_whatever_the_thread_count() {
+    // 5,000 sessions: every refit's E-step splits into parts too (4,096 sessions at least).
+    let (log, vocab, qrels) = seeded_log(10, 500, 4, |g, _| A[g]);
+    let cfg = ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: 50, tolerance: 1e-6 });
+    let per_pair = cfg.fit(&mut &log).unwrap();
+    let opts = ByGradeOptions { resamples: 40, seed: 9, ..Default::default() };
+    let text = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (g, _) = pool.install(|| fit_by_grade_with(&cfg, &log, &vocab, &qrels, &opts)).unwrap();
+        crate::clickmodels::io::full_text(per_pair.as_ref(), &vocab, None, Some(&g)).unwrap()
+    };
+    let one = text(1);
+    assert!(one.contains("attractiveness_lower") && one.contains("\"interval_over\":\"queries\""), "{one}");
+    assert_eq!(one, text(2));
+    assert_eq!(one, text(3));
+}
+
+#[test]
+fn model_files_with_intervals_round_trip_and_bad_intervals_are_errors() {
+    let (log, vocab, qrels) = three_query_log();
+    let cfg = ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: 20, tolerance: 0.0 });
+    let model = cfg.fit(&mut &log).unwrap();
+    let (g, _) = fit_by_grade_with(&cfg, &log, &vocab, &qrels, &ByGradeOptions { resamples: 30, seed: 2, ..Default::default() }).unwrap();
+    let text = crate::clickmodels::io::full_text(model.as_ref(), &vocab, None, Some(&g)).unwrap();
+    let (_, _, back) = crate::clickmodels::io::from_json_str_with_grades(&text, "m.json").unwrap();
+    let back = back.unwrap();
+    assert_eq!(back.rows.len(), 3);
+    for (a, b) in back.rows.iter().zip(&g.rows) {
+        assert_eq!((a.grade, a.impressions, a.interval_resamples), (b.grade, b.impressions, b.interval_resamples));
+        for ((n, x), (m, y)) in a.values.iter().zip(&b.values) {
+            assert!(n == m && (x - y).abs() < 1e-12);
+            let (p, q) = (a.interval(n).unwrap(), b.interval(n).unwrap());
+            assert!((p.0 - q.0).abs() < 1e-12 && (p.1 - q.1).abs() < 1e-12);
+        }
+    }
+    let (fa, fb) = (back.fit.as_ref().unwrap(), g.fit.as_ref().unwrap());
+    assert!((gamma_of(&fa.table) - gamma_of(&fb.table)).abs() < 1e-12);
+    assert_eq!(fa.interval.as_ref().unwrap().resamples, 30);
+    // Edits that must be refused, each with the key named.
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let refused = |edit: &dyn Fn(&mut Value), key: &str| {
+        let mut w = v.clone();
+        edit(&mut w);
+        let e = crate::clickmodels::io::from_json_str_with_grades(&w.to_string(), "m.json").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("m.json") && e.contains(key), "{key}: {e}");
+    };
+    refused(&|w| w["grades"][1]["attractiveness_lower"] = json!(0.99), "grades[1].attractiveness_lower");
+    refused(&|w| w["grades"][1]["attractiveness_upper"] = json!(1.5), "grades[1].attractiveness_upper");
+    refused(&|w| drop(w["grades"][1].as_object_mut().unwrap().remove("satisfaction_upper")), "grades[1].satisfaction_upper");
+    refused(&|w| w["grades"][1]["relevance_lower"] = json!(0.1), "grades[1].relevance_lower");
+    refused(&|w| w["grade_fit"]["scalars_lower"]["gamma"] = json!(1.0), "grade_fit.scalars_lower.gamma");
+    refused(&|w| w["grade_fit"]["interval_over"] = json!("sessions"), "grade_fit.interval_over");
+    refused(&|w| w["grade_fit"]["bootstrap_resamples"] = json!(1_000_001), "grade_fit.bootstrap_resamples");
+    refused(&|w| w["grade_fit"]["extra"] = json!(1), "grade_fit.extra");
+    refused(&|w| drop(w["grade_fit"]["scalars"].as_object_mut().unwrap().remove("gamma")), "scalars.gamma");
+    refused(&|w| drop(w.as_object_mut().unwrap().remove("grade_fit")), "grades[0]");
+    refused(&|w| drop(w.as_object_mut().unwrap().remove("grades")), "grade_fit");
+    // Rows without intervals and no `grade_fit`: a file written before either existed.
+    let mut w = v.clone();
+    w.as_object_mut().unwrap().remove("grade_fit");
+    for r in w["grades"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().retain(|k, _| !k.ends_with("_lower") && !k.ends_with("_upper") && k != "interval_resamples");
+    }
+    let (_, _, old) = crate::clickmodels::io::from_json_str_with_grades(&w.to_string(), "old.json").unwrap();
+    let old = old.unwrap();
+    assert!(old.fit.is_none() && old.rows.iter().all(|r| r.intervals.is_empty()));
 }
