@@ -341,7 +341,7 @@ impl ShiftValidation {
         if let Some(best) = self.rows.iter().filter(|r| r.ll_unseen.is_finite()).max_by(|a, b| a.ll_unseen.total_cmp(&b.ll_unseen)) {
             let verb = |d: f64, up: &'static str, down: &'static str| if d < 0.0 { down } else { up };
             out.push(format!(
-                "On orderings never seen in training, {}'s log-likelihood per session {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]) and its perplexity {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]); it is the best model on unseen orderings.",
+                "On orderings never seen in training, {}'s log-likelihood per session {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]) and its perplexity {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]) (the highest point log-likelihood on unseen orderings; models are not compared pairwise here, so none is called best).",
                 best.model,
                 verb(best.ll_unseen_minus_seen, "rises", "falls"),
                 best.ll_seen,
