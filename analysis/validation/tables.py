@@ -63,6 +63,15 @@ def orderings(d):
         acc = [f"{f3(pget[m, k]['sign_accuracy_over_pairs'])} [{f3(pget[m, k]['sign_accuracy_lower_over_queries'])}, {f3(pget[m, k]['sign_accuracy_upper_over_queries'])}]" for k in metrics]
         brier = [f"{f3(pget[m, k]['brier'])} [{f3(pget[m, k]['brier_lower_over_queries'])}, {f3(pget[m, k]['brier_upper_over_queries'])}]" for k in metrics]
         out.append(f"| {m} | " + " | ".join(acc + brier) + " |")
+    out += [
+        "",
+        "| model | AUC of the pair probability: top_clicks | abandonment | first_click_rr | confident and right (of confident): top_clicks | abandonment | first_click_rr |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for m in models:
+        auc = [f"{f3(pget[m, k]['auc'])} [{f3(pget[m, k]['auc_lower_over_queries'])}, {f3(pget[m, k]['auc_upper_over_queries'])}]" for k in metrics]
+        conf = [f"{pget[m, k]['confident_right']} of {pget[m, k]['confident_pairs']}" for k in metrics]
+        out.append(f"| {m} | " + " | ".join(auc + conf) + " |")
     shift = read(f"{d}/shift.csv")
     out += [
         "",

@@ -46,7 +46,7 @@ use super::{ClickModel, EmConfig, ModelConfig, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef};
 use crate::stats::model_error::{ErrorSample, ModelError};
-use crate::stats::cluster_bootstrap::{weighted_ratio, ClusterBootstrap};
+use crate::stats::cluster_bootstrap::{ascending, weighted_auc, weighted_ratio, ClusterBootstrap};
 use crate::stats::distance::{percentile_interval, total_variation};
 use rand::Rng;
 use rayon::prelude::*;
@@ -65,6 +65,9 @@ pub const MAX_RANK: usize = 64;
 pub const MEASURES: [&str; 5] = ["ctr_mae", "abandonment", "clicks_per_session", "first_click_rank", "click_depth_tv"];
 /// Names of the pair metrics.
 pub const PAIR_METRICS: [&str; 3] = ["top_clicks", "abandonment", "first_click_rr"];
+/// A pair probability at least this far either way is a confident answer (delta = 0.05, as
+/// `clicks validate-switches`); between, the model cannot tell.
+pub const CONFIDENT: f64 = 0.95;
 /// The rank-only and the document-only baseline.
 pub const BASELINES: [ModelKind; 2] = [ModelKind::Rctr, ModelKind::Dctr];
 
@@ -473,6 +476,16 @@ pub struct PairRow {
     pub model_error_sd: f64,
     /// The model predicts the same value for every ordering of a query (gctr, rctr).
     pub ties_every_pair: bool,
+    /// AUC (Mann–Whitney) of the probability as a score of the observed sign.
+    pub auc: f64,
+    /// Interval over queries.
+    pub auc_lower: f64,
+    /// Upper end.
+    pub auc_upper: f64,
+    /// Pairs where the probability is at least [`CONFIDENT`] either way: the model speaks.
+    pub confident_pairs: usize,
+    /// Of those, pairs whose observed sign is the one the model was confident of.
+    pub confident_right: usize,
 }
 
 /// Sign accuracy of the most accurate model minus another's, paired over query resamples.
@@ -749,6 +762,7 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             let (mut right, mut sq, mut used) = (vec![0.0; rows.len()], vec![0.0; rows.len()], vec![0.0; rows.len()]);
             let mut bins = [(0usize, 0.0, 0.0); 5];
             let mut tau_sum = 0.0;
+            let (mut probs, mut ys) = (vec![f64::NAN; rows.len()], vec![false; rows.len()]);
             for (i, &(d_obs, d_pred, sd2, _)) in rows.iter().enumerate() {
                 if d_obs == 0.0 {
                     continue;
@@ -772,6 +786,8 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
                     f64::from(u8::from(d_pred > 0.0))
                 };
                 let y = f64::from(u8::from(d_obs > 0.0));
+                probs[i] = prob;
+                ys[i] = d_obs > 0.0;
                 sq[i] = (prob - y).powi(2);
                 let bin = ((prob * 5.0) as usize).min(4);
                 bins[bin].0 += 1;
@@ -783,6 +799,15 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             let ones = vec![1u32; pair_queries.len()];
             let (lo, hi) = boot.interval(cfg.level, |w| ratio(&right, w));
             let (blo, bhi) = boot.interval(cfg.level, |w| ratio(&sq, w));
+            // AUC of the probability as a score of the observed sign, over the pairs with an
+            // observed difference; confident answers (probability at least CONFIDENT either way).
+            let idx: Vec<usize> = (0..rows.len()).filter(|&i| used[i] > 0.0).collect();
+            let (sc, lb, cl): (Vec<f64>, Vec<bool>, Vec<usize>) = (idx.iter().map(|&i| probs[i]).collect(), idx.iter().map(|&i| ys[i]).collect(), idx.iter().map(|&i| cluster[i]).collect());
+            let order = ascending(&sc);
+            let (alo, ahi) = boot.interval(cfg.level, |w| weighted_auc(w, &cl, &sc, &lb, &order));
+            let auc = weighted_auc(&vec![1; pair_queries.len()], &cl, &sc, &lb, &order);
+            let confident: Vec<usize> = idx.iter().copied().filter(|&i| probs[i] >= CONFIDENT || probs[i] <= 1.0 - CONFIDENT).collect();
+            let confident_right = confident.iter().filter(|&&i| (probs[i] > 0.5) == ys[i]).count();
             let mut nq: Vec<usize> = cluster.iter().zip(&used).filter(|(_, &u)| u > 0.0).map(|(&c, _)| c).collect();
             nq.sort_unstable();
             nq.dedup();
@@ -799,6 +824,11 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
                 brier_upper: bhi,
                 model_error_sd: if n > 0 { tau_sum / n as f64 } else { f64::NAN },
                 ties_every_pair,
+                auc,
+                auc_lower: alo,
+                auc_upper: ahi,
+                confident_pairs: confident.len(),
+                confident_right,
             });
             for (i, &(c, p, y)) in bins.iter().enumerate() {
                 if c > 0 {
@@ -941,8 +971,8 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig, boots: &[Vec<[f64; 5]>
         };
         let worst_brier = rows.iter().map(|r| r.brier).fold(f64::NAN, f64::max);
         out.push(format!(
-            "Ordering pairs, {metric}: {lead}: {:.3} [{:.3}, {:.3}] over {} pairs of {} queries ({pct} % interval over queries; 0.5 is a coin); Brier {:.3} (worst model {:.3}; 0.25 is a constant 0.5), model error included.",
-            best.sign_accuracy, best.sign_accuracy_lower, best.sign_accuracy_upper, best.pairs, best.queries, best.brier, worst_brier
+            "Ordering pairs, {metric}: {lead}: {:.3} [{:.3}, {:.3}] over {} pairs of {} queries ({pct} % interval over queries; 0.5 is a coin); Brier {:.3} (worst model {:.3}; 0.25 is a constant 0.5), model error included; AUC of its probability {:.3} [{:.3}, {:.3}]; it is confident (probability {CONFIDENT} or more either way) in {} of the {} pairs, right in {}, and cannot tell in the rest.",
+            best.sign_accuracy, best.sign_accuracy_lower, best.sign_accuracy_upper, best.pairs, best.queries, best.brier, worst_brier, best.auc, best.auc_lower, best.auc_upper, best.confident_pairs, best.pairs, best.confident_right
         ));
     }
     if !tying.is_empty() {
@@ -993,11 +1023,11 @@ impl OrderingsValidation {
 
     /// `pairs.csv`: sign accuracy and Brier score per model and pair metric, intervals over queries.
     pub fn write_pairs(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        writeln!(w, "model,metric,pairs,queries,sign_accuracy_over_pairs,sign_accuracy_lower_over_queries,sign_accuracy_upper_over_queries,brier,brier_lower_over_queries,brier_upper_over_queries,model_error_sd,ties_every_pair")?;
+        writeln!(w, "model,metric,pairs,queries,sign_accuracy_over_pairs,sign_accuracy_lower_over_queries,sign_accuracy_upper_over_queries,brier,brier_lower_over_queries,brier_upper_over_queries,model_error_sd,ties_every_pair,auc,auc_lower_over_queries,auc_upper_over_queries,confident_pairs,confident_right")?;
         for r in &self.pairs {
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.model,
                 r.metric,
                 r.pairs,
@@ -1009,7 +1039,12 @@ impl OrderingsValidation {
                 num(r.brier_lower),
                 num(r.brier_upper),
                 num(r.model_error_sd),
-                r.ties_every_pair
+                r.ties_every_pair,
+                num(r.auc),
+                num(r.auc_lower),
+                num(r.auc_upper),
+                r.confident_pairs,
+                r.confident_right
             )?;
         }
         Ok(())
