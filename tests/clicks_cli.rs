@@ -309,6 +309,16 @@ fn validate_orderings_on_the_bundled_log_writes_the_tables_whatever_the_thread_c
     // 3 models x 5 measures and a header.
     assert_eq!(errors.lines().count(), 16);
     assert!(errors.lines().any(|l| l.starts_with("rctr,baseline,ctr_mae,")));
+    // The rank-only baseline predicts the same click rates for every ordering of a query: by
+    // construction it ties every pair (sign accuracy 1/2, probability 1/2, Brier 1/4, AUC 1/2,
+    // never confident) whatever the data.
+    let pairs = std::fs::read_to_string(dir.path().join("a/pairs.csv")).unwrap();
+    let rctr: Vec<&str> = pairs.lines().filter(|l| l.starts_with("rctr,")).collect();
+    assert_eq!(rctr.len(), 3, "{pairs}");
+    for l in rctr {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!((f[4], f[5], f[6], f[7], f[8], f[9], f[11], f[12], f[15], f[16]), ("0.5", "0.5", "0.5", "0.25", "0.25", "0.25", "true", "0.5", "0", "0"), "{l}");
+    }
     let shift = std::fs::read_to_string(dir.path().join("a/shift.csv")).unwrap();
     // 3 models and a header; intervals say they are over queries.
     assert_eq!(shift.lines().count(), 4);

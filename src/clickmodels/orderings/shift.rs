@@ -28,11 +28,14 @@
 //! percentile bootstraps over *queries*: each resample draws the compared queries with
 //! replacement (stream `(seed, 4, b)`), adds up the drawn queries' sums (a query drawn twice
 //! counts twice) and recomputes the ratios; the differences unseen − seen are paired over the
-//! same resamples. Deterministic whatever the thread count.
+//! same resamples. Deterministic whatever the thread count. Every model is fitted as `clicks fit`
+//! fits it; `dctr` is PyClick's smoothed DCTR here, not the held-out baseline
+//! [`DocumentOrRank`](super::DocumentOrRank) of `validate_orderings`, whose plain click rates of
+//! 0 or 1 would give a log-likelihood of minus infinity.
 
 use super::{assign_folds, group_orderings, OrderingsConfig};
 use crate::clickmodels::eval::{session_log_likelihood, RANK_MAX};
-use crate::clickmodels::{ClickModel, ExactSum, PROB_MIN};
+use crate::clickmodels::{ClickModel, ExactSum, ModelConfig, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef};
 use crate::stats::distance::percentile_interval;
@@ -260,7 +263,7 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
                 if train.is_empty() {
                     return Err(Error::Invalid(format!("fold {f} has no training sessions left after holding out its orderings and the seen test share")));
                 }
-                let model = super::fit_model(cfg.models[m], cfg.em, &train)?;
+                let model = ModelConfig::new(cfg.models[m], cfg.em).fit(&mut &train)?;
                 let (mut s, mut u) = (vec![Sums::default(); nq], vec![Sums::default(); nq]);
                 let mut probs = Vec::new();
                 for i in seen_idx {

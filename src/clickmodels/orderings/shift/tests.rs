@@ -1,6 +1,6 @@
 use super::*;
 use crate::clickmodels::eval::evaluate;
-use crate::clickmodels::{Dbn, ModelConfig, ModelKind};
+use crate::clickmodels::{Dbn, ModelKind};
 
 /// A generated log of `queries` queries of `docs` documents each; every query is shown in
 /// `orderings` orderings (all its documents, in a seeded random order), `sessions` sessions
