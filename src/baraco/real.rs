@@ -811,12 +811,14 @@ fn explain(a: &switch::Answer, unseen5: usize, rare5: usize, top: usize, cfg: &R
         Verdict::Keep => format!("keep production: the candidate is worse by more than {} with probability {:.3}; {head}", cfg.epsilon, 1.0 - a.p_safe),
         Verdict::CannotTell => {
             let mut why = Vec::new();
-            if unseen5 + rare5 > 0 {
-                let mut s = format!("{} of the candidate's top {top} were never examined in production", unseen5 + rare5);
-                if rare5 > 0 {
-                    s += &format!(" ({unseen5} never shown, {rare5} examined in fewer than {} sessions)", switch::RARELY_EXAMINED);
-                }
-                why.push(s);
+            if rare5 > 0 {
+                why.push(format!(
+                    "{} of the candidate's top {top} were never or rarely examined in production ({unseen5} never shown, {rare5} examined in fewer than {} sessions)",
+                    unseen5 + rare5,
+                    switch::RARELY_EXAMINED
+                ));
+            } else if unseen5 > 0 {
+                why.push(format!("{unseen5} of the candidate's top {top} were never shown in production"));
             }
             if a.model_error_sd > a.posterior_sd {
                 why.push(format!("on other queries' orderings the model's predicted differences miss the real ones by about {:.3} (one sd)", a.model_error_sd));
