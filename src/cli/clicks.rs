@@ -721,14 +721,14 @@ struct ValidateSwitchesArgs {
     /// Ranks the predicted metric looks at.
     #[arg(long, default_value_t = 10)]
     depth: usize,
-    /// DBN continuation: `fitted` (EM on the other queries' sessions) or a fixed value (the
-    /// paper: 0.9).
-    #[arg(long, default_value = "fitted")]
-    gamma: String,
+    /// DBN continuation: `fitted` (EM on the other queries' sessions; the default) or a fixed
+    /// value (the paper, and `--paper`'s default: 0.9).
+    #[arg(long, value_name = "fitted|GAMMA")]
+    gamma: Option<String>,
     /// Attractiveness and satisfaction priors: `fitted` (empirical Bayes on the other queries'
-    /// sessions) or `uniform` (Beta(1, 1), the paper).
-    #[arg(long, default_value = "fitted", value_name = "fitted|uniform")]
-    prior: String,
+    /// sessions; the default) or `uniform` (Beta(1, 1), the paper; the only choice with `--paper`).
+    #[arg(long, value_name = "fitted|uniform")]
+    prior: Option<String>,
     /// Take the click model as true: no model error from the log's natural experiments (the
     /// paper).
     #[arg(long)]
@@ -772,15 +772,23 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     serpsim::limits::check_usize("clicks validate-switches", "--depth", a.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
     serpsim::limits::check_usize("clicks validate-switches", "--iterations", a.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
     let metric = OutcomeMetric::parse(&a.metric).ok_or_else(|| anyhow::anyhow!("--metric `{}`: expected first-click-rr, top-clicks or abandonment", a.metric))?;
-    let gamma = match a.gamma.as_str() {
-        "fitted" => GammaChoice::Fitted,
-        g => GammaChoice::Fixed(g.parse().map_err(|_| anyhow::anyhow!("--gamma `{g}`: expected `fitted` or a number in [0, 1]"))?),
+    let gamma = match a.gamma.as_deref() {
+        None => None,
+        Some("fitted") => Some(GammaChoice::Fitted),
+        Some(g) => Some(GammaChoice::Fixed(g.parse().map_err(|_| anyhow::anyhow!("--gamma `{g}`: expected `fitted` or a number in [0, 1]"))?)),
     };
-    let prior = match a.prior.as_str() {
-        "fitted" => PriorChoice::Fitted,
-        "uniform" => PriorChoice::Uniform,
-        p => anyhow::bail!("--prior `{p}`: expected `fitted` or `uniform`"),
+    let prior = match a.prior.as_deref() {
+        None => None,
+        Some("fitted") => Some(PriorChoice::Fitted),
+        Some("uniform") => Some(PriorChoice::Uniform),
+        Some(p) => anyhow::bail!("--prior `{p}`: expected `fitted` or `uniform`"),
     };
+    if a.paper {
+        // The paper's settings: a given fixed gamma is kept; nothing else is silently dropped.
+        anyhow::ensure!(gamma != Some(GammaChoice::Fitted), "--paper holds gamma fixed: give a number or drop --gamma");
+        anyhow::ensure!(prior.is_none() || prior == Some(PriorChoice::Uniform), "--paper uses uniform priors: drop --prior");
+        anyhow::ensure!(metric == OutcomeMetric::FirstClickRr, "--paper decides on its RR metric and is scored on first-click RR: drop --metric");
+    }
     if let Some(out) = &a.out {
         serpsim::output::refuse_input_as_output(out, &[&a.train])?;
         serpsim::output::check_output_dir(out)?;
@@ -788,7 +796,12 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, a.format.parse()?, a.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
-    let base = if a.paper { RealConfig::paper() } else { RealConfig { gamma, prior, model_error: !a.no_model_error, ..RealConfig::default() } };
+    let base = if a.paper {
+        RealConfig { gamma: gamma.unwrap_or(RealConfig::paper().gamma), ..RealConfig::paper() }
+    } else {
+        let d = RealConfig::default();
+        RealConfig { gamma: gamma.unwrap_or(d.gamma), prior: prior.unwrap_or(d.prior), model_error: !a.no_model_error, ..d }
+    };
     let cfg = RealConfig {
         min_sessions: a.min_sessions,
         epsilon: a.epsilon,
