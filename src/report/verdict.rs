@@ -285,8 +285,10 @@ pub fn verdict(p: &PairSummary) -> Verdict {
             }
         }
     }
-    // Costs: cheaper at equal outcome, or cheaper because it finds less.
-    for (who, name, other) in [("a", a, "b"), ("b", b, "a")] {
+    // Costs: cheaper at equal outcome, or cheaper because it finds less. Every clause names
+    // its system; the one that finds more comes first, so that "also" follows "finds more".
+    let order = if winner == "b" { [("b", b, "a"), ("a", a, "b")] } else { [("a", a, "b"), ("b", b, "a")] };
+    for (who, name, other) in order {
         let cheaper = favouring(who, Role::Cost);
         if cheaper.is_empty() {
             continue;
@@ -295,7 +297,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
         if winner == other {
             parts.push((format!("{name} costs less because it finds less ({list})"), format!("{name} costs less ({names}) because it finds less")));
         } else if winner == who {
-            parts.push((format!("{name} also costs less ({list})"), format!("it also costs less ({names})")));
+            parts.push((format!("{name} also costs less ({list})"), format!("{name} also costs less ({names})")));
         } else if winner.is_empty() && has_interval {
             parts.push((format!("{name} is cheaper at equal gain ({list})"), format!("{name} is cheaper at equal gain ({names})")));
         }
