@@ -1058,6 +1058,13 @@ impl ReportSink<'_> {
     }
 }
 
+/// The name of a budget's measure: `prefix`, the budget as every file writes a number
+/// ([`crate::write::fmt_f64`]: at most 10 significant digits, so 500.0 / 4.0 * 1.0000000000000001
+/// reads `125`, not `125.00000000000001`), then `suffix`.
+pub fn budget_name(prefix: &str, budget: f64, suffix: &str) -> String {
+    format!("{prefix}{}{suffix}", crate::write::fmt_f64(budget))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<String>, d: &PairAcc, ca: &CellAcc, cb: &CellAcc, cfg: &SinkConfig) -> PairSummary {
     PairSummary {
@@ -1074,14 +1081,14 @@ fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<
             .time_budgets
             .iter()
             .enumerate()
-            .map(|(i, b)| diff_summary(&format!("gain_by_{b}s"), Better::Higher, &d.time_budgets[i], ca.time_budgets[i].mean(), cb.time_budgets[i].mean()))
+            .map(|(i, b)| diff_summary(&budget_name("gain_by_", *b, "s"), Better::Higher, &d.time_budgets[i], ca.time_budgets[i].mean(), cb.time_budgets[i].mean()))
             .collect(),
         effort_budgets: cfg
             .effort_budgets
             .iter()
             .enumerate()
             .map(|(i, b)| {
-                diff_summary(&format!("gain_by_effort_{b}"), Better::Higher, &d.effort_budgets[i], ca.effort_budgets[i].mean(), cb.effort_budgets[i].mean())
+                diff_summary(&budget_name("gain_by_effort_", *b, ""), Better::Higher, &d.effort_budgets[i], ca.effort_budgets[i].mean(), cb.effort_budgets[i].mean())
             })
             .collect(),
     }

@@ -171,7 +171,7 @@ impl CutOff {
         match self {
             CutOff::Find(n) => format!("find-{n}"),
             CutOff::FindAll => "find-all".into(),
-            CutOff::Effort(b) => format!("effort-{b}"),
+            CutOff::Effort(b) => format!("effort-{}", crate::write::fmt_f64(*b)),
         }
     }
 

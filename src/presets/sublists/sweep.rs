@@ -180,7 +180,7 @@ pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weigh
 /// The He et al. profile of grid point (task, prior, lambda).
 pub fn grid_profile(grid: &SweepGrid, task: usize, prior: usize, lambda: usize, max_rank: usize) -> UserProfile {
     let table: Vec<f64> = ContinuationKind::Exponential { lambda: grid.lambdas[lambda] }.table(max_rank + 1);
-    let mut p = he_profile(&format!("{} {} {}", grid.tasks[task].name(), grid.priors[prior].name(), grid.lambdas[lambda]), &table, &grid.weights, grid.tasks[task]);
+    let mut p = he_profile(&format!("{} {} {}", grid.tasks[task].name(), grid.priors[prior].name(), crate::write::fmt_f64(grid.lambdas[lambda])), &table, &grid.weights, grid.tasks[task]);
     p.sublists = match grid.priors[prior] {
         Prior::Ndcg => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Ndcg, scale: 1.0, smoothing: 0.0 },
         Prior::Random => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Random, scale: 1.0, smoothing: 0.0 },
@@ -317,7 +317,7 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
             let ymax = series.iter().flatten().map(|q| q.q75).filter(|x| x.is_finite()).fold(1.0f64, f64::max) * 1.05;
             let integer = series.iter().flatten().flat_map(|q| [q.q25, q.median, q.q75]).all(|x| !x.is_finite() || x.fract() == 0.0);
             let yt = Ticks::new(0.0, ymax, 250.0, false, integer);
-            let labels: Vec<String> = grid.lambdas.iter().map(|l| format!("{l}")).collect();
+            let labels: Vec<String> = grid.lambdas.iter().map(|&l| crate::write::fmt_f64(l)).collect();
             let mut chart = ChartBuilder::on(&areas[k])
                 .caption(fit(&format!("Task: {}", task.name()), 400.0, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
                 .margin(12)
