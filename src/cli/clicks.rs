@@ -252,7 +252,7 @@ impl ModelArgs {
 
 /// A progress bar over the passes of a fit of `cfg`.
 fn pass_bar(cfg: &ModelConfig) -> Bar {
-    let bar = progress_bar("fitting (passes over the log)");
+    let bar = progress_bar("fitting", "EM passes over the log");
     bar.set_length(EmState::passes_of(cfg) as u64);
     bar
 }
@@ -312,12 +312,9 @@ fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
 
 /// Runs `work` with a progress bar over the sampler's sweeps (for sampled models).
 fn with_sweep_bar<T>(kind: ModelKind, cfg: &PosteriorConfig, work: &dyn Fn(&(dyn Fn(u64) + Sync)) -> serpsim::Result<T>) -> anyhow::Result<T> {
-    let g = &cfg.sampler;
-    let sampled = kind.is_em() || cfg.exact;
-    let bar = progress_bar("sampling (sweeps)");
-    if sampled {
-        let mcem = if cfg.prior.is_fitted() { g.prior_rounds * g.prior_sweeps } else { 0 };
-        bar.set_length((mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64);
+    let bar = progress_bar("sampling the posterior", "sweeps");
+    if let Some(total) = cfg.sweeps(kind) {
+        bar.set_length(total);
     }
     let tick = |n: u64| bar.inc(n);
     let out = work(&tick);
@@ -673,7 +670,8 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             writeln!(w, "model,metric,kendall_tau,ranker,real,model_score")?;
             for c in &v.system {
                 for (k, (r, m)) in c.real.iter().zip(&c.model).enumerate() {
-                    writeln!(w, "{model_name},{},{},{k},{r},{m}", c.metric, c.kendall_tau)?;
+                    let f = serpsim::write::fmt_f64;
+                    writeln!(w, "{model_name},{},{},{k},{},{}", c.metric, f(c.kendall_tau), f(*r), f(*m))?;
                 }
             }
             Ok(())
@@ -817,7 +815,7 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
         level: a.ci_level,
         ..base
     };
-    let bar = progress_bar("validate-switches: cross-fitted folds (queries)");
+    let bar = progress_bar("validate-switches: cross-fitting", "query folds");
     let v = with_threads(a.threads, || {
         validate_real_with(&data.log, &data.vocab, &cfg, &|done, total| {
             bar.set_length(total as u64);
@@ -906,7 +904,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
 /// The `distances.csv` of a validation: one row per measure, `label` in the first column.
 pub(super) fn write_distances<'a>(w: &mut dyn std::io::Write, label: &str, measures: impl Iterator<Item = &'a serpsim::clickmodels::validate::Measure>) -> std::io::Result<()> {
     writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
-    let f = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
+    let f = serpsim::write::fmt_f64;
     for m in measures {
         writeln!(
             w,
@@ -939,7 +937,7 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
         })?,
     };
     let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);
-    let bar = progress_bar("converting");
+    let bar = progress_bar("converting", "sessions");
     bar.progress().phase("converting", "sessions", None);
     let progress = bar.progress();
     let report = with_threads(a.threads, || convert::convert_path(&a.input, &opts, &to, &a.out, Some(progress)))??;

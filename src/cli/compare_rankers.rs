@@ -182,9 +182,10 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
             }
             writeln!(w)?;
             for (i, a) in answers.iter().enumerate() {
-                write!(w, "{},{},{},{},{}", csv_field(&a.candidate), a.p_safe, a.expected_diff, a.switch, a.unseen_share)?;
+                let f = serpsim::write::fmt_f64;
+                write!(w, "{},{},{},{},{}", csv_field(&a.candidate), f(a.p_safe), f(a.expected_diff), a.switch, f(a.unseen_share))?;
                 if let Some(t) = &truth {
-                    write!(w, ",{},{}", t[i], t[i] + args.epsilon >= 0.0)?;
+                    write!(w, ",{},{}", f(t[i]), t[i] + args.epsilon >= 0.0)?;
                 }
                 writeln!(w)?;
             }

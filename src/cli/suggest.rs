@@ -114,7 +114,7 @@ pub fn run(args: SuggestArgs) -> anyhow::Result<()> {
 fn load(log: &Path, sug: &Path, wn: Option<&WordNet>) -> anyhow::Result<AcceptedSessions> {
     let sessions = read_sessions(log, sug)?;
     anyhow::ensure!(!sessions.is_empty(), "{}: no sessions", log.display());
-    let bar = progress_bar("features");
+    let bar = progress_bar("computing features", "sessions");
     let mut sim = wn.map(Similarity::new);
     let p = prepare(&sessions, sim.as_mut(), &|done, total| {
         bar.set_length(total);
@@ -209,7 +209,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
         for (i, id) in p.ids.iter().enumerate() {
             csv.push_str(&serpsim::write::csv_field(id));
             for rr in &rrs {
-                csv.push_str(&format!(",{}", rr[i]));
+                csv.push_str(&format!(",{}", serpsim::write::fmt_f64(rr[i])));
             }
             csv.push('\n');
         }
@@ -218,7 +218,7 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
             let mut s = String::from("l,f,d,mrr\n");
             for (m, v) in all {
                 if let Model::TamR { l, f, d } = m {
-                    s.push_str(&format!("{l:.1},{f:.1},{d:.1},{v}\n"));
+                    s.push_str(&format!("{l:.1},{f:.1},{d:.1},{}\n", serpsim::write::fmt_f64(v)));
                 }
             }
             run.write("sweep.csv", s.as_bytes())?;

@@ -9,13 +9,35 @@ use crate::stats::correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman,
 use serde::Serialize;
 use std::fmt::Write;
 
-/// A float as text: shortest round-trip decimal, in exponent form when very small or large.
+/// A float as every CSV file of serpsim writes it ([`crate::write::fmt_f64`]): at most 10
+/// significant digits (`0.416`, not `0.4160000000000001`), empty when undefined.
 pub fn fmt_f64(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && (v.abs() < 1e-5 || v.abs() >= 1e15) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
+    crate::write::fmt_f64(v)
+}
+
+/// Pretty-printed JSON with every float rounded to 10 significant digits
+/// ([`crate::write::round_sig`]), as every JSON file of serpsim writes numbers (undefined
+/// floats are already `null`, serde_json's rule). Keys keep their order: the text is rewritten
+/// line by line, each line holding at most one number (`to_string_pretty`'s layout).
+fn rounded_json<T: Serialize>(doc: &T) -> String {
+    let text = serde_json::to_string_pretty(doc).expect("plain data serialises");
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        // The value: after `"key": ` in an object, the whole line in an array.
+        let start = if trimmed.starts_with('"') { trimmed.find("\": ").map(|i| i + 3) } else { Some(0) };
+        let indent = line.len() - trimmed.len();
+        let rewritten = start.and_then(|i| {
+            let rest = &trimmed[i..];
+            let (number, comma) = rest.strip_suffix(',').map_or((rest, ""), |n| (n, ","));
+            let x: f64 = number.parse().ok().filter(|_| number.contains(['.', 'e', 'E']))?;
+            let y = serde_json::to_string(&crate::write::round_sig(x)).expect("a finite float serialises");
+            Some(format!("{}{}{y}{comma}", &line[..indent], &trimmed[..i]))
+        });
+        out.push_str(rewritten.as_deref().unwrap_or(line));
+        out.push('\n');
     }
+    out
 }
 
 /// C's `printf("%6.4f", v)` (glibc): four decimals, right-aligned in six characters, `nan`,
@@ -179,7 +201,7 @@ pub fn to_json(e: &Evaluation, per_topic: bool) -> String {
                 .collect(),
         })
         .collect();
-    serde_json::to_string_pretty(&runs).expect("plain data serialises") + "\n"
+    rounded_json(&runs)
 }
 
 /// The `--ci` table as CSV: one row per run and measure (`kind` = `mean`) and one per pair of
@@ -197,7 +219,7 @@ pub fn ci_csv(means: &[MeanInterval], diffs: &[Difference], s: &CiSettings) -> S
             fmt_f64(m.ci.estimate),
             fmt_f64(m.ci.lower),
             fmt_f64(m.ci.upper),
-            m.ci.level,
+            fmt_f64(m.ci.level),
             m.ci.method.name(),
             m.ci.resamples,
             s.seed
@@ -219,7 +241,7 @@ pub fn ci_csv(means: &[MeanInterval], diffs: &[Difference], s: &CiSettings) -> S
             fmt_f64(d.ci.estimate),
             fmt_f64(d.ci.lower),
             fmt_f64(d.ci.upper),
-            d.ci.level,
+            fmt_f64(d.ci.level),
             d.ci.method.name(),
             d.ci.resamples,
             s.seed,
@@ -249,12 +271,12 @@ pub fn ci_json(means: &[MeanInterval], diffs: &[Difference], s: &CiSettings) -> 
             crate::stats::bootstrap::CiMethod::Basic => "basic (reverse percentile)",
             crate::stats::bootstrap::CiMethod::Bca => "BCa",
         },
-        s.level * 100.0,
+        fmt_f64(s.level * 100.0),
         s.resamples,
         s.seed
     );
     let doc = CiJson { interval, test: s.test.describe(), settings: s, means, differences: diffs };
-    let text = serde_json::to_string_pretty(&doc).expect("plain data serialises");
+    let text = rounded_json(&doc);
     // p-values in scientific notation (JSON numbers may have an exponent).
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.lines() {
