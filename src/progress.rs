@@ -198,10 +198,10 @@ fn wait(stop: &AtomicBool, d: Duration) -> bool {
 fn run_bar(p: &Progress, stop: &AtomicBool) {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let with_total = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
+    let with_total = ProgressStyle::with_template("{prefix}: [{bar:30}] {human_pos}/{human_len} {msg} ({elapsed}, eta {eta})")
         .expect("valid template")
         .progress_chars("=> ");
-    let without_total = ProgressStyle::with_template("{prefix} {pos} {msg} ({elapsed})").expect("valid template");
+    let without_total = ProgressStyle::with_template("{prefix}: {human_pos} {msg} ({elapsed})").expect("valid template");
     let mut had_total = None;
     loop {
         let stopping = wait(stop, Duration::from_millis(100));
@@ -212,7 +212,9 @@ fn run_bar(p: &Progress, stop: &AtomicBool) {
         }
         bar.set_prefix(s.label.clone());
         bar.set_length(s.total.unwrap_or(0));
-        bar.set_position(s.done);
+        // A display never counts past its total (the counts are right at their source; this
+        // keeps a late tick from drawing "101/100").
+        bar.set_position(s.total.map_or(s.done, |t| s.done.min(t)));
         bar.set_message(if s.message.is_empty() { s.unit.clone() } else { format!("{} {}", s.unit, s.message) });
         if stopping {
             bar.finish_and_clear();
@@ -230,8 +232,22 @@ fn run_lines(p: &Progress, stop: &AtomicBool, every: Duration) {
     }
 }
 
+/// A count with thousands separated by commas: `12,000`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// One log line for a snapshot, e.g.
-/// `serpsim: simulating: 1200/5000 cells (24.0 %), 3.1 s elapsed, about 9.8 s left`.
+/// `serpsim: simulating users: 1,200/5,000 user blocks (24.0 %), 3.1 s elapsed, about 9.8 s left`:
+/// the label, the count out of the total (never past it) and the unit counted.
 pub fn format_line(s: &Snapshot) -> String {
     if s.label.is_empty() {
         return String::new();
@@ -239,16 +255,17 @@ pub fn format_line(s: &Snapshot) -> String {
     let unit = if s.unit.is_empty() { String::new() } else { format!(" {}", s.unit) };
     let mut line = match s.total {
         Some(t) if t > 0 => {
-            let frac = s.done as f64 / t as f64;
-            let mut l = format!("serpsim: {}: {}/{}{} ({:.1} %), {:.1} s elapsed", s.label, s.done, t, unit, 100.0 * frac, s.elapsed);
-            if s.done > 0 && s.done < t {
+            let done = s.done.min(t);
+            let frac = done as f64 / t as f64;
+            let mut l = format!("serpsim: {}: {}/{}{} ({:.1} %), {:.1} s elapsed", s.label, grouped(done), grouped(t), unit, 100.0 * frac, s.elapsed);
+            if done > 0 && done < t {
                 l += &format!(", about {:.0} s left", s.elapsed * (1.0 / frac - 1.0));
             }
             l
         }
         _ => {
             let rate = if s.elapsed > 0.0 { s.done as f64 / s.elapsed } else { 0.0 };
-            format!("serpsim: {}: {}{} ({:.0}/s), {:.1} s elapsed", s.label, s.done, unit, rate, s.elapsed)
+            format!("serpsim: {}: {}{} ({:.0}/s), {:.1} s elapsed", s.label, grouped(s.done), unit, rate, s.elapsed)
         }
     };
     if !s.message.is_empty() {
@@ -298,6 +315,14 @@ mod tests {
         );
         let open = Snapshot { total: None, done: 300, message: String::new(), unit: "sessions".into(), ..s };
         assert_eq!(format_line(&open), "serpsim: fitting dbn: 300 sessions (150/s), 2.0 s elapsed");
+        // Thousands grouped, the count held at the total (hand-written expectations).
+        let big = Snapshot { done: 12_000, total: Some(40_000), unit: "sessions".into(), message: String::new(), label: "simulating users".into(), elapsed: 3.0 };
+        assert_eq!(format_line(&big), "serpsim: simulating users: 12,000/40,000 sessions (30.0 %), 3.0 s elapsed, about 7 s left");
+        let over = Snapshot { done: 900, total: Some(800), ..big };
+        assert!(format_line(&over).starts_with("serpsim: simulating users: 800/800 sessions (100.0 %)"), "{}", format_line(&over));
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

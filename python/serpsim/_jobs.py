@@ -22,11 +22,13 @@ def set_progress(enabled: bool) -> None:
 
 def line_text(label: str, unit: str, done: int, total: Optional[int], message: str, elapsed: float) -> str:
     """The progress line: counts once there are any (or a total), else the time so far, so a
-    call still preparing shows ``label: 3 s`` rather than a repeated ``0 units``."""
+    call still preparing shows ``label: 3 s`` rather than a repeated ``0 units``. Counts have
+    their thousands grouped (``12,000/40,000 sessions``) and never pass the total."""
     if total:
-        text = f"{label}: {done}/{total} {unit} ({100.0 * done / total:.0f} %)"
+        done = min(done, total)
+        text = f"{label}: {done:,}/{total:,} {unit} ({100.0 * done / total:.0f} %)"
     elif done:
-        text = f"{label}: {done} {unit}"
+        text = f"{label}: {done:,} {unit}"
     else:
         text = f"{label}: {elapsed:.0f} s"
     if message:
@@ -72,7 +74,7 @@ class _Tqdm:
             self.label = label
         if total is not None and self.bar.total != total:
             self.bar.total = total
-        self.bar.n = done
+        self.bar.n = min(done, total) if total is not None else done
         if message:
             self.bar.set_postfix_str(message, refresh=False)
         self.bar.refresh()

@@ -214,7 +214,9 @@ fn fit_posterior(
         if data.log.is_empty() {
             return Err(serpsim::Error::Invalid("log: no sessions to fit on".into()));
         }
-        let sweeps = if kind.is_em() || cfg.exact { Some((cfg.sampler.chains * (cfg.sampler.warmup + cfg.sampler.draws * cfg.sampler.thin)) as u64) } else { None };
+        // The total from the library's own count: it includes the Monte-Carlo EM sweeps of a
+        // fitted prior (leaving them out showed "900 of 800 sweeps").
+        let sweeps = cfg.sweeps(kind);
         p.phase(&format!("posterior of {}", cfg_name(&em)), "sweeps", sweeps);
         // Under the uniform prior the model is the usual EM fit (as `clicks fit` without
         // --top-examination); `top_examination` pins the posterior only.

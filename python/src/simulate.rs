@@ -36,7 +36,7 @@ fn simulate(
     let (text, origin, base) = scenario_text(py, path, text, json, base)?;
     let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples), detail };
     spawn("simulating users", threads, move |p| {
-        p.phase("simulating users", "units", None);
+        p.phase("simulating users", "user blocks", None);
         let run = serpsim::run::run_text(&text, &origin, &base, &overrides, &|done, total| {
             p.set_total(total);
             p.set_done(done);

@@ -62,7 +62,7 @@ pub fn generate(a: GenerateArgs) -> anyhow::Result<()> {
         seed: a.seed,
     };
     g.validate()?;
-    let bar = progress_bar("generating");
+    let bar = progress_bar("generating", "sessions");
     bar.progress().phase("generating", "sessions", Some(a.sessions));
     let p = bar.progress();
     let w = with_threads(a.threads, || g.write_file(&a.out, &mut |n| p.set_done(n)))??;

@@ -91,9 +91,11 @@ impl Bar {
     pub fn finish_and_clear(self) {}
 }
 
-/// Starts showing progress of work called `label`.
-pub fn progress_bar(label: &str) -> Bar {
+/// Starts showing progress of work called `label`, counted in `unit` (plural: `sessions`,
+/// `user blocks`): `simulating users: 12/40 user blocks`.
+pub fn progress_bar(label: &str, unit: &str) -> Bar {
     let progress = Progress::new(label);
+    progress.phase(label, unit, None);
     let reporter = Some(Reporter::start(&progress, display()));
     Bar { progress, _reporter: reporter }
 }

@@ -35,7 +35,7 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<()> {
     };
     let (scenario, base) = Scenario::from_file(&c.file)?;
     let overrides = c.run.overrides();
-    let bar = progress_bar(if sweep { "sweeping" } else { "simulating users" });
+    let bar = progress_bar(if sweep { "sweeping" } else { "simulating users" }, "user blocks");
     let progress = |done: u64, total: u64| {
         bar.set_length(total);
         bar.set_position(done);

@@ -18,7 +18,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         None => (serpsim::scenario::DEFAULT_SCENARIO.to_string(), "embedded default scenario".to_string(), PathBuf::from(".")),
     };
     let overrides = args.run.overrides();
-    let bar = progress_bar("simulating users");
+    let bar = progress_bar("simulating users", "user blocks");
     let run = with_threads(args.run.threads, || {
         serpsim::run::run_text(&text, &origin, &base, &overrides, &|done, total| {
             bar.set_length(total);

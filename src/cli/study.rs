@@ -461,7 +461,7 @@ fn synth(config: Option<PathBuf>, participants: Option<usize>, seed: Option<u64>
     let mut run = serpsim::output::RunDir::begin(out, serpsim::output::RunInfo { seed: Some(c.seed), ..serpsim::output::RunInfo::new("study synth") })?;
     let mut log = String::new();
     let mut err: Option<serpsim::Error> = None;
-    let bar = super::common::progress_bar("generating sessions");
+    let bar = super::common::progress_bar("generating", "sessions");
     bar.set_length((c.participants * c.tasks) as u64);
     let (_, qrels) = generate_with(&c, &mut |s| {
         bar.inc(1);
@@ -524,7 +524,7 @@ fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathB
     let log = StudyLog::from_file(log_path)?;
     let aois = pipeline::load_log_aois(&log)?;
     let mut text = String::new();
-    let bar = super::common::progress_bar("annotating sessions");
+    let bar = super::common::progress_bar("annotating", "sessions");
     bar.set_length(log.sessions.len() as u64);
     let mut total = pipeline::AnnotateCounts::default();
     let (mut no_gaze, mut no_cursor) = (Vec::new(), Vec::new());

@@ -172,7 +172,7 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
 fn sweep(c: Common) -> anyhow::Result<()> {
     let (s, study) = load(&c)?;
     let (grid, topics) = (&study.grid, &study.topics);
-    let bar = progress_bar("sublist sweep");
+    let bar = progress_bar("sublist sweep", "user blocks");
     let cells = with_threads(c.run.threads, || {
         run_sweep_world(&study.loaded.world, &study.loaded.prepared, &study.labels, grid, &|d, t| {
             bar.set_length(t);
@@ -215,7 +215,7 @@ fn when(c: Common) -> anyhow::Result<()> {
     let (s, study) = load(&c)?;
     let settings = study.help.clone();
     let topics = study.topics.clone();
-    let bar = progress_bar("simulating levels");
+    let bar = progress_bar("simulating levels", "runs");
     bar.set_length(1);
     let rows = with_threads(c.run.threads, || help_rows(&topics, &settings))??;
     bar.finish_and_clear();

@@ -70,6 +70,24 @@ impl Default for PosteriorConfig {
     }
 }
 
+impl PosteriorConfig {
+    /// Whether [`posterior`] of `kind` runs the Gibbs sampler (EM models, and SDBN and DCM with
+    /// `exact`); the other models' posteriors are conjugate, from counts.
+    pub fn sampled(&self, kind: ModelKind) -> bool {
+        kind.is_em() || (self.exact && matches!(kind, ModelKind::Sdbn | ModelKind::Dcm))
+    }
+
+    /// The sweeps [`posterior`] of `kind` reports to its `progress`, in all: the Monte-Carlo
+    /// EM of a fitted prior (`prior_rounds`, at least 1, times `prior_sweeps`) and then every
+    /// chain's warm-up and draws (times `thin`); `None` when nothing is sampled. A progress
+    /// total from here is never passed by the count.
+    pub fn sweeps(&self, kind: ModelKind) -> Option<u64> {
+        let g = &self.sampler;
+        let mcem = if self.prior.is_fitted() { g.prior_rounds.max(1) * g.prior_sweeps } else { 0 };
+        self.sampled(kind).then(|| (mcem + g.chains * (g.warmup + g.draws * g.thin)) as u64)
+    }
+}
+
 /// How a posterior was obtained.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Method {
@@ -188,7 +206,7 @@ fn keep_evenly(all: &[f32], k: usize) -> Vec<f32> {
 pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Posterior> {
     check(cfg, log)?;
     let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
-    if kind.is_em() || (cfg.exact && matches!(kind, ModelKind::Sdbn | ModelKind::Dcm)) {
+    if cfg.sampled(kind) {
         let latent = match kind {
             ModelKind::Sdbn => Latent::Dbn { gamma: Some(1.0) },
             ModelKind::Dcm => Latent::Dcm,
