@@ -176,6 +176,45 @@ impl FittedClicks {
     }
 }
 
+/// The labels' grade scale: the grades of the label file after any `--grade-map` (the file's
+/// `labels`), or, in files written before it existed, the grades with fitted values.
+fn log_scale(g: &ByGrade) -> Vec<i32> {
+    g.labels.as_ref().map_or_else(|| g.rows.iter().map(|r| r.grade).collect(), |l| l.grades.clone())
+}
+
+/// The warning when the labels' grade scale differs from the collection's grades
+/// (`collection`, sorted, distinct; its lowest or highest grade differs from the labels'):
+/// grades are matched by number, and the text says so.
+pub fn scale_warning(g: &ByGrade, collection: &[i32]) -> Option<String> {
+    use super::labels::describe_scale;
+    let log = log_scale(g);
+    // Grades shown in the collection are a sample of its scale: warn when the ends differ.
+    if log.first() == collection.first() && log.last() == collection.last() {
+        return None;
+    }
+    let mapped = g.labels.as_ref().and_then(|l| l.grade_map.as_ref()).map_or(String::new(), |m| {
+        let pairs: Vec<String> = m.iter().map(|[a, b]| format!("{a}:{b}")).collect();
+        format!(" (after --grade-map {})", pairs.join(","))
+    });
+    Some(format!(
+        "log grades {}{mapped}, collection grades {}: collection grade g uses log grade g (by number), whatever the two scales mean; to map them otherwise, refit with `clicks fit --grade-map` (e.g. {})",
+        describe_scale(&log),
+        describe_scale(collection),
+        example_map(&log, collection)
+    ))
+}
+
+/// A `--grade-map` example taking the log's scale onto the collection's by rank: log grade at
+/// position i of n goes to collection grade at position floor(i m / n).
+fn example_map(log: &[i32], collection: &[i32]) -> String {
+    if log.is_empty() || collection.is_empty() {
+        return "`--grade-map 0:0,1:1`".into();
+    }
+    let (n, m) = (log.len(), collection.len());
+    let pairs: Vec<String> = log.iter().enumerate().map(|(i, g)| format!("{g}:{}", collection[(i * m / n).min(m - 1)])).collect();
+    format!("`--grade-map {}`", pairs.join(","))
+}
+
 /// The scalars of a query-independent table in words (`gamma 0.8712`), and the rank and
 /// matrix parameters by name (`examination by rank`).
 fn describe_query_independent(t: &io::ParamTable) -> String {
@@ -234,13 +273,15 @@ impl ClickSource for FittedClicks {
                 // fitted with (the file's `grade_fit`); files without it fall back to the
                 // per-pair fit's, and the assumption says so.
                 let taus = self.grade_dynamics.as_ref().map_or(self.taus, |d| d.1);
+                let warning = scale_warning(g, &grades);
                 let mut rows = Vec::new();
                 for &grade in &grades {
                     let row = g.row(grade).ok_or_else(|| {
                         Error::Invalid(format!(
-                            "{}: the collection has grade {grade}, but the model's labels have grades {} only: choose `unseen = \"quantile\"`, `\"grade\"` (the profile's `clicks` tables) or `\"prior\"`",
+                            "{}: the collection has grade {grade}, but the model's labels have grades {} only{}: refit with `clicks fit --grade-map` onto the collection's grades, or choose `unseen = \"quantile\"`, `\"grade\"` (the profile's `clicks` tables) or `\"prior\"`",
                             self.describe(),
-                            g.rows.iter().map(|r| r.grade.to_string()).collect::<Vec<_>>().join(", ")
+                            g.rows.iter().map(|r| r.grade.to_string()).collect::<Vec<_>>().join(", "),
+                            if g.rows.len() < log_scale(g).len() { " (with impressions in the log)" } else { "" }
                         ))
                     })?;
                     let a = row.get(name).unwrap_or(PRIOR);
@@ -263,11 +304,12 @@ impl ClickSource for FittedClicks {
                     rows,
                     assumption: format!("the per-grade values fitted on the log's own relevance labels (`clicks fit --qrels`, {imp} judged impressions){with}"),
                     dynamics: self.grade_dynamics.as_ref().map(|d| d.0.clone()),
+                    warning,
                 })
             }
             GradeMapping::Quantile => {
                 if let Some((a, s)) = self.global {
-                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None });
+                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None, warning: None });
                 }
                 let none = || {
                     Error::Invalid(format!(
@@ -290,6 +332,7 @@ impl ClickSource for FittedClicks {
                         self.attractiveness.len()
                     ),
                     dynamics: None,
+                    warning: None,
                 })
             }
         }
