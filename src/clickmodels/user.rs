@@ -399,6 +399,48 @@ mod tests {
     }
 
     #[test]
+    fn label_scale_differing_from_the_collection_is_a_warning_naming_the_mapping() {
+        use crate::clickmodels::labels::{read_from, LabelFormat, LabelOptions};
+        use crate::clickmodels::portable::GradeRow;
+        let row = |grade: i32| GradeRow {
+            grade,
+            impressions: 10,
+            values: vec![("attractiveness".into(), 0.1 * (grade + 1) as f64), ("satisfaction".into(), 0.5)],
+            intervals: Vec::new(),
+            interval_resamples: 0,
+        };
+        // Labels 0-4 in the file (TREC), every grade with fitted values.
+        let text = "t 0 a 0\nt 0 b 1\nt 0 c 2\nt 0 d 3\nt 0 e 4\n";
+        let (_, summary) = read_from(crate::input::Input::from_bytes("l", text.as_bytes().to_vec()).unwrap(), &LabelOptions::new(LabelFormat::Trec)).unwrap();
+        let g = ByGrade { rows: (0..5).map(row).collect(), fit: None, labels: Some(summary) };
+        let model = Dbn { attractiveness: vec![0.5], satisfaction: vec![0.5], gamma: 0.9 };
+        let src = FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json").with_grades(g.clone());
+        // A 0-2 collection: the expected text is the rule itself (grades matched by number) and
+        // the by-rank example 0:0,1:0,2:1,3:1,4:2 (position i of 5 -> floor(3 i / 5), by hand).
+        let map = src.grade_map(GradeMapping::Labels, &[0, 2, 1, 1]).unwrap();
+        assert_eq!(
+            map.warning.as_deref(),
+            Some("log grades 0-4, collection grades 0-2: collection grade g uses log grade g (by number), whatever the two scales mean; to map them otherwise, refit with `clicks fit --grade-map` (e.g. `--grade-map 0:0,1:0,2:1,3:1,4:2`)")
+        );
+        // Collection grade 1 takes log grade 1's values (attractiveness 0.2, by construction).
+        assert_eq!(map.get(1).unwrap().0, 0.1 * 2.0);
+        // A collection showing grades 0 and 4 only: same ends, no warning.
+        assert_eq!(src.grade_map(GradeMapping::Labels, &[0, 4]).unwrap().warning, None);
+        // Labels 0-2 (after a --grade-map) on a 0-3 collection: grade 3 has no value, an error
+        // that names the way out.
+        let mut g2 = g.clone();
+        g2.rows.truncate(3);
+        let l = g2.labels.as_mut().unwrap();
+        l.grades = vec![0, 1, 2];
+        l.grade_map = Some(vec![[0, 0], [1, 1], [2, 1], [3, 2], [4, 2]]);
+        let src2 = FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json").with_grades(g2.clone());
+        let e = src2.grade_map(GradeMapping::Labels, &[0, 3]).unwrap_err().to_string();
+        assert!(e.contains("the collection has grade 3, but the model's labels have grades 0, 1, 2 only") && e.contains("--grade-map"), "{e}");
+        let w = scale_warning(&g2, &[0, 1]).unwrap();
+        assert!(w.starts_with("log grades 0-2 (after --grade-map 0:0,1:1,2:1,3:2,4:2), collection grades 0-1:"), "{w}");
+    }
+
+    #[test]
     fn ids_matching_nothing_are_an_error_and_partial_coverage_warns() {
         let model = Cm { attractiveness: vec![0.5] };
         let world = one_list_world(vec![1, 0], 10);
