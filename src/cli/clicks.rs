@@ -989,7 +989,13 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     // --qrels FILE is --labels FILE --label-format trec.
     let (label_path, label_format) = match (&a.labels, &a.qrels) {
         (Some(p), _) => (Some(p.clone()), a.label_format.as_str()),
-        (None, Some(p)) => (Some(p.clone()), "trec"),
+        (None, Some(p)) => {
+            anyhow::ensure!(
+                a.label_format == "trec" && a.label_columns.is_none() && !a.label_header,
+                "--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT"
+            );
+            (Some(p.clone()), "trec")
+        }
         (None, None) => (None, "trec"),
     };
     if label_path.is_none() {
