@@ -370,17 +370,45 @@ struct FitArgs {
     /// Worker threads of the E-steps (default: all cores). The model file does not depend on it.
     #[arg(long)]
     threads: Option<usize>,
-    /// TREC qrels of the log's own collection (query and document ids as in the log): also
-    /// fit the per-document parameters tied by relevance grade and store them in the model file
-    /// (`grades`), so that a scenario can use the model on a collection it does not cover
-    /// (docs/scenarios.md, "Click-model users"). Implies --in-memory.
+    /// Relevance labels of the log's own (query, document) pairs (ids as in the log), in the
+    /// layout of --label-format: also fit the per-document parameters tied by relevance grade
+    /// and store them in the model file (`grades`, with `labels` saying what was assumed), so
+    /// that a scenario can use the model on a collection it does not cover (docs/scenarios.md,
+    /// "Click-model users"; docs/clickmodels.md, "Labels"). Implies --in-memory.
+    #[arg(long, conflicts_with = "qrels")]
+    labels: Option<PathBuf>,
+    /// Layout of --labels: trec (qrels), yandex (relevance-prediction challenge
+    /// `QueryID<TAB>RegionID<TAB>URLID<TAB>Label`, query ids `QueryID_RegionID`), tiangong
+    /// (TianGong-ST `human_label.txt`), or tsv, csv, whitespace with --label-columns.
+    #[arg(long, default_value = "trec", requires = "labels")]
+    label_format: String,
+    /// Columns of a tsv, csv or whitespace label file, 1-based: `query=1,doc=3,label=6`, and
+    /// optionally `region=2` (appended to the query id as `query_region`).
+    #[arg(long, requires = "labels")]
+    label_columns: Option<String>,
+    /// The first line of a tsv, csv or whitespace label file is a header.
+    #[arg(long, requires = "labels")]
+    label_header: bool,
+    /// The label value that marks unjudged documents (e.g. -2): such lines are skipped and
+    /// counted, and their documents stay unjudged (fitted apart), not grade 0.
+    #[arg(long, allow_negative_numbers = true)]
+    unjudged: Option<i32>,
+    /// With --unjudged: take unjudged documents as this grade instead of skipping them.
+    #[arg(long, allow_negative_numbers = true, requires = "unjudged")]
+    unjudged_grade: Option<i32>,
+    /// Rewrite the labels' grades (after the majority vote) onto another scale, e.g.
+    /// `0:0,1:1,2:1,3:2,4:2` for 0-4 labels and a 0-2 collection; every grade of the file must
+    /// be mapped.
+    #[arg(long, allow_hyphen_values = true)]
+    grade_map: Option<String>,
+    /// TREC qrels of the log's own collection: the same as `--labels FILE --label-format trec`.
     #[arg(long)]
     qrels: Option<PathBuf>,
-    /// With --qrels: bootstrap resamples of the log's queries for the 95 % intervals of the
-    /// per-grade values and of the tied fit's query-independent parameters (every session of
-    /// a drawn query comes along; seeded by --seed; the same whatever --threads); 0: no
-    /// intervals. Default 200, at most 1,000,000.
-    #[arg(long, requires = "qrels")]
+    /// With --labels or --qrels: bootstrap resamples of the log's queries for the 95 %
+    /// intervals of the per-grade values and of the tied fit's query-independent parameters
+    /// (every session of a drawn query comes along; seeded by --seed; the same whatever
+    /// --threads); 0: no intervals. Default 200, at most 1,000,000.
+    #[arg(long)]
     grade_bootstrap: Option<usize>,
 }
 
@@ -955,14 +983,39 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 fn fit(a: FitArgs) -> anyhow::Result<()> {
     let resamples = a.grade_bootstrap.unwrap_or(serpsim::clickmodels::portable::DEFAULT_GRADE_BOOTSTRAP);
     serpsim::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
-    let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), a.qrels.as_deref()].into_iter().flatten().collect();
+    use serpsim::clickmodels::labels::{LabelFormat, LabelOptions};
+    // --qrels FILE is --labels FILE --label-format trec.
+    let (label_path, label_format) = match (&a.labels, &a.qrels) {
+        (Some(p), _) => (Some(p.clone()), a.label_format.as_str()),
+        (None, Some(p)) => {
+            anyhow::ensure!(
+                a.label_format == "trec" && a.label_columns.is_none() && !a.label_header,
+                "--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT"
+            );
+            (Some(p.clone()), "trec")
+        }
+        (None, None) => (None, "trec"),
+    };
+    if label_path.is_none() {
+        let given = [("--unjudged", a.unjudged.is_some()), ("--grade-map", a.grade_map.is_some()), ("--grade-bootstrap", a.grade_bootstrap.is_some())];
+        if let Some((flag, _)) = given.iter().find(|g| g.1) {
+            anyhow::bail!("{flag} goes with --labels FILE (or --qrels FILE)");
+        }
+    }
+    let label_opts = match &label_path {
+        None => None,
+        Some(_) => Some(
+            LabelOptions::new(LabelFormat::new(label_format, a.label_columns.as_deref(), a.label_header)?).with(a.unjudged, a.unjudged_grade, a.grade_map.as_deref())?,
+        ),
+    };
+    let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), label_path.as_deref()].into_iter().flatten().collect();
     serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
     let cfg = a.m.config()?;
     let format = a.m.format()?;
     let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
-    let needs_memory = a.posterior.is_some() || fitted_prior || a.qrels.is_some();
+    let needs_memory = a.posterior.is_some() || fitted_prior || label_path.is_some();
     if a.stream {
-        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --qrels");
+        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --labels (--qrels)");
     }
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
@@ -980,15 +1033,25 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
-    // Read the labels before fitting: a bad qrels file fails fast.
-    let qrels = a.qrels.as_deref().map(serpsim::collection::trec::Qrels::from_file).transpose()?;
+    // Read the labels before fitting: a bad label file fails fast.
+    let qrels = match (&label_path, &label_opts) {
+        (Some(p), Some(o)) => {
+            let (q, summary) = serpsim::clickmodels::labels::read_labels(p, o)?;
+            for n in summary.notes(&p.display().to_string()) {
+                eprintln!("{n}");
+            }
+            Some((q, summary))
+        }
+        _ => None,
+    };
     use serpsim::clickmodels::portable;
     let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
     let grades = match &qrels {
         None => None,
-        Some(q) => {
+        Some((q, summary)) => {
             let opts = portable::ByGradeOptions { em: a.m.em_options()?, resamples, seed: a.m.sampler.seed };
-            let (g, rep) = with_threads(a.threads, || portable::fit_by_grade_with(&cfg, &data.log, &data.vocab, q, &opts))??;
+            let (mut g, rep) = with_threads(a.threads, || portable::fit_by_grade_with(&cfg, &data.log, &data.vocab, q, &opts))??;
+            g.labels = Some(summary.clone());
             print_by_grade(&cfg, &g, &rep);
             Some(g)
         }

@@ -17,7 +17,10 @@
 //! users run with when they use the grade values, and the description of the rows' intervals
 //! (`interval_over`, `interval_level`, `bootstrap_resamples`, `bootstrap_seed`, and the
 //! `scalars_lower`, ..., `matrices_upper` of the query-independent parameters). Files without
-//! `grade_fit` (older ones) still load.
+//! `grade_fit` (older ones) still load. The optional `labels` object says what reading the
+//! label file found and assumed (`clicks fit --labels`: format, unjudged value and lines,
+//! conflicting pairs, the file's grades and the grade scale fitted; see
+//! [`super::labels::LabelSummary`]).
 
 use super::portable::ByGrade;
 use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
@@ -264,6 +267,9 @@ pub fn full_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driv
         if let Some(f) = g.fit_json() {
             v["grade_fit"] = f;
         }
+        if let Some(l) = &g.labels {
+            v["labels"] = l.to_json();
+        }
     }
     serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))
 }
@@ -302,7 +308,7 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
 pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
     let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
-    const KEYS: [&str; 11] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades", "grade_fit"];
+    const KEYS: [&str; 12] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades", "grade_fit", "labels"];
     for k in obj.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(Error::config(ctx, k.clone(), "unknown key"));
@@ -366,6 +372,14 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
         (None, None) => None,
         (None, Some(_)) => return Err(Error::config(ctx, "grade_fit", "needs the `grades` list it was fitted with")),
         (Some(g), fit) => Some(ByGrade::from_file_values(g, fit, model, &names, ctx)?),
+    };
+    let grades = match (grades, obj.get("labels")) {
+        (None, Some(_)) => return Err(Error::config(ctx, "labels", "needs the `grades` list fitted with them")),
+        (Some(mut g), Some(l)) => {
+            g.labels = Some(super::labels::LabelSummary::from_json(l, ctx)?);
+            Some(g)
+        }
+        (g, None) => g,
     };
     t.pairs = names.into_iter().zip(cols).collect();
     for (n, x) in section("unseen")? {

@@ -25,6 +25,7 @@ pub mod gibbs;
 pub mod hyper;
 pub mod manypairs;
 pub mod io;
+pub mod labels;
 pub mod metrics;
 mod mle;
 pub mod portable;

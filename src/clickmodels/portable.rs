@@ -109,6 +109,9 @@ pub struct ByGrade {
     /// The tied fit's query-independent parameters and the interval's description; `None` in
     /// files written before `grade_fit` existed (their users run with the per-pair fit's).
     pub fit: Option<GradeFit>,
+    /// What reading the label file found and assumed (the model file's `labels`); `None` in
+    /// files written before it existed.
+    pub labels: Option<super::labels::LabelSummary>,
 }
 
 /// What [`fit_by_grade`] saw.
@@ -671,7 +674,7 @@ pub fn fit_by_grade_with(cfg: &ModelConfig, log: &ClickLog, vocab: &Vocab, qrels
         });
     }
     let report = ByGradeReport { judged: tied.impressions[..tied.grades.len()].iter().sum(), unjudged: tied.impressions[tied.grades.len()], queries };
-    Ok((ByGrade { rows, fit: Some(GradeFit { table, interval }) }, report))
+    Ok((ByGrade { rows, fit: Some(GradeFit { table, interval }), labels: None }, report))
 }
 
 /// Quantile matching: `values` (the model's per-pair values) onto the grade distribution of

@@ -176,6 +176,45 @@ impl FittedClicks {
     }
 }
 
+/// The labels' grade scale: the grades of the label file after any `--grade-map` (the file's
+/// `labels`), or, in files written before it existed, the grades with fitted values.
+fn log_scale(g: &ByGrade) -> Vec<i32> {
+    g.labels.as_ref().map_or_else(|| g.rows.iter().map(|r| r.grade).collect(), |l| l.grades.clone())
+}
+
+/// The warning when the labels' grade scale differs from the collection's grades
+/// (`collection`, sorted, distinct; its lowest or highest grade differs from the labels'):
+/// grades are matched by number, and the text says so.
+pub fn scale_warning(g: &ByGrade, collection: &[i32]) -> Option<String> {
+    use super::labels::describe_scale;
+    let log = log_scale(g);
+    // Grades shown in the collection are a sample of its scale: warn when the ends differ.
+    if log.first() == collection.first() && log.last() == collection.last() {
+        return None;
+    }
+    let mapped = g.labels.as_ref().and_then(|l| l.grade_map.as_ref()).map_or(String::new(), |m| {
+        let pairs: Vec<String> = m.iter().map(|[a, b]| format!("{a}:{b}")).collect();
+        format!(" (after --grade-map {})", pairs.join(","))
+    });
+    Some(format!(
+        "log grades {}{mapped}, collection grades {}: collection grade g uses log grade g (by number), whatever the two scales mean; to map them otherwise, refit with `clicks fit --grade-map` (e.g. {})",
+        describe_scale(&log),
+        describe_scale(collection),
+        example_map(&log, collection)
+    ))
+}
+
+/// A `--grade-map` example taking the log's scale onto the collection's by rank: log grade at
+/// position i of n goes to collection grade at position floor(i m / n).
+fn example_map(log: &[i32], collection: &[i32]) -> String {
+    if log.is_empty() || collection.is_empty() {
+        return "`--grade-map 0:0,1:1`".into();
+    }
+    let (n, m) = (log.len(), collection.len());
+    let pairs: Vec<String> = log.iter().enumerate().map(|(i, g)| format!("{g}:{}", collection[(i * m / n).min(m - 1)])).collect();
+    format!("`--grade-map {}`", pairs.join(","))
+}
+
 /// The scalars of a query-independent table in words (`gamma 0.8712`), and the rank and
 /// matrix parameters by name (`examination by rank`).
 fn describe_query_independent(t: &io::ParamTable) -> String {
@@ -234,13 +273,15 @@ impl ClickSource for FittedClicks {
                 // fitted with (the file's `grade_fit`); files without it fall back to the
                 // per-pair fit's, and the assumption says so.
                 let taus = self.grade_dynamics.as_ref().map_or(self.taus, |d| d.1);
+                let warning = scale_warning(g, &grades);
                 let mut rows = Vec::new();
                 for &grade in &grades {
                     let row = g.row(grade).ok_or_else(|| {
                         Error::Invalid(format!(
-                            "{}: the collection has grade {grade}, but the model's labels have grades {} only: choose `unseen = \"quantile\"`, `\"grade\"` (the profile's `clicks` tables) or `\"prior\"`",
+                            "{}: the collection has grade {grade}, but the model's labels have grades {} only{}: refit with `clicks fit --grade-map` onto the collection's grades, or choose `unseen = \"quantile\"`, `\"grade\"` (the profile's `clicks` tables) or `\"prior\"`",
                             self.describe(),
-                            g.rows.iter().map(|r| r.grade.to_string()).collect::<Vec<_>>().join(", ")
+                            g.rows.iter().map(|r| r.grade.to_string()).collect::<Vec<_>>().join(", "),
+                            if g.rows.len() < log_scale(g).len() { " (with impressions in the log)" } else { "" }
                         ))
                     })?;
                     let a = row.get(name).unwrap_or(PRIOR);
@@ -263,11 +304,12 @@ impl ClickSource for FittedClicks {
                     rows,
                     assumption: format!("the per-grade values fitted on the log's own relevance labels (`clicks fit --qrels`, {imp} judged impressions){with}"),
                     dynamics: self.grade_dynamics.as_ref().map(|d| d.0.clone()),
+                    warning,
                 })
             }
             GradeMapping::Quantile => {
                 if let Some((a, s)) = self.global {
-                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None });
+                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None, warning: None });
                 }
                 let none = || {
                     Error::Invalid(format!(
@@ -290,6 +332,7 @@ impl ClickSource for FittedClicks {
                         self.attractiveness.len()
                     ),
                     dynamics: None,
+                    warning: None,
                 })
             }
         }
@@ -353,6 +396,48 @@ mod tests {
         assert!((mean - 0.75).abs() < 4.0 * 0.0035, "clicks {mean} depth {depth}");
         // Depth: 1 + P(go on after rank 1) = 1 + gamma = 1.5.
         assert!((depth - 1.5).abs() < 0.01, "{depth}");
+    }
+
+    #[test]
+    fn label_scale_differing_from_the_collection_is_a_warning_naming_the_mapping() {
+        use crate::clickmodels::labels::{read_from, LabelFormat, LabelOptions};
+        use crate::clickmodels::portable::GradeRow;
+        let row = |grade: i32| GradeRow {
+            grade,
+            impressions: 10,
+            values: vec![("attractiveness".into(), 0.1 * (grade + 1) as f64), ("satisfaction".into(), 0.5)],
+            intervals: Vec::new(),
+            interval_resamples: 0,
+        };
+        // Labels 0-4 in the file (TREC), every grade with fitted values.
+        let text = "t 0 a 0\nt 0 b 1\nt 0 c 2\nt 0 d 3\nt 0 e 4\n";
+        let (_, summary) = read_from(crate::input::Input::from_bytes("l", text.as_bytes().to_vec()).unwrap(), &LabelOptions::new(LabelFormat::Trec)).unwrap();
+        let g = ByGrade { rows: (0..5).map(row).collect(), fit: None, labels: Some(summary) };
+        let model = Dbn { attractiveness: vec![0.5], satisfaction: vec![0.5], gamma: 0.9 };
+        let src = FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json").with_grades(g.clone());
+        // A 0-2 collection: the expected text is the rule itself (grades matched by number) and
+        // the by-rank example 0:0,1:0,2:1,3:1,4:2 (position i of 5 -> floor(3 i / 5), by hand).
+        let map = src.grade_map(GradeMapping::Labels, &[0, 2, 1, 1]).unwrap();
+        assert_eq!(
+            map.warning.as_deref(),
+            Some("log grades 0-4, collection grades 0-2: collection grade g uses log grade g (by number), whatever the two scales mean; to map them otherwise, refit with `clicks fit --grade-map` (e.g. `--grade-map 0:0,1:0,2:1,3:1,4:2`)")
+        );
+        // Collection grade 1 takes log grade 1's values (attractiveness 0.2, by construction).
+        assert_eq!(map.get(1).unwrap().0, 0.1 * 2.0);
+        // A collection showing grades 0 and 4 only: same ends, no warning.
+        assert_eq!(src.grade_map(GradeMapping::Labels, &[0, 4]).unwrap().warning, None);
+        // Labels 0-2 (after a --grade-map) on a 0-3 collection: grade 3 has no value, an error
+        // that names the way out.
+        let mut g2 = g.clone();
+        g2.rows.truncate(3);
+        let l = g2.labels.as_mut().unwrap();
+        l.grades = vec![0, 1, 2];
+        l.grade_map = Some(vec![[0, 0], [1, 1], [2, 1], [3, 2], [4, 2]]);
+        let src2 = FittedClicks::from_model(&model, vocab(&[("t", "d0")]), "m.json").with_grades(g2.clone());
+        let e = src2.grade_map(GradeMapping::Labels, &[0, 3]).unwrap_err().to_string();
+        assert!(e.contains("the collection has grade 3, but the model's labels have grades 0, 1, 2 only") && e.contains("--grade-map"), "{e}");
+        let w = scale_warning(&g2, &[0, 1]).unwrap();
+        assert!(w.starts_with("log grades 0-2 (after --grade-map 0:0,1:1,2:1,3:2,4:2), collection grades 0-1:"), "{w}");
     }
 
     #[test]

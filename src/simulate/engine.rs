@@ -124,6 +124,9 @@ impl PreparedProfile {
                     Unseen::Policy(p @ (UnseenPolicy::Labels | UnseenPolicy::Quantile)) if known < total => {
                         let how = if *p == UnseenPolicy::Labels { GradeMapping::Labels } else { GradeMapping::Quantile };
                         let map = src.grade_map(how, &shown_grades(world)).map_err(|e| Error::Invalid(format!("profile `{}`: {e}", profile.name)))?;
+                        if let Some(w) = &map.warning {
+                            warnings.push(format!("profile `{}`: click model {}: {w}", profile.name, src.describe()));
+                        }
                         let values: Vec<String> =
                             map.rows.iter().map(|(g, a, s)| format!("grade {g}: attractiveness {a:.4}, satisfaction {s:.4}")).collect();
                         warnings.push(format!(

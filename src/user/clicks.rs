@@ -287,6 +287,9 @@ pub struct GradeMap {
     /// with, when they are not the model's own (`clicks fit --qrels`): a topic whose results
     /// all take the rows' values runs with them.
     pub dynamics: Option<Arc<Dynamics>>,
+    /// A warning about the mapping (e.g. the labels' grade scale differs from the
+    /// collection's), for the run's warnings.
+    pub warning: Option<String>,
 }
 
 impl GradeMap {

@@ -39,6 +39,7 @@ fn grades_round_trip_and_bad_rows_are_errors() {
             GradeRow { grade: 2, impressions: 3, values: vec![("attractiveness".into(), 0.6), ("satisfaction".into(), 0.5)], intervals: Vec::new(), interval_resamples: 0 },
         ],
         fit: None,
+        labels: None,
     };
     assert_eq!(ByGrade::from_json(&g.to_json(), &names, "m.json").unwrap(), g);
     let bad = serde_json::json!([{"grade": 1, "attractiveness": 0.2}]);
