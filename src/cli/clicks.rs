@@ -981,33 +981,19 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
-    let resamples = a.grade_bootstrap.unwrap_or(serpsim::clickmodels::portable::DEFAULT_GRADE_BOOTSTRAP);
-    serpsim::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
-    use serpsim::clickmodels::labels::{LabelFormat, LabelOptions};
-    // --qrels FILE is --labels FILE --label-format trec.
-    let (label_path, label_format) = match (&a.labels, &a.qrels) {
-        (Some(p), _) => (Some(p.clone()), a.label_format.as_str()),
-        (None, Some(p)) => {
-            anyhow::ensure!(
-                a.label_format == "trec" && a.label_columns.is_none() && !a.label_header,
-                "--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT"
-            );
-            (Some(p.clone()), "trec")
-        }
-        (None, None) => (None, "trec"),
-    };
-    if label_path.is_none() {
-        let given = [("--unjudged", a.unjudged.is_some()), ("--grade-map", a.grade_map.is_some()), ("--grade-bootstrap", a.grade_bootstrap.is_some())];
-        if let Some((flag, _)) = given.iter().find(|g| g.1) {
-            anyhow::bail!("{flag} goes with --labels FILE (or --qrels FILE)");
-        }
+    let request = serpsim::clickmodels::labels::LabelInputs {
+        labels: a.labels.as_deref(),
+        qrels: a.qrels.as_deref(),
+        format: Some(&a.label_format),
+        columns: a.label_columns.as_deref(),
+        header: a.label_header,
+        unjudged: a.unjudged,
+        unjudged_grade: a.unjudged_grade,
+        grade_map: a.grade_map.as_deref(),
+        grade_bootstrap: a.grade_bootstrap,
     }
-    let label_opts = match &label_path {
-        None => None,
-        Some(_) => Some(
-            LabelOptions::new(LabelFormat::new(label_format, a.label_columns.as_deref(), a.label_header)?).with(a.unjudged, a.unjudged_grade, a.grade_map.as_deref())?,
-        ),
-    };
+    .resolve()?;
+    let label_path = request.as_ref().map(|r| r.path.clone());
     let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), label_path.as_deref()].into_iter().flatten().collect();
     serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
     let cfg = a.m.config()?;
@@ -1034,25 +1020,26 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     report_skipped(&a.train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
     // Read the labels before fitting: a bad label file fails fast.
-    let qrels = match (&label_path, &label_opts) {
-        (Some(p), Some(o)) => {
-            let (q, summary) = serpsim::clickmodels::labels::read_labels(p, o)?;
-            for n in summary.notes(&p.display().to_string()) {
+    let qrels = match &request {
+        Some(r) => {
+            let labels = serpsim::clickmodels::labels::read_labels(&r.path, &r.options)?;
+            for n in labels.1.notes(&r.path.display().to_string()) {
                 eprintln!("{n}");
             }
-            Some((q, summary))
+            Some((labels, r.resamples))
         }
-        _ => None,
+        None => None,
     };
     use serpsim::clickmodels::portable;
     let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
     let grades = match &qrels {
         None => None,
-        Some((q, summary)) => {
-            let opts = portable::ByGradeOptions { em: a.m.em_options()?, resamples, seed: a.m.sampler.seed };
-            let (mut g, rep) = with_threads(a.threads, || portable::fit_by_grade_with(&cfg, &data.log, &data.vocab, q, &opts))??;
-            g.labels = Some(summary.clone());
-            print_by_grade(&cfg, &g, &rep);
+        Some((labels, resamples)) => {
+            let opts = portable::ByGradeOptions { em: a.m.em_options()?, resamples: *resamples, seed: a.m.sampler.seed };
+            let (g, rep) = with_threads(a.threads, || portable::fit_by_grade_labeled(&cfg, &data.log, &data.vocab, labels, &opts))??;
+            for line in g.report_lines(&cfg, &rep) {
+                eprintln!("{line}");
+            }
             Some(g)
         }
     };
@@ -1071,52 +1058,6 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
     outln!("{}", a.out.display())?;
     Ok(())
-}
-
-/// The per-grade values of `clicks fit --qrels` on stderr, with their intervals over queries.
-fn print_by_grade(cfg: &ModelConfig, g: &serpsim::clickmodels::portable::ByGrade, rep: &serpsim::clickmodels::portable::ByGradeReport) {
-    let interval = g.fit.as_ref().and_then(|f| f.interval.as_ref());
-    let how = match interval {
-        Some(i) => format!(
-            "; [{:.0} % interval over queries: {} bootstrap resamples of the log's {} queries, each refitted]",
-            100.0 * i.level,
-            i.resamples,
-            rep.queries
-        ),
-        None => String::new(),
-    };
-    eprintln!(
-        "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored){how}:",
-        cfg.kind(),
-        rep.judged,
-        rep.unjudged
-    );
-    let with = |x: f64, ci: Option<(f64, f64)>| match ci {
-        Some((lo, hi)) => format!("{x:.4} [{lo:.4}, {hi:.4}]"),
-        None => format!("{x:.4}"),
-    };
-    for r in &g.rows {
-        let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {}", with(*x, r.interval(n)))).collect();
-        let shown = match interval {
-            Some(_) if r.intervals.is_empty() => "; no interval: no resample showed the grade".to_string(),
-            Some(i) if r.interval_resamples < i.resamples => format!("; interval over the {} resamples that showed the grade", r.interval_resamples),
-            _ => String::new(),
-        };
-        eprintln!("  grade {}: {} ({} impressions{shown})", r.grade, v.join(", "), r.impressions);
-    }
-    if let Some(f) = &g.fit {
-        let (lo, hi) = interval.map_or((None, None), |i| (i.lower.as_ref(), i.upper.as_ref()));
-        let ci = |t: Option<&serpsim::clickmodels::io::ParamTable>, n: &str| t.and_then(|t| t.scalars.iter().find(|x| x.0 == n)).map(|x| x.1);
-        let mut parts: Vec<String> = f.table.scalars.iter().map(|(n, x)| format!("{n} {}", with(*x, ci(lo, n).zip(ci(hi, n))))).collect();
-        parts.extend(f.table.ranks.iter().map(|(n, _)| format!("{n} by rank (in the model file)")));
-        parts.extend(f.table.matrices.iter().map(|(n, _)| format!("{n} by rank and last click (in the model file)")));
-        if !parts.is_empty() {
-            eprintln!("  query-independent parameters of this fit (users run with them on the grade values): {}", parts.join(", "));
-        }
-        if interval.is_some_and(|i| i.lower.is_none()) {
-            eprintln!("  no interval for the query-independent parameters: some rank was shown in no resample");
-        }
-    }
 }
 
 fn eval(a: EvalArgs) -> anyhow::Result<()> {

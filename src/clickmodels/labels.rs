@@ -276,6 +276,87 @@ impl LabelOptions {
     }
 }
 
+/// The label inputs of `clicks fit` as given, before they are checked: the CLI's flags and
+/// Python's `serpsim.clicks.fit` keyword arguments go through [`LabelInputs::resolve`], so both
+/// accept and refuse the same combinations.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LabelInputs<'a> {
+    /// `--labels FILE`: a label file in the layout of `format`.
+    pub labels: Option<&'a Path>,
+    /// `--qrels FILE`: TREC qrels, the same as `--labels FILE --label-format trec`.
+    pub qrels: Option<&'a Path>,
+    /// `--label-format` (`None`: `trec`).
+    pub format: Option<&'a str>,
+    /// `--label-columns query=1,doc=3,label=6[,region=2]`.
+    pub columns: Option<&'a str>,
+    /// `--label-header`.
+    pub header: bool,
+    /// `--unjudged V`.
+    pub unjudged: Option<i32>,
+    /// `--unjudged-grade G`.
+    pub unjudged_grade: Option<i32>,
+    /// `--grade-map 0:0,1:1,2:1`.
+    pub grade_map: Option<&'a str>,
+    /// `--grade-bootstrap N` (`None`: [`super::portable::DEFAULT_GRADE_BOOTSTRAP`]).
+    pub grade_bootstrap: Option<usize>,
+}
+
+/// What [`LabelInputs::resolve`] makes of the inputs: the file to read, how, and the
+/// bootstrap resamples of the per-grade intervals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelRequest {
+    /// The label file.
+    pub path: std::path::PathBuf,
+    /// How to read it.
+    pub options: LabelOptions,
+    /// Bootstrap resamples of the log's queries (0: no intervals).
+    pub resamples: usize,
+}
+
+impl LabelInputs<'_> {
+    /// Checks the inputs: `None` when no label file is given (and then no option that goes
+    /// with one either).
+    pub fn resolve(&self) -> Result<Option<LabelRequest>> {
+        let resamples = self.grade_bootstrap.unwrap_or(super::portable::DEFAULT_GRADE_BOOTSTRAP);
+        crate::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, crate::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
+        let format = self.format.unwrap_or("trec");
+        // --qrels FILE is --labels FILE --label-format trec.
+        let path = match (self.labels, self.qrels) {
+            (Some(_), Some(_)) => return Err(Error::Invalid("give --labels FILE or --qrels FILE, not both".into())),
+            (Some(p), None) => p,
+            (None, Some(p)) => {
+                if format != "trec" || self.columns.is_some() || self.header {
+                    return Err(Error::Invalid(
+                        "--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT".into(),
+                    ));
+                }
+                p
+            }
+            (None, None) => {
+                let given = [
+                    ("--label-format", self.format.is_some_and(|f| f != "trec")),
+                    ("--label-columns", self.columns.is_some()),
+                    ("--label-header", self.header),
+                    ("--unjudged", self.unjudged.is_some()),
+                    ("--unjudged-grade", self.unjudged_grade.is_some()),
+                    ("--grade-map", self.grade_map.is_some()),
+                    ("--grade-bootstrap", self.grade_bootstrap.is_some()),
+                ];
+                if let Some((flag, _)) = given.iter().find(|g| g.1) {
+                    return Err(Error::Invalid(format!("{flag} goes with --labels FILE (or --qrels FILE)")));
+                }
+                return Ok(None);
+            }
+        };
+        let options = LabelOptions::new(LabelFormat::new(format, self.columns, self.header)?).with(self.unjudged, self.unjudged_grade, self.grade_map)?;
+        Ok(Some(LabelRequest {
+            path: path.to_path_buf(),
+            options,
+            resamples,
+        }))
+    }
+}
+
 /// Parses `--grade-map 0:0,1:1,2:1,3:2,4:2`.
 pub fn parse_grade_map(spec: &str) -> Result<Vec<(i32, i32)>> {
     let bad = |why: String| Error::Invalid(format!("--grade-map `{spec}`: {why} (expected `from:to` pairs, e.g. `0:0,1:1,2:1,3:2,4:2`)"));

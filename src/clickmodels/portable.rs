@@ -142,6 +142,55 @@ const GRADE_KEYS: [&str; 3] = ["grade", "impressions", "interval_resamples"];
 const FIT_KEYS: [&str; 5] = ["interval_over", "interval_level", "bootstrap_resamples", "bootstrap_seed", "note"];
 
 impl ByGrade {
+    /// What the per-grade fit of `cfg` found, with its intervals over queries, one line each
+    /// (`clicks fit --labels` prints them on stderr; Python keeps them on the model).
+    pub fn report_lines(&self, cfg: &ModelConfig, rep: &ByGradeReport) -> Vec<String> {
+        let mut out = Vec::new();
+        let interval = self.fit.as_ref().and_then(|f| f.interval.as_ref());
+        let how = match interval {
+            Some(i) => format!(
+                "; [{:.0} % interval over queries: {} bootstrap resamples of the log's {} queries, each refitted]",
+                100.0 * i.level,
+                i.resamples,
+                rep.queries
+            ),
+            None => String::new(),
+        };
+        out.push(format!(
+            "fitted {} by relevance grade on {} judged impressions ({} unjudged impressions fitted apart, not stored){how}:",
+            cfg.kind(),
+            rep.judged,
+            rep.unjudged
+        ));
+        let with = |x: f64, ci: Option<(f64, f64)>| match ci {
+            Some((lo, hi)) => format!("{x:.4} [{lo:.4}, {hi:.4}]"),
+            None => format!("{x:.4}"),
+        };
+        for r in &self.rows {
+            let v: Vec<String> = r.values.iter().map(|(n, x)| format!("{n} {}", with(*x, r.interval(n)))).collect();
+            let shown = match interval {
+                Some(_) if r.intervals.is_empty() => "; no interval: no resample showed the grade".to_string(),
+                Some(i) if r.interval_resamples < i.resamples => format!("; interval over the {} resamples that showed the grade", r.interval_resamples),
+                _ => String::new(),
+            };
+            out.push(format!("  grade {}: {} ({} impressions{shown})", r.grade, v.join(", "), r.impressions));
+        }
+        if let Some(f) = &self.fit {
+            let (lo, hi) = interval.map_or((None, None), |i| (i.lower.as_ref(), i.upper.as_ref()));
+            let ci = |t: Option<&ParamTable>, n: &str| t.and_then(|t| t.scalars.iter().find(|x| x.0 == n)).map(|x| x.1);
+            let mut parts: Vec<String> = f.table.scalars.iter().map(|(n, x)| format!("{n} {}", with(*x, ci(lo, n).zip(ci(hi, n))))).collect();
+            parts.extend(f.table.ranks.iter().map(|(n, _)| format!("{n} by rank (in the model file)")));
+            parts.extend(f.table.matrices.iter().map(|(n, _)| format!("{n} by rank and last click (in the model file)")));
+            if !parts.is_empty() {
+                out.push(format!("  query-independent parameters of this fit (users run with them on the grade values): {}", parts.join(", ")));
+            }
+            if interval.is_some_and(|i| i.lower.is_none()) {
+                out.push("  no interval for the query-independent parameters: some rank was shown in no resample".into());
+            }
+        }
+        out
+    }
+
     /// The row of `grade`.
     pub fn row(&self, grade: i32) -> Option<&GradeRow> {
         self.rows.iter().find(|r| r.grade == grade)
@@ -585,6 +634,21 @@ fn replicates(cfg: &ModelConfig, tied: &Tied, opts: &ByGradeOptions) -> Result<V
             Ok(Replicate { values, table: query_independent(model.as_ref()) })
         })
         .collect()
+}
+
+/// [`fit_by_grade_with`] on the labels [`super::labels::read_labels`] read, with what the
+/// reader found and assumed kept in the result ([`ByGrade::labels`], the model file's
+/// `labels`): what `clicks fit --labels` and Python's `fit(..., qrels=...)` store.
+pub fn fit_by_grade_labeled(
+    cfg: &ModelConfig,
+    log: &ClickLog,
+    vocab: &Vocab,
+    labels: &(Qrels, super::labels::LabelSummary),
+    opts: &ByGradeOptions,
+) -> Result<(ByGrade, ByGradeReport)> {
+    let (mut g, rep) = fit_by_grade_with(cfg, log, vocab, &labels.0, opts)?;
+    g.labels = Some(labels.1.clone());
+    Ok((g, rep))
 }
 
 /// The bootstrap replicates of [`fit_by_grade_with`], for tests.
