@@ -77,12 +77,34 @@ class ClickModel:
         return to_frame(self._m.simulate(to_arrow(serps, "serps"), int(n), int(seed)), "polars" if is_polars(serps) else self.output)
 
     def save(self, path: "os.PathLike[str] | str") -> None:
-        """Writes the model in the CLI's JSON format (atomically)."""
+        """Writes the model in the CLI's JSON format (atomically); a model fitted with labels
+        (``fit(..., qrels=...)``) writes its per-grade values too, as ``serpsim clicks fit
+        --labels`` does."""
         self._m.save(os.fspath(path))
 
     def to_json(self) -> str:
-        """The model file's JSON text."""
+        """The model file's JSON text (what :meth:`save` writes)."""
         return self._m.to_json()
+
+    @property
+    def grades(self) -> Any:
+        """The per-grade values fitted with labels (the model file's ``grades``), one row per
+        grade: ``grade``, ``impressions``, one column per parameter and, with the bootstrap,
+        ``<parameter>_lower``/``_upper`` and ``interval_resamples``; ``None`` without labels."""
+        text = self._m.grades_json()
+        if text is None:
+            return None
+        import json
+
+        import pandas as pd
+
+        return from_pandas(pd.DataFrame(json.loads(text)), self.output)
+
+    @property
+    def grade_report(self) -> List[str]:
+        """What the per-grade fit found, one line each (the lines ``serpsim clicks fit
+        --labels`` prints on stderr); empty without labels."""
+        return list(self._m.grade_report)
 
     def __repr__(self) -> str:
         return repr(self._m)
@@ -99,6 +121,15 @@ def fit(
     progress: Optional[bool] = None,
     threads: Optional[int] = None,
     output: Optional[str] = None,
+    qrels: Any = None,
+    label_format: Optional[str] = None,
+    label_columns: "Optional[str | Dict[str, int]]" = None,
+    label_header: bool = False,
+    unjudged: Optional[int] = None,
+    unjudged_grade: Optional[int] = None,
+    grade_map: "Optional[str | Dict[int, int]]" = None,
+    grade_bootstrap: Optional[int] = None,
+    seed: int = 1,
 ) -> ClickModel:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
 
@@ -109,16 +140,100 @@ def fit(
     ``skip_bad_lines`` apply to paths. ``threads``: worker threads of the E-steps (default: all
     cores); the fitted model does not depend on it. ``output`` (``"pandas"`` or ``"polars"``;
     default: the kind of ``log``) is the kind of the model's tables.
+
+    Labels (``serpsim clicks fit --labels FILE``, docs/clickmodels.md, "Labels"): ``qrels`` is
+    a label file of the log's own (query, document) pairs, or a DataFrame with the columns
+    ``query_id`` (or ``qid``), ``doc_id`` (or ``docno``) and ``relevance`` (or ``label``),
+    integer grades (written to a temporary TREC qrels file). Then the per-document parameters
+    are also fitted tied by relevance grade, and the model keeps them (:attr:`ClickModel.grades`;
+    :meth:`ClickModel.save` writes them as the CLI does, for scenarios with ``unseen =
+    "labels"``). The options mean what the CLI's flags mean: ``label_format``
+    (``--label-format``: ``trec``, the default, ``yandex``, ``tiangong``, ``tsv``, ``csv`` or
+    ``whitespace``), ``label_columns`` (``--label-columns``: ``"query=1,doc=3,label=6"`` or
+    ``{"query": 1, "doc": 3, "label": 6}``, optional ``region``), ``label_header``
+    (``--label-header``), ``unjudged`` (``--unjudged V``), ``unjudged_grade``
+    (``--unjudged-grade G``), ``grade_map`` (``--grade-map``: ``"0:0,1:1,2:1"`` or ``{0: 0, 1:
+    1, 2: 1}``), ``grade_bootstrap`` (``--grade-bootstrap N``, default 200, 0: no intervals)
+    and ``seed`` (``--seed``, of the bootstrap). What the label reader found and assumed
+    (unjudged lines, conflicting labels, the grade scale) is raised as warnings, one per line
+    the CLI prints on stderr; the per-grade report is :attr:`ClickModel.grade_report`.
     """
+    import warnings
+
     kind = output_kind(output, log)
     model = model.lower()
     t = None if threads is None else int(threads)
     tol = None if tolerance is None else float(tolerance)
-    if is_path(log):
-        job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t)
-    else:
-        job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t)
-    return ClickModel(_jobs.run(job, progress), kind)
+    with _label_file(qrels, label_format) as (label_path, label_name):
+        labels = _serpsim.labels(
+            label_path, label_name, label_format, label_columns, bool(label_header), unjudged, unjudged_grade, grade_map,
+            None if grade_bootstrap is None else int(grade_bootstrap), int(seed),
+        )
+        if is_path(log):
+            job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t, labels)
+        else:
+            job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t, labels)
+        inner = _jobs.run(job, progress)
+    for note in inner.label_notes:
+        warnings.warn(note, stacklevel=2)
+    return ClickModel(inner, kind)
+
+
+class _label_file:
+    """``qrels`` as a path for the binding: a path as it is (``None`` for none), a DataFrame
+    written to a temporary TREC qrels file, removed on exit."""
+
+    FRAME = "qrels DataFrame"
+
+    def __init__(self, qrels: Any, label_format: Optional[str]) -> None:
+        self.qrels = qrels
+        self.label_format = label_format
+        self.tmp: Optional[str] = None
+
+    def __enter__(self) -> Tuple[Optional[str], Optional[str]]:
+        if self.qrels is None:
+            return None, None
+        if is_path(self.qrels):
+            return os.fspath(self.qrels), None
+        from .errors import InvalidInputError
+
+        if self.label_format not in (None, "trec"):
+            raise InvalidInputError(f"qrels: a DataFrame is read as TREC qrels; label_format={self.label_format!r} goes with a label file")
+        frame = self.qrels
+        if hasattr(frame, "to_pandas"):
+            frame = frame.to_pandas()
+        cols = list(getattr(frame, "columns", []))
+
+        def pick(names: Tuple[str, ...]) -> str:
+            for n in names:
+                if n in cols:
+                    return n
+            raise InvalidInputError(f"qrels: missing column `{names[0]}` (or `{names[1]}`); the frame has {cols}")
+
+        q, d, r = pick(("query_id", "qid")), pick(("doc_id", "docno")), pick(("relevance", "label"))
+        import tempfile
+
+        import pandas as pd
+
+        grades = pd.to_numeric(frame[r], errors="coerce")
+        bad = grades.isna() | (grades != grades.round())
+        if bad.any():
+            i = int(bad.to_numpy().nonzero()[0][0])
+            raise InvalidInputError(f"qrels: `{r}` must hold integer grades; row {i} has {frame[r].iloc[i]!r}")
+        lines = []
+        for qid, doc, g in zip(frame[q].astype(str), frame[d].astype(str), grades.astype("int64")):
+            for what, v in (("query id", qid), ("document id", doc)):
+                if not v or any(c.isspace() for c in v):
+                    raise InvalidInputError(f"qrels: {what} {v!r} is empty or holds whitespace, which TREC qrels cannot")
+            lines.append(f"{qid} 0 {doc} {g}\n")
+        fd, self.tmp = tempfile.mkstemp(prefix="serpsim-qrels-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.writelines(lines)
+        return self.tmp, self.FRAME
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.tmp is not None:
+            os.unlink(self.tmp)
 
 
 def fit_posterior(

@@ -13,6 +13,9 @@ use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::posterior::fit::fit_model;
 use serpsim::clickmodels::posterior::PosteriorConfig;
 use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::driver::FitSummary;
+use serpsim::clickmodels::labels::{read_labels, LabelInputs, LabelRequest, LabelSummary};
+use serpsim::clickmodels::portable::{fit_by_grade_labeled, ByGrade, ByGradeOptions};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, Format, LogData, Vocab};
 use pyo3::IntoPyObject;
@@ -68,23 +71,186 @@ pub struct PyClickModel {
     model: Arc<dyn ClickModel>,
     vocab: Arc<Vocab>,
     sessions: usize,
+    /// How the EM fit ended (the model file's `fit`), kept by fits with labels.
+    fit: Option<FitSummary>,
+    /// Per-grade values fitted with labels (the model file's `grades`, `grade_fit`, `labels`).
+    grades: Option<Arc<ByGrade>>,
+    /// What the label reader found and assumed ([`LabelSummary::notes`]).
+    label_notes: Vec<String>,
+    /// The per-grade fit's report ([`ByGrade::report_lines`]).
+    grade_report: Vec<String>,
+}
+
+impl PyClickModel {
+    fn plain(model: Box<dyn ClickModel>, vocab: Vocab, sessions: usize) -> Self {
+        PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions, fit: None, grades: None, label_notes: Vec::new(), grade_report: Vec::new() }
+    }
 }
 
 fn finish_model(model: Box<dyn ClickModel>, vocab: Vocab, sessions: usize) -> Finish {
-    Box::new(move |py| Ok(Py::new(py, PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions })?.into_any()))
+    Box::new(move |py| Ok(Py::new(py, PyClickModel::plain(model, vocab, sessions))?.into_any()))
 }
 
-/// Fits `model` on a click-log table. Returns a job.
+/// The label file of a fit and how to read it (`serpsim clicks fit --labels ...`), checked by
+/// the library ([`LabelInputs::resolve`]); made by [`labels`].
+#[pyclass(module = "serpsim._serpsim", name = "Labels", frozen)]
+pub struct PyLabels {
+    request: LabelRequest,
+    /// The name the notes give the file (a frame written to a temporary file is named so).
+    name: String,
+    seed: u64,
+}
+
+/// `label_columns` as `--label-columns` text: a string as it is, or a mapping of keys to
+/// 1-based columns (`{"query": 1, "doc": 3, "label": 6}`).
+fn columns_text(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(s);
+    }
+    let d = v.cast::<PyDict>().map_err(|_| invalid(py, "label_columns: give a string such as \"query=1,doc=3,label=6\" or a dict such as {\"query\": 1, \"doc\": 3, \"label\": 6}"))?;
+    let mut parts = Vec::new();
+    for (k, c) in d.iter() {
+        let k: String = k.extract().map_err(|_| invalid(py, "label_columns: the keys are query, doc, label and region"))?;
+        let c: i64 = c.extract().map_err(|_| invalid(py, format!("label_columns: column of `{k}` is not an integer")))?;
+        parts.push(format!("{k}={c}"));
+    }
+    Ok(parts.join(","))
+}
+
+/// `grade_map` as `--grade-map` text: a string as it is, or a mapping of file grades to grades
+/// (`{0: 0, 1: 1, 2: 1}`).
+fn grade_map_text(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(s);
+    }
+    let d = v.cast::<PyDict>().map_err(|_| invalid(py, "grade_map: give a string such as \"0:0,1:1,2:1\" or a dict such as {0: 0, 1: 1, 2: 1}"))?;
+    let mut parts = Vec::new();
+    for (a, b) in d.iter() {
+        let a: i64 = a.extract().map_err(|_| invalid(py, format!("grade_map: grade `{a}` is not an integer")))?;
+        let b: i64 = b.extract().map_err(|_| invalid(py, format!("grade_map: grade `{b}` is not an integer")))?;
+        parts.push(format!("{a}:{b}"));
+    }
+    Ok(parts.join(","))
+}
+
+/// Checks the label arguments of `fit` as `serpsim clicks fit` checks its flags (`path` is
+/// `--labels`; `label_format` `None` is trec): `None` when no label file is given.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None))]
-fn fit_table(py: Python<'_>, log: &Bound<'_, PyAny>, model: &str, iterations: usize, tolerance: Option<f64>, gamma: Option<f64>, threads: Option<usize>) -> PyResult<Job> {
+#[pyo3(signature = (path, name=None, label_format=None, label_columns=None, label_header=false, unjudged=None, unjudged_grade=None, grade_map=None, grade_bootstrap=None, seed=1))]
+#[allow(clippy::too_many_arguments)]
+fn labels(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    name: Option<String>,
+    label_format: Option<&str>,
+    label_columns: Option<&Bound<'_, PyAny>>,
+    label_header: bool,
+    unjudged: Option<i32>,
+    unjudged_grade: Option<i32>,
+    grade_map: Option<&Bound<'_, PyAny>>,
+    grade_bootstrap: Option<usize>,
+    seed: u64,
+) -> PyResult<Option<PyLabels>> {
+    let columns = label_columns.map(|c| columns_text(py, c)).transpose()?;
+    let map = grade_map.map(|m| grade_map_text(py, m)).transpose()?;
+    let inputs = LabelInputs {
+        labels: path.as_deref(),
+        qrels: None,
+        format: label_format,
+        columns: columns.as_deref(),
+        header: label_header,
+        unjudged,
+        unjudged_grade,
+        grade_map: map.as_deref(),
+        grade_bootstrap,
+    };
+    let request = guard(py, || inputs.resolve())?;
+    Ok(request.map(|request| {
+        let name = name.unwrap_or_else(|| request.path.display().to_string());
+        PyLabels { request, name, seed }
+    }))
+}
+
+/// The label file, as read (`read_labels`) on the job's thread, and the notes it gave.
+struct ReadLabels {
+    labels: (serpsim::collection::trec::Qrels, LabelSummary),
+    resamples: usize,
+    seed: u64,
+    notes: Vec<String>,
+}
+
+/// What a job needs of [`PyLabels`] (the pyclass stays on the Python side).
+#[derive(Clone)]
+struct LabelJob {
+    request: LabelRequest,
+    name: String,
+    seed: u64,
+}
+
+impl LabelJob {
+    fn of(l: Option<PyRef<'_, PyLabels>>) -> Option<Self> {
+        l.map(|l| LabelJob { request: l.request.clone(), name: l.name.clone(), seed: l.seed })
+    }
+
+    fn read(&self, p: &Progress) -> serpsim::Result<ReadLabels> {
+        p.phase(&format!("reading {}", self.name), "", None);
+        let labels = read_labels(&self.request.path, &self.request.options)?;
+        let notes = labels.1.notes(&self.name);
+        Ok(ReadLabels { labels, resamples: self.request.resamples, seed: self.seed, notes })
+    }
+}
+
+/// Fits `cfg` on `data` as `serpsim clicks fit --labels` does: the in-memory fit (with how EM
+/// ended) and the per-grade fit, on the job's pool.
+fn fit_with_labels(cfg: &ModelConfig, data: LogData, labels: ReadLabels, p: &Progress) -> serpsim::Result<Finish> {
+    let opts = serpsim::clickmodels::driver::EmOptions::default();
+    p.phase(&format!("fitting {}", cfg_name(cfg)), "passes", Some(passes(cfg)));
+    let on_pass = |pass: &serpsim::clickmodels::driver::PassInfo| p.set_done(pass.pass as u64);
+    let (model, _, fit) = fit_model(cfg, &opts, &data.log, data.vocab.pair_count(), None, &on_pass, &|_| {})?;
+    p.phase(&format!("fitting {} by relevance grade", cfg_name(cfg)), "", None);
+    let by = ByGradeOptions { em: opts, resamples: labels.resamples, seed: labels.seed };
+    let (g, rep) = fit_by_grade_labeled(cfg, &data.log, &data.vocab, &labels.labels, &by)?;
+    let grade_report = g.report_lines(cfg, &rep);
+    let sessions = data.log.len();
+    let m = PyClickModel {
+        model: Arc::from(model),
+        vocab: Arc::new(data.vocab),
+        sessions,
+        fit,
+        grades: Some(Arc::new(g)),
+        label_notes: labels.notes,
+        grade_report,
+    };
+    Ok(Box::new(move |py: Python<'_>| Ok(Py::new(py, m)?.into_any())))
+}
+
+/// Fits `model` on a click-log table, with the per-grade values of `labels` when given.
+/// Returns a job.
+#[pyfunction]
+#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None))]
+#[allow(clippy::too_many_arguments)]
+fn fit_table(
+    py: Python<'_>,
+    log: &Bound<'_, PyAny>,
+    model: &str,
+    iterations: usize,
+    tolerance: Option<f64>,
+    gamma: Option<f64>,
+    threads: Option<usize>,
+    labels: Option<PyRef<'_, PyLabels>>,
+) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
+    let labels = LabelJob::of(labels);
     let mut data = LogData::default();
     data.log = read_log(py, log, &mut data, true, "log")?;
     if data.log.is_empty() {
         return Err(invalid(py, "log: no sessions to fit on"));
     }
     spawn(&format!("fitting {model}"), threads, move |p| {
+        if let Some(l) = &labels {
+            let read = l.read(p)?;
+            return fit_with_labels(&cfg, data, read, p);
+        }
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
         let m = fit_passes(&cfg, &data.log, p)?;
@@ -107,7 +273,7 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None))]
+#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
@@ -119,14 +285,21 @@ fn fit_path(
     gamma: Option<f64>,
     skip_bad_lines: bool,
     threads: Option<usize>,
+    labels: Option<PyRef<'_, PyLabels>>,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
+    let labels = LabelJob::of(labels);
     spawn(&format!("reading {}", path.display()), threads, move |p| {
         p.phase(&format!("reading {}", path.display()), "", None);
         let data = LogData::read(&path, format, skip_bad_lines)?;
         if data.log.is_empty() {
             return Err(serpsim::Error::Invalid(format!("{}: no sessions to fit on", path.display())));
+        }
+        // As `clicks fit`: the labels are read after the log, before fitting.
+        if let Some(l) = &labels {
+            let read = l.read(p)?;
+            return fit_with_labels(&cfg, data, read, p);
         }
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
@@ -320,16 +493,16 @@ fn validate_orderings(
 /// Loads a model file written by `serpsim clicks fit` or `ClickModel.save`.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyClickModel> {
-    let (model, vocab) = guard(py, || io::load(&path))?;
-    Ok(PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions: 0 })
+    let (model, vocab, grades) = guard(py, || io::load_with_grades(&path))?;
+    Ok(PyClickModel { grades: grades.map(Arc::new), ..PyClickModel::plain(model, vocab, 0) })
 }
 
 /// Parses a model from the JSON text of a model file.
 #[pyfunction]
 #[pyo3(signature = (text, name="<string>"))]
 fn loads(py: Python<'_>, text: &str, name: &str) -> PyResult<PyClickModel> {
-    let (model, vocab) = guard(py, || io::from_json_str(text, name))?;
-    Ok(PyClickModel { model: Arc::from(model), vocab: Arc::new(vocab), sessions: 0 })
+    let (model, vocab, grades) = guard(py, || io::from_json_str_with_grades(text, name))?;
+    Ok(PyClickModel { grades: grades.map(Arc::new), ..PyClickModel::plain(model, vocab, 0) })
 }
 
 fn scores_dict<'py>(py: Python<'py>, s: &Scores, sessions: usize) -> PyResult<Bound<'py, PyDict>> {
@@ -368,14 +541,34 @@ impl PyClickModel {
         self.sessions
     }
 
-    /// The model as the CLI's JSON text.
-    fn to_json(&self) -> String {
-        io::to_json(self.model.as_ref(), &self.vocab).to_string()
+    /// The model as the CLI's JSON text (with `fit`, `grades`, `grade_fit` and `labels` when
+    /// fitted with labels, as `clicks fit --labels` writes them).
+    fn to_json(&self, py: Python<'_>) -> PyResult<String> {
+        guard(py, || io::full_text(self.model.as_ref(), &self.vocab, self.fit.as_ref(), self.grades.as_deref()))
     }
 
-    /// Writes the model file (atomically).
+    /// Writes the model file (atomically), as `to_json`.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        guard(py, || io::save(&path, self.model.as_ref(), &self.vocab))
+        guard(py, || io::save_full(&path, self.model.as_ref(), &self.vocab, self.fit.as_ref(), self.grades.as_deref()))
+    }
+
+    /// What reading the label file found and assumed, one line each (the lines `clicks fit
+    /// --labels` prints on stderr); empty without labels.
+    #[getter]
+    fn label_notes(&self) -> Vec<String> {
+        self.label_notes.clone()
+    }
+
+    /// The per-grade fit's report (the lines `clicks fit --labels` prints on stderr); empty
+    /// without labels or for a loaded model.
+    #[getter]
+    fn grade_report(&self) -> Vec<String> {
+        self.grade_report.clone()
+    }
+
+    /// The per-grade values as the model file's `grades` JSON text, `None` without them.
+    fn grades_json(&self) -> Option<String> {
+        self.grades.as_ref().map(|g| g.to_json().to_string())
     }
 
     /// `(scalars, per-rank vectors, matrices, per-pair record batch)`.
@@ -501,6 +694,8 @@ impl PyClickModel {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyClickModel>()?;
+    m.add_class::<PyLabels>()?;
+    m.add_function(wrap_pyfunction!(labels, m)?)?;
     m.add_function(wrap_pyfunction!(fit_table, m)?)?;
     m.add_function(wrap_pyfunction!(fit_path, m)?)?;
     m.add_function(wrap_pyfunction!(fit_posterior, m)?)?;

@@ -289,3 +289,101 @@ def test_validate_orderings_shift_by_hand():
     assert row["ll_unseen"] == pytest.approx((2 * (ln(5 / 6) + ln(1 / 6)) / 2 + 5 * (ln(1 / 4) + ln(3 / 4)) / 2) / 7, abs=1e-12)
     assert row["perplexity_seen"] == pytest.approx(6 / 5, abs=1e-12)
     assert row["ll_seen_lower_over_queries"] == pytest.approx(row["ll_seen"], abs=1e-12)
+
+
+# Labels: `fit(..., qrels=...)` against `serpsim clicks fit --labels/--qrels` (docs/clickmodels.md, "Labels").
+LABELS = DATA.parent / "tests" / "fixtures" / "labels"
+QRELS = LABELS / "synthetic_qrels.txt"
+TSV_LABELS = LABELS / "synthetic_labels.tsv"
+TSV_FLAGS = ["--label-format", "tsv", "--label-columns", "query=1,region=2,doc=3,label=6", "--label-header", "--unjudged", "-2"]
+
+
+def cli_fit_bytes(cli, out, *flags):
+    """The model file `serpsim clicks fit --train synthetic_yandex_layout.txt FLAGS` writes."""
+    import subprocess
+
+    subprocess.run([str(cli), "--quiet", "clicks", "fit", "--train", str(YANDEX), "--out", str(out), *flags], check=True, capture_output=True)
+    return out.read_bytes()
+
+
+def test_fit_with_qrels_writes_the_cli_model_file(cli, tmp_path):
+    # Expected: the file `serpsim clicks fit --model sdbn --train LOG --qrels QRELS --out FILE`
+    # of this checkout writes (default bootstrap: 200 resamples, seed 1), byte for byte.
+    expected = cli_fit_bytes(cli, tmp_path / "cli.json", "--model", "sdbn", "--qrels", str(QRELS))
+    with pytest.warns(UserWarning, match=r"read as trec: .* grades 0-4 in the file"):
+        m = serpsim.clicks.fit(YANDEX, model="sdbn", qrels=QRELS, progress=False)
+    m.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == expected
+    assert m.to_json().encode() == expected
+    # The per-grade table is the file's `grades` list.
+    grades = json.loads(expected)["grades"]
+    assert list(m.grades["grade"]) == [g["grade"] for g in grades] == [0, 1, 2, 3, 4]
+    assert list(m.grades["attractiveness_lower"]) == [g["attractiveness_lower"] for g in grades]
+    assert m.grade_report[0].startswith("fitted sdbn by relevance grade on ")
+    # A model file with grades loads with them: its JSON text is the file's.
+    assert serpsim.clicks.load(tmp_path / "py.json").to_json().encode() == expected
+
+
+def test_fit_with_tsv_labels_and_dicts_writes_the_cli_model_file(cli, tmp_path):
+    # Expected: `serpsim clicks fit --model sdbn --labels synthetic_labels.tsv --label-format tsv
+    # --label-columns query=1,region=2,doc=3,label=6 --label-header --unjudged -2 --grade-map
+    # 0:0,1:1,2:1,3:2,4:2 --grade-bootstrap 0` of this checkout, byte for byte; label_columns
+    # and grade_map given as dicts.
+    expected = cli_fit_bytes(cli, tmp_path / "cli.json", "--model", "sdbn", "--labels", str(TSV_LABELS), *TSV_FLAGS,
+                             "--grade-map", "0:0,1:1,2:1,3:2,4:2", "--grade-bootstrap", "0")
+    # The unjudged count from the file itself: rows (after the header) whose 6th column is -2.
+    rows = [line.split("\t") for line in TSV_LABELS.read_text().splitlines()[1:] if line.strip()]
+    unjudged = sum(1 for r in rows if r[5].strip() == "-2")
+    assert unjudged == 716  # docs/clickmodels.md quotes the same number
+    with pytest.warns(UserWarning) as caught:
+        m = serpsim.clicks.fit(
+            YANDEX, model="sdbn", qrels=TSV_LABELS, label_format="tsv", label_columns={"query": 1, "region": 2, "doc": 3, "label": 6},
+            label_header=True, unjudged=-2, grade_map={0: 0, 1: 1, 2: 1, 3: 2, 4: 2}, grade_bootstrap=0, progress=False,
+        )
+    notes = [str(w.message) for w in caught]
+    assert any(f"unjudged value -2: {unjudged} lines skipped" in n for n in notes), notes
+    assert any("grades mapped by --grade-map 0:0,1:1,2:1,3:2,4:2: grades 0-2 fitted" in n for n in notes), notes
+    m.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == expected
+
+
+def test_fit_with_labels_warns_about_conflicts():
+    # The conflict count from the file itself: (query, document) pairs of synthetic_tiangong.txt
+    # (columns 3 and 4) with more than one distinct label (column 5).
+    labels = {}
+    for line in (LABELS / "synthetic_tiangong.txt").read_text().splitlines():
+        f = line.split()
+        if f:
+            labels.setdefault((f[2], f[3]), set()).add(f[4])
+    conflicts = sum(1 for v in labels.values() if len(v) > 1)
+    assert conflicts == 311  # docs/clickmodels.md quotes the same number
+    with pytest.warns(UserWarning, match=rf"labels: {conflicts} \(query, document\) pairs have conflicting labels"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", qrels=LABELS / "synthetic_tiangong.txt", label_format="tiangong",
+                           grade_bootstrap=0, progress=False)
+
+
+def test_fit_with_a_qrels_frame_and_a_log_frame_equals_the_cli(cli, log, tmp_path):
+    # Expected: `serpsim clicks fit --model dbn --iterations 5 --qrels QRELS --grade-bootstrap 0`
+    # of this checkout (with its `fit` summary of the EM passes), byte for byte: the qrels as
+    # a DataFrame with TREC's own column names (qid, docno, label), the log as a DataFrame.
+    expected = cli_fit_bytes(cli, tmp_path / "cli.json", "--model", "dbn", "--iterations", "5", "--qrels", str(QRELS), "--grade-bootstrap", "0")
+    frame = pd.read_csv(QRELS, sep=r"\s+", names=["qid", "iteration", "docno", "label"], dtype={"qid": str, "docno": str})
+    with pytest.warns(UserWarning, match="labels: qrels DataFrame read as trec"):
+        m = serpsim.clicks.fit(log, model="dbn", iterations=5, qrels=frame, grade_bootstrap=0, progress=False)
+    assert m.to_json().encode() == expected
+    assert "fit" in json.loads(expected)
+
+
+def test_label_arguments_are_checked_as_the_cli_checks_them():
+    # Messages of the CLI's checks (src/clickmodels/labels.rs, LabelInputs::resolve and LabelFormat::new).
+    with pytest.raises(serpsim.errors.InvalidInputError, match="--unjudged goes with --labels FILE"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", unjudged=-2, progress=False)
+    with pytest.raises(serpsim.errors.InvalidInputError, match="--label-format tsv needs --label-columns"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", qrels=TSV_LABELS, label_format="tsv", progress=False)
+    with pytest.raises(serpsim.errors.InvalidInputError, match="grade 0 is mapped twice"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", qrels=QRELS, grade_map="0:0,0:1", progress=False)
+    frame = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1.5]})
+    with pytest.raises(serpsim.errors.InvalidInputError, match="integer grades"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", qrels=frame, progress=False)
+    with pytest.raises(serpsim.errors.InvalidInputError, match="read as TREC qrels"):
+        serpsim.clicks.fit(YANDEX, model="sdbn", qrels=frame.assign(relevance=1), label_format="yandex", progress=False)
