@@ -160,3 +160,32 @@ fn the_summary_round_trips_through_the_model_file() {
     v["extra"] = serde_json::json!(1);
     assert!(LabelSummary::from_json(&v, "m.json").unwrap_err().to_string().contains("unknown field `extra`"));
 }
+
+#[test]
+fn label_inputs_resolve_as_the_cli_flags_combine() {
+    // The rules `clicks fit` and Python's `fit(..., qrels=...)` share (LabelInputs::resolve).
+    let f = Path::new("labels.tsv");
+    let none = LabelInputs::default();
+    assert_eq!(none.resolve().unwrap(), None);
+    // --qrels FILE is --labels FILE --label-format trec, with the default bootstrap.
+    let q = LabelInputs { qrels: Some(f), format: Some("trec"), ..none }.resolve().unwrap().unwrap();
+    assert_eq!(q, LabelRequest { path: f.to_path_buf(), options: LabelOptions::new(LabelFormat::Trec), resamples: 200 });
+    let err = |i: LabelInputs| i.resolve().unwrap_err().to_string();
+    assert!(err(LabelInputs { qrels: Some(f), format: Some("yandex"), ..none }).contains("--qrels reads TREC qrels"));
+    assert!(err(LabelInputs { qrels: Some(f), header: true, ..none }).contains("--qrels reads TREC qrels"));
+    for (i, flag) in [
+        (LabelInputs { unjudged: Some(-2), ..none }, "--unjudged"),
+        (LabelInputs { grade_map: Some("0:0"), ..none }, "--grade-map"),
+        (LabelInputs { grade_bootstrap: Some(0), ..none }, "--grade-bootstrap"),
+        (LabelInputs { columns: Some("query=1,doc=2,label=3"), ..none }, "--label-columns"),
+        (LabelInputs { format: Some("tsv"), ..none }, "--label-format"),
+    ] {
+        assert_eq!(err(i), format!("{flag} goes with --labels FILE (or --qrels FILE)"));
+    }
+    let l = LabelInputs { labels: Some(f), format: Some("tsv"), columns: Some("query=1,doc=3,label=6"), unjudged: Some(-2), grade_map: Some("0:0,1:1"), grade_bootstrap: Some(0), ..none };
+    let r = l.resolve().unwrap().unwrap();
+    assert_eq!(r.resamples, 0);
+    assert_eq!(r.options, LabelOptions::new(LabelFormat::new("tsv", Some("query=1,doc=3,label=6"), false).unwrap()).with(Some(-2), None, Some("0:0,1:1")).unwrap());
+    assert!(err(LabelInputs { grade_bootstrap: Some(1_000_001), ..l }).contains("upper bound of 1000000"));
+    assert!(err(LabelInputs { labels: Some(f), qrels: Some(f), ..none }).contains("not both"));
+}
