@@ -15,6 +15,7 @@ pub mod mcmc;
 pub mod model_error;
 pub mod multitest;
 pub mod paired;
+pub mod power;
 pub mod randomisation;
 pub mod roc;
 pub mod simeval;
