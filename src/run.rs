@@ -13,6 +13,7 @@ pub mod calibration;
 pub mod streams;
 
 use crate::error::{Error, Result};
+use crate::collection::coverage::Coverage;
 use crate::report::{write_report, Rendered, StagedOutput};
 use crate::scenario::{Loaded, Overrides, Scenario};
 use crate::simulate::summary::Grid;
@@ -29,6 +30,32 @@ pub struct ScenarioRun {
     pub answer: String,
     /// Warnings of the scenario and of the summary.
     pub warnings: Vec<String>,
+    /// TREC qrels and runs: one line on what the comparison stands on (topics judged and
+    /// ranked, Judged@k in the depth users reach), for stderr; the numbers are in
+    /// `summary.json`'s `coverage`.
+    pub coverage: Option<String>,
+}
+
+/// The loaded scenario's coverage with each system's depth users reach: the 95th percentile
+/// of `depth` (results examined) over its simulated sessions, the largest over profiles,
+/// rounded up.
+pub fn coverage_at_depth(loaded: &Loaded, summary: &crate::simulate::RunSummary) -> Option<Coverage> {
+    let mut c = loaded.coverage.clone()?;
+    let depth = crate::simulate::MEASURES.iter().position(|m| m.name == "depth")?;
+    let mut depths: Vec<(String, usize)> = Vec::new();
+    for p in &summary.pooled {
+        let q = p.summary.measures[depth].q95;
+        if !q.is_finite() {
+            continue;
+        }
+        let k = q.ceil().max(1.0) as usize;
+        match depths.iter_mut().find(|(n, _)| *n == p.summary.system) {
+            Some(d) => d.1 = d.1.max(k),
+            None => depths.push((p.summary.system.clone(), k)),
+        }
+    }
+    c.set_depths(&depths);
+    Some(c)
 }
 
 /// Runs the scenario file `text` (`origin` names it in errors; relative paths resolve against
@@ -50,7 +77,7 @@ pub fn run_scenario(mut scenario: Scenario, base: &Path, overrides: &Overrides, 
     let loaded = scenario.load(base)?;
     let mut staged = stage(&scenario, "simulate")?;
     let (rendered, _) = run_into_with(&scenario, &loaded, &mut staged, progress, NoSink)?;
-    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings })
+    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings, coverage: rendered.coverage })
 }
 
 /// The first of `1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k` at or above `x`.
@@ -214,7 +241,8 @@ pub fn run_into_with<S: crate::simulate::Sink>(
         })?;
         std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let rendered = write_report(scenario, &loaded.warnings, staged, &summary)?;
+    let coverage = coverage_at_depth(loaded, &summary);
+    let rendered = write_report(scenario, &loaded.warnings, staged, &summary, coverage.as_ref())?;
     Ok((rendered, extra))
 }
 
@@ -246,8 +274,9 @@ pub fn write_sharded(scenario: &Scenario, loaded: &Loaded, states: &[Vec<u8>]) -
     }
     let mut staged = stage(scenario, "simulate")?;
     let summary = sink.finish_summary();
-    let rendered = write_report(scenario, &loaded.warnings, &mut staged, &summary)?;
-    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings })
+    let coverage = coverage_at_depth(loaded, &summary);
+    let rendered = write_report(scenario, &loaded.warnings, &mut staged, &summary, coverage.as_ref())?;
+    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings, coverage: rendered.coverage })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::collection::letor::LetorData;
 use crate::collection::queries::{split_variant, QueryStrategy, SyntheticQueries};
 use crate::collection::synthetic::SyntheticConfig;
 use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, Run};
+use crate::collection::coverage::Coverage;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
@@ -21,6 +22,9 @@ use crate::user::{ClickSource, Delays, UserProfile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+pub mod from_files;
+pub mod users;
 
 /// The scenario embedded in the binary (`simulations/default.toml`), run by `serpsim simulate`
 /// without a file. Its collection is the project's own TREC-like qrels and run in
@@ -132,6 +136,17 @@ pub struct TrecSource {
     /// Results per page (same as `interface.page_size`; give one of the two).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
+    /// Only these topics (of the qrels and the runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topics: Option<Vec<String>>,
+    /// Run a comparison even when more than half of the runs' topics have no judgements
+    /// (`--allow-partial-judgements`; see [`crate::collection::coverage`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_partial_judgements: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// `source = "letor"`.
@@ -1095,23 +1110,43 @@ pub struct Loaded {
     pub pairs: Vec<(usize, usize)>,
     /// Warnings (also printed to stderr by the commands).
     pub warnings: Vec<String>,
+    /// What TREC qrels and runs cover of each other (TREC collections without query variants).
+    pub coverage: Option<Coverage>,
+}
+
+/// The qrels and runs of a TREC source (relative paths against `base`), restricted to its
+/// `topics` (judged topics that no run ranks are still there: [`Coverage::of`] counts them).
+fn trec_inputs(t: &TrecSource, base: &Path) -> Result<(Qrels, Vec<Run>)> {
+    let embedded = |p: &Path| p.as_os_str() == "embedded";
+    let mut qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
+    let mut runs = t
+        .runs
+        .iter()
+        .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(base, r)) })
+        .collect::<Result<Vec<_>>>()?;
+    crate::collection::coverage::restrict(&mut qrels, &mut runs, t.topics.as_deref())?;
+    Ok((qrels, runs))
 }
 
 impl Scenario {
     /// Builds the collection (relative paths against `base`).
     pub fn collection(&self, base: &Path) -> Result<Option<Collection>> {
-        let embedded = |p: &Path| p.as_os_str() == "embedded";
-        Ok(Some(match &self.collection {
+        Ok(self.collection_and_coverage(base)?.0)
+    }
+
+    /// Builds the collection and, for TREC qrels and runs, what they cover of each other
+    /// ([`Coverage`]: refuses a run without a judged topic, and a comparison in which more than
+    /// half of the runs' topics are unjudged unless allowed).
+    pub fn collection_and_coverage(&self, base: &Path) -> Result<(Option<Collection>, Option<Coverage>)> {
+        let mut coverage = None;
+        let c = match &self.collection {
             CollectionSource::Trec(t) => {
                 if matches!(self.variants, Variants::Suffix) {
-                    return Ok(None);
+                    return Ok((None, None));
                 }
-                let qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
-                let runs = t
-                    .runs
-                    .iter()
-                    .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(base, r)) })
-                    .collect::<Result<Vec<_>>>()?;
+                let (mut qrels, runs) = trec_inputs(t, base)?;
+                coverage = Some(Coverage::of(&qrels, &runs, t.allow_partial_judgements)?);
+                crate::collection::coverage::drop_unranked(&mut qrels, &runs);
                 let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
                 if let Some(sq) = &t.subtopic_qrels {
                     let path = resolve(base, sq);
@@ -1155,25 +1190,22 @@ impl Scenario {
                 }
                 _ => s.generate()?,
             },
-            CollectionSource::SyntheticQueries(_) => return Ok(None),
+            CollectionSource::SyntheticQueries(_) => return Ok((None, None)),
             CollectionSource::Streams(_) => return Err(Error::Invalid("a stream scenario has no result pages: it runs through `run::streams::run_scenario`".into())),
-        }))
+        };
+        Ok((Some(c), coverage))
     }
 
     /// Loads data files (relative to `base`), builds the world and prepares every profile.
     pub fn load(&self, base: &Path) -> Result<Loaded> {
-        let mut world = match self.collection(base)? {
+        let (collection, coverage) = self.collection_and_coverage(base)?;
+        let mut world = match collection {
             Some(c) => World::from_collection(&c),
             None => match &self.collection {
                 CollectionSource::SyntheticQueries(s) => world_from_synthetic_queries(s)?,
                 CollectionSource::Trec(t) => {
-                    let embedded = |p: &Path| p.as_os_str() == "embedded";
-                    let qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
-                    let runs = t
-                        .runs
-                        .iter()
-                        .map(|r| if embedded(r) { Run::parse(DEFAULT_RUN, "embedded run") } else { Run::from_file(&resolve(base, r)) })
-                        .collect::<Result<Vec<_>>>()?;
+                    // Run topic ids are `topic.variant` here: coverage is not counted.
+                    let (qrels, runs) = trec_inputs(t, base)?;
                     world_from_trec_variants(&qrels, &runs)?
                 }
                 _ => unreachable!("other sources build a collection"),
@@ -1216,7 +1248,7 @@ impl Scenario {
         let expanded = self.expanded_profiles("scenario")?;
         let mut prepared = Vec::with_capacity(expanded.len());
         let mut assignments = Vec::with_capacity(expanded.len());
-        let mut warnings = Vec::new();
+        let mut warnings = coverage.as_ref().map(Coverage::warnings).unwrap_or_default();
         let mut loaded_models: Vec<(PathBuf, Arc<dyn ClickSource>)> = Vec::new();
         for (mut p, assignment) in expanded {
             if let Some(c) = &mut p.continuation {
@@ -1261,7 +1293,7 @@ impl Scenario {
                 })
                 .collect::<Result<Vec<_>>>()?
         };
-        Ok(Loaded { world, prepared, assignments, pairs, warnings })
+        Ok(Loaded { world, prepared, assignments, pairs, warnings, coverage })
     }
 }
 
@@ -1278,6 +1310,8 @@ pub struct Overrides {
     pub samples: Option<bool>,
     /// How much the report writes.
     pub detail: Option<Detail>,
+    /// Allow a TREC comparison where more than half of the runs' topics are unjudged.
+    pub allow_partial_judgements: bool,
 }
 
 impl Overrides {
@@ -1301,6 +1335,12 @@ impl Overrides {
         }
         if let Some(d) = self.detail {
             scenario.output.detail = d;
+        }
+        if self.allow_partial_judgements {
+            match &mut scenario.collection {
+                CollectionSource::Trec(t) => t.allow_partial_judgements = true,
+                _ => return Err(Error::config("command line", "--allow-partial-judgements", "applies to TREC qrels and runs only ([collection] source = \"trec\")")),
+            }
         }
         Ok(())
     }

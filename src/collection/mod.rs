@@ -4,6 +4,7 @@
 //! hot loop never touches strings.
 
 pub mod categories;
+pub mod coverage;
 pub mod docinfo;
 pub mod letor;
 pub mod queries;

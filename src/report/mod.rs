@@ -16,7 +16,7 @@
 //! | `gain_curves.csv` | mean gain by time and by effort per system and profile: Monte-Carlo se (`se_users`) and the 95 % interval over topics and users (`lo_topics_users`, `hi_topics_users`) |
 //! | `budgets.csv`, `budget_comparison.csv` | gain by fixed time and effort budgets, per system, and paired differences |
 //! | `summary.csv` | with `full`: the statistics of `pooled.csv` per topic |
-//! | `summary.json` | settings, warnings and the verdict and tests tables as lists of flat records (with `full`: every table, and histograms) |
+//! | `summary.json` | settings, warnings, coverage of TREC runs by their qrels, and the verdict and tests tables as lists of flat records (with `full`: every table, and histograms) |
 //! | `answer.txt` | the short answer the command line prints |
 //! | `distributions.svg`, `gain_curves.svg` | ECDFs; gain over time and effort with 95 % bands over topics and users |
 //! | `differences.svg` | forest plot per profile and pair: each topic's gain difference A - B with its interval over users, sorted, and the mean over topics with its interval over topics and users |
@@ -33,6 +33,7 @@ use crate::write::{Format, RecordWriter};
 pub use files::StagedOutput;
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
+use crate::collection::coverage::Coverage;
 use crate::error::{Error, Result};
 use crate::scenario::{Detail, Scenario};
 use crate::simulate::summary::{DiffSummary, PairSummary};
@@ -46,17 +47,24 @@ pub struct Rendered {
     pub answer: String,
     /// Warnings of the scenario and of the summary (also in `manifest.json`).
     pub warnings: Vec<String>,
+    /// The coverage line of TREC qrels and runs ([`Coverage::line`]), for stderr.
+    pub coverage: Option<String>,
 }
 
 /// Writes the report of `summary` (a run of `scenario`; `warnings` are the loaded scenario's)
 /// into `staged` and records its warnings in the manifest.
-pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut StagedOutput, summary: &RunSummary) -> Result<Rendered> {
-    let report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, warnings);
+/// `coverage` (TREC qrels and runs) goes into `summary.json` and its depth warning into the
+/// warnings.
+pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut StagedOutput, summary: &RunSummary, coverage: Option<&Coverage>) -> Result<Rendered> {
+    let mut warnings = warnings.to_vec();
+    warnings.extend(coverage.and_then(Coverage::depth_warning));
+    let mut report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, &warnings);
+    report.coverage = coverage;
     report.write(staged, scenario.output.plot, scenario.output.histogram_bins)?;
     for w in &report.warnings {
         staged.warn(w.clone());
     }
-    Ok(Rendered { answer: report.answer, warnings: report.warnings })
+    Ok(Rendered { answer: report.answer, warnings: report.warnings, coverage: coverage.map(Coverage::line) })
 }
 
 /// Everything the report writes.
@@ -82,6 +90,8 @@ pub struct Report<'a> {
     pub detail: Detail,
     /// The short answer (`answer.txt`, printed by the command line).
     pub answer: String,
+    /// What TREC qrels and runs cover of each other (`summary.json`'s `coverage`).
+    pub coverage: Option<&'a Coverage>,
 }
 
 /// A row of `summary.csv` (per topic) and `pooled.csv` (over topics): one measure of one cell.
@@ -175,7 +185,7 @@ impl<'a> Report<'a> {
         warnings.extend(summary_warnings(summary));
         let verdicts: Vec<Verdict> = summary.pooled_pairs.iter().map(verdict).collect();
         let answer = answer(scenario, users, &verdicts, &warnings);
-        Report { scenario, seed, users, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, detail, answer }
+        Report { scenario, seed, users, warnings, measures: &MEASURES, tests: topic_tests(summary), verdicts, summary, detail, answer, coverage: None }
     }
 
     /// The tables of the report at its detail level, in the order of `summary.json`.
@@ -390,6 +400,9 @@ impl<'a> Report<'a> {
             writeln!(w, "\"users\": {},", self.users)?;
             writeln!(w, "\"detail\": {},", text(&self.detail.name()))?;
             writeln!(w, "\"warnings\": {},", text(&self.warnings))?;
+            if let Some(c) = self.coverage {
+                writeln!(w, "\"coverage\": {},", text(c))?;
+            }
             writeln!(w, "\"tables\": {{")?;
             let json: Vec<(&Table, &Vec<String>)> = tables.iter().zip(&columns).filter(|(t, _)| t.json).collect();
             for (i, (t, cols)) in json.iter().enumerate() {

@@ -100,8 +100,8 @@ pub fn run_scenario(s: &Scenario, base: &Path, progress: &(dyn Fn(u64, u64) + Sy
     let (msu, summary) = simulate(&world, &profiles, s.replicates, s.seed, pairs, progress)?;
     let mut staged = super::stage(s, "streams run")?;
     staged.write("msu.csv", msu_csv(&msu, true).as_bytes())?;
-    let rendered = write_report(s, &[], &mut staged, &summary)?;
-    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings })
+    let rendered = write_report(s, &[], &mut staged, &summary, None)?;
+    Ok(ScenarioRun { written: staged.commit()?, answer: rendered.answer, warnings: rendered.warnings, coverage: None })
 }
 
 #[cfg(test)]

@@ -296,7 +296,7 @@ impl Fit {
     /// collection is those files; otherwise the synthetic generator's defaults.
     pub fn scenario(&self, name: &str, trec: Option<(PathBuf, PathBuf)>, page_size: usize) -> Scenario {
         let collection = match trec {
-            Some((qrels, run)) => CollectionSource::Trec(TrecSource { qrels, runs: vec![run], subtopic_qrels: None, docinfo: None, ideal_system: None, page_size: Some(page_size) }),
+            Some((qrels, run)) => CollectionSource::Trec(TrecSource { qrels, runs: vec![run], subtopic_qrels: None, docinfo: None, topics: None, allow_partial_judgements: false, ideal_system: None, page_size: Some(page_size) }),
             None => CollectionSource::Synthetic(crate::collection::synthetic::SyntheticConfig { page_size, ..Default::default() }),
         };
         Scenario {
