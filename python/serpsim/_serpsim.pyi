@@ -117,6 +117,15 @@ def simulate(
     detail: Optional[str] = None,
 ) -> Job: ...
 def default_scenario() -> str: ...
+def scenario_from_files(
+    qrels: str,
+    runs: List[str],
+    profiles: List[str] = ...,
+    robust: bool = False,
+    topics: Optional[List[str]] = None,
+    ideal: bool = False,
+    allow_partial_judgements: bool = False,
+) -> str: ...
 
 # Study logs -----------------------------------------------------------------------------------
 

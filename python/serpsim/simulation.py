@@ -166,6 +166,11 @@ def simulate(
     runs: Any = None,
     qrels: Any = None,
     output: Optional[str] = None,
+    profiles: Optional[List[str]] = None,
+    users: Optional[str] = None,
+    topics: Any = None,
+    ideal: bool = False,
+    allow_partial_judgements: bool = False,
 ) -> Simulation:
     """Runs ``scenario`` as ``serpsim simulate`` does and returns its report.
 
@@ -189,13 +194,31 @@ def simulate(
     collection of these runs (ranked by score, ties by docno descending, as trec_eval), its
     profiles and the rest unchanged. ``output`` (``"pandas"`` or ``"polars"``; default:
     polars when ``runs`` are polars frames) is the kind of the tables.
+
+    **Your own files, no scenario** (``serpsim simulate --qrels Q --run A --run B``): with
+    ``scenario=None``, ``qrels`` (a path or a frame) and ``runs`` (a path, a list of paths or
+    frames, or a dict ``{system: frame}``) make the scenario that ``--print-scenario`` writes
+    (docs/scenarios.md, "From your own files"), and the report is byte for byte the CLI's.
+    ``profiles`` (built-in users ``patient``, ``impatient``, ``dbn``, ``pbm`` or click-model
+    files), ``users="robust"`` (every built-in user), ``topics`` (ids, or ``"301,302"`` or
+    ``"@FILE"``), ``ideal`` (also the ideal ranking: no system is added unless asked) and
+    ``allow_partial_judgements`` are the CLI's flags. Without ``qrels`` it is an error: runs
+    are never scored against the bundled demo judgements.
     """
     kind = _output_kind(output, runs, qrels)
+    if users not in (None, "default", "robust"):
+        raise ValueError(f"users: `{users}` is not one of default, robust")
+    from_files = scenario is None and (runs is not None or qrels is not None)
+    if not from_files and (profiles or users is not None or topics is not None):
+        raise ValueError("profiles=, users= and topics= make a scenario from qrels= and runs=; with a scenario, edit its [[profiles]] and [collection]")
     tmp_runs = None
     if runs is not None or qrels is not None:
         tmp_runs = tempfile.mkdtemp(prefix="serpsim-runs-")
         try:
-            scenario, base = _with_runs(scenario, base, runs, qrels, tmp_runs)
+            if from_files:
+                scenario = _files_scenario(runs, qrels, tmp_runs, profiles, users, topics, ideal, allow_partial_judgements)
+            else:
+                scenario, base = _with_runs(scenario, base, runs, qrels, tmp_runs, ideal, allow_partial_judgements)
         except BaseException:
             shutil.rmtree(tmp_runs, ignore_errors=True)
             raise
@@ -254,56 +277,134 @@ def _write_ids(frame: Any, cols: List[str], what: str) -> None:
             raise ValueError(f"{what}: row {row}: column `{c}`: {frame[c].iloc[row]!r} is empty or contains white space")
 
 
-def _with_runs(scenario: Scenario, base: Any, runs: Any, qrels: Any, tmp: str) -> "tuple[Dict[str, Any], Any]":
-    """The scenario with its collection replaced by TREC files of ``runs`` (and ``qrels``)."""
+def _is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, bytes, os.PathLike))
+
+
+def _write_run(name: str, frame: Any, path: str) -> None:
+    """A results frame as a TREC run file named ``name`` (its tag)."""
     import pandas as pd
 
+    what = f"run `{name}`"
+    if not name or any(ch.isspace() for ch in name):
+        raise ValueError(f"{what}: a system name must be non-empty without white space")
+    _write_ids(frame, ["query_id", "doc_id"], what)
+    if "score" not in frame.columns:
+        raise ValueError(f"{what}: missing column `score` (columns present: {', '.join(map(str, frame.columns))})")
+    score = pd.to_numeric(frame["score"], errors="raise").astype(float)
+    text = "".join(
+        f"{q} Q0 {d} {r} {s!r} {name}\n"
+        for q, d, r, s in zip(frame["query_id"].astype(str), frame["doc_id"].astype(str), range(1, len(frame) + 1), score)
+    )
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _run_paths(runs: Any, tmp: str) -> List[str]:
+    """Run files for ``runs``: paths as given (the tag in each file names its system), frames
+    written to ``tmp`` (named by the dict key, the frame's ``name`` column, or ``run``)."""
+    items: List[Any] = []
+    if _is_path(runs):
+        return [os.fspath(runs)]
+    if isinstance(runs, Mapping):
+        for k, v in runs.items():
+            if _is_path(v):
+                raise ValueError(f"runs[{k!r}]: a run file names its system by its tag; give run files as a list, frames in a dict")
+            items.append((str(k), _results_frame(v, f"runs[{k!r}]")))
+    elif isinstance(runs, (list, tuple)):
+        out = []
+        for i, r in enumerate(runs):
+            if _is_path(r):
+                out.append(os.fspath(r))
+            else:
+                out.extend(_frame_paths(r, tmp, f"run{i + 1}", i))
+        if not out:
+            raise ValueError("runs: no rankings given")
+        return out
+    else:
+        frame = _results_frame(runs, "runs")
+        if "name" in frame.columns:
+            items = [(str(n), g) for n, g in frame.groupby("name", sort=False)]
+        else:
+            items = [("run", frame)]
+    if not items:
+        raise ValueError("runs: no rankings given")
+    paths = []
+    for i, (name, frame) in enumerate(items):
+        path = os.path.join(tmp, f"run{i}.txt")
+        _write_run(name, frame, path)
+        paths.append(path)
+    return paths
+
+
+def _frame_paths(obj: Any, tmp: str, default: str, i: int) -> List[str]:
+    """A frame of a ``runs`` list: one system per ``name`` value, else named ``default``."""
+    frame = _results_frame(obj, f"runs[{i}]")
+    groups = [(str(n), g) for n, g in frame.groupby("name", sort=False)] if "name" in frame.columns else [(default, frame)]
+    paths = []
+    for j, (name, g) in enumerate(groups):
+        path = os.path.join(tmp, f"list{i}_{j}.txt")
+        _write_run(name, g, path)
+        paths.append(path)
+    return paths
+
+
+def _qrels_path(qrels: Any, tmp: str) -> str:
+    """A qrels file for ``qrels``: a path as given (absolute), a frame written to ``tmp``."""
+    import pandas as pd
+
+    if _is_path(qrels):
+        return os.path.abspath(os.fspath(qrels))
+    q = _results_frame(qrels, "qrels")
+    _write_ids(q, ["query_id", "doc_id"], "qrels")
+    if "relevance" not in q.columns:
+        raise ValueError(f"qrels: missing column `relevance` (columns present: {', '.join(map(str, q.columns))})")
+    rel = pd.to_numeric(q["relevance"], errors="raise")
+    if (rel != rel.round()).any():
+        raise ValueError("qrels: column `relevance` holds a non-integer grade")
+    path = os.path.join(tmp, "qrels.txt")
+    with open(path, "w") as f:
+        f.write("".join(f"{a} 0 {b} {int(g)}\n" for a, b, g in zip(q["query_id"].astype(str), q["doc_id"].astype(str), rel)))
+    return path
+
+
+def _files_scenario(runs: Any, qrels: Any, tmp: str, profiles: Any, users: Any, topics: Any, ideal: bool, allow_partial: bool) -> str:
+    """The scenario text of ``serpsim simulate --qrels --run ...`` (the library writes it)."""
+    if qrels is None:
+        raise ValueError("simulate(runs=...) needs qrels= (the judgements of these runs' topics): runs are never scored against the bundled demo qrels")
+    if runs is None:
+        raise ValueError("simulate(qrels=...) needs runs= (a run file, a list of run files or frames, or a dict of frames)")
+    if isinstance(profiles, str):
+        profiles = [profiles]
+    if isinstance(topics, str):
+        topics = [topics]
+    elif topics is not None:
+        topics = [str(t) for t in topics]
+    return _serpsim.scenario_from_files(
+        _qrels_path(qrels, tmp),
+        [os.path.abspath(p) for p in _run_paths(runs, tmp)],
+        profiles=[os.fspath(p) for p in (profiles or [])],
+        robust=users == "robust",
+        topics=topics,
+        ideal=bool(ideal),
+        allow_partial_judgements=bool(allow_partial),
+    )
+
+
+def _with_runs(scenario: Scenario, base: Any, runs: Any, qrels: Any, tmp: str, ideal: bool = False, allow_partial: bool = False) -> "tuple[Dict[str, Any], Any]":
+    """The scenario with its collection replaced by TREC files of ``runs`` (and ``qrels``);
+    no ideal system unless ``ideal``."""
     sc, base = _scenario_dict(scenario, base)
     coll = dict(sc.get("collection") or {})
     if runs is not None:
-        if isinstance(runs, Mapping):
-            items = [(str(k), _results_frame(v, f"runs[{k!r}]")) for k, v in runs.items()]
-        else:
-            frame = _results_frame(runs, "runs")
-            if "name" in frame.columns:
-                items = [(str(n), g) for n, g in frame.groupby("name", sort=False)]
-            else:
-                items = [("run", frame)]
-        if not items:
-            raise ValueError("runs: no rankings given")
-        paths = []
-        for i, (name, frame) in enumerate(items):
-            what = f"run `{name}`"
-            if not name or any(ch.isspace() for ch in name):
-                raise ValueError(f"{what}: a system name must be non-empty without white space")
-            _write_ids(frame, ["query_id", "doc_id"], what)
-            if "score" not in frame.columns:
-                raise ValueError(f"{what}: missing column `score` (columns present: {', '.join(map(str, frame.columns))})")
-            score = pd.to_numeric(frame["score"], errors="raise").astype(float)
-            text = "".join(
-                f"{q} Q0 {d} {r} {s!r} {name}\n"
-                for q, d, r, s in zip(frame["query_id"].astype(str), frame["doc_id"].astype(str), range(1, len(frame) + 1), score)
-            )
-            path = os.path.join(tmp, f"run{i}.txt")
-            with open(path, "w") as f:
-                f.write(text)
-            paths.append(path)
-        coll["runs"] = paths
+        coll["runs"] = [os.path.abspath(p) for p in _run_paths(runs, tmp)]
+        coll.pop("ideal_system", None)
+        if ideal:
+            coll["ideal_system"] = "ideal"
+    if allow_partial:
+        coll["allow_partial_judgements"] = True
     if qrels is not None:
-        if isinstance(qrels, (str, bytes, os.PathLike)):
-            coll["qrels"] = os.path.abspath(os.fspath(qrels))
-        else:
-            q = _results_frame(qrels, "qrels")
-            _write_ids(q, ["query_id", "doc_id"], "qrels")
-            if "relevance" not in q.columns:
-                raise ValueError(f"qrels: missing column `relevance` (columns present: {', '.join(map(str, q.columns))})")
-            rel = pd.to_numeric(q["relevance"], errors="raise")
-            if (rel != rel.round()).any():
-                raise ValueError("qrels: column `relevance` holds a non-integer grade")
-            path = os.path.join(tmp, "qrels.txt")
-            with open(path, "w") as f:
-                f.write("".join(f"{a} 0 {b} {int(g)}\n" for a, b, g in zip(q["query_id"].astype(str), q["doc_id"].astype(str), rel)))
-            coll["qrels"] = path
+        coll["qrels"] = _qrels_path(qrels, tmp)
     if qrels is None and (coll.get("source", "trec") != "trec" or coll.get("qrels") is None):
         raise ValueError("simulate(runs=...): give qrels= (the scenario's collection has no TREC qrels for these rankings)")
     if runs is None and coll.get("source", "trec") != "trec":

@@ -34,7 +34,7 @@ fn simulate(
         Some(d) => Some(d.parse::<serpsim::scenario::Detail>().map_err(|e| crate::errors::invalid(py, format!("detail: {e}")))?),
     };
     let (text, origin, base) = scenario_text(py, path, text, json, base)?;
-    let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples), detail };
+    let overrides = Overrides { replicates, seed, out: Some(out), samples: Some(samples), detail, ..Default::default() };
     spawn("simulating users", threads, move |p| {
         p.phase("simulating users", "user blocks", None);
         let run = serpsim::run::run_text(&text, &origin, &base, &overrides, &|done, total| {
@@ -136,6 +136,31 @@ fn scenario_text(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, js
     })
 }
 
+/// The scenario `serpsim simulate --qrels Q --run A ... --print-scenario` writes: the same
+/// library function, so that Python's `simulate(qrels=, runs=)` runs the same scenario.
+/// `topics`: ids, or one string as `--topics` takes it (`301,302` or `@FILE`).
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, profiles=Vec::new(), robust=false, topics=None, ideal=false, allow_partial_judgements=false))]
+#[allow(clippy::too_many_arguments)]
+fn scenario_from_files(
+    py: Python<'_>,
+    qrels: PathBuf,
+    runs: Vec<PathBuf>,
+    profiles: Vec<String>,
+    robust: bool,
+    topics: Option<Vec<String>>,
+    ideal: bool,
+    allow_partial_judgements: bool,
+) -> PyResult<String> {
+    let topics = match topics {
+        Some(list) if list.len() == 1 && (list[0].contains(',') || list[0].starts_with('@')) => Some(serpsim::scenario::from_files::parse_topics(&list[0]).map_err(|e| to_py(py, e))?),
+        Some(list) => Some(serpsim::scenario::from_files::parse_topics(&list.join(",")).map_err(|e| to_py(py, e))?),
+        None => None,
+    };
+    let spec = serpsim::scenario::from_files::FilesScenario { qrels, runs, profiles, robust, topics, ideal, allow_partial_judgements };
+    spec.text().map_err(|e| to_py(py, e))
+}
+
 /// The embedded default scenario's TOML text (what `serpsim simulate` runs without a file).
 #[pyfunction]
 fn default_scenario() -> &'static str {
@@ -145,6 +170,7 @@ fn default_scenario() -> &'static str {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_from_files, m)?)?;
     m.add_class::<ShardedScenario>()?;
     Ok(())
 }

@@ -213,3 +213,56 @@ def test_repr_is_the_answer_the_cli_prints(cli, tmp_path):
     assert r._repr_html_() == '<pre class="serpsim-answer">' + html.escape(answer.rstrip("\n")) + "</pre>"
     # Another seed gives another answer (the comparison can fail).
     assert repr(serpsim.simulate(replicates=200, seed=6, out=tmp_path / "other", progress=False)) != repr(r)
+
+
+# Your own qrels and runs (issue 40): one Python call, one CLI command and the scenario file it
+# prints give byte-identical reports. The project-made pair of tests/fixtures/trec_eval.
+_QRELS = ROOT / "tests" / "fixtures" / "trec_eval" / "qrels.synth.zst"
+_RUNS = [ROOT / "tests" / "fixtures" / "trec_eval" / "run.synth_a.gz", ROOT / "tests" / "fixtures" / "trec_eval" / "run.synth_b"]
+
+
+def _files(d):
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+def test_own_files_in_python_equal_the_cli_and_its_scenario_file(cli, tmp_path):
+    import subprocess
+
+    args = ["--qrels", str(_QRELS)] + [a for r in _RUNS for a in ("--run", str(r))] + ["--users", "robust"]
+    subprocess.run([str(cli), "simulate", *args, "--replicates", "150", "--out", str(tmp_path / "cli")], check=True, capture_output=True)
+    text = subprocess.run([str(cli), "simulate", *args, "--print-scenario"], check=True, capture_output=True, text=True).stdout
+    (tmp_path / "s.toml").write_text(text)
+    subprocess.run([str(cli), "simulate", str(tmp_path / "s.toml"), "--replicates", "150", "--out", str(tmp_path / "file")], check=True, capture_output=True)
+    r = serpsim.simulate(qrels=str(_QRELS), runs=[str(p) for p in _RUNS], users="robust", replicates=150, samples=False, out=tmp_path / "py", progress=False)
+    cli_files, file_files, py_files = _files(tmp_path / "cli"), _files(tmp_path / "file"), _files(tmp_path / "py")
+    assert len(cli_files) >= 10
+    assert cli_files == file_files
+    assert cli_files == py_files
+    # No system added: one pair, four user models, one line on whether they agree.
+    assert set(zip(r.verdict["system_a"], r.verdict["system_b"])) == {("synthA", "synthB")}
+    assert len(r.verdict) == 4
+    assert "synthA better than synthB for 4 of 4 user models" in repr(r) or "of 4 user models" in repr(r)
+    assert r.report["coverage"]["judged_topics"] == 50
+
+
+def test_own_frames_and_refusals(tmp_path):
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
+    a = pd.DataFrame({"query_id": ["1", "1", "2", "3", "4"], "doc_id": ["a", "b", "c", "x", "y"], "score": [2.0, 1.0, 1.0, 1.0, 1.0]})
+    b = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["b", "a", "c"], "score": [2.0, 1.0, 1.0]})
+    # No qrels: never the bundled demo judgements.
+    with pytest.raises(ValueError, match="needs qrels="):
+        serpsim.simulate(runs={"A": a, "B": b}, progress=False)
+    # Topics 1-4 ranked, 1-2 judged: exactly half unjudged is allowed (not more than half).
+    r = serpsim.simulate(qrels=qrels, runs={"A": a, "B": b}, replicates=50, samples=False, progress=False)
+    assert set(r.verdict["system_a"]) | set(r.verdict["system_b"]) == {"A", "B"}
+    assert r.report["coverage"]["unjudged_run_topics"] == 2
+    assert any("left out" in w for w in r.warnings)
+    # A fifth unjudged topic makes 3 of 5: refused unless allowed.
+    a5 = pd.concat([a, pd.DataFrame({"query_id": ["5"], "doc_id": ["z"], "score": [1.0]})])
+    with pytest.raises(serpsim.Error, match="more than half"):
+        serpsim.simulate(qrels=qrels, runs={"A": a5, "B": b}, replicates=50, samples=False, progress=False)
+    r = serpsim.simulate(qrels=qrels, runs={"A": a5, "B": b}, replicates=50, samples=False, progress=False, allow_partial_judgements=True, ideal=True)
+    assert "ideal" in set(r.verdict["system_b"])
+    assert r.report["coverage"]["allow_partial_judgements"] is True

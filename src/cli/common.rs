@@ -133,7 +133,7 @@ pub fn parse_detail(s: &str) -> Result<serpsim::scenario::Detail, String> {
 impl RunOverrides {
     /// The scenario overrides (replicates, seed, output directory).
     pub fn overrides(&self) -> serpsim::scenario::Overrides {
-        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true), detail: self.detail }
+        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true), detail: self.detail, ..Default::default() }
     }
 }
 

@@ -121,7 +121,7 @@ pub fn run(args: StreamsArgs) -> anyhow::Result<()> {
         StreamsCommand::Run(r) => {
             anyhow::ensure!(r.users != Some(0), "--users must be at least 1");
             let (mut s, base) = Scenario::from_file(&r.file)?;
-            Overrides { replicates: r.users, seed: r.seed, out: r.out, samples: None, detail: r.detail }.apply(&mut s)?;
+            Overrides { replicates: r.users, seed: r.seed, out: r.out, samples: None, detail: r.detail, ..Default::default() }.apply(&mut s)?;
             let bar = progress_bar("simulating stream users", "user blocks");
             let run = with_threads(r.threads, || {
                 run_scenario(&s, &base, &|done, total| {
