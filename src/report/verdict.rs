@@ -125,6 +125,16 @@ pub struct Verdict {
     pub system_b: String,
     /// Topics behind the comparison.
     pub topics: usize,
+    /// Topics the two-sided paired t test over topics (alpha 0.05) needs to detect the observed
+    /// gain difference with 80 % power, from the per-topic differences' effect size d_z
+    /// ([`crate::stats::power`], statsmodels' `TTestPower`): the ceiling of the continuous
+    /// solution; empty when the difference is 0 or undefined, or needs more than 10 million.
+    #[serde(rename = "gain_topics_needed_80_power")]
+    pub topics_needed: f64,
+    /// The smallest gain difference (either direction) this many topics detect with 80 %
+    /// power: the detectable d_z times the sd of the per-topic differences (topics and users).
+    #[serde(rename = "gain_min_detectable_diff_topics")]
+    pub min_detectable: f64,
     /// One sentence: which system finds more, what that costs, and what is cheaper at equal
     /// outcome.
     pub verdict: String,
@@ -320,7 +330,22 @@ pub fn verdict(p: &PairSummary) -> Verdict {
     let headline = parts.iter().map(|p| p.1.as_str()).collect::<Vec<_>>().join("; ");
     let favours_a = measures.iter().filter(|m| m.favours == "a").map(|m| m.measure.clone()).collect();
     let favours_b = measures.iter().filter(|m| m.favours == "b").map(|m| m.measure.clone()).collect();
-    Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), topics, verdict, headline, favours_a, favours_b, measures }
+    let (topics_needed, min_detectable) = power_of(p);
+    Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), topics, topics_needed, min_detectable, verdict, headline, favours_a, favours_b, measures }
+}
+
+/// Topics needed for 80 % power at the observed gain difference, and the smallest gain
+/// difference the run's topics detect with 80 % power (NaN where undefined).
+fn power_of(p: &PairSummary) -> (f64, f64) {
+    use crate::stats::power::{detectable_effect, topics_needed, ALPHA, POWER};
+    let Some(inf) = p.measures.iter().find(|d| d.measure == MAIN_OUTCOME).and_then(|d| d.topics) else { return (f64::NAN, f64::NAN) };
+    if inf.topics < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let needed = topics_needed(inf.effect_size, ALPHA, POWER).map_or(f64::NAN, f64::ceil);
+    let sd = inf.se * (inf.topics as f64).sqrt();
+    let detectable = detectable_effect(inf.topics as f64, ALPHA, POWER).map_or(f64::NAN, |d| d * sd);
+    (needed, detectable)
 }
 
 /// Across-topic tests of every measure for every (profile, pair): Wilcoxon's signed-rank test
@@ -378,6 +403,76 @@ pub fn topic_tests(s: &RunSummary) -> Vec<TopicTest> {
     out
 }
 
+/// How many topics would settle the pair, for one screen line: with a clear difference, the
+/// topics 80 % power needs at it; without, the smallest difference this run's topics detect
+/// with 80 % power and the topics the observed one would need (two-sided paired t test over
+/// topics, alpha 0.05). `None` below two topics.
+pub fn power_line(v: &Verdict) -> Option<String> {
+    let g = v.measure(MAIN_OUTCOME)?;
+    if v.topics < 2 {
+        return None;
+    }
+    let need = if v.topics_needed.is_finite() {
+        format!("{:.0} topics", v.topics_needed)
+    } else if g.diff == 0.0 || !g.effect_size.is_finite() {
+        return Some(format!("power: these {} topics detect a gain difference of +-{} with 80 % power (paired t over topics, alpha 0.05)", v.topics, fmt_num(v.min_detectable)));
+    } else {
+        "more than 10 million topics".to_string()
+    };
+    Some(if g.favours == "a" || g.favours == "b" {
+        format!("power: 80 % power at this gain difference needs {need} (paired t over topics, alpha 0.05); this run has {}", v.topics)
+    } else {
+        format!(
+            "power: these {} topics detect a gain difference of +-{} with 80 % power; the observed {} would need {need} (paired t over topics, alpha 0.05)",
+            v.topics,
+            fmt_num(v.min_detectable),
+            signed(g.diff)
+        )
+    })
+}
+
+/// One line per system pair that several profiles (user models) judge: "A better for k of n
+/// user models", naming the models that disagree with the most common answer (gain, by its
+/// 95 % interval over topics and users). Pairs judged by one profile get no line.
+pub fn users_lines(verdicts: &[Verdict]) -> Vec<String> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for v in verdicts {
+        if !pairs.contains(&(v.system_a.as_str(), v.system_b.as_str())) {
+            pairs.push((&v.system_a, &v.system_b));
+        }
+    }
+    let mut out = Vec::new();
+    for (a, b) in pairs {
+        let judged: Vec<(&str, &str)> = verdicts
+            .iter()
+            .filter(|v| v.system_a == a && v.system_b == b)
+            .map(|v| (v.profile.as_str(), v.measure(MAIN_OUTCOME).map_or("", |m| m.favours.as_str())))
+            .collect();
+        let n = judged.len();
+        if n < 2 {
+            continue;
+        }
+        let count = |who: &str| judged.iter().filter(|j| j.1 == who).count();
+        let (ka, kb) = (count("a"), count("b"));
+        let describe = |who: &str| match who {
+            "a" => format!("{a} better"),
+            "b" => format!("{b} better"),
+            _ => "no clear difference".to_string(),
+        };
+        let (lead, head) = if ka == 0 && kb == 0 {
+            ("", format!("no clear difference in gain between {a} and {b} for any of {n} user models"))
+        } else if kb > ka {
+            ("b", format!("{b} better than {a} for {kb} of {n} user models"))
+        } else {
+            ("a", format!("{a} better than {b} for {ka} of {n} user models"))
+        };
+        let others: Vec<String> = judged.iter().filter(|j| j.1 != lead).map(|j| format!("{}: {}", j.0, describe(j.1))).collect();
+        let tail = if others.is_empty() { "every model agrees".to_string() } else { format!("disagreeing: {}", others.join(", ")) };
+        out.push(format!("users: {head} (gain, 95 % over topics and users); {tail}"));
+    }
+    out
+}
+
 /// Warnings that the summary itself raises: deterministic users (every user on a topic does
 /// the same thing, so `n` counts copies of one session).
 pub fn summary_warnings(s: &RunSummary) -> Vec<String> {
@@ -399,10 +494,11 @@ pub fn summary_warnings(s: &RunSummary) -> Vec<String> {
 }
 
 /// The short answer (at most 25 lines): per profile and pair, the main outcome difference with
-/// its interval over topics and users, P(A better), the main cost difference and the verdict;
-/// the simulation error apart; where the details are.
+/// its interval over topics and users, P(A better), the main cost difference, the verdict and
+/// its power line ([`power_line`]); per pair judged by several user models, whether they agree
+/// ([`users_line`]); the simulation error apart; where the details are.
 pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[String]) -> String {
-    const MAX_ROWS: usize = 6;
+    const MAX_ROWS: usize = 4;
     let mut s = String::new();
     let topics = verdicts.iter().map(|v| v.topics).max().unwrap_or(0);
     let _ = writeln!(s, "serpsim: {scenario}: {topics} topics x {users} simulated users per topic, system and profile");
@@ -456,9 +552,19 @@ pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[Stri
         for (r, v) in rows.iter().zip(verdicts) {
             let _ = writeln!(s, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
             let _ = writeln!(s, "  -> {}", v.headline);
+            if let Some(p) = power_line(v) {
+                let _ = writeln!(s, "     {p}");
+            }
         }
         if verdicts.len() > MAX_ROWS {
             let _ = writeln!(s, "... and {} more comparisons in verdict.csv", verdicts.len() - MAX_ROWS);
+        }
+        let robust = users_lines(verdicts);
+        for l in robust.iter().take(2) {
+            let _ = writeln!(s, "{l}");
+        }
+        if robust.len() > 2 {
+            let _ = writeln!(s, "... and {} more pairs judged by several user models in verdict.csv", robust.len() - 2);
         }
         // The simulation error, apart from the sampling of topics and users.
         let mains: Vec<&VerdictMeasure> = verdicts.iter().filter_map(|v| v.measure(MAIN_OUTCOME)).collect();
