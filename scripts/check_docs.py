@@ -3,8 +3,10 @@
 
 Convention (docs/contributing.md): a fenced block tagged `sh` holds commands a reader can
 paste; each line that starts with `serpsim`, `$ serpsim`, `python3` or `cargo run` (with `\\`
-continuations) is run, in order, in a fresh `git clone` of the working tree's HEAD, with the
-freshly built `serpsim` first on PATH. In a block whose commands start with `$ `, the lines
+continuations) is run, in order, in a fresh `git clone` of the working tree's HEAD, after the
+README's set-up only: the freshly built binary stands where the set-up's build leaves it
+(`target/release/serpsim` in the clone, which `cargo run --release --` lines run), and the
+README's own `export PATH=...` line is what puts `serpsim` on PATH (nothing else does). In a block whose commands start with `$ `, the lines
 after a command up to the next `$ ` are its expected standard output, compared exactly.
 Blocks without a tag or tagged `text` are synopses (placeholders in capitals) and are not
 run. `bash scripts/test.sh` lines are not run (this script is part of it).
@@ -24,7 +26,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUN_PREFIXES = ("serpsim ", "python3 ", "cargo run ")
+RUN_PREFIXES = ("serpsim ", "python3 ", "cargo run ", "export PATH=")
 PATH_RE = re.compile(r"`((?:simulations|study_logs|docs|analysis|tests|scripts|python|benches|examples)/[A-Za-z0-9_./{},*-]+)`")
 
 
@@ -87,10 +89,14 @@ def main():
     work = tempfile.mkdtemp(prefix="serpsim-docs-")
     clone = os.path.join(work, "clone")
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", ROOT, clone], check=True)
-    bindir = os.path.join(work, "bin")
-    os.makedirs(bindir)
-    shutil.copy(binary, os.path.join(bindir, "serpsim"))
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], SERPSIM_PROGRESS_SECS="3600")
+    # What the set-up's build leaves: target/release/serpsim in the clone (default target dir).
+    built = os.path.join(clone, "target", "release", "serpsim")
+    os.makedirs(os.path.dirname(built))
+    shutil.copy(binary, built)
+    env = dict(os.environ, SERPSIM_PROGRESS_SECS="3600")
+    env.pop("CARGO_TARGET_DIR", None)
+    # No serpsim on PATH but the README's: a stale installed one must not answer for it.
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(p, "serpsim")))
     ran = 0
     for f in files:
         rel = os.path.relpath(f, ROOT)
@@ -98,9 +104,19 @@ def main():
             if tag.split()[:1] != ["sh"]:
                 continue
             for line, cmd, expected in commands(body, first):
-                # `cargo run --release --` is the serpsim just built (no second build in the clone).
+                # `cargo run --release --` runs the binary the set-up built (no second build).
                 if cmd.startswith("cargo run --release -- "):
-                    cmd = "serpsim " + cmd[len("cargo run --release -- "):]
+                    cmd = built + " " + cmd[len("cargo run --release -- "):]
+                if cmd.startswith("export PATH="):
+                    # Run as written; later commands see the PATH it sets.
+                    p = subprocess.run(["bash", "-c", cmd.split("#")[0] + '; printf %s "$PATH"'], cwd=clone, env=env, capture_output=True, text=True)
+                    ran += 1
+                    print(f"{rel}:{line}: {'ok ' if p.returncode == 0 else 'FAIL'}    0.0 s  {cmd}", flush=True)
+                    if p.returncode != 0:
+                        failures.append(f"{rel}:{line}: `{cmd}` exited {p.returncode}: {p.stderr.strip()[-500:]}")
+                    else:
+                        env["PATH"] = p.stdout
+                    continue
                 t0 = time.time()
                 p = subprocess.run(cmd, shell=True, cwd=clone, env=env, capture_output=True, text=True)
                 ran += 1
