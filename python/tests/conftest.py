@@ -22,6 +22,20 @@ def cli() -> pathlib.Path:
     return path
 
 
+# The command line prints at most 10 significant digits (README's number rule): a value it
+# printed is within this relative distance of the full-precision one Python returns.
+CLI_DIGITS = 5e-10
+
+
+def cli_close(got, printed) -> bool:
+    """True when `printed` (a number the CLI wrote) is `got` at 10 significant digits."""
+    import numpy as np
+
+    got, printed = np.asarray(got, dtype=float), np.asarray(printed, dtype=float)
+    both_nan = np.isnan(got) & np.isnan(printed)
+    return bool(np.all(both_nan | (np.abs(got - printed) <= CLI_DIGITS * np.abs(printed) + 1e-300)))
+
+
 def run_cli(cli: pathlib.Path, *args: str) -> str:
     out = subprocess.run([str(cli), "--quiet", *args], cwd=ROOT, check=True, capture_output=True, text=True)
     return out.stdout
