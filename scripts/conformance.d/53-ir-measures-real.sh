@@ -5,7 +5,7 @@
 # n, ..., 1, as analysis/metrics/ir_measures_params.py writes it), and ir_measures' own back
 # ends computed at check time (pip-installed here if missing: ir-measures, trectools, cwl-eval):
 # trectools for RBP(p=..), cwl_eval for RBP(rel=..), gdeval for ERR@10, pytrec_eval otherwise.
-# Per topic and mean (ir_measures scores every qrels topic: serpsim's -c), to 1e-12, gdeval 5e-6.
+# Per topic and mean (ir_measures scores every qrels topic: serpsim's -c), to 1e-12, gdeval 5e-6, plus 5e-10 relative (serpsim prints 10 significant digits).
 set -euo pipefail
 need trec/qrels.test trec/results.test
 python3 -c 'import importlib.metadata as m; [m.version(p) for p in ("ir_measures", "trectools", "cwl-eval")]' 2>/dev/null || python3 -m pip install --quiet ir-measures trectools cwl-eval >&2
@@ -40,7 +40,7 @@ want = {x.query_id: float(x.value) for x in prov.iter_calc([m], qrels, run)}
 want["all"] = float(prov.calc_aggregate([m], qrels, run)[m])
 got = {row["topic"]: float(row["value"]) for row in csv.DictReader(open(ours))}
 tol = 5e-6 if provider == "gdeval" else 1e-12
-bad = [f"{name} {t}: serpsim {got.get(t)} vs {provider} {v}" for t, v in sorted(want.items()) if t not in got or abs(got[t] - v) > tol]
+bad = [f"{name} {t}: serpsim {got.get(t)} vs {provider} {v}" for t, v in sorted(want.items()) if t not in got or abs(got[t] - v) > tol + 5e-10 * abs(v)]
 if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)
