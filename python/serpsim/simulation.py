@@ -303,38 +303,24 @@ def _write_run(name: str, frame: Any, path: str) -> None:
 def _run_paths(runs: Any, tmp: str) -> List[str]:
     """Run files for ``runs``: paths as given (the tag in each file names its system), frames
     written to ``tmp`` (named by the dict key, the frame's ``name`` column, or ``run``)."""
-    items: List[Any] = []
     if _is_path(runs):
         return [os.fspath(runs)]
+    out: List[str] = []
     if isinstance(runs, Mapping):
-        for k, v in runs.items():
+        for i, (k, v) in enumerate(runs.items()):
             if _is_path(v):
                 raise ValueError(f"runs[{k!r}]: a run file names its system by its tag; give run files as a list, frames in a dict")
-            items.append((str(k), _results_frame(v, f"runs[{k!r}]")))
+            path = os.path.join(tmp, f"run{i}.txt")
+            _write_run(str(k), _results_frame(v, f"runs[{k!r}]"), path)
+            out.append(path)
     elif isinstance(runs, (list, tuple)):
-        out = []
         for i, r in enumerate(runs):
-            if _is_path(r):
-                out.append(os.fspath(r))
-            else:
-                out.extend(_frame_paths(r, tmp, f"run{i + 1}", i))
-        if not out:
-            raise ValueError("runs: no rankings given")
-        return out
+            out.extend([os.fspath(r)] if _is_path(r) else _frame_paths(r, tmp, f"run{i + 1}", i))
     else:
-        frame = _results_frame(runs, "runs")
-        if "name" in frame.columns:
-            items = [(str(n), g) for n, g in frame.groupby("name", sort=False)]
-        else:
-            items = [("run", frame)]
-    if not items:
+        out = _frame_paths(runs, tmp, "run", 0)
+    if not out:
         raise ValueError("runs: no rankings given")
-    paths = []
-    for i, (name, frame) in enumerate(items):
-        path = os.path.join(tmp, f"run{i}.txt")
-        _write_run(name, frame, path)
-        paths.append(path)
-    return paths
+    return out
 
 
 def _frame_paths(obj: Any, tmp: str, default: str, i: int) -> List[str]:

@@ -152,11 +152,8 @@ fn scenario_from_files(
     ideal: bool,
     allow_partial_judgements: bool,
 ) -> PyResult<String> {
-    let topics = match topics {
-        Some(list) if list.len() == 1 && (list[0].contains(',') || list[0].starts_with('@')) => Some(serpsim::scenario::from_files::parse_topics(&list[0]).map_err(|e| to_py(py, e))?),
-        Some(list) => Some(serpsim::scenario::from_files::parse_topics(&list.join(",")).map_err(|e| to_py(py, e))?),
-        None => None,
-    };
+    // Ids, or one string as `--topics` takes it (`301,302` or `@FILE`): both are `--topics` text.
+    let topics = topics.map(|list| serpsim::scenario::from_files::parse_topics(&list.join(","))).transpose().map_err(|e| to_py(py, e))?;
     let spec = serpsim::scenario::from_files::FilesScenario { qrels, runs, profiles, robust, topics, ideal, allow_partial_judgements };
     spec.text().map_err(|e| to_py(py, e))
 }

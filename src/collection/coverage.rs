@@ -107,10 +107,10 @@ pub struct Coverage {
 pub fn restrict(qrels: &mut Qrels, runs: &mut [Run], topics: Option<&[String]>) -> Result<()> {
     let Some(list) = topics else { return Ok(()) };
     let keep: HashSet<&str> = list.iter().map(String::as_str).collect();
+    let known: HashSet<&str> =
+        qrels.topics.iter().map(|(id, _)| id.as_str()).chain(runs.iter().flat_map(|r| r.topics.iter().map(|(id, _)| id.as_str()))).collect();
     for t in list {
-        let judged = qrels.topics.iter().any(|(id, _)| id == t);
-        let ranked = runs.iter().any(|r| r.topics.iter().any(|(id, _)| id == t));
-        if !judged && !ranked {
+        if !known.contains(t.as_str()) {
             return Err(Error::Invalid(format!(
                 "topic `{t}` of `topics` (--topics) is neither in the qrels nor in any run"
             )));
@@ -187,11 +187,8 @@ impl Coverage {
             systems.push(s);
         }
         let unjudged = run_topics.len() - ranked_judged.len();
-        let every = qrels
-            .topics
-            .iter()
-            .filter(|(t, _)| runs.iter().all(|r| r.topics.iter().any(|(id, _)| id == t)))
-            .count();
+        let ranked_by: Vec<HashSet<&str>> = runs.iter().map(|r| r.topics.iter().map(|(t, _)| t.as_str()).collect()).collect();
+        let every = qrels.topics.iter().filter(|(t, _)| ranked_by.iter().all(|r| r.contains(t.as_str()))).count();
         let c = Coverage {
             judged_topics: qrels.topics.len(),
             run_topics: run_topics.len(),

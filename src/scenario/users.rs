@@ -43,6 +43,12 @@ pub const PBM_DEPTH: usize = 50;
 
 /// The built-in user `name`, or an error listing the names.
 pub fn built_in(name: &str) -> Result<BuiltIn> {
+    let name: &'static str = NAMES.iter().copied().find(|n| *n == name).ok_or_else(|| {
+        Error::Invalid(format!(
+            "no built-in user `{name}`: built-in users are {} (docs/scenarios.md, \"Built-in users\"); a click-model file ends in .json",
+            NAMES.join(", ")
+        ))
+    })?;
     let graded = "gain = { model = \"graded\", gains = [0.0, 1.0, 3.0] }";
     let (about, keys) = match name {
         "patient" => (
@@ -66,22 +72,9 @@ pub fn built_in(name: &str) -> Result<BuiltIn> {
                 format!("continuation = {{ model = \"empirical\", p = [{}] }}\nclicks = {{ click = [0.05, 0.95], stop = [0.0] }}\n{graded}\n", p.join(", ")),
             )
         }
-        other => {
-            return Err(Error::Invalid(format!(
-                "no built-in user `{other}`: built-in users are {} (docs/scenarios.md, \"Built-in users\"); a click-model file ends in .json",
-                NAMES.join(", ")
-            )))
-        }
+        _ => unreachable!("NAMES lists the users above"),
     };
-    Ok(BuiltIn {
-        name: NAMES
-            .iter()
-            .find(|n| **n == name)
-            .copied()
-            .unwrap_or("user"),
-        about,
-        keys,
-    })
+    Ok(BuiltIn { name, about, keys })
 }
 
 #[cfg(test)]
