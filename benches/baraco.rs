@@ -4,8 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer};
-use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compare, compute_posteriors, ClickLog, Config};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 
 fn study() -> Study {

@@ -4,8 +4,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serpsim::clickmodels::gibbs::{bench_sweeps, Latent};
 use serpsim::clickmodels::posterior::{fit_with_posterior, PosteriorConfig};
-use serpsim::clickmodels::prior::{Axis, TablePrior};
 use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::prior::{Axis, TablePrior};
 use serpsim::clickmodels::{count_tables, Cm, Dbn, DbnConfig, Gamma, ModelKind, Sdbn};
 use serpsim::logs::{Format, LogData};
 use std::hint::black_box;

@@ -76,12 +76,8 @@ fn bench(c: &mut Criterion) {
     g.bench_function("read_run_only", |b| b.iter(|| RankedRun::read(&j, &r, &opts).unwrap()));
     g.bench_function("read_run_only_gzip", |b| b.iter(|| RankedRun::read(&j, &gz, &opts).unwrap()));
     let run = RankedRun::read(&j, &r, &opts).unwrap();
-    g.bench_function("evaluate_only_official", |b| {
-        b.iter(|| evaluate(&j, std::slice::from_ref(&run), &official, &eval_opts).unwrap())
-    });
-    g.bench_function("evaluate_only_all_trec", |b| {
-        b.iter(|| evaluate(&j, std::slice::from_ref(&run), &all_trec, &eval_opts).unwrap())
-    });
+    g.bench_function("evaluate_only_official", |b| b.iter(|| evaluate(&j, std::slice::from_ref(&run), &official, &eval_opts).unwrap()));
+    g.bench_function("evaluate_only_all_trec", |b| b.iter(|| evaluate(&j, std::slice::from_ref(&run), &all_trec, &eval_opts).unwrap()));
     g.finish();
 }
 

@@ -32,8 +32,10 @@ fn session(world: &World, user: &ResolvedUser, r: u64, scratch: &mut Scratch) ->
 fn one_session(c: &mut Criterion) {
     let topics = topics();
     let mut g = c.benchmark_group("sessions");
-    for (name, rule) in [("ss1_x10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }), ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet })]
-    {
+    for (name, rule) in [
+        ("ss1_x10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }),
+        ("ss3_x3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet }),
+    ] {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
         let (world, user) = (world(&topics, &cfg), cfg.profile("searcher").resolve(0, 0));
@@ -81,9 +83,10 @@ fn main() {
     }
     // CPU time of single sessions on this thread (robust to other load on the machine).
     let all = topics();
-    for (name, rule) in
-        [("SS1 x1=10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }), ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet })]
-    {
+    for (name, rule) in [
+        ("SS1 x1=10", StoppingRuleKind::FixedDepth { n: Param::Fixed(10.0) }),
+        ("SS3 x3=3", StoppingRuleKind::ContiguousNonrelevant { n: Param::Fixed(3.0), basis: Basis::Snippet }),
+    ] {
         let mut cfg = SessionConfig::default();
         cfg.searcher.stopping = rule;
         let (world, user) = (world(&all, &cfg), cfg.profile("searcher").resolve(0, 0));

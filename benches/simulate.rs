@@ -14,9 +14,9 @@
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use serpsim::collection::synthetic::SyntheticConfig;
-use serpsim::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic};
 use serpsim::simulate::engine::{topic_key, user_key};
-use serpsim::simulate::{one_list_world, RunPlan, PreparedProfile, ReportSink, SinkConfig};
+use serpsim::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic};
+use serpsim::simulate::{one_list_world, PreparedProfile, ReportSink, RunPlan, SinkConfig};
 use serpsim::user::{Basis, Cascade, ContinuationModel, Param, StoppingRuleKind, UserProfile};
 use std::time::Instant;
 
@@ -182,7 +182,11 @@ fn main() {
     let s = serpsim::scenario::Scenario::parse(text, "cascade-scaling").unwrap();
     let t1 = whole(&s, root, &out.join("c1"), 1);
     let t2 = whole(&s, root, &out.join("c2"), 2);
-    println!("whole scenario, 250,000 users x 20 topics x 2 systems (10 M sessions): 1 thread {t1:.2} s, 2 threads {t2:.2} s, speed-up {:.2}x (load average {})", t1 / t2, load_average());
+    println!(
+        "whole scenario, 250,000 users x 20 topics x 2 systems (10 M sessions): 1 thread {t1:.2} s, 2 threads {t2:.2} s, speed-up {:.2}x (load average {})",
+        t1 / t2,
+        load_average()
+    );
     // The combined scenario at 50 topics: the 36 LETOR queries plus the first 14 again under
     // new ids (`<qid>b`, with their fitted DBN parameters copied), so every topic costs what a
     // real one costs.
@@ -194,6 +198,9 @@ fn main() {
     s.profiles[0].click_model.as_mut().unwrap().file = dbn;
     s.replicates = 10_000;
     let t = whole(&s, &base, &out.join("combined"), 2);
-    println!("combined scenario, 10,000 users x 2 systems x 50 topics (1,000,000 sessions of 3 queries), 2 threads: {t:.2} s (load average {})", load_average());
+    println!(
+        "combined scenario, 10,000 users x 2 systems x 50 topics (1,000,000 sessions of 3 queries), 2 threads: {t:.2} s (load average {})",
+        load_average()
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -6,8 +6,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
 use serpsim::input::Input;
 use serpsim::study::asc::{read_recording, summarize, AscReader};
-use serpsim::study::events::{detect_asc, DetectConfig, Method};
 use serpsim::study::detect::{idt, ivt, IdtParams, IvtParams, ScreenGeometry};
+use serpsim::study::events::{detect_asc, DetectConfig, Method};
 use serpsim::study::{Eye, Sample};
 use std::fmt::Write;
 

@@ -5,9 +5,9 @@
 //! cargo bench --bench sublists -- --warm-up-time 1 --measurement-time 3
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serpsim::scenario::Scenario;
 use serpsim::presets::sublists::scenario::SublistStudy;
 use serpsim::presets::sublists::sweep::run_sweep_world;
+use serpsim::scenario::Scenario;
 use std::path::Path;
 
 fn bench(c: &mut Criterion) {

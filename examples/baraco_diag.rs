@@ -2,8 +2,8 @@
 //! `cargo run --release --example baraco_diag [-- coordinate-ascent] > analysis/baraco/diagnostic.txt`
 //! (300 candidates, runs 0-2; AdaRank unless a trainer is named)
 use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
-use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compare, compute_posteriors, point_metric, Config, Density, Metric, Unseen};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;
 
@@ -29,7 +29,9 @@ fn main() -> anyhow::Result<()> {
             // Parameter error on seen pairs.
             let (mut eb, mut ee, mut n) = (0.0, 0.0, 0);
             for p in 0..log.pairs.len() {
-                if !log.seen[p] { continue; }
+                if !log.seen[p] {
+                    continue;
+                }
                 eb += (mean_a[p] * mean_s[p] - ta[p] * ts[p]).powi(2);
                 ee += (ea[p] * es[p] - ta[p] * ts[p]).powi(2);
                 n += 1;

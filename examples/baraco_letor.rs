@@ -20,12 +20,12 @@
 //! `roc_dbn_I_run0.svg`-style ROC plots of run 0, atomically, into the output directory.
 
 use serpsim::baraco::harness::{GenModel, PriorChoice, RunResult, Study, StudyConfig, Trainer};
-use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::PosteriorModel;
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::collection::letor::LetorData;
-use serpsim::write::{write_atomic, write_atomic_with};
 use serpsim::stats::{mean, wilcoxon_signed_rank};
+use serpsim::write::{write_atomic, write_atomic_with};
 use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {
@@ -48,7 +48,9 @@ fn main() -> anyhow::Result<()> {
             "--seed" => cfg.seed = v.parse()?,
             "--trainer" => cfg.trainer = Trainer::parse(&v).ok_or_else(|| anyhow::anyhow!("--trainer: unknown `{v}` (adarank, coordinate-ascent)"))?,
             "--prior" => cfg.prior = PriorChoice::parse(&v).ok_or_else(|| anyhow::anyhow!("--prior: unknown `{v}` (uniform, fitted, mixture)"))?,
-            "--posterior-model" => post_model = Some(PosteriorModel::parse(&v).ok_or_else(|| anyhow::anyhow!("--posterior-model: unknown `{v}` (dbn, ubm, pbm, ccm)"))?),
+            "--posterior-model" => {
+                post_model = Some(PosteriorModel::parse(&v).ok_or_else(|| anyhow::anyhow!("--posterior-model: unknown `{v}` (dbn, ubm, pbm, ccm)"))?)
+            }
             "--posterior-prior" => post_scope = v.parse()?,
             "--data" => data = v.into(),
             "--from-csv" => from_csv = Some(PathBuf::from(v)),
@@ -64,13 +66,18 @@ fn main() -> anyhow::Result<()> {
                     })
                     .collect::<anyhow::Result<_>>()?
             }
-            "--users" => users = v.split(',').map(|u| UserModel::parse(u).ok_or_else(|| anyhow::anyhow!("--users: unknown `{u}`"))).collect::<anyhow::Result<_>>()?,
+            "--users" => {
+                users = v.split(',').map(|u| UserModel::parse(u).ok_or_else(|| anyhow::anyhow!("--users: unknown `{u}`"))).collect::<anyhow::Result<_>>()?
+            }
             other => anyhow::bail!("unknown argument `{other}`"),
         }
         i += 2;
     }
     anyhow::ensure!(post_model.is_some() || !args.iter().any(|a| a == "--posterior-prior"), "--posterior-prior needs --posterior-model");
-    anyhow::ensure!(post_model.is_none() || cfg.prior == PriorChoice::Uniform, "--prior and --posterior-model exclude each other (the posterior's prior is --posterior-prior)");
+    anyhow::ensure!(
+        post_model.is_none() || cfg.prior == PriorChoice::Uniform,
+        "--prior and --posterior-model exclude each other (the posterior's prior is --posterior-prior)"
+    );
     cfg.posterior = post_model.map(|m| (m, post_scope));
     std::fs::create_dir_all(&out)?;
     if let Some(csv) = from_csv {
@@ -105,8 +112,15 @@ fn main() -> anyhow::Result<()> {
                 }
                 eprintln!(
                     "{} {} run {run}: AUC baraco {:.3} mt {:?} | RMSE {:.2e} vs {:.2e} | r {:.3} vs {:.3} ({:.0}s)",
-                    gen.name(), user.code(), r.auc_baraco, r.auc_mt.iter().map(|x| (x * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
-                    r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, started.elapsed().as_secs_f64()
+                    gen.name(),
+                    user.code(),
+                    r.auc_baraco,
+                    r.auc_mt.iter().map(|x| (x * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
+                    r.rmse_baraco,
+                    r.rmse_em,
+                    r.pearson_baraco,
+                    r.pearson_em,
+                    started.elapsed().as_secs_f64()
                 );
                 results.push(r);
             }
@@ -120,8 +134,22 @@ fn main() -> anyhow::Result<()> {
             writeln!(
                 w,
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                r.gen.name(), r.user.code(), r.run, r.auc_baraco, m.join(","), r.auc_mt_sweep, r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em, r.truly_safe, r.unseen_share,
-                r.prior_a.0, r.prior_a.1, r.prior_s.0, r.prior_s.1
+                r.gen.name(),
+                r.user.code(),
+                r.run,
+                r.auc_baraco,
+                m.join(","),
+                r.auc_mt_sweep,
+                r.rmse_baraco,
+                r.rmse_em,
+                r.pearson_baraco,
+                r.pearson_em,
+                r.truly_safe,
+                r.unseen_share,
+                r.prior_a.0,
+                r.prior_a.1,
+                r.prior_s.0,
+                r.prior_s.1
             )?;
         }
         Ok(())
@@ -153,13 +181,26 @@ fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunRe
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let num = |i: usize| -> f64 { f[i].parse().unwrap_or(f64::NAN) };
-        let gen = match f[0] { "DBN" => GenModel::Dbn, "sDBN" => GenModel::Sdbn, _ => GenModel::Ubm };
+        let gen = match f[0] {
+            "DBN" => GenModel::Dbn,
+            "sDBN" => GenModel::Sdbn,
+            _ => GenModel::Ubm,
+        };
         let user = UserModel::parse(f[1]).ok_or_else(|| anyhow::anyhow!("bad user `{}`", f[1]))?;
         let k = 4 + margins;
         out.push(RunResult {
-            gen, user, run: f[2].parse()?, auc_baraco: num(3), auc_mt: (4..k).map(num).collect(),
-            auc_mt_sweep: num(k), rmse_baraco: num(k + 1), rmse_em: num(k + 2), pearson_baraco: num(k + 3),
-            pearson_em: num(k + 4), truly_safe: num(k + 5), unseen_share: num(k + 6),
+            gen,
+            user,
+            run: f[2].parse()?,
+            auc_baraco: num(3),
+            auc_mt: (4..k).map(num).collect(),
+            auc_mt_sweep: num(k),
+            rmse_baraco: num(k + 1),
+            rmse_em: num(k + 2),
+            pearson_baraco: num(k + 3),
+            pearson_em: num(k + 4),
+            truly_safe: num(k + 5),
+            unseen_share: num(k + 6),
             // Older files have no prior columns: Beta(1, 1).
             prior_a: (f.get(k + 7).map_or(1.0, |_| num(k + 7)), f.get(k + 8).map_or(1.0, |_| num(k + 8))),
             mixture: None,
@@ -172,21 +213,41 @@ fn read_runs(path: &std::path::Path, margins: usize) -> anyhow::Result<Vec<RunRe
 /// Mean over the finite values (runs where the measure is defined).
 fn fmean(xs: &[f64]) -> f64 {
     let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() { f64::NAN } else { mean(&v) }
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        mean(&v)
+    }
 }
 
 /// Wilcoxon p over the runs where both are finite.
 fn wp(a: &[f64], b: &[f64]) -> (f64, usize) {
     let (x, y): (Vec<f64>, Vec<f64>) = a.iter().zip(b).filter(|(x, y)| x.is_finite() && y.is_finite()).map(|(x, y)| (*x, *y)).unzip();
-    if x.len() < 2 { (f64::NAN, x.len()) } else { (wilcoxon_signed_rank(&x, &y).p_value, x.len()) }
+    if x.len() < 2 {
+        (f64::NAN, x.len())
+    } else {
+        (wilcoxon_signed_rank(&x, &y).p_value, x.len())
+    }
 }
 
 fn fmt(x: f64) -> String {
-    if x.is_nan() { "n/a".into() } else { format!("{x:.3}") }
+    if x.is_nan() {
+        "n/a".into()
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 fn sig(p: f64) -> &'static str {
-    if p.is_nan() { "" } else if p < 0.01 { " ▲▼" } else if p < 0.05 { " △▽" } else { "" }
+    if p.is_nan() {
+        ""
+    } else if p < 0.01 {
+        " ▲▼"
+    } else if p < 0.05 {
+        " △▽"
+    } else {
+        ""
+    }
 }
 
 /// The prior used, with the mean fitted Beta parameters per cell when fitted.
@@ -291,7 +352,15 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
                 let val = |r: &RunResult, k: usize| [r.rmse_baraco, r.rmse_em, r.pearson_baraco, r.pearson_em][k];
                 let b: Vec<f64> = cell(g, u).map(|r| val(r, pick_b)).collect();
                 let e: Vec<f64> = cell(g, u).map(|r| val(r, pick_e)).collect();
-                let f = |x: f64| if x.is_nan() { "n/a".to_string() } else if sci { format!("{x:.2e}") } else { format!("{x:.3}") };
+                let f = |x: f64| {
+                    if x.is_nan() {
+                        "n/a".to_string()
+                    } else if sci {
+                        format!("{x:.2e}")
+                    } else {
+                        format!("{x:.3}")
+                    }
+                };
                 let (p, _) = wp(&b, &e);
                 s.push_str(&format!(" {} | {} | {}{} |", f(fmean(&b)), f(fmean(&e)), fmt(p), sig(p)));
             }
@@ -299,7 +368,9 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
         }
         s.push('\n');
     }
-    s.push_str("## AUC of the switching decision (BARACO: P(safe) swept over delta in [0, 1]; MT at fixed m: one operating point, AUC = (1 + TPR - FPR) / 2)\n\n");
+    s.push_str(
+        "## AUC of the switching decision (BARACO: P(safe) swept over delta in [0, 1]; MT at fixed m: one operating point, AUC = (1 + TPR - FPR) / 2)\n\n",
+    );
     s.push_str("| gen | UM | runs with AUC defined | BARACO |");
     for m in &cfg.mt_margins {
         s.push_str(&format!(" MT m={m} |"));
@@ -324,7 +395,14 @@ fn tables(cfg: &StudyConfig, rs: &[RunResult], gens: &[GenModel], users: &[UserM
                 Some(k) => {
                     let e: Vec<f64> = rows.iter().map(|r| r.auc_mt[k]).collect();
                     let (p, _) = wp(&b, &e);
-                    s.push_str(&format!(" {} (m={}) | {} | {}{} |", fmt(mt[k]), cfg.mt_margins[k], if fmean(&b) >= mt[k] { "yes" } else { "**no**" }, fmt(p), sig(p)));
+                    s.push_str(&format!(
+                        " {} (m={}) | {} | {}{} |",
+                        fmt(mt[k]),
+                        cfg.mt_margins[k],
+                        if fmean(&b) >= mt[k] { "yes" } else { "**no**" },
+                        fmt(p),
+                        sig(p)
+                    ));
                 }
                 None => s.push_str(" n/a | n/a | n/a |"),
             }

@@ -25,8 +25,8 @@
 //! `cargo run --release --example baraco_oracle -- [runs (30)] [runs.csv] > analysis/baraco/oracle.md`
 
 use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
-use serpsim::clickmodels::metrics::UserModel;
 use serpsim::baraco::{compute_posteriors, point_metric, Density, Metric, Unseen};
+use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;
 use serpsim::stats::wilcoxon::wilcoxon_signed_rank;
@@ -43,7 +43,10 @@ fn main() -> anyhow::Result<()> {
                 let r = rec?;
                 let f = |k: &str| -> anyhow::Result<f64> { Ok(r.get(k).ok_or_else(|| anyhow::anyhow!("{path}: no column {k}"))?.parse()?) };
                 let mean = |a: f64, b: f64| a / (a + b);
-                m.insert((r["user"].clone(), f("run")? as usize), mean(f("prior_a_alpha")?, f("prior_a_beta")?) * mean(f("prior_s_alpha")?, f("prior_s_beta")?));
+                m.insert(
+                    (r["user"].clone(), f("run")? as usize),
+                    mean(f("prior_a_alpha")?, f("prior_a_beta")?) * mean(f("prior_s_alpha")?, f("prior_s_beta")?),
+                );
             }
             m
         }
@@ -113,7 +116,9 @@ fn main() -> anyhow::Result<()> {
                 c.push(v);
             }
             best_u.push(arg);
-            eprintln!("{user:?} run {run}: EM {em:.3e} | Beta(1,1) 0.25 {prior_11:.3e} | const* {best:.3e} (u = {arg}) | query {per_query:.3e} | truth {floor:.3e}");
+            eprintln!(
+                "{user:?} run {run}: EM {em:.3e} | Beta(1,1) 0.25 {prior_11:.3e} | const* {best:.3e} (u = {arg}) | query {per_query:.3e} | truth {floor:.3e}"
+            );
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         println!("## {user:?} user\n");
@@ -135,7 +140,12 @@ fn main() -> anyhow::Result<()> {
             let w = wilcoxon_signed_rank(c, &cols[0]);
             println!("| {name} | {:.3e} | {lower} of {} runs | {:.3} |", mean(c), c.len(), w.p_value);
         }
-        println!("\nconst* per run: mean u = {:.4}, range {:.4}-{:.4}\n", mean(&best_u), best_u.iter().cloned().fold(f64::INFINITY, f64::min), best_u.iter().cloned().fold(0.0, f64::max));
+        println!(
+            "\nconst* per run: mean u = {:.4}, range {:.4}-{:.4}\n",
+            mean(&best_u),
+            best_u.iter().cloned().fold(f64::INFINITY, f64::min),
+            best_u.iter().cloned().fold(0.0, f64::max)
+        );
     }
     Ok(())
 }

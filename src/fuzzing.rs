@@ -67,9 +67,7 @@ pub fn tables(data: &[u8]) {
             }
         }
         5 => {
-            let _ = with_file("pairs", "", rest, |p| {
-                crate::input::open(p).and_then(|i| crate::wordnet::batch::read_pairs(i, crate::wordnet::Pos::Noun))
-            });
+            let _ = with_file("pairs", "", rest, |p| crate::input::open(p).and_then(|i| crate::wordnet::batch::read_pairs(i, crate::wordnet::Pos::Noun)));
         }
         _ => {
             // A WordNet database: data.noun, index.noun and noun.exc separated by \x01 (the verb
@@ -80,7 +78,9 @@ pub fn tables(data: &[u8]) {
             if std::fs::create_dir_all(&dir).is_err() {
                 return;
             }
-            for (name, bytes) in [("data.noun", data), ("index.noun", index), ("noun.exc", exc), ("data.verb", &b""[..]), ("index.verb", b""), ("verb.exc", b"")] {
+            for (name, bytes) in
+                [("data.noun", data), ("index.noun", index), ("noun.exc", exc), ("data.verb", &b""[..]), ("index.verb", b""), ("verb.exc", b"")]
+            {
                 std::fs::write(dir.join(name), bytes).expect("the temporary directory is writable");
             }
             let _ = crate::wordnet::WordNet::open(&dir);
@@ -111,7 +111,7 @@ pub fn clicks(data: &[u8]) {
 /// Gaze files (EyeLink ASC and CSV/TSV exports: summary and both fixation detectors), study
 /// logs, AOI files, Data Viewer fixation reports and cursor traces.
 pub fn study(data: &[u8]) {
-    use crate::study::{asc, aoi, cursor, events, fixreport, gaze_csv, log};
+    use crate::study::{aoi, asc, cursor, events, fixreport, gaze_csv, log};
     let Some((&which, rest)) = data.split_first() else { return };
     match which % 6 {
         0 => {

@@ -91,8 +91,7 @@ impl Input {
             Compression::None => Box::new(reader),
             Compression::Gzip => Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(reader))),
             Compression::Zstd => {
-                let dec = ruzstd::decoding::StreamingDecoder::new(reader)
-                    .map_err(|e| Error::Invalid(format!("{name}: not a valid zstd stream: {e}")))?;
+                let dec = ruzstd::decoding::StreamingDecoder::new(reader).map_err(|e| Error::Invalid(format!("{name}: not a valid zstd stream: {e}")))?;
                 Box::new(BufReader::with_capacity(BUFFER, dec))
             }
         };
@@ -247,10 +246,7 @@ impl LineReader {
                 self.buf.pop();
             }
         } else if self.buf.len() as u64 >= limit {
-            return Err(self.error(format!(
-                "line longer than {} bytes; is this the right file and format?",
-                self.max_line
-            )));
+            return Err(self.error(format!("line longer than {} bytes; is this the right file and format?", self.max_line)));
         } else if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
@@ -356,10 +352,7 @@ mod tests {
     #[test]
     fn zstd_is_detected_and_decoded() {
         // A zstd frame of "x 1\ny 2\n" written by `printf 'x 1\ny 2\n' | zstd -c | xxd -i` (zstd v1.5.4).
-        let frame: Vec<u8> = vec![
-            0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x41, 0x00, 0x00, 0x78, 0x20, 0x31, 0x0a, 0x79, 0x20, 0x32, 0x0a, 0x68,
-            0x1e, 0xd3, 0x77,
-        ];
+        let frame: Vec<u8> = vec![0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x41, 0x00, 0x00, 0x78, 0x20, 0x31, 0x0a, 0x79, 0x20, 0x32, 0x0a, 0x68, 0x1e, 0xd3, 0x77];
         let input = Input::from_bytes("z", frame).unwrap();
         assert_eq!(input.compression(), Compression::Zstd);
         assert_eq!(lines_of(input).unwrap(), vec![(1, "x 1".to_string()), (2, "y 2".into())]);

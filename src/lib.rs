@@ -47,12 +47,12 @@
 
 // floor
 pub mod error;
-pub mod limits;
-pub mod rng;
-pub mod progress;
-pub mod interrupt;
-pub mod output;
 pub mod input;
+pub mod interrupt;
+pub mod limits;
+pub mod output;
+pub mod progress;
+pub mod rng;
 pub mod write;
 // models
 pub mod stats;
@@ -77,8 +77,8 @@ pub mod run;
 pub mod presets;
 // applications
 pub mod baraco;
-pub mod suggest;
 pub mod study;
+pub mod suggest;
 // harnesses
 #[doc(hidden)]
 pub mod fuzzing;

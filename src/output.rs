@@ -165,11 +165,7 @@ pub fn abandon_pending() {
         // (then removing the directory fails: not empty). Nothing re-creates the directory
         // itself (see RunDir::write_with), so a few retries remove it for good.
         for attempt in 0..50 {
-            let gone = if p.is_dir() {
-                std::fs::remove_dir_all(&p).is_ok() || !p.exists()
-            } else {
-                std::fs::remove_file(&p).is_ok() || !p.exists()
-            };
+            let gone = if p.is_dir() { std::fs::remove_dir_all(&p).is_ok() || !p.exists() } else { std::fs::remove_file(&p).is_ok() || !p.exists() };
             if gone {
                 break;
             }
@@ -197,11 +193,8 @@ fn try_lock(file: &File) -> bool {
 
 /// Splits `path` into its parent directory (`.` when none) and file name.
 fn split(path: &Path) -> Result<(PathBuf, String)> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: not a usable output path (no file name)", path.display())))?
-        .to_string_lossy()
-        .into_owned();
+    let name =
+        path.file_name().ok_or_else(|| Error::Invalid(format!("{}: not a usable output path (no file name)", path.display())))?.to_string_lossy().into_owned();
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -224,9 +217,7 @@ fn clean_leftovers(parent: &Path, name: &str) -> Result<()> {
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let file_name = file_name.to_string_lossy();
-        let is_legacy = file_name
-            .strip_prefix(&legacy)
-            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !process_alive(pid));
+        let is_legacy = file_name.strip_prefix(&legacy).is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !process_alive(pid));
         if !file_name.starts_with(&prefix) && !is_legacy {
             continue;
         }
@@ -264,9 +255,7 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
         let ca = CString::new(a.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
         let cb = CString::new(b.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
         // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
-        let rc = unsafe {
-            libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
-        };
+        let rc = unsafe { libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
         if rc == 0 {
             return Ok(true);
         }
@@ -306,10 +295,7 @@ pub fn check_output_dir(out: &Path) -> Result<()> {
             }
         }
         Err(e) => Err(Error::io(out, e)),
-        Ok(m) if !m.is_dir() => Err(Error::Invalid(format!(
-            "{}: exists and is not a directory; the output must be a directory",
-            out.display()
-        ))),
+        Ok(m) if !m.is_dir() => Err(Error::Invalid(format!("{}: exists and is not a directory; the output must be a directory", out.display()))),
         Ok(_) => {
             let mut entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
             if entries.next().is_none() || out.join(MANIFEST).is_file() {

@@ -309,14 +309,12 @@ mod tests {
             elapsed: 2.0,
         };
         // 5/20 = 25 %; 2 s for a quarter leaves 6 s.
-        assert_eq!(
-            format_line(&s),
-            "serpsim: fitting dbn: 5/20 iterations (25.0 %), 2.0 s elapsed, about 6 s left; log-likelihood -0.28535"
-        );
+        assert_eq!(format_line(&s), "serpsim: fitting dbn: 5/20 iterations (25.0 %), 2.0 s elapsed, about 6 s left; log-likelihood -0.28535");
         let open = Snapshot { total: None, done: 300, message: String::new(), unit: "sessions".into(), ..s };
         assert_eq!(format_line(&open), "serpsim: fitting dbn: 300 sessions (150/s), 2.0 s elapsed");
         // Thousands grouped, the count held at the total (hand-written expectations).
-        let big = Snapshot { done: 12_000, total: Some(40_000), unit: "sessions".into(), message: String::new(), label: "simulating users".into(), elapsed: 3.0 };
+        let big =
+            Snapshot { done: 12_000, total: Some(40_000), unit: "sessions".into(), message: String::new(), label: "simulating users".into(), elapsed: 3.0 };
         assert_eq!(format_line(&big), "serpsim: simulating users: 12,000/40,000 sessions (30.0 %), 3.0 s elapsed, about 7 s left");
         let over = Snapshot { done: 900, total: Some(800), ..big };
         assert!(format_line(&over).starts_with("serpsim: simulating users: 800/800 sessions (100.0 %)"), "{}", format_line(&over));

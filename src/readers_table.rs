@@ -48,11 +48,15 @@ fn baraco_weights(p: &Path) -> Result<String> {
 
 fn stream_data(topics: &Path, nuggets: &Path, matches: &Path) -> Result<String> {
     let d = crate::simulate::stream_io::StreamData::from_files(topics, nuggets, matches)?;
-    let mut m: Vec<_> = d.matches.iter().map(|h| {
-        let mut v: Vec<_> = h.iter().collect();
-        v.sort();
-        format!("{v:?}")
-    }).collect();
+    let mut m: Vec<_> = d
+        .matches
+        .iter()
+        .map(|h| {
+            let mut v: Vec<_> = h.iter().collect();
+            v.sort();
+            format!("{v:?}")
+        })
+        .collect();
     m.sort();
     Ok(format!("{:?} {m:?}", d.topics))
 }

@@ -12,12 +12,12 @@
 pub mod calibration;
 pub mod streams;
 
-use crate::error::{Error, Result};
 use crate::collection::coverage::Coverage;
+use crate::error::{Error, Result};
 use crate::report::{write_report, Rendered, StagedOutput};
 use crate::scenario::{Loaded, Overrides, Scenario};
 use crate::simulate::summary::Grid;
-use crate::simulate::{RunPlan, ReportSink, SinkConfig};
+use crate::simulate::{ReportSink, RunPlan, SinkConfig};
 use crate::stats::Sketch;
 use std::path::{Path, PathBuf};
 
@@ -141,12 +141,12 @@ pub fn pilot_users(replicates: u64, cells: u64) -> u64 {
 /// pilot of the run's first users ([`pilot_users`]; deterministic: the same users as the run).
 pub fn grids(scenario: &Scenario, loaded: &Loaded) -> Result<(Grid, Grid, Vec<f64>, Vec<f64>)> {
     let spec = &scenario.report;
-    let need_pilot = (spec.time_grid.is_none() && budget_max(loaded, false).is_none())
-        || (spec.effort_grid.is_none() && budget_max(loaded, true).is_none());
+    let need_pilot = (spec.time_grid.is_none() && budget_max(loaded, false).is_none()) || (spec.effort_grid.is_none() && budget_max(loaded, true).is_none());
     let (mut t99, mut e99) = (1.0, 1.0);
     if need_pilot {
         let cells = (loaded.prepared.len() * loaded.world.topics.len() * loaded.world.systems.len()).max(1) as u64;
-        let plan = RunPlan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
+        let plan =
+            RunPlan { world: &loaded.world, profiles: &loaded.prepared, users: pilot_users(scenario.replicates, cells), seed: scenario.seed, block: None };
         let pilot = Pilot(std::sync::Mutex::new((Sketch::default(), Sketch::default())));
         crate::simulate::run(&plan, &pilot, &|_, _| {})?;
         let (t, e) = pilot.0.into_inner().expect("no panics while locked");

@@ -9,11 +9,11 @@
 
 use crate::clickmodels::user::FittedClicks;
 use crate::collection::categories::{letor_with_categories, SublistSyntheticConfig};
+use crate::collection::coverage::Coverage;
 use crate::collection::letor::LetorData;
 use crate::collection::queries::{split_variant, QueryStrategy, SyntheticQueries};
 use crate::collection::synthetic::SyntheticConfig;
 use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, Run};
-use crate::collection::coverage::Coverage;
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
@@ -569,11 +569,7 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str, context: &str) -> R
                 from_span = Some(l);
             }
         }
-        let line = if reason.starts_with("duplicate") || !names_key {
-            from_span
-        } else {
-            key.as_deref().and_then(|k| line_of_key(text, k)).or(from_span)
-        };
+        let line = if reason.starts_with("duplicate") || !names_key { from_span } else { key.as_deref().and_then(|k| line_of_key(text, k)).or(from_span) };
         let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
         Error::config(context, key.unwrap_or_else(|| "(syntax)".into()), format!("{reason}{at}"))
     })
@@ -598,7 +594,10 @@ pub fn recognise_wrong_kind(text: &str) -> Option<String> {
             );
         }
         if line.contains(" qid:") {
-            return Some("this looks like a LETOR file, not a scenario (TOML); name it in [collection] with `source = \"letor\"`, `file = \"...\"` (docs/scenarios.md)".into());
+            return Some(
+                "this looks like a LETOR file, not a scenario (TOML); name it in [collection] with `source = \"letor\"`, `file = \"...\"` (docs/scenarios.md)"
+                    .into(),
+            );
         }
     }
     let value: toml::Table = toml::from_str(text).ok()?;
@@ -840,7 +839,11 @@ impl Scenario {
                     .map_err(|e: toml::de::Error| Error::config(context, "sweep", format!("profile `{}` with {:?}: {}", p.name, assignment, e.message())))?;
                 prof.validate(context, &format!("profiles[{pi}] (sweep {:?})", assignment.iter().map(|a| a.0.as_str()).collect::<Vec<_>>()))?;
                 if out.iter().any(|(q, _): &(UserProfile, _)| q.name == prof.name) {
-                    return Err(Error::config(context, "sweep", format!("two swept profiles are both named `{}`: make the sweep values tell them apart", prof.name)));
+                    return Err(Error::config(
+                        context,
+                        "sweep",
+                        format!("two swept profiles are both named `{}`: make the sweep values tell them apart", prof.name),
+                    ));
                 }
                 out.push((prof, assignment));
             }
@@ -912,12 +915,8 @@ pub fn sweep_labels(sweep: &[SweepSpec], context: &str) -> Result<Vec<Vec<String
             }
         };
         let short: Vec<String> = s.values.iter().map(|v| name_of(v, false)).collect();
-        let labels: Vec<String> = s
-            .values
-            .iter()
-            .zip(&short)
-            .map(|(v, l)| if short.iter().filter(|x| *x == l).count() > 1 { name_of(v, true) } else { l.clone() })
-            .collect();
+        let labels: Vec<String> =
+            s.values.iter().zip(&short).map(|(v, l)| if short.iter().filter(|x| *x == l).count() > 1 { name_of(v, true) } else { l.clone() }).collect();
         for (j, l) in labels.iter().enumerate() {
             if let Some(k) = labels[..j].iter().position(|x| x == l) {
                 return Err(Error::config(
@@ -955,10 +954,7 @@ fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) -> std::resu
                 cur = table.entry(name.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
             }
             Some(idx) => {
-                let arr = table
-                    .get_mut(name)
-                    .and_then(|v| v.as_array_mut())
-                    .ok_or_else(|| format!("the profile has no list `{name}` to index"))?;
+                let arr = table.get_mut(name).and_then(|v| v.as_array_mut()).ok_or_else(|| format!("the profile has no list `{name}` to index"))?;
                 let len = arr.len();
                 let slot = arr.get_mut(idx).ok_or_else(|| format!("`{name}` has {len} entries, no [{idx}]"))?;
                 if last {
@@ -1008,10 +1004,7 @@ fn world_from_trec_variants(qrels: &Qrels, runs: &[Run]) -> Result<World> {
             let (topic, variant) = split_variant(qid);
             let Some(&t) = topic_pos.get(topic) else { continue };
             if let Some((_, other, _)) = variants[t].iter().find(|(v, _, _)| *v == variant) {
-                return Err(Error::Invalid(format!(
-                    "run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`",
-                    run.name
-                )));
+                return Err(Error::Invalid(format!("run `{}`: query ids `{other}` and `{qid}` are the same variant {variant} of topic `{topic}`", run.name)));
             }
             let tp = &mut topics[t];
             let list = ranking
@@ -1191,7 +1184,9 @@ impl Scenario {
                 _ => s.generate()?,
             },
             CollectionSource::SyntheticQueries(_) => return Ok((None, None)),
-            CollectionSource::Streams(_) => return Err(Error::Invalid("a stream scenario has no result pages: it runs through `run::streams::run_scenario`".into())),
+            CollectionSource::Streams(_) => {
+                return Err(Error::Invalid("a stream scenario has no result pages: it runs through `run::streams::run_scenario`".into()))
+            }
         };
         Ok((Some(c), coverage))
     }
@@ -1220,8 +1215,11 @@ impl Scenario {
         world.page_size = self.interface.page_size.or(source_page).unwrap_or(10);
         world.fold = self.interface.fold.unwrap_or(usize::MAX);
         world.below_fold = self.interface.below_fold;
-        let default_delays =
-            Delays { query_latency: self.interface.query_latency, page_latency: self.interface.page_latency, document_latency: self.interface.document_latency };
+        let default_delays = Delays {
+            query_latency: self.interface.query_latency,
+            page_latency: self.interface.page_latency,
+            document_latency: self.interface.document_latency,
+        };
         for s in &mut world.systems {
             s.delays = default_delays;
         }
@@ -1339,7 +1337,13 @@ impl Overrides {
         if self.allow_partial_judgements {
             match &mut scenario.collection {
                 CollectionSource::Trec(t) => t.allow_partial_judgements = true,
-                _ => return Err(Error::config("command line", "--allow-partial-judgements", "applies to TREC qrels and runs only ([collection] source = \"trec\")")),
+                _ => {
+                    return Err(Error::config(
+                        "command line",
+                        "--allow-partial-judgements",
+                        "applies to TREC qrels and runs only ([collection] source = \"trec\")",
+                    ))
+                }
             }
         }
         Ok(())
@@ -1356,11 +1360,8 @@ mod tests {
     #[test]
     fn trec_variants_map_to_topics_in_order() {
         let qrels = Qrels::parse("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n", "q").unwrap();
-        let run = Run::parse(
-            "301.2 Q0 d2 1 9 r\n301.2 Q0 d9 2 8 r\n301.10 Q0 d1 1 5 r\n301.1 Q0 d1 1 3 r\n301.1 Q0 d2 2 4 r\n999.1 Q0 d1 1 1 r\n",
-            "run",
-        )
-        .unwrap();
+        let run =
+            Run::parse("301.2 Q0 d2 1 9 r\n301.2 Q0 d9 2 8 r\n301.10 Q0 d1 1 5 r\n301.1 Q0 d1 1 3 r\n301.1 Q0 d2 2 4 r\n999.1 Q0 d1 1 1 r\n", "run").unwrap();
         let w = world_from_trec_variants(&qrels, std::slice::from_ref(&run)).unwrap();
         assert_eq!(w.topics.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["301", "302"]);
         assert!(w.systems[0].serps[1].is_none());
@@ -1373,7 +1374,6 @@ mod tests {
         let dup = Run::parse("301.1 Q0 d1 1 3 r\n301.01 Q0 d1 1 3 r\n", "run").unwrap();
         assert!(world_from_trec_variants(&qrels, &[dup]).is_err());
     }
-
 
     #[test]
     fn embedded_default_parses_and_loads() {

@@ -399,7 +399,10 @@ mod number_tests {
         assert_eq!(t.finish().unwrap(), 2);
         let text = String::from_utf8(buf).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "name,n,better,favours,diff_q05,diff_q25,diff_q50,diff_q75,diff_q95,gain_diff,gain_ci_low,gain_ci_high,time_diff,time_ci_low,time_ci_high");
+        assert_eq!(
+            lines[0],
+            "name,n,better,favours,diff_q05,diff_q25,diff_q50,diff_q75,diff_q95,gain_diff,gain_ci_low,gain_ci_high,time_diff,time_ci_low,time_ci_high"
+        );
         assert_eq!(lines[1], "\"x,\"\"y\"\"\",3,0.5,gain time,1,2,3,4,0.3,1.5,1,,-2,-3,-1");
         assert_eq!(lines[2], "\"x,\"\"y\"\"\",3,,,1,2,3,4,0.3,1.5,1,,-2,-3,-1");
         let mut buf = Vec::new();
@@ -441,10 +444,13 @@ mod number_tests {
             t.row(r).unwrap();
         }
         t.finish().unwrap();
-        assert_eq!(String::from_utf8(buf).unwrap(), "name,part_lo,part_hi
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "name,part_lo,part_hi
 a,,
 b,1,2
-");
+"
+        );
     }
 
     /// A row whose columns differ from the first row's is an error, not a shifted line.

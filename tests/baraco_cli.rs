@@ -9,9 +9,22 @@ fn serpsim(args: &[&str]) -> std::process::Output {
 }
 
 fn base(out: &str) -> Vec<String> {
-    ["compare-rankers", "--log", &format!("{FIX}log.tsv"), "--production", &format!("{FIX}production.tsv"),
-     "--candidates", &format!("{FIX}candidates.tsv"), "--samples", "400", "--out", out]
-        .iter().map(|s| s.to_string()).collect()
+    [
+        "compare-rankers",
+        "--log",
+        &format!("{FIX}log.tsv"),
+        "--production",
+        &format!("{FIX}production.tsv"),
+        "--candidates",
+        &format!("{FIX}candidates.tsv"),
+        "--samples",
+        "400",
+        "--out",
+        out,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 #[test]
@@ -56,7 +69,18 @@ fn json_and_roc_with_truth() {
     assert!(std::fs::read_to_string(&roc).unwrap().contains("<svg"));
     // Same seed, other thread count: byte-identical output.
     let out2 = dir.path().join("out2.json");
-    let args2: Vec<String> = args.iter().map(|a| if a == out.to_str().unwrap() { out2.to_str().unwrap().to_string() } else if a == "1" { "2".into() } else { a.clone() }).collect();
+    let args2: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a == out.to_str().unwrap() {
+                out2.to_str().unwrap().to_string()
+            } else if a == "1" {
+                "2".into()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
     assert!(serpsim(&args2.iter().map(|s| s.as_str()).collect::<Vec<_>>()).status.success());
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out2).unwrap());
 }
@@ -95,8 +119,21 @@ fn weights_with_letor_features() {
     std::fs::write(p("log.tsv"), log).unwrap();
     std::fs::write(p("prod.w"), "prod 1 0\n").unwrap();
     std::fs::write(p("cand.w"), "same 2 0\nflip 0 1\n").unwrap();
-    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("prod.w"), "--candidates", &p("cand.w"),
-        "--features", &p("f.txt"), "--samples", "300", "--out", &p("o.csv")]);
+    let o = serpsim(&[
+        "compare-rankers",
+        "--log",
+        &p("log.tsv"),
+        "--production",
+        &p("prod.w"),
+        "--candidates",
+        &p("cand.w"),
+        "--features",
+        &p("f.txt"),
+        "--samples",
+        "300",
+        "--out",
+        &p("o.csv"),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(p("o.csv")).unwrap();
     let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
@@ -106,8 +143,7 @@ fn weights_with_letor_features() {
     assert!(rows[1][2].parse::<f64>().unwrap() < -0.1 && rows[1][3] == "false", "{:?}", rows[1]);
     // A weights file with a bad number is located.
     std::fs::write(p("bad.w"), "prod 1 zero\n").unwrap();
-    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("bad.w"), "--candidates", &p("cand.w"),
-        "--features", &p("f.txt")]);
+    let o = serpsim(&["compare-rankers", "--log", &p("log.tsv"), "--production", &p("bad.w"), "--candidates", &p("cand.w"), "--features", &p("f.txt")]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("bad.w:1:") && e.contains("`zero`"), "{e}");
 }

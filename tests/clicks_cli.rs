@@ -30,24 +30,22 @@ fn eval_with_separate_test_file_and_fit_simulate_round_trip() {
     let test = dir.path().join("test.tsv");
     std::fs::write(&train, "session_id\tquery\tdocuments\tclicks\ns1\tq\ta,b,c\t1,0,0\ns2\tq\tb,a,c\t0,1,0\ns3\tr\tx,y\t0,0\n").unwrap();
     std::fs::write(&test, "t1\tq\ta,b,c\t1,0,0\nt2\tunseen\ta,b\t0,1\n").unwrap();
-    let v = json_stdout(bin()
-        .args(["clicks", "eval", "--model", "dbn", "--gamma", "0.9", "--format", "tsv", "--train"])
-        .arg(&train)
-        .arg("--test")
-        .arg(&test));
+    let v = json_stdout(bin().args(["clicks", "eval", "--model", "dbn", "--gamma", "0.9", "--format", "tsv", "--train"]).arg(&train).arg("--test").arg(&test));
     assert_eq!((v["train_sessions"].as_u64(), v["test_sessions"].as_u64()), (Some(3), Some(1)));
 
     let model = dir.path().join("m.json");
     run_ok(bin().args(["clicks", "fit", "--model", "sdbn", "--format", "tsv", "--train"]).arg(&train).arg("--out").arg(&model));
     let sim = |threads: &str, name: &str| {
         let path = dir.path().join(name);
-        run_ok(bin()
-            .args(["clicks", "simulate", "--format", "tsv", "--replicates", "50", "--seed", "7", "--threads", threads, "--model-file"])
-            .arg(&model)
-            .arg("--serps")
-            .arg(&test)
-            .arg("--out")
-            .arg(&path));
+        run_ok(
+            bin()
+                .args(["clicks", "simulate", "--format", "tsv", "--replicates", "50", "--seed", "7", "--threads", threads, "--model-file"])
+                .arg(&model)
+                .arg("--serps")
+                .arg(&test)
+                .arg("--out")
+                .arg(&path),
+        );
         std::fs::read_to_string(path).unwrap()
     };
     let (a, b) = (sim("1", "a.tsv"), sim("2", "b.tsv"));
@@ -76,13 +74,7 @@ fn streamed_fit_writes_the_same_model() {
     let dir = tempfile::tempdir().unwrap();
     let fit = |extra: &[&str], name: &str| {
         let out_path = dir.path().join(name);
-        run_ok(bin()
-            .args(["clicks", "fit", "--model", "dbn", "--iterations", "3"])
-            .args(extra)
-            .arg("--train")
-            .arg(yandex())
-            .arg("--out")
-            .arg(&out_path));
+        run_ok(bin().args(["clicks", "fit", "--model", "dbn", "--iterations", "3"]).args(extra).arg("--train").arg(yandex()).arg("--out").arg(&out_path));
         std::fs::read_to_string(out_path).unwrap()
     };
     let (mem, streamed) = (fit(&["--in-memory"], "mem.json"), fit(&[], "stream.json"));
@@ -102,13 +94,15 @@ fn fit_posterior_writes_conjugate_records_with_draws() {
     let train = dir.path().join("train.tsv");
     std::fs::write(&train, "s1\tq\ta,b\t1,0\ns2\tq\ta,b\t0,1\n").unwrap();
     let post = dir.path().join("post.json");
-    run_ok(bin()
-        .args(["clicks", "fit", "--model", "cm", "--format", "tsv", "--prior", "uniform", "--draws", "7", "--train"])
-        .arg(&train)
-        .arg("--out")
-        .arg(dir.path().join("m.json"))
-        .arg("--posterior")
-        .arg(&post));
+    run_ok(
+        bin()
+            .args(["clicks", "fit", "--model", "cm", "--format", "tsv", "--prior", "uniform", "--draws", "7", "--train"])
+            .arg(&train)
+            .arg("--out")
+            .arg(dir.path().join("m.json"))
+            .arg("--posterior")
+            .arg(&post),
+    );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&post).unwrap()).unwrap();
     let rec = v.as_array().unwrap().iter().find(|r| r["document"] == "a").unwrap();
     assert_eq!(rec["parameter"], "attractiveness");
@@ -123,11 +117,13 @@ fn fit_posterior_writes_conjugate_records_with_draws() {
 fn validate_writes_a_complete_output_set() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("val");
-    let v = json_stdout(bin()
-        .args(["--quiet", "clicks", "validate", "--model", "pbm", "--split", "interleaved", "--bootstrap", "20", "--train"])
-        .arg(yandex())
-        .arg("--out")
-        .arg(&out_dir));
+    let v = json_stdout(
+        bin()
+            .args(["--quiet", "clicks", "validate", "--model", "pbm", "--split", "interleaved", "--bootstrap", "20", "--train"])
+            .arg(yandex())
+            .arg("--out")
+            .arg(&out_dir),
+    );
     // Every fourth of the 30,000 sessions tests (7,500); all their queries are in training
     // (every query has at least 27 sessions: analysis/validation/count_orderings.py).
     assert_eq!(v["test_sessions"], 7500);
@@ -138,7 +134,13 @@ fn validate_writes_a_complete_output_set() {
     let csv = std::fs::read_to_string(out_dir.join("distances.csv")).unwrap();
     assert!(csv.lines().any(|l| l.starts_with("pbm,abandonment,")), "{csv}");
     // A bad split name is refused before anything is written.
-    let again = bin().args(["clicks", "validate", "--model", "pbm", "--split", "random", "--train"]).arg(yandex()).arg("--out").arg(dir.path().join("x")).output().unwrap();
+    let again = bin()
+        .args(["clicks", "validate", "--model", "pbm", "--split", "random", "--train"])
+        .arg(yandex())
+        .arg("--out")
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
     assert!(!again.status.success());
     assert!(!dir.path().join("x").exists());
 }
@@ -196,11 +198,13 @@ fn simeval_sessions_convert_fit_and_validate() {
     assert_eq!(models[0], models[2]);
 
     let out_dir = dir.path().join("val");
-    let v = json_stdout(bin()
-        .args(["--quiet", "clicks", "validate", "--model", "pbm", "--format", "simeval", "--split", "interleaved", "--bootstrap", "20", "--train"])
-        .arg(&jl)
-        .arg("--out")
-        .arg(&out_dir));
+    let v = json_stdout(
+        bin()
+            .args(["--quiet", "clicks", "validate", "--model", "pbm", "--format", "simeval", "--split", "interleaved", "--bootstrap", "20", "--train"])
+            .arg(&jl)
+            .arg("--out")
+            .arg(&out_dir),
+    );
     let rows = v["simeval"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["measure"].as_str().unwrap()).collect();
     assert_eq!(names, ["click_depth_distance", "session_length_ks", "inter_event_time_ks", "action_type_distance"]);
@@ -223,12 +227,7 @@ fn simeval_sessions_convert_fit_and_validate() {
 /// Fits `model` on the bundled log with the given extra arguments and threads; the model file's bytes.
 fn fit_bytes(dir: &std::path::Path, model: &str, extra: &[&str], threads: usize) -> Vec<u8> {
     let out_path = dir.join(format!("{model}-{}-{threads}.json", extra.join("_").replace('-', "")));
-    run_ok(bin()
-        .args(["clicks", "fit", "--model", model, "--threads", &threads.to_string(), "--train"])
-        .arg(yandex())
-        .args(extra)
-        .arg("--out")
-        .arg(&out_path));
+    run_ok(bin().args(["clicks", "fit", "--model", model, "--threads", &threads.to_string(), "--train"]).arg(yandex()).args(extra).arg("--out").arg(&out_path));
     std::fs::read(&out_path).unwrap()
 }
 
@@ -286,7 +285,21 @@ fn validate_orderings_on_the_bundled_log_writes_the_tables_whatever_the_thread_c
     let dir = tempfile::tempdir().unwrap();
     let run = |threads: &str, out: &str| {
         let o = bin()
-            .args(["clicks", "validate", "--split", "orderings", "--model", "sdbn,rctr,dctr", "--bootstrap", "50", "--replicates", "100", "--threads", threads, "--train"])
+            .args([
+                "clicks",
+                "validate",
+                "--split",
+                "orderings",
+                "--model",
+                "sdbn,rctr,dctr",
+                "--bootstrap",
+                "50",
+                "--replicates",
+                "100",
+                "--threads",
+                threads,
+                "--train",
+            ])
             .arg(yandex())
             .arg("--out")
             .arg(dir.path().join(out))
@@ -317,7 +330,11 @@ fn validate_orderings_on_the_bundled_log_writes_the_tables_whatever_the_thread_c
     assert_eq!(rctr.len(), 3, "{pairs}");
     for l in rctr {
         let f: Vec<&str> = l.split(',').collect();
-        assert_eq!((f[4], f[5], f[6], f[7], f[8], f[9], f[11], f[12], f[15], f[16]), ("0.5", "0.5", "0.5", "0.25", "0.25", "0.25", "true", "0.5", "0", "0"), "{l}");
+        assert_eq!(
+            (f[4], f[5], f[6], f[7], f[8], f[9], f[11], f[12], f[15], f[16]),
+            ("0.5", "0.5", "0.5", "0.25", "0.25", "0.25", "true", "0.5", "0", "0"),
+            "{l}"
+        );
     }
     let shift = std::fs::read_to_string(dir.path().join("a/shift.csv")).unwrap();
     // 3 models and a header; intervals say they are over queries.
@@ -358,7 +375,13 @@ fn validate_switches_on_a_hand_made_log() {
         text.push_str("q\tbad,good : good\n");
     }
     std::fs::write(&log, text).unwrap();
-    let o = bin().args(["clicks", "validate-switches", "--paper", "--samples", "200", "--bootstrap", "50", "--train"]).arg(&log).arg("--out").arg(dir.path().join("out")).output().unwrap();
+    let o = bin()
+        .args(["clicks", "validate-switches", "--paper", "--samples", "200", "--bootstrap", "50", "--train"])
+        .arg(&log)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
     // Per method: 2 pairs, 1 switch, no abstention, no unsafe (share 0 over the one query),

@@ -95,7 +95,8 @@ fn seeded_commands_give_identical_output_whatever_threads_and_out() {
     let baraco = |f: &str| root(&format!("tests/fixtures/baraco/{f}"));
     let (blog, bprod, bcand) = (baraco("log.tsv"), baraco("production.tsv"), baraco("candidates.tsv"));
     let (tq, tr) = (root("study_logs/trec/qrels.test"), root("study_logs/trec/results.test"));
-    let (sweep, maxwell, bopha) = (root("tests/fixtures/sessions/multitest_sweep.toml"), root("simulations/sessions/maxwell2015.toml"), root("simulations/streams/bopha.toml"));
+    let (sweep, maxwell, bopha) =
+        (root("tests/fixtures/sessions/multitest_sweep.toml"), root("simulations/sessions/maxwell2015.toml"), root("simulations/streams/bopha.toml"));
     let dbn = t("dbn.json");
     let mut cases = vec![
         case("simulate", &["simulate", "--replicates", "20", "--seed", "3"], true, None),
@@ -107,11 +108,21 @@ fn seeded_commands_give_identical_output_whatever_threads_and_out() {
         case("clicks fit", &["clicks", "fit", "--model", "dbn", "--iterations", "5", "--train", &yandex], true, Some("model.json")),
         case("clicks simulate", &["clicks", "simulate", "--model-file", &dbn, "--serps", &yandex, "--seed", "2"], true, Some("sim.tsv")),
         case("clicks validate 75-25", &["clicks", "validate", "--model", "pbm", "--bootstrap", "20", "--replicates", "2", "--train", &yandex], true, None),
-        case("clicks validate orderings", &["clicks", "validate", "--split", "orderings", "--model", "sdbn,rctr", "--bootstrap", "20", "--replicates", "20", "--train", &yandex], true, None),
+        case(
+            "clicks validate orderings",
+            &["clicks", "validate", "--split", "orderings", "--model", "sdbn,rctr", "--bootstrap", "20", "--replicates", "20", "--train", &yandex],
+            true,
+            None,
+        ),
         case("study synth", &["study", "synth", "--participants", "2", "--seed", "4"], false, None),
         case("study validate", &["study", "validate", &log, "--qrels", &qrels, "--replicates", "20", "--bootstrap", "20", "--seed", "2"], true, None),
         case("suggest generate", &["suggest", "generate", "--sessions", "20", "--seed", "1"], false, None),
-        case("compare-rankers", &["compare-rankers", "--log", &blog, "--production", &bprod, "--candidates", &bcand, "--samples", "100", "--seed", "2"], true, Some("safe.csv")),
+        case(
+            "compare-rankers",
+            &["compare-rankers", "--log", &blog, "--production", &bprod, "--candidates", &bcand, "--samples", "100", "--seed", "2"],
+            true,
+            Some("safe.csv"),
+        ),
         case("eval ci", &["eval", &tq, &tr, "--ci", "--resamples", "200", "--seed", "2"], true, Some("eval.csv")),
     ];
     cases.last_mut().unwrap().out_flag = "-o";

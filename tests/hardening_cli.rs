@@ -138,7 +138,12 @@ fn killed_simulate_leaves_the_old_or_the_new_set() {
 
 /// The sweep the kill and full-disk tests run: three stopping rules at four depths, 400 users.
 fn sweep() -> String {
-    common::sessions_sweep("kill-sweep", 400, r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3, 10, 20]")
+    common::sessions_sweep(
+        "kill-sweep",
+        400,
+        r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#,
+        "[1, 3, 10, 20]",
+    )
 }
 
 #[test]
@@ -161,12 +166,29 @@ fn stdout_commands(tmp: &Path) -> Vec<Vec<String>> {
         s(&["clicks", "eval", "--model", "sdbn", "--train", &r("study_logs/clicks/synthetic_yandex_layout.txt")]),
         s(&["simulate", "--replicates", "200", "--out", &tmp.join("sim").display().to_string()]),
         s(&[
-            "compare-rankers", "--log", &fix("baraco/log.tsv"), "--production", &fix("baraco/production.tsv"),
-            "--candidates", &fix("baraco/candidates.tsv"), "--samples", "400",
+            "compare-rankers",
+            "--log",
+            &fix("baraco/log.tsv"),
+            "--production",
+            &fix("baraco/production.tsv"),
+            "--candidates",
+            &fix("baraco/candidates.tsv"),
+            "--samples",
+            "400",
         ]),
         s(&[
-            "streams", "msu", "--topics", &fix("streams/topics.tsv"), "--nuggets", &fix("streams/nuggets.tsv"),
-            "--matches", &fix("streams/matches.tsv"), "--updates", &fix("streams/example.tsv"), "--users", "50",
+            "streams",
+            "msu",
+            "--topics",
+            &fix("streams/topics.tsv"),
+            "--nuggets",
+            &fix("streams/nuggets.tsv"),
+            "--matches",
+            &fix("streams/matches.tsv"),
+            "--updates",
+            &fix("streams/example.tsv"),
+            "--users",
+            "50",
         ]),
         s(&["wordnet", "lch", "dog", "cat"]),
         s(&["completions", "bash"]),
@@ -226,11 +248,7 @@ impl Tmpfs {
             .arg(&at)
             .output()
             .expect("`mount` is needed to test a full disk");
-        assert!(
-            o.status.success(),
-            "the full-disk test needs to mount a tmpfs (run the tests as root, as CI does): {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert!(o.status.success(), "the full-disk test needs to mount a tmpfs (run the tests as root, as CI does): {}", String::from_utf8_lossy(&o.stderr));
         Tmpfs(at, holder)
     }
 
@@ -282,8 +300,7 @@ fn a_full_disk_keeps_the_previous_output() {
     let sweep = scen.path().join("sweep.toml").display().to_string();
     std::fs::write(scen.path().join("pairs.tsv"), "dog\tcat\ncar\tbus\n").unwrap();
     let pairs = scen.path().join("pairs.tsv").display().to_string();
-    let (topics, nuggets, matches, updates) =
-        (fix("streams/topics.tsv"), fix("streams/nuggets.tsv"), fix("streams/matches.tsv"), fix("streams/example.tsv"));
+    let (topics, nuggets, matches, updates) = (fix("streams/topics.tsv"), fix("streams/nuggets.tsv"), fix("streams/matches.tsv"), fix("streams/example.tsv"));
     // (command, output name): `OUT` is replaced by the output path on the full disk.
     let commands: Vec<(Vec<&str>, &str)> = vec![
         (vec!["simulate", "--replicates", "300", "--samples", "--out", "OUT"], "sim"),
@@ -292,21 +309,12 @@ fn a_full_disk_keeps_the_previous_output() {
         (vec!["clicks", "simulate", "--model-file", "MODEL", "--serps", &yandex, "--replicates", "3", "--out", "OUT"], "sim.tsv"),
         (vec!["eval", &qrels, &run, "-m", "map", "-q", "--out", "OUT"], "eval.txt"),
         (vec!["study", "events", &asc, "--out", "OUT"], "events.csv"),
-        (
-            vec![
-                "compare-rankers", "--log", "LOG", "--production", "PROD", "--candidates", "CAND", "--samples", "400", "--out",
-                "OUT",
-            ],
-            "baraco.csv",
-        ),
+        (vec!["compare-rankers", "--log", "LOG", "--production", "PROD", "--candidates", "CAND", "--samples", "400", "--out", "OUT"], "baraco.csv"),
         (vec!["clicks", "validate", "--model", "sdbn", "--train", &yandex, "--out", "OUT"], "validation"),
         (vec!["suggest", "generate", "--sessions", "20", "--out", "OUT"], "suggest"),
         (vec!["wordnet", "lch", "--pairs", &pairs, "--out", "OUT"], "lch.tsv"),
         (
-            vec![
-                "streams", "msu", "--topics", &topics, "--nuggets", &nuggets, "--matches", &matches, "--updates", &updates,
-                "--users", "50", "--out", "OUT",
-            ],
+            vec!["streams", "msu", "--topics", &topics, "--nuggets", &nuggets, "--matches", &matches, "--updates", &updates, "--users", "50", "--out", "OUT"],
             "msu.csv",
         ),
     ];
@@ -459,45 +467,191 @@ fn every_knob_has_an_upper_bound() {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
     let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
         (s(&["eval", &qrels, &run, "--compare", &d("c.csv"), "--resamples", "1000001"]), vec!["--resamples", "1000001", "upper bound of 1000000"]),
-        (s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--samples", "10000001"]), vec!["--samples", "10000001", "upper bound of 10000000"]),
-        (s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--depth", "1001"]), vec!["--depth", "1001", "upper bound of 1000"]),
-        (s(&["clicks", "validate-switches", "--train", &log, "--format", "tsv", "--samples", "18446744073709551615"]), vec!["--samples", "18446744073709551615", "upper bound of 10000000"]),
-        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--iterations", "1000001", "--out", &d("m2.json")]), vec!["--iterations", "1000001", "upper bound of 1000000"]),
-        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--samples", "4294967296", "--out", &d("m2.json")]), vec!["--samples", "4294967296", "upper bound of 10000000"]),
-        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--chains", "1025", "--out", &d("m2.json")]), vec!["--chains", "1025", "upper bound of 1024"]),
-        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--posterior", &d("p.json"), "--chains", "1000", "--samples", "10001", "--out", &d("m2.json")]), vec!["chains * draws", "10001000", "upper bound of 10000000"]),
-        (s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--bootstrap", "1000001"]), vec!["bootstrap", "1000001", "upper bound of 1000000"]),
-        (s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--replicates", "1000001"]), vec!["replicates", "1000001", "upper bound of 1000000"]),
-        (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "4294967296", "--out", &d("sim.tsv")]), vec!["--replicates", "4294967296", "upper bound of 1000000"]),
+        (
+            s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--samples", "10000001"]),
+            vec!["--samples", "10000001", "upper bound of 10000000"],
+        ),
+        (
+            s(&["compare-rankers", "--log", &blog, "--production", &prod, "--candidates", &cand, "--depth", "1001"]),
+            vec!["--depth", "1001", "upper bound of 1000"],
+        ),
+        (
+            s(&["clicks", "validate-switches", "--train", &log, "--format", "tsv", "--samples", "18446744073709551615"]),
+            vec!["--samples", "18446744073709551615", "upper bound of 10000000"],
+        ),
+        (
+            s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--iterations", "1000001", "--out", &d("m2.json")]),
+            vec!["--iterations", "1000001", "upper bound of 1000000"],
+        ),
+        (
+            s(&[
+                "clicks",
+                "fit",
+                "--model",
+                "dbn",
+                "--format",
+                "tsv",
+                "--train",
+                &log,
+                "--posterior",
+                &d("p.json"),
+                "--samples",
+                "4294967296",
+                "--out",
+                &d("m2.json"),
+            ]),
+            vec!["--samples", "4294967296", "upper bound of 10000000"],
+        ),
+        (
+            s(&[
+                "clicks",
+                "fit",
+                "--model",
+                "dbn",
+                "--format",
+                "tsv",
+                "--train",
+                &log,
+                "--posterior",
+                &d("p.json"),
+                "--chains",
+                "1025",
+                "--out",
+                &d("m2.json"),
+            ]),
+            vec!["--chains", "1025", "upper bound of 1024"],
+        ),
+        (
+            s(&[
+                "clicks",
+                "fit",
+                "--model",
+                "dbn",
+                "--format",
+                "tsv",
+                "--train",
+                &log,
+                "--posterior",
+                &d("p.json"),
+                "--chains",
+                "1000",
+                "--samples",
+                "10001",
+                "--out",
+                &d("m2.json"),
+            ]),
+            vec!["chains * draws", "10001000", "upper bound of 10000000"],
+        ),
+        (
+            s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--bootstrap", "1000001"]),
+            vec!["bootstrap", "1000001", "upper bound of 1000000"],
+        ),
+        (
+            s(&["clicks", "validate", "--model", "sdbn", "--format", "tsv", "--train", &log, "--replicates", "1000001"]),
+            vec!["replicates", "1000001", "upper bound of 1000000"],
+        ),
+        (
+            s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "4294967296", "--out", &d("sim.tsv")]),
+            vec!["--replicates", "4294967296", "upper bound of 1000000"],
+        ),
         // 101 SERPs x 1,000,000 replicates = 101,000,000 sessions > 100,000,000.
-        (s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "1000000", "--out", &d("sim.tsv")]), vec!["--replicates * SERPs", "101000000", "upper bound of 100000000"]),
+        (
+            s(&["clicks", "simulate", "--model-file", &model, "--serps", &log, "--format", "tsv", "--replicates", "1000000", "--out", &d("sim.tsv")]),
+            vec!["--replicates * SERPs", "101000000", "upper bound of 100000000"],
+        ),
         (s(&["clicks", "generate", "--sessions", "1000000001", "--out", &d("g.txt")]), vec!["--sessions", "1000000001", "upper bound of 1000000000"]),
         (s(&["clicks", "generate", "--queries", "100000001", "--out", &d("g.txt")]), vec!["--queries", "100000001", "upper bound of 100000000"]),
         (s(&["clicks", "generate", "--candidates", "101", "--out", &d("g.txt")]), vec!["--candidates", "101", "upper bound of 100"]),
-        (s(&["clicks", "generate", "--queries", "50000000", "--candidates", "100", "--out", &d("g.txt")]), vec!["--queries * --candidates", "5000000000", "upper bound of 2000000000"]),
+        (
+            s(&["clicks", "generate", "--queries", "50000000", "--candidates", "100", "--out", &d("g.txt")]),
+            vec!["--queries * --candidates", "5000000000", "upper bound of 2000000000"],
+        ),
         (s(&["study", "validate", &log, "--qrels", &qrels, "--bootstrap", "1000001"]), vec!["--bootstrap", "1000001", "upper bound of 1000000"]),
-        (s(&["clicks", "fit", "--model", "dbn", "--format", "tsv", "--train", &log, "--qrels", &qrels, "--grade-bootstrap", "1000001", "--out", &d("m2.json")]), vec!["--grade-bootstrap", "1000001", "upper bound of 1000000"]),
+        (
+            s(&[
+                "clicks",
+                "fit",
+                "--model",
+                "dbn",
+                "--format",
+                "tsv",
+                "--train",
+                &log,
+                "--qrels",
+                &qrels,
+                "--grade-bootstrap",
+                "1000001",
+                "--out",
+                &d("m2.json"),
+            ]),
+            vec!["--grade-bootstrap", "1000001", "upper bound of 1000000"],
+        ),
         (s(&["study", "synth", "--config", &study_cfg(1, "queries = 100001"), "--out", &out]), vec!["queries", "100001", "upper bound of 100000"]),
         (s(&["study", "synth", "--config", &study_cfg(2, "max_pages = 1001"), "--out", &out]), vec!["max_pages", "1001", "upper bound of 1000"]),
-        (s(&["study", "synth", "--config", &study_cfg(3, "participants = 1000\ntasks = 1000\nqueries = 100"), "--out", &out]), vec!["participants * tasks * queries", "100000000", "upper bound of 10000000"]),
+        (
+            s(&["study", "synth", "--config", &study_cfg(3, "participants = 1000\ntasks = 1000\nqueries = 100"), "--out", &out]),
+            vec!["participants * tasks * queries", "100000000", "upper bound of 10000000"],
+        ),
         (s(&["suggest", "generate", "--config", &study_cfg(4, "segments = 10001"), "--out", &out]), vec!["segments", "10001", "upper bound of 10000"]),
         (s(&["suggest", "generate", "--sessions", "10000001", "--out", &out]), vec!["sessions", "10000001", "upper bound of 10000000"]),
-        (s(&["suggest", "generate", "--config", &study_cfg(5, "sessions = 100000\nqueries = 10\nsegments = 100"), "--out", &out]), vec!["sessions * queries * segments", "100000000", "upper bound of 10000000"]),
+        (
+            s(&["suggest", "generate", "--config", &study_cfg(5, "sessions = 100000\nqueries = 10\nsegments = 100"), "--out", &out]),
+            vec!["sessions * queries * segments", "100000000", "upper bound of 10000000"],
+        ),
         (s(&["wordnet", "lch", "dog", "cat", "--wordnet", &wn.display().to_string()]), vec!["index.noun:", "synset_cnt 4294967296", "upper bound of"]),
-        (s(&["simulate", &scen(1, "", "", "", &[]), "--replicates", "1000000001", "--out", &out]), vec!["--replicates", "1000000001", "upper bound of 1000000000"]),
-        (s(&["simulate", &scen(11, "", "", "", &[("replicates = 10", "replicates = 1000000001")]), "--out", &out]), vec!["replicates", "1000000001", "upper bound of 1000000000"]),
-        (s(&["simulate", &scen(2, "", "", "", &[("topics = 3", "topics = 9223372036854775807")]), "--out", &out]), vec!["collection.topics", "9223372036854775807", "upper bound of 100000"]),
-        (s(&["simulate", &scen(3, "", "", "", &[("docs_per_topic = 50", "docs_per_topic = 1000001")]), "--out", &out]), vec!["collection.docs_per_topic", "1000001", "upper bound of 1000000"]),
-        (s(&["simulate", &scen(4, "", "", "", &[("topics = 3", "topics = 1000"), ("docs_per_topic = 50", "docs_per_topic = 1000000")]), "--out", &out]), vec!["collection.topics * collection.docs_per_topic", "1000000000", "upper bound of 100000000"]),
-        (s(&["simulate", &scen(5, "categories = 10001\nlabels_per_doc = 1", "", "", &[]), "--out", &out]), vec!["collection.categories", "10001", "upper bound of 10000"]),
+        (
+            s(&["simulate", &scen(1, "", "", "", &[]), "--replicates", "1000000001", "--out", &out]),
+            vec!["--replicates", "1000000001", "upper bound of 1000000000"],
+        ),
+        (
+            s(&["simulate", &scen(11, "", "", "", &[("replicates = 10", "replicates = 1000000001")]), "--out", &out]),
+            vec!["replicates", "1000000001", "upper bound of 1000000000"],
+        ),
+        (
+            s(&["simulate", &scen(2, "", "", "", &[("topics = 3", "topics = 9223372036854775807")]), "--out", &out]),
+            vec!["collection.topics", "9223372036854775807", "upper bound of 100000"],
+        ),
+        (
+            s(&["simulate", &scen(3, "", "", "", &[("docs_per_topic = 50", "docs_per_topic = 1000001")]), "--out", &out]),
+            vec!["collection.docs_per_topic", "1000001", "upper bound of 1000000"],
+        ),
+        (
+            s(&["simulate", &scen(4, "", "", "", &[("topics = 3", "topics = 1000"), ("docs_per_topic = 50", "docs_per_topic = 1000000")]), "--out", &out]),
+            vec!["collection.topics * collection.docs_per_topic", "1000000000", "upper bound of 100000000"],
+        ),
+        (
+            s(&["simulate", &scen(5, "categories = 10001\nlabels_per_doc = 1", "", "", &[]), "--out", &out]),
+            vec!["collection.categories", "10001", "upper bound of 10000"],
+        ),
         (s(&["simulate", &scen(6, "", "", "histogram_bins = 10001", &[]), "--out", &out]), vec!["output.histogram_bins", "10001", "upper bound of 10000"]),
-        (s(&["simulate", &scen(7, "", "effort = { read_document = 1e308 }", "", &[]), "--out", &out]), vec!["profiles[0].effort.read_document", "100000000000000000000", "[0, 1e9]"]),
-        (s(&["simulate", &scen(8, "", "time = { examine_snippet = 1e10 }", "", &[]), "--out", &out]), vec!["profiles[0].time.examine_snippet", "10000000000", "[0, 1e9]"]),
-        (s(&["simulate", &scen(9, "", "gain = { model = \"graded\", gains = [0.0, 1e308] }", "", &[]), "--out", &out]), vec!["profiles[0].gain.gains[1]", "100000000000000000000", "[0, 1e9]"]),
-        (s(&["simulate", &scen(10, "", "time = { read_document = { dist = \"lognormal\", mean = 1e300, sd = 1.0 } }", "", &[]), "--out", &out]), vec!["profiles[0].time.read_document", "mean", "upper bound of 1e9"]),
-        (s(&["sessions", "run", &sessions(1, "docs_per_topic = 100", "docs_per_topic = 1000001"), "--out", &out]), vec!["collection.generator.docs_per_topic", "1000001", "upper bound of 1000000"]),
-        (s(&["sessions", "run", &sessions(2, "queries_per_strategy = 2", "queries_per_strategy = 10001"), "--out", &out]), vec!["collection.generator.queries_per_strategy", "10001", "upper bound of 10000"]),
-        (s(&["sessions", "run", &sessions(3, "topics = 2\n", "topics = 9223372036854775807\n"), "--out", &out]), vec!["collection.generator.topics", "9223372036854775807", "upper bound of 100000"]),
+        (
+            s(&["simulate", &scen(7, "", "effort = { read_document = 1e308 }", "", &[]), "--out", &out]),
+            vec!["profiles[0].effort.read_document", "100000000000000000000", "[0, 1e9]"],
+        ),
+        (
+            s(&["simulate", &scen(8, "", "time = { examine_snippet = 1e10 }", "", &[]), "--out", &out]),
+            vec!["profiles[0].time.examine_snippet", "10000000000", "[0, 1e9]"],
+        ),
+        (
+            s(&["simulate", &scen(9, "", "gain = { model = \"graded\", gains = [0.0, 1e308] }", "", &[]), "--out", &out]),
+            vec!["profiles[0].gain.gains[1]", "100000000000000000000", "[0, 1e9]"],
+        ),
+        (
+            s(&["simulate", &scen(10, "", "time = { read_document = { dist = \"lognormal\", mean = 1e300, sd = 1.0 } }", "", &[]), "--out", &out]),
+            vec!["profiles[0].time.read_document", "mean", "upper bound of 1e9"],
+        ),
+        (
+            s(&["sessions", "run", &sessions(1, "docs_per_topic = 100", "docs_per_topic = 1000001"), "--out", &out]),
+            vec!["collection.generator.docs_per_topic", "1000001", "upper bound of 1000000"],
+        ),
+        (
+            s(&["sessions", "run", &sessions(2, "queries_per_strategy = 2", "queries_per_strategy = 10001"), "--out", &out]),
+            vec!["collection.generator.queries_per_strategy", "10001", "upper bound of 10000"],
+        ),
+        (
+            s(&["sessions", "run", &sessions(3, "topics = 2\n", "topics = 9223372036854775807\n"), "--out", &out]),
+            vec!["collection.generator.topics", "9223372036854775807", "upper bound of 100000"],
+        ),
     ];
     for (args, wanted) in cases {
         let t0 = std::time::Instant::now();
@@ -546,12 +700,15 @@ fn kill_file_set_at_several_points(args: &dyn Fn(usize) -> Vec<String>, outputs:
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         contents(outputs)
     };
-    let sets = [run_to_end(0), {
-        let t0 = std::time::Instant::now();
-        let set = run_to_end(1);
-        (set, t0.elapsed())
-    }
-    .0];
+    let sets = [
+        run_to_end(0),
+        {
+            let t0 = std::time::Instant::now();
+            let set = run_to_end(1);
+            (set, t0.elapsed())
+        }
+        .0,
+    ];
     // Time a whole run again (the second one above also served to build set 1).
     let t0 = std::time::Instant::now();
     assert_eq!(run_to_end(1), sets[1]);

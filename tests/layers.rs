@@ -474,10 +474,7 @@ fn check(files: &[(String, String)]) -> Vec<String> {
             if to_top != from_top {
                 let (Some(&(lf, ref nf)), Some(&(lt, ref nt))) = (table.get(&from_top), table.get(&to_top)) else { continue };
                 if lt > lf && reported_up.insert((rel.clone(), u.line)) {
-                    problems.push(format!(
-                        "{at}: `{from_top}` (layer {nf}) uses `crate::{}` in `{to_top}` (layer {nt}), a layer above it",
-                        u.to.join("::")
-                    ));
+                    problems.push(format!("{at}: `{from_top}` (layer {nf}) uses `crate::{}` in `{to_top}` (layer {nt}), a layer above it", u.to.join("::")));
                 }
                 top_edges.entry(from_top.clone()).or_default().insert(to_top.clone());
                 let w = witness.entry((from_top.clone(), to_top.clone())).or_insert((at.clone(), 0));
@@ -560,7 +557,12 @@ const LIB: &str = "//! # Layers\n//!\n//! | layer | modules |\n//! |---|---|\n//
 
 #[test]
 fn an_upward_use_is_named_with_file_and_line() {
-    let files = crate_of(&[("lib.rs", LIB), ("error.rs", "pub struct Error;\n\nuse crate::{a::X, c};\n"), ("a.rs", "use crate::Error;\n"), ("c.rs", "use crate::a::X;\n")]);
+    let files = crate_of(&[
+        ("lib.rs", LIB),
+        ("error.rs", "pub struct Error;\n\nuse crate::{a::X, c};\n"),
+        ("a.rs", "use crate::Error;\n"),
+        ("c.rs", "use crate::a::X;\n"),
+    ]);
     // error (floor) -> a (mid) and error -> c (top) are upward, on one line: one message, naming
     // the first. error -> c -> a -> error is a circle.
     let p = check(&files);
@@ -593,7 +595,12 @@ fn a_circle_in_one_layer_and_super_paths_are_found() {
     // inside the inline `mod tests` stays in `a`.
     let p = check(&files);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert!(p[0].starts_with("import circle between top-level modules a, b:\n    a -> b (1 paths, first at src/a/inner.rs:1)\n    b -> a (1 paths, first at src/b.rs:2)"), "{p:#?}");
+    assert!(
+        p[0].starts_with(
+            "import circle between top-level modules a, b:\n    a -> b (1 paths, first at src/a/inner.rs:1)\n    b -> a (1 paths, first at src/b.rs:2)"
+        ),
+        "{p:#?}"
+    );
 }
 
 #[test]

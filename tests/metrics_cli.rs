@@ -32,11 +32,7 @@ fn serpsim_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Out {
         child.stdin.take().unwrap().write_all(bytes).unwrap();
     }
     let out = child.wait_with_output().unwrap();
-    Out {
-        ok: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Out { ok: out.status.success(), stdout: String::from_utf8_lossy(&out.stdout).into_owned(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
 }
 
 fn serpsim(args: &[&str]) -> Out {
@@ -207,7 +203,11 @@ fn bad_input_is_a_file_line_error_with_no_output() {
     let cases: Vec<(String, String, &str)> = vec![
         (q.clone(), w("short.run", b"301 Q0 a 1 1.0 r\n301 Q0 b 2 0.5\n"), "short.run:2: expected 6 fields"),
         (q.clone(), w("score.run", b"301 Q0 a 1 1.0 r\n301 Q0 b 2 high r\n"), "score.run:2: score `high` is not a number"),
-        (q.clone(), w("dup.run", b"301 Q0 a 1 1.0 r\n302 Q0 b 1 1.0 r\n301 Q0 a 2 0.5 r\n"), "dup.run:3: document `a` retrieved twice for topic `301` (first at line 1)"),
+        (
+            q.clone(),
+            w("dup.run", b"301 Q0 a 1 1.0 r\n302 Q0 b 1 1.0 r\n301 Q0 a 2 0.5 r\n"),
+            "dup.run:3: document `a` retrieved twice for topic `301` (first at line 1)",
+        ),
         (q.clone(), w("empty.run", b"# nothing here\n\n"), "empty.run:1: no results found"),
         (w("short.qrels", b"301 0 a 1\n301 0 b 1\n301 0 c\n"), r.clone(), "short.qrels:3: expected 4 fields"),
         (w("long.qrels", b"301 0 a 1 x\n"), r.clone(), "long.qrels:1: expected 4 fields"),
@@ -294,9 +294,20 @@ fn csv_json_agreement_and_compare() {
     let agree = dir.path().join("agree.csv");
     let compare = dir.path().join("compare.csv");
     let out = serpsim(&[
-        "eval", &fixture("qrels.test"), &fixture("results.test"), run2.to_str().unwrap(),
-        "-m", "map", "-m", "ndcg@10", "--agreement", agree.to_str().unwrap(), "--compare", compare.to_str().unwrap(),
-        "--resamples", "500",
+        "eval",
+        &fixture("qrels.test"),
+        &fixture("results.test"),
+        run2.to_str().unwrap(),
+        "-m",
+        "map",
+        "-m",
+        "ndcg@10",
+        "--agreement",
+        agree.to_str().unwrap(),
+        "--compare",
+        compare.to_str().unwrap(),
+        "--resamples",
+        "500",
     ]);
     assert!(out.ok, "{}", out.stderr);
     assert!(out.stdout.starts_with("run,metric,topic,value\n"));
@@ -319,8 +330,7 @@ fn csv_json_agreement_and_compare() {
     // retrieved, topics 322 and 333); the mean of 1/rank is trec_eval 10's recip_rank all
     // 0.7807 (out/all_trec.txt) and pytrec_eval's 0.7806931216931219 (trec_parity.json).
     const FIRST: [u32; 50] = [
-        12, 2, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 27, 3, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 0, 1, 1, 1, 5, 1, 1, 2, 2, 4, 1, 1, 1,
-        1, 1, 1, 1, 21,
+        12, 2, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 27, 3, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 0, 1, 1, 1, 5, 1, 1, 2, 2, 4, 1, 1, 1, 1, 1, 1, 1, 21,
     ];
     let expected = FIRST.iter().map(|&k| if k == 0 { 0.0 } else { 1.0 / k as f64 }).sum::<f64>() / 50.0;
     let all = v[0]["metrics"][0]["all"].as_f64().unwrap();
@@ -343,9 +353,7 @@ fn cube_test_and_novelty_end_to_end() {
     let a = w("a.txt", "1 Q0 d1 1 4 A\n1 Q0 d2 2 3 A\n1 Q0 d3 3 2 A\n1 Q0 d4 4 1 A\n");
     let b = w("b.txt", "1 Q0 d4 1 4 B\n1 Q0 d3 2 3 B\n1 Q0 d1 3 2 B\n");
     let s = w("s.txt", "1 c1 d1 1\n1 c2 d2 2\n1 c1 d3 2\n1 c1 d4 1\n");
-    let out = serpsim(&[
-        "eval", &q, &a, &b, "-m", "ct:time=t,eq=11", "-m", "ct:time=t", "-m", "novelty_utility@4", "--subtopics", &s, "--format", "json",
-    ]);
+    let out = serpsim(&["eval", &q, &a, &b, "-m", "ct:time=t,eq=11", "-m", "ct:time=t", "-m", "novelty_utility@4", "--subtopics", &s, "--format", "json"]);
     assert!(out.ok, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let all = |run: usize, m: usize| v[run]["metrics"][m]["all"].as_f64().unwrap();
@@ -364,8 +372,17 @@ fn click_model_metrics_by_hand() {
     std::fs::write(&qrels, "1 0 a 0\n1 0 b 1\n").unwrap();
     std::fs::write(&run, "1 Q0 a 1 2.0 R\n1 Q0 b 2 1.0 R\n").unwrap();
     let out = serpsim(&[
-        "eval", qrels.to_str().unwrap(), run.to_str().unwrap(), "-m", "rrmetric", "-m", "ebu:user=navigational,gamma=0.9",
-        "-m", "rrmetric:user=perfect", "--format", "trec",
+        "eval",
+        qrels.to_str().unwrap(),
+        run.to_str().unwrap(),
+        "-m",
+        "rrmetric",
+        "-m",
+        "ebu:user=navigational,gamma=0.9",
+        "-m",
+        "rrmetric:user=perfect",
+        "--format",
+        "trec",
     ]);
     assert!(out.ok, "{}", out.stderr);
     let value = |name: &str| -> f64 {
@@ -394,8 +411,25 @@ fn ci_states_its_method_and_is_deterministic() {
     // printed with 4 decimals, so estimates agree to 5e-5 (differences to 1e-4).
     let args = |threads: &'static str| {
         vec![
-            "eval", "--ci", "-m", "map", "-m", "P_10", "-m", "gm_map", "-m", "num_rel_ret", "--seed", "7", "--resamples",
-            "2000", "--threads", threads, "qrels.synth.zst", "run.synth_a.gz", "run.synth_b",
+            "eval",
+            "--ci",
+            "-m",
+            "map",
+            "-m",
+            "P_10",
+            "-m",
+            "gm_map",
+            "-m",
+            "num_rel_ret",
+            "--seed",
+            "7",
+            "--resamples",
+            "2000",
+            "--threads",
+            threads,
+            "qrels.synth.zst",
+            "run.synth_a.gz",
+            "run.synth_b",
         ]
     };
     let one = serpsim_in(Path::new(FIXTURES), &args("1"), None);
@@ -407,8 +441,21 @@ fn ci_states_its_method_and_is_deterministic() {
     assert_eq!(
         header,
         [
-            "kind", "run", "run_b", "measure", "topics", "estimate", "ci_lower", "ci_upper", "level", "ci_method", "resamples",
-            "seed", "test", "p_value", "test_resamples"
+            "kind",
+            "run",
+            "run_b",
+            "measure",
+            "topics",
+            "estimate",
+            "ci_lower",
+            "ci_upper",
+            "level",
+            "ci_method",
+            "resamples",
+            "seed",
+            "test",
+            "p_value",
+            "test_resamples"
         ]
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();

@@ -99,7 +99,11 @@ fn a_failed_fit_removes_its_spill_file_and_names_the_bad_line() {
 #[test]
 fn memory_budget_is_checked() {
     for (budget, says) in [("2T", "upper bound"), ("lots", "expected bytes")] {
-        let out = bin().args(["clicks", "fit", "--model", "dbn", "--memory-budget", budget, "--out", "/nonexistent/m.json", "--train"]).arg(yandex()).output().unwrap();
+        let out = bin()
+            .args(["clicks", "fit", "--model", "dbn", "--memory-budget", budget, "--out", "/nonexistent/m.json", "--train"])
+            .arg(yandex())
+            .output()
+            .unwrap();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("--memory-budget") && err.contains(says), "{err}");

@@ -123,7 +123,8 @@ fn report_plots(toml: &str, replicates: u64) -> Vec<(String, String)> {
 /// A synthetic scenario: `topics` topics, `systems` rankers of graded quality, two profiles
 /// (one with a long name), seed `seed`.
 fn synthetic(topics: usize, systems: usize, seed: u64) -> String {
-    let systems: Vec<String> = (0..systems).map(|i| format!("{{ name = \"ranker-{i}\", ndcg = [{:.2}, {:.2}] }}", 0.7 - 0.1 * i as f64, 0.8 - 0.1 * i as f64)).collect();
+    let systems: Vec<String> =
+        (0..systems).map(|i| format!("{{ name = \"ranker-{i}\", ndcg = [{:.2}, {:.2}] }}", 0.7 - 0.1 * i as f64, 0.8 - 0.1 * i as f64)).collect();
     format!(
         r#"name = "render"
 seed = {seed}
@@ -261,11 +262,12 @@ fn roc_plot_is_readable() {
 /// three thresholds (six lines).
 #[test]
 fn depth_rate_plot_is_readable() {
-    use serpsim::presets::sessions::model::SessionConfig;
     use serpsim::collection::queries::{QueryStrategy, SyntheticQueries};
+    use serpsim::presets::sessions::model::SessionConfig;
     use serpsim::presets::sessions::sweep::{depth_rate_svg, grid, paper_rules, run_points, QuerySet};
     let g = SyntheticQueries { topics: 3, docs_per_topic: 200, relevant_per_topic: 30, queries_per_strategy: 6, list_length: 40, ..Default::default() };
-    let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3].iter().map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() }).collect();
+    let sets: Vec<QuerySet> =
+        [QueryStrategy::Qs1, QueryStrategy::Qs3].iter().map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() }).collect();
     let points = grid(2, &paper_rules(), &[1, 3, 10], &SessionConfig::default());
     let results = run_points(&sets, &points, 20, 9, &|_, _| {}).unwrap();
     assert_readable("depth_vs_rate.svg", &depth_rate_svg(&results).unwrap());
@@ -286,4 +288,3 @@ fn sublists_fig6_is_readable() {
     let cells = run_sweep(&topics, &grid, &|_, _| {}).unwrap();
     assert_readable("fig6.svg", &fig6_svg(&grid, &cells).unwrap());
 }
-

@@ -76,7 +76,11 @@ fn no_csv_holds_nan_or_infinity_text() {
     let d = dir.path();
     let r = root();
     let sweep = d.join("sweep.toml");
-    std::fs::write(&sweep, common::sessions_sweep("small", 20, r#"{ rule = "fixed_depth" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3]")).unwrap();
+    std::fs::write(
+        &sweep,
+        common::sessions_sweep("small", 20, r#"{ rule = "fixed_depth" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3]"),
+    )
+    .unwrap();
     let combined = r.join("simulations/combined.toml");
     let bopha = r.join("simulations/streams/bopha.toml");
     let sublists = std::fs::read_to_string(r.join("simulations/sublists/default.toml"))
@@ -109,7 +113,22 @@ fn no_csv_holds_nan_or_infinity_text() {
     // `streams msu` writes its CSV to stdout.
     let f = |n: &str| s(&r.join("tests/fixtures/streams").join(n));
     let o = serpsim(
-        &["streams", "msu", "--topics", &f("topics.tsv"), "--nuggets", &f("nuggets.tsv"), "--matches", &f("matches.tsv"), "--updates", &f("example.tsv"), "--updates", &f("empty.tsv"), "--users", "100"],
+        &[
+            "streams",
+            "msu",
+            "--topics",
+            &f("topics.tsv"),
+            "--nuggets",
+            &f("nuggets.tsv"),
+            "--matches",
+            &f("matches.tsv"),
+            "--updates",
+            &f("example.tsv"),
+            "--updates",
+            &f("empty.tsv"),
+            "--users",
+            "100",
+        ],
         d,
     );
     assert!(o.status.success());
@@ -158,7 +177,10 @@ fn detail_levels_decide_what_is_written() {
     let o = serpsim(&["simulate", "bad.toml", "--quiet", "--out", "bad"], d);
     let err = String::from_utf8_lossy(&o.stderr);
     // The value, the allowed values and the line of `detail = "everything"` in bad.toml.
-    assert!(!o.status.success() && err.contains("everything") && err.contains("`summary` or `full`") && err.contains("bad.toml") && err.contains("line 32"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("everything") && err.contains("`summary` or `full`") && err.contains("bad.toml") && err.contains("line 32"),
+        "{err}"
+    );
     let o = serpsim(&["simulate", "--detail", "everything", "--quiet", "--out", "bad"], d);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--detail") && err.contains("everything"), "{err}");

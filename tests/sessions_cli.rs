@@ -6,7 +6,12 @@ use common::{fixture, serpsim, sessions_sweep};
 
 /// The sweep of these tests: three stopping rules at depths 1, 3 and 10, 20 users.
 fn small_sweep() -> String {
-    sessions_sweep("small", 20, r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#, "[1, 3, 10]")
+    sessions_sweep(
+        "small",
+        20,
+        r#"{ rule = "fixed_depth" }, { rule = "total_nonrelevant", basis = "snippet" }, { rule = "contiguous_nonrelevant", basis = "snippet" }"#,
+        "[1, 3, 10]",
+    )
 }
 
 #[test]
@@ -15,11 +20,7 @@ fn sweep_writes_tables_and_is_thread_independent() {
     let scen = dir.path().join("s.toml");
     std::fs::write(&scen, small_sweep()).unwrap();
     let run = |threads: &str, out: &str| {
-        let o = serpsim()
-            .args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"])
-            .arg(dir.path().join(out))
-            .output()
-            .unwrap();
+        let o = serpsim().args(["sessions", "sweep", scen.to_str().unwrap(), "--threads", threads, "--out"]).arg(dir.path().join(out)).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
     run("1", "a");
@@ -144,11 +145,7 @@ fn sweep_adjusted_p_values_equal_statsmodels() {
     let text = std::fs::read_to_string(fixture("stats/sweep_multitest.json")).expect("tests/fixtures/stats/sweep_multitest.json");
     let fx: serde_json::Value = serde_json::from_str(&text).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let o = serpsim()
-        .args(["sessions", "sweep", &fixture("sessions/multitest_sweep.toml"), "--threads", "2", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let o = serpsim().args(["sessions", "sweep", &fixture("sessions/multitest_sweep.toml"), "--threads", "2", "--out"]).arg(dir.path()).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let csv = std::fs::read_to_string(dir.path().join("tests.csv")).unwrap();
     let mut lines = csv.lines();

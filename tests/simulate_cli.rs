@@ -197,7 +197,8 @@ fn trec_run_against_its_reversal_shows_gain_and_its_cost() {
     assert_eq!(verdict["topics"], "3");
     assert!(verdict["verdict"].contains("only 3 topics"), "{verdict:?}");
     for m in ["gain", "effort", "time", "depth"] {
-        for col in ["diff", "ci_topics_users_low", "ci_topics_users_high", "p_a_better_topics_users", "mc_se_users", "ci_users_only_low", "p_a_better_sessions"] {
+        for col in ["diff", "ci_topics_users_low", "ci_topics_users_high", "p_a_better_topics_users", "mc_se_users", "ci_users_only_low", "p_a_better_sessions"]
+        {
             assert!(verdict.contains_key(&format!("{m}_{col}")), "{m}_{col}");
         }
     }
@@ -224,7 +225,20 @@ fn combined_scenario_runs_consistently() {
         let r = serpsim(&["simulate", s, "--replicates", "60", "--threads", threads, "--out", out, "--samples", "--detail", "full"], dir.path());
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
-    for f in ["summary.csv", "pooled.csv", "comparison.csv", "tests.csv", "verdict.csv", "gain_curves.csv", "budgets.csv", "budget_comparison.csv", "summary.json", "samples.csv", "distributions.svg", "gain_curves.svg"] {
+    for f in [
+        "summary.csv",
+        "pooled.csv",
+        "comparison.csv",
+        "tests.csv",
+        "verdict.csv",
+        "gain_curves.csv",
+        "budgets.csv",
+        "budget_comparison.csv",
+        "summary.json",
+        "samples.csv",
+        "distributions.svg",
+        "gain_curves.svg",
+    ] {
         let a = std::fs::read(dir.path().join("o1").join(f)).unwrap();
         assert!(!a.is_empty(), "{f} is empty");
         assert!(a == std::fs::read(dir.path().join("o2").join(f)).unwrap(), "{f} differs between --threads 1 and 2");
@@ -284,7 +298,8 @@ fn synthetic_interval_matches_an_independent_computation() {
     let scenario = root.join("simulations/synthetic.toml");
     let r = serpsim(&["simulate", scenario.to_str().unwrap(), "--replicates", "200", "--seed", "7", "--out", "out", "--quiet"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("tests/fixtures/simulate/synthetic_interval.json")).unwrap()).unwrap();
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/fixtures/simulate/synthetic_interval.json")).unwrap()).unwrap();
     let verdicts = csv_rows(&dir.path().join("out/verdict.csv"));
     assert_eq!(verdicts.len(), 2);
     for v in &verdicts {
@@ -353,7 +368,9 @@ fn default_run_prints_the_answer_on_one_screen() {
 fn deterministic_users_are_reported_with_their_distinct_sessions() {
     let dir = tempfile::tempdir().unwrap();
     project(dir.path());
-    let s = SCENARIO.replace("continuation = { model = \"rbp\", p = 0.7 }", "stopping = [{ rule = \"contiguous_nonrelevant\", n = 1 }]").replace("clicks = { click = [0.3, 0.9], stop = [0.0, 0.2], mark = [0.0, 1.0] }", "clicks = { click = [0.0, 1.0], stop = [0.0], mark = [0.0, 1.0] }");
+    let s = SCENARIO
+        .replace("continuation = { model = \"rbp\", p = 0.7 }", "stopping = [{ rule = \"contiguous_nonrelevant\", n = 1 }]")
+        .replace("clicks = { click = [0.3, 0.9], stop = [0.0, 0.2], mark = [0.0, 1.0] }", "clicks = { click = [0.0, 1.0], stop = [0.0], mark = [0.0, 1.0] }");
     let path = write(dir.path(), "det.toml", &s);
     let r = serpsim(&["simulate", path.to_str().unwrap(), "--out", "out"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
@@ -503,7 +520,12 @@ fn a_fitted_click_model_drives_a_collection_it_does_not_cover() {
     let r = serpsim(&["simulate", "q.toml", "--out", "oq"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let e = String::from_utf8_lossy(&r.stderr);
-    assert!(e.contains("warning:") && e.contains("quantile matching (assumed: attractiveness and satisfaction rise with the relevance grade") && e.contains("100.0 % unseen"), "{e}");
+    assert!(
+        e.contains("warning:")
+            && e.contains("quantile matching (assumed: attractiveness and satisfaction rise with the relevance grade")
+            && e.contains("100.0 % unseen"),
+        "{e}"
+    );
     let summary = std::fs::read_to_string(dir.path().join("oq/summary.json")).unwrap();
     assert!(summary.contains("quantile matching"), "summary.json has no warning about the mapping");
     // A model file with labels (`clicks fit --qrels`) maps by them without being told.

@@ -77,7 +77,9 @@ fn scenario_equals_the_flags() {
 #[test]
 fn bad_scenarios_name_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(root().join("simulations/streams/bopha.toml")).unwrap().replace("../../tests/fixtures/streams/", &format!("{}/", root().join("tests/fixtures/streams").display()));
+    let text = std::fs::read_to_string(root().join("simulations/streams/bopha.toml"))
+        .unwrap()
+        .replace("../../tests/fixtures/streams/", &format!("{}/", root().join("tests/fixtures/streams").display()));
     for (from, to, needle) in [
         ("lateness = 0.5", "lateness = 1.5", "lateness"),
         ("lateness = 0.5", "latenes = 0.5", "latenes"),
@@ -101,11 +103,17 @@ fn simulate_runs_stream_scenarios() {
     let (a, b) = (dir.path().join("run"), dir.path().join("simulate"));
     let o = run(&scen, &a, "2");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--out", b.to_str().unwrap(), "--threads", "1"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_serpsim"))
+        .args(["simulate", scen.to_str().unwrap(), "--out", b.to_str().unwrap(), "--threads", "1"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for f in ["msu.csv", "summary.json", "verdict.csv"] {
         assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f}");
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_serpsim")).args(["simulate", scen.to_str().unwrap(), "--samples", "--out", dir.path().join("x").to_str().unwrap()]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_serpsim"))
+        .args(["simulate", scen.to_str().unwrap(), "--samples", "--out", dir.path().join("x").to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--samples is not available for stream scenarios"));
 }

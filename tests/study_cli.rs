@@ -80,10 +80,27 @@ fn synthetic_study_fits_a_scenario_that_simulates() {
     // same for any thread count; a bad share is refused with the flag's name.
     let qrels = s(&d.join("qrels.txt"));
     for t in ["1", "2"] {
-        run(&["study", "validate", &s(&annotated), "--qrels", &qrels, "--replicates", "50", "--bootstrap", "50", "--threads", t, "--out", &s(&d.join(format!("val{t}")))]);
+        run(&[
+            "study",
+            "validate",
+            &s(&annotated),
+            "--qrels",
+            &qrels,
+            "--replicates",
+            "50",
+            "--bootstrap",
+            "50",
+            "--threads",
+            t,
+            "--out",
+            &s(&d.join(format!("val{t}"))),
+        ]);
     }
     let table = std::fs::read_to_string(d.join("val1/distances.csv")).unwrap();
-    assert!(table.starts_with("model,measure,real,simulated,") && table.contains("\nstudy-fitted,visited_depth,") && table.contains("\nstudy-fitted,visit@1,"), "{table}");
+    assert!(
+        table.starts_with("model,measure,real,simulated,") && table.contains("\nstudy-fitted,visited_depth,") && table.contains("\nstudy-fitted,visit@1,"),
+        "{table}"
+    );
     assert_eq!(table, std::fs::read_to_string(d.join("val2/distances.csv")).unwrap());
     assert!(std::fs::read_to_string(d.join("val1/validation.svg")).unwrap().contains("deepest rank visited"));
     // SimEval-IR's measures of the same searches, identical for any thread count.
@@ -183,8 +200,15 @@ fn events_read_asc_gzip_and_pymovements_csv_alike() {
 fn events_read_a_generic_csv_with_a_column_mapping() {
     let file = gaze("csv/pvt_layout_handmade.csv");
     let (out, notes) = run_ok(&[
-        "study", "events", &p(&file), "--columns", "time=eyelink_timestamp,x=x_pix_eyelink,y=y_pix_eyelink,pupil=pupil_size_eyelink",
-        "--screen-px", "1920,1080", "--min-duration", "20",
+        "study",
+        "events",
+        &p(&file),
+        "--columns",
+        "time=eyelink_timestamp,x=x_pix_eyelink,y=y_pix_eyelink,pupil=pupil_size_eyelink",
+        "--screen-px",
+        "1920,1080",
+        "--min-duration",
+        "20",
     ]);
     assert!(notes.contains("time unit: ms (inferred") && notes.contains("1000.0 Hz"), "{notes}");
     let mut rdr = csv::Reader::from_path(&file).unwrap();
@@ -249,7 +273,10 @@ fn malformed_gaze_files_fail_cleanly() {
 #[test]
 fn tobii_layout_reads_screen_and_tracker_fixations() {
     let (out, notes) = run_ok(&["study", "agreement", &p(&gaze("tobii/bino_1000hz_as_tobii_pro_lab.tsv"))]);
-    assert!(notes.contains("layout: Tobii Pro Lab export") && notes.contains("1920 x 1080 px from") && notes.contains("time unit: us (from the column name"), "{notes}");
+    assert!(
+        notes.contains("layout: Tobii Pro Lab export") && notes.contains("1920 x 1080 px from") && notes.contains("time unit: us (from the column name"),
+        "{notes}"
+    );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 1);
     let starts: Vec<f64> = v[0]["pairs"].as_array().unwrap().iter().map(|x| x["start"].as_f64().unwrap()).collect();
@@ -277,7 +304,8 @@ fn annotate_reads_balabit_cursor_counts_result_hovers_and_is_idempotent() {
     let (_, notes) = run_ok(&["study", "annotate", &p(&dir.path().join("log.jsonl")), "--cursor-dir", &p(&cursor), "--out", &p(&once)]);
     assert!(notes.contains("Balabit") && notes.contains("1 token hovers, 1 result hovers") && notes.contains("replaced 0 fixation and 1 hover"), "{notes}");
     let text = std::fs::read_to_string(&once).unwrap();
-    let hovers: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).filter(|v| v["event"] == "hover").collect();
+    let hovers: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).filter(|v| v["event"] == "hover").collect();
     assert_eq!(hovers.len(), 2);
     for h in &hovers {
         assert!((h["t"].as_f64().unwrap() - 10950.0).abs() < 1e-6 && (h["duration"].as_f64().unwrap() - 400.0).abs() < 1e-6, "{h}");
@@ -323,7 +351,15 @@ fn both_detectors_agree_with_efix_at_1000_250_60_and_30_hz() {
                 assert!((r["onset_tolerance_ms"].as_f64().unwrap() - (20.0 + dt)).abs() < 1e-9);
                 assert_eq!((r["reference"].as_u64(), r["onset_matched"].as_u64(), r["detected"].as_u64()), (Some(5), Some(5), Some(5)), "{file} {method}: {r}");
             }
-            let hz = if file.contains("30hz") { "30 Hz" } else if file.contains("60hz") { "60 Hz" } else if file.contains("250hz") { "250 Hz" } else { "1000 Hz" };
+            let hz = if file.contains("30hz") {
+                "30 Hz"
+            } else if file.contains("60hz") {
+                "60 Hz"
+            } else if file.contains("250hz") {
+                "250 Hz"
+            } else {
+                "1000 Hz"
+            };
             assert!(notes.contains(&format!("sampling: {hz} from the file's RATE")), "{notes}");
         }
     }

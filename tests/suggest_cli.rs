@@ -142,13 +142,8 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     use std::io::Write;
-    let mut child = bin()
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        bin().args(args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
 }
@@ -159,12 +154,7 @@ fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
 #[test]
 fn pairs_from_stdin_gzip_and_file_give_the_same_tsv() {
     let pairs = b"dog\tcat\nran\twalk\tv\nrex\tcat\n";
-    let want_lch = format!(
-        "word1\tword2\tpos\tlch\ndog\tcat\tn\t{}\nran\twalk\tv\t{}\nrex\tcat\tn\t{}\n",
-        (8.0f64 / 3.0).ln(),
-        2f64.ln(),
-        2f64.ln()
-    );
+    let want_lch = format!("word1\tword2\tpos\tlch\ndog\tcat\tn\t{}\nran\twalk\tv\t{}\nrex\tcat\tn\t{}\n", (8.0f64 / 3.0).ln(), 2f64.ln(), 2f64.ln());
     let mini = mini();
     let mini = mini.to_str().unwrap();
     let out = run_with_stdin(&["wordnet", "lch", "--pairs", "-", "--wordnet", mini], pairs);
@@ -173,7 +163,10 @@ fn pairs_from_stdin_gzip_and_file_give_the_same_tsv() {
     let out = run_with_stdin(&["wordnet", "lch", "--pairs", "-", "--wordnet", mini], &gzip(pairs));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), want_lch);
     let out = run_with_stdin(&["wordnet", "path", "--pairs", "-", "--wordnet", mini], pairs);
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "word1\tword2\tpos\tpath\ndog\tcat\tn\t0.3333333333333333\nran\twalk\tv\t0.3333333333333333\nrex\tcat\tn\t0.25\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "word1\tword2\tpos\tpath\ndog\tcat\tn\t0.3333333333333333\nran\twalk\tv\t0.3333333333333333\nrex\tcat\tn\t0.25\n"
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("pairs.tsv.gz");
     std::fs::write(&file, gzip(pairs)).unwrap();

@@ -11,15 +11,8 @@ use serpsim::stats::topics::TopicInference;
 
 /// statsmodels' value of `kind` at `(a, b)` in the fixture.
 fn statsmodels(kind: &str, a: &str, b: &str) -> f64 {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/power/statsmodels_ttest_power.csv"
-    ))
-    .unwrap();
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{kind},{a},{b},")))
-        .unwrap_or_else(|| panic!("no fixture row {kind},{a},{b}"));
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/power/statsmodels_ttest_power.csv")).unwrap();
+    let line = text.lines().find(|l| l.starts_with(&format!("{kind},{a},{b},"))).unwrap_or_else(|| panic!("no fixture row {kind},{a},{b}"));
     line.rsplit(',').next().unwrap().parse().unwrap()
 }
 
@@ -84,11 +77,7 @@ fn power_line_is_statsmodels_solve_power() {
     let v = verdict(&pair("p", 10, 0.4 * sd, 0.5, -0.5, 1.9));
     assert_eq!(v.topics_needed, statsmodels("nobs", "0.4", "0.8").ceil());
     let detectable = statsmodels("effect", "10", "0.8") * sd;
-    assert!(
-        (v.min_detectable - detectable).abs() < 1e-8 * detectable,
-        "{} against {detectable}",
-        v.min_detectable
-    );
+    assert!((v.min_detectable - detectable).abs() < 1e-8 * detectable, "{} against {detectable}", v.min_detectable);
     // 0.99600 x 1.5811 = 1.5747 -> "1.57"; the observed 0.632 -> "+0.632"; 52 topics.
     assert_eq!(
         power_line(&v).unwrap(),
@@ -105,16 +94,16 @@ fn users_line_counts_models_and_names_dissenters() {
     let unclear = |p: &str| verdict(&pair(p, 16, 0.2, 0.25, -0.3, 0.7));
     let worse = |p: &str| verdict(&pair(p, 16, -1.0, 0.25, -1.53, -0.47));
     let lines = users_lines(&[clear("patient"), unclear("impatient"), clear("dbn")]);
-    assert_eq!(lines, vec!["users: ALPHA better than BETA for 2 of 3 user models (gain, 95 % over topics and users); disagreeing: impatient: no clear difference"]);
-    let lines = users_lines(&[
-        worse("patient"),
-        worse("impatient"),
-        clear("dbn"),
-        unclear("pbm"),
-    ]);
     assert_eq!(
         lines,
-        vec!["users: BETA better than ALPHA for 2 of 4 user models (gain, 95 % over topics and users); disagreeing: dbn: ALPHA better, pbm: no clear difference"]
+        vec!["users: ALPHA better than BETA for 2 of 3 user models (gain, 95 % over topics and users); disagreeing: impatient: no clear difference"]
+    );
+    let lines = users_lines(&[worse("patient"), worse("impatient"), clear("dbn"), unclear("pbm")]);
+    assert_eq!(
+        lines,
+        vec![
+            "users: BETA better than ALPHA for 2 of 4 user models (gain, 95 % over topics and users); disagreeing: dbn: ALPHA better, pbm: no clear difference"
+        ]
     );
     let lines = users_lines(&[clear("patient"), clear("pbm")]);
     assert_eq!(lines, vec!["users: ALPHA better than BETA for 2 of 2 user models (gain, 95 % over topics and users); every model agrees"]);

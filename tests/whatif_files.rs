@@ -10,11 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn serpsim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_serpsim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("serpsim runs")
+    Command::new(env!("CARGO_BIN_EXE_serpsim")).args(args).current_dir(cwd).output().expect("serpsim runs")
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -45,23 +41,14 @@ fn collection(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
             b += &format!("{t} Q0 {t}-{} {} {} B\n", 5 - d, d + 1, 10 - d);
         }
     }
-    (
-        write(dir, "qrels.txt", &q),
-        write(dir, "a.run", &a),
-        write(dir, "b.run", &b),
-    )
+    (write(dir, "qrels.txt", &q), write(dir, "a.run", &a), write(dir, "b.run", &b))
 }
 
 fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
         .collect();
     out.sort();
     out
@@ -73,112 +60,33 @@ fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn one_command_equals_the_printed_scenario() {
     let dir = tempfile::tempdir().unwrap();
     let (q, a, b) = collection(dir.path());
-    let (q, a, b) = (
-        q.to_str().unwrap(),
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    );
-    let r = serpsim(
-        &[
-            "simulate",
-            "--qrels",
-            q,
-            "--run",
-            a,
-            "--run",
-            b,
-            "--replicates",
-            "200",
-            "--out",
-            "one",
-            "--users",
-            "robust",
-        ],
-        dir.path(),
-    );
+    let (q, a, b) = (q.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap());
+    let r = serpsim(&["simulate", "--qrels", q, "--run", a, "--run", b, "--replicates", "200", "--out", "one", "--users", "robust"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let p = serpsim(
-        &[
-            "simulate",
-            "--qrels",
-            q,
-            "--run",
-            a,
-            "--run",
-            b,
-            "--users",
-            "robust",
-            "--print-scenario",
-        ],
-        dir.path(),
-    );
+    let p = serpsim(&["simulate", "--qrels", q, "--run", a, "--run", b, "--users", "robust", "--print-scenario"], dir.path());
     assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
     std::fs::create_dir(dir.path().join("keep")).unwrap();
-    let kept = write(
-        &dir.path().join("keep"),
-        "whatif.toml",
-        &String::from_utf8(p.stdout).unwrap(),
-    );
+    let kept = write(&dir.path().join("keep"), "whatif.toml", &String::from_utf8(p.stdout).unwrap());
     // Run from another folder: the scenario names its files by absolute path.
-    let f = serpsim(
-        &[
-            "simulate",
-            kept.to_str().unwrap(),
-            "--replicates",
-            "200",
-            "--out",
-            "../file",
-        ],
-        &dir.path().join("keep"),
-    );
+    let f = serpsim(&["simulate", kept.to_str().unwrap(), "--replicates", "200", "--out", "../file"], &dir.path().join("keep"));
     assert!(f.status.success(), "{}", String::from_utf8_lossy(&f.stderr));
-    let (one, file) = (
-        files_in(&dir.path().join("one")),
-        files_in(&dir.path().join("file")),
-    );
-    assert!(
-        one.len() >= 10,
-        "{:?}",
-        one.iter().map(|f| &f.0).collect::<Vec<_>>()
-    );
-    assert_eq!(
-        one.iter().map(|f| &f.0).collect::<Vec<_>>(),
-        file.iter().map(|f| &f.0).collect::<Vec<_>>()
-    );
+    let (one, file) = (files_in(&dir.path().join("one")), files_in(&dir.path().join("file")));
+    assert!(one.len() >= 10, "{:?}", one.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert_eq!(one.iter().map(|f| &f.0).collect::<Vec<_>>(), file.iter().map(|f| &f.0).collect::<Vec<_>>());
     for (x, y) in one.iter().zip(&file) {
-        assert!(
-            x.1 == y.1,
-            "{} differs between the one command and its scenario file",
-            x.0
-        );
+        assert!(x.1 == y.1, "{} differs between the one command and its scenario file", x.0);
     }
-    let answer = |o: &Output| {
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .filter(|l| !l.starts_with("wrote "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let answer = |o: &Output| String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.starts_with("wrote ")).collect::<Vec<_>>().join("\n");
     assert_eq!(answer(&r), answer(&f));
     // Four user models, one line on whether they agree.
-    let users = answer(&r)
-        .lines()
-        .filter(|l| l.starts_with("users: "))
-        .count();
+    let users = answer(&r).lines().filter(|l| l.starts_with("users: ")).count();
     assert_eq!(users, 1, "{}", answer(&r));
     assert!(answer(&r).contains("of 4 user models"), "{}", answer(&r));
     // No system was added: the only pair is A vs B.
     let verdict = std::fs::read_to_string(dir.path().join("one/verdict.csv")).unwrap();
     assert_eq!(verdict.lines().count(), 1 + 4, "{verdict}");
-    assert!(
-        verdict.lines().skip(1).all(|l| l.contains(",A,B,")),
-        "{verdict}"
-    );
-    assert!(verdict
-        .lines()
-        .next()
-        .unwrap()
-        .contains("gain_topics_needed_80_power,gain_min_detectable_diff_topics"));
+    assert!(verdict.lines().skip(1).all(|l| l.contains(",A,B,")), "{verdict}");
+    assert!(verdict.lines().next().unwrap().contains("gain_topics_needed_80_power,gain_min_detectable_diff_topics"));
 }
 
 /// Coverage counts on stderr and in summary.json, by hand from [`collection`]: the runs rank
@@ -210,19 +118,11 @@ fn coverage_is_counted_stated_and_recorded() {
     );
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{err}");
-    assert!(
-        err.contains("coverage: 12 judged topics, 11 ranked by every run, 1 run topics unjudged"),
-        "{err}"
-    );
+    assert!(err.contains("coverage: 12 judged topics, 11 ranked by every run, 1 run topics unjudged"), "{err}");
     assert!(err.contains("warning: the qrels judge 12 of the 13 topics the runs rank: 1 topic without judgements left out (per run: A 1)"), "{err}");
-    assert!(
-        err.contains("warning: run B does not rank 1 judged topic that another run ranks"),
-        "{err}"
-    );
+    assert!(err.contains("warning: run B does not rank 1 judged topic that another run ranks"), "{err}");
     assert!(err.contains("count as non-relevant: A judged@"), "{err}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap())
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap()).unwrap();
     let c = &json["coverage"];
     assert_eq!(c["judged_topics"], 12);
     assert_eq!(c["run_topics"], 13);
@@ -237,28 +137,12 @@ fn coverage_is_counted_stated_and_recorded() {
     // Judged@k of A at the depth users reach: A's first 4 results are its 4 judged ones, so
     // min(k, 4) / k, which is 4 / k for k >= 4 (the PBM user reaches rank 6 in 1/6 of sessions).
     let k = c["systems"][0]["depth_k"].as_u64().unwrap() as f64;
-    assert_eq!(
-        c["systems"][0]["judged_at_k"].as_f64().unwrap(),
-        serpsim::write::round_sig(4.0 / k)
-    );
-    let warnings: Vec<String> = json["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap().to_string())
-        .collect();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("1 topic without judgements left out")),
-        "{warnings:?}"
-    );
+    assert_eq!(c["systems"][0]["judged_at_k"].as_f64().unwrap(), serpsim::write::round_sig(4.0 / k));
+    let warnings: Vec<String> = json["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect();
+    assert!(warnings.iter().any(|w| w.contains("1 topic without judgements left out")), "{warnings:?}");
     // The answer ends its warnings with them too.
     let answer = std::fs::read_to_string(dir.path().join("o/answer.txt")).unwrap();
-    assert!(
-        answer.contains("warning: the qrels judge 12 of the 13 topics"),
-        "{answer}"
-    );
+    assert!(answer.contains("warning: the qrels judge 12 of the 13 topics"), "{answer}");
 }
 
 /// More than half of the runs' topics unjudged is refused with the counts (qrels for topics
@@ -269,105 +153,39 @@ fn misleading_comparisons_are_refused() {
     let (_, a, b) = collection(dir.path());
     let few = write(dir.path(), "few.txt", "1 0 1-0 2\n2 0 2-0 1\n3 0 3-0 1\n");
     let args = |extra: &[&str]| {
-        let mut v = vec![
-            "simulate",
-            "--qrels",
-            few.to_str().unwrap(),
-            "--run",
-            a.to_str().unwrap(),
-            "--run",
-            b.to_str().unwrap(),
-            "--replicates",
-            "50",
-            "--out",
-            "o",
-        ];
+        let mut v =
+            vec!["simulate", "--qrels", few.to_str().unwrap(), "--run", a.to_str().unwrap(), "--run", b.to_str().unwrap(), "--replicates", "50", "--out", "o"];
         v.extend_from_slice(extra);
         v.into_iter().map(String::from).collect::<Vec<_>>()
     };
     let run = |extra: &[&str]| {
         let a = args(extra);
-        serpsim(
-            &a.iter().map(String::as_str).collect::<Vec<_>>(),
-            dir.path(),
-        )
+        serpsim(&a.iter().map(String::as_str).collect::<Vec<_>>(), dir.path())
     };
     let r = run(&[]);
     assert!(!r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(
-        err.contains(
-            "the qrels judge 3 of the 13 topics the runs rank (10 unjudged, more than half)"
-        ),
-        "{err}"
-    );
+    assert!(err.contains("the qrels judge 3 of the 13 topics the runs rank (10 unjudged, more than half)"), "{err}");
     assert!(err.contains("--allow-partial-judgements"), "{err}");
-    assert!(
-        !dir.path().join("o").exists(),
-        "a refused run writes nothing"
-    );
+    assert!(!dir.path().join("o").exists(), "a refused run writes nothing");
     let r = run(&["--allow-partial-judgements"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap())
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap()).unwrap();
     assert_eq!(json["coverage"]["unjudged_run_topics"], 10);
     assert_eq!(json["coverage"]["allow_partial_judgements"], true);
     // The same switch on a scenario file.
-    let p = serpsim(
-        &args(&["--print-scenario"])
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-        dir.path(),
-    );
+    let p = serpsim(&args(&["--print-scenario"]).iter().map(String::as_str).collect::<Vec<_>>(), dir.path());
     let s = write(dir.path(), "s.toml", &String::from_utf8(p.stdout).unwrap());
-    let r = serpsim(
-        &[
-            "simulate",
-            s.to_str().unwrap(),
-            "--replicates",
-            "50",
-            "--out",
-            "o2",
-        ],
-        dir.path(),
-    );
+    let r = serpsim(&["simulate", s.to_str().unwrap(), "--replicates", "50", "--out", "o2"], dir.path());
     assert!(!r.status.success());
-    let r = serpsim(
-        &[
-            "simulate",
-            s.to_str().unwrap(),
-            "--replicates",
-            "50",
-            "--out",
-            "o2",
-            "--allow-partial-judgements",
-        ],
-        dir.path(),
-    );
+    let r = serpsim(&["simulate", s.to_str().unwrap(), "--replicates", "50", "--out", "o2", "--allow-partial-judgements"], dir.path());
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     // A run none of whose topics is judged.
     let other = write(dir.path(), "other.run", "99 Q0 x 1 1.0 Z\n");
-    let r = serpsim(
-        &[
-            "simulate",
-            "--qrels",
-            few.to_str().unwrap(),
-            "--run",
-            other.to_str().unwrap(),
-            "--allow-partial-judgements",
-            "--out",
-            "o3",
-        ],
-        dir.path(),
-    );
+    let r = serpsim(&["simulate", "--qrels", few.to_str().unwrap(), "--run", other.to_str().unwrap(), "--allow-partial-judgements", "--out", "o3"], dir.path());
     assert!(!r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(
-        err.contains("run `Z` has no judged topic: none of its 1 topics is in the qrels"),
-        "{err}"
-    );
+    assert!(err.contains("run `Z` has no judged topic: none of its 1 topics is in the qrels"), "{err}");
 }
 
 /// `--topics` restricts both the qrels and the runs; an unknown topic is an error; the
@@ -376,41 +194,18 @@ fn misleading_comparisons_are_refused() {
 fn topics_and_profiles() {
     let dir = tempfile::tempdir().unwrap();
     let (q, a, b) = collection(dir.path());
-    let base = [
-        "simulate",
-        "--qrels",
-        q.to_str().unwrap(),
-        "--run",
-        a.to_str().unwrap(),
-        "--run",
-        b.to_str().unwrap(),
-    ];
+    let base = ["simulate", "--qrels", q.to_str().unwrap(), "--run", a.to_str().unwrap(), "--run", b.to_str().unwrap()];
     let with = |extra: &[&str]| serpsim(&[&base[..], extra].concat(), dir.path());
-    let r = with(&[
-        "--topics",
-        "1,2,3,4,5",
-        "--replicates",
-        "50",
-        "--out",
-        "o",
-        "--profile",
-        "dbn",
-    ]);
+    let r = with(&["--topics", "1,2,3,4,5", "--replicates", "50", "--out", "o", "--profile", "dbn"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap())
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap()).unwrap();
     assert_eq!(json["coverage"]["run_topics"], 5);
     assert_eq!(json["coverage"]["unjudged_run_topics"], 0);
     let p = with(&["--topics", "1,2", "--print-scenario"]);
     assert!(String::from_utf8_lossy(&p.stdout).contains("topics = [\"1\", \"2\"]"));
     let r = with(&["--topics", "1,77"]);
     assert!(!r.status.success());
-    assert!(
-        String::from_utf8_lossy(&r.stderr).contains("topic `77`"),
-        "{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
+    assert!(String::from_utf8_lossy(&r.stderr).contains("topic `77`"), "{}", String::from_utf8_lossy(&r.stderr));
     let r = with(&["--profile", "nobody", "--print-scenario"]);
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("no built-in user `nobody`"));

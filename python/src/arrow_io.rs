@@ -23,16 +23,14 @@ fn names(batch: &RecordBatch) -> String {
 
 /// Column `name` of `batch`, or an error naming it and the columns present.
 pub fn column<'a>(py: Python<'_>, batch: &'a RecordBatch, name: &str, what: &str) -> PyResult<&'a ArrayRef> {
-    batch
-        .column_by_name(name)
-        .ok_or_else(|| invalid(py, format!("{what}: missing column `{name}` (columns present: {})", names(batch))))
+    batch.column_by_name(name).ok_or_else(|| invalid(py, format!("{what}: missing column `{name}` (columns present: {})", names(batch))))
 }
 
+use serpsim::logs::arrow::ColumnError;
 /// The library's Arrow click-log column readers (`serpsim::logs::arrow`), the one decoder
 /// the CLI, Python and Spark share: ids (strings, integers as decimal text, dictionaries),
 /// list columns and click flags.
 pub use serpsim::logs::arrow::{FlagColumn as Flags, IdColumn as Strs, ListColumn as Lists};
-use serpsim::logs::arrow::ColumnError;
 
 fn type_error(py: Python<'_>, what: &str, e: ColumnError) -> PyErr {
     match e {
@@ -67,4 +65,3 @@ pub fn to_python(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
 pub fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     RecordBatch::try_from_iter(columns).expect("columns of equal length")
 }
-

@@ -8,17 +8,17 @@ use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObject;
+use serpsim::clickmodels::driver::FitSummary;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
 use serpsim::clickmodels::gibbs::GibbsConfig;
+use serpsim::clickmodels::labels::{read_labels, LabelInputs, LabelRequest, LabelSummary};
+use serpsim::clickmodels::portable::{fit_by_grade_labeled, ByGrade, ByGradeOptions};
 use serpsim::clickmodels::posterior::fit::fit_model;
 use serpsim::clickmodels::posterior::PosteriorConfig;
 use serpsim::clickmodels::prior::PriorScope;
-use serpsim::clickmodels::driver::FitSummary;
-use serpsim::clickmodels::labels::{read_labels, LabelInputs, LabelRequest, LabelSummary};
-use serpsim::clickmodels::portable::{fit_by_grade_labeled, ByGrade, ByGradeOptions};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, Format, LogData, Vocab};
-use pyo3::IntoPyObject;
 use serpsim::progress::Progress;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -107,7 +107,9 @@ fn columns_text(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = v.extract::<String>() {
         return Ok(s);
     }
-    let d = v.cast::<PyDict>().map_err(|_| invalid(py, "label_columns: give a string such as \"query=1,doc=3,label=6\" or a dict such as {\"query\": 1, \"doc\": 3, \"label\": 6}"))?;
+    let d = v.cast::<PyDict>().map_err(|_| {
+        invalid(py, "label_columns: give a string such as \"query=1,doc=3,label=6\" or a dict such as {\"query\": 1, \"doc\": 3, \"label\": 6}")
+    })?;
     let mut parts = Vec::new();
     for (k, c) in d.iter() {
         let k: String = k.extract().map_err(|_| invalid(py, "label_columns: the keys are query, doc, label and region"))?;

@@ -21,9 +21,7 @@ pub fn to_py(py: Python<'_>, e: serpsim::Error) -> PyErr {
     match e {
         serpsim::Error::Parse { .. } => raise(py, "ParseError", message),
         serpsim::Error::Config { .. } => raise(py, "ConfigError", message),
-        serpsim::Error::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
-            PyFileNotFoundError::new_err(message)
-        }
+        serpsim::Error::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         serpsim::Error::Io { .. } => raise(py, "IOError", message),
         serpsim::Error::Invalid(_) => raise(py, "InvalidInputError", message),
         serpsim::Error::Interrupted => PyKeyboardInterrupt::new_err("serpsim: interrupted"),
@@ -39,11 +37,8 @@ pub fn invalid(py: Python<'_>, message: impl Into<String>) -> PyErr {
 /// A Rust panic caught at the boundary: reported as `serpsim.InternalError`, never as a
 /// `PanicException`.
 pub fn panic_to_py(py: Python<'_>, payload: Box<dyn std::any::Any + Send>) -> PyErr {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
+    let what =
+        payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into());
     raise(py, "InternalError", format!("internal error in serpsim (please report it): {what}"))
 }
 

@@ -431,7 +431,16 @@ impl PyEvaluation {
     /// `stats::topics::over_topics`.
     #[pyo3(signature = (method="bca", level=0.95, resamples=10_000, seed=1, test="randomisation", order=None))]
     #[allow(clippy::too_many_arguments)]
-    fn ci(&self, py: Python<'_>, method: &str, level: f64, resamples: usize, seed: u64, test: &str, order: Option<Vec<usize>>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    fn ci(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        level: f64,
+        resamples: usize,
+        seed: u64,
+        test: &str,
+        order: Option<Vec<usize>>,
+    ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
         use serpsim::metrics::ci::{differences, mean_intervals, CiSettings, TestKind};
         use serpsim::stats::bootstrap::CiMethod;
         use serpsim::stats::topics::{over_topics, TopicDiff};
@@ -484,7 +493,8 @@ impl PyEvaluation {
             .iter()
             .map(|d| {
                 let (c, a, b) = (col(&d.measure), run(&d.run_a), run(&d.run_b));
-                let t: Vec<TopicDiff> = e.values[a][c].iter().zip(&e.values[b][c]).filter_map(|(x, y)| Some(TopicDiff { mean: (*x)? - (*y)?, se: 0.0 })).collect();
+                let t: Vec<TopicDiff> =
+                    e.values[a][c].iter().zip(&e.values[b][c]).filter_map(|(x, y)| Some(TopicDiff { mean: (*x)? - (*y)?, se: 0.0 })).collect();
                 over_topics(&t, level).effect_size
             })
             .collect();

@@ -32,12 +32,7 @@ where
         None => None,
         Some(0) => return Err(pyo3::exceptions::PyValueError::new_err("threads must be at least 1")),
         Some(t) if t > 256 => return Err(pyo3::exceptions::PyValueError::new_err(format!("threads={t} is more than the limit of 256"))),
-        Some(t) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
-        ),
+        Some(t) => Some(rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?),
     };
     serpsim::interrupt::reset();
     let finished = std::sync::Arc::new((Mutex::new(false), std::sync::Condvar::new()));

@@ -14,9 +14,9 @@ mod errors;
 mod eval;
 mod job;
 mod simulate;
+mod spark;
 mod study;
 mod wordnet;
-mod spark;
 
 /// The serpsim version this binding was built from.
 #[pyfunction]

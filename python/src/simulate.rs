@@ -98,13 +98,8 @@ impl ShardedScenario {
     /// returns the report sink's state (bytes).
     #[pyo3(signature = (first, end, threads=1))]
     fn run_units<'py>(&self, py: Python<'py>, first: usize, end: usize, threads: usize) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| crate::errors::invalid(py, format!("threads: {e}")))?;
-        let state = py
-            .detach(|| pool.install(|| serpsim::run::run_shard(&self.scenario, &self.loaded, first..end, &|_, _| {})))
-            .map_err(|e| to_py(py, e))?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| crate::errors::invalid(py, format!("threads: {e}")))?;
+        let state = py.detach(|| pool.install(|| serpsim::run::run_shard(&self.scenario, &self.loaded, first..end, &|_, _| {}))).map_err(|e| to_py(py, e))?;
         Ok(pyo3::types::PyBytes::new(py, &state))
     }
 
@@ -118,7 +113,13 @@ impl ShardedScenario {
 
 /// The scenario's text, the name errors give it, and the folder its relative paths resolve
 /// against (a file's own folder; else `base`, default the working directory).
-fn scenario_text(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, json: Option<String>, base: Option<PathBuf>) -> PyResult<(String, String, PathBuf)> {
+fn scenario_text(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    json: Option<String>,
+    base: Option<PathBuf>,
+) -> PyResult<(String, String, PathBuf)> {
     let base = base.unwrap_or_else(|| PathBuf::from("."));
     Ok(match (path, text, json) {
         (None, None, None) => (serpsim::scenario::DEFAULT_SCENARIO.into(), "embedded default scenario".into(), base),
@@ -129,7 +130,8 @@ fn scenario_text(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, js
         (None, Some(t), None) => (t, "<scenario>".into(), base),
         (None, None, Some(j)) => {
             let value: serde_json::Value = serde_json::from_str(&j).map_err(|e| crate::errors::invalid(py, format!("scenario: {e}")))?;
-            let t = toml::to_string(&value).map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
+            let t = toml::to_string(&value)
+                .map_err(|e| crate::errors::invalid(py, format!("scenario: cannot be written as TOML ({e}); None values are not allowed")))?;
             (t, "<scenario>".into(), base)
         }
         _ => return Err(crate::errors::invalid(py, "give one of path, text or json")),

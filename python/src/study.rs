@@ -134,13 +134,23 @@ fn method(
 ) -> PyResult<Method> {
     let m = match name {
         "idt" => {
-            for (set, n) in [(velocity.is_some(), "velocity"), (window_ms.is_some(), "window_ms"), (merge_gap.is_some(), "merge_gap"), (merge_angle.is_some(), "merge_angle"), (!merge, "merge")] {
+            for (set, n) in [
+                (velocity.is_some(), "velocity"),
+                (window_ms.is_some(), "window_ms"),
+                (merge_gap.is_some(), "merge_gap"),
+                (merge_angle.is_some(), "merge_angle"),
+                (!merge, "merge"),
+            ] {
                 if set {
                     return Err(invalid(py, format!("{n} is an I-VT option; it has no effect with method=\"idt\"")));
                 }
             }
             let d = IdtParams::default();
-            let p = IdtParams { dispersion_deg: dispersion.unwrap_or(d.dispersion_deg), min_duration_ms: min_duration.unwrap_or(d.min_duration_ms), max_gap_ms: max_gap };
+            let p = IdtParams {
+                dispersion_deg: dispersion.unwrap_or(d.dispersion_deg),
+                min_duration_ms: min_duration.unwrap_or(d.min_duration_ms),
+                max_gap_ms: max_gap,
+            };
             p.validate().map_err(|e| to_py(py, e))?;
             Method::Idt(p)
         }
@@ -238,7 +248,12 @@ fn samples_from_table(batches: &[RecordBatch]) -> serpsim::Result<[Vec<Sample>; 
             let s = Sample { time: t[i], x: x[i] as f32, y: y[i] as f32, pupil: pupil[i] as f32 };
             if let Some(prev) = out[k].last() {
                 if s.time < prev.time {
-                    return Err(Error::Invalid(format!("{what}: row {}: time {} is before the previous sample's {} (sort by time)", base + i, s.time, prev.time)));
+                    return Err(Error::Invalid(format!(
+                        "{what}: row {}: time {} is before the previous sample's {} (sort by time)",
+                        base + i,
+                        s.time,
+                        prev.time
+                    )));
                 }
             }
             out[k].push(s);
@@ -416,7 +431,9 @@ fn map_aois(py: Python<'_>, aoi_source: &Bound<'_, PyAny>, page: &str, x: Vec<f6
     if x.len() != y.len() {
         return Err(invalid(py, format!("x has {} values and y {}", x.len(), y.len())));
     }
-    let pg = set.page(page).ok_or_else(|| invalid(py, format!("page `{page}` is not in the AOIs (pages: {})", set.pages.iter().map(|p| p.id.as_str()).collect::<Vec<_>>().join(", "))))?;
+    let pg = set.page(page).ok_or_else(|| {
+        invalid(py, format!("page `{page}` is not in the AOIs (pages: {})", set.pages.iter().map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ")))
+    })?;
     let (mut tok, mut ti, mut res, mut rank) = (vec![], vec![], vec![], vec![]);
     for (&px, &py_) in x.iter().zip(&y) {
         let t = pg.tokens.locate(px, py_);
@@ -467,7 +484,8 @@ fn attention(py: Python<'_>, log: PathBuf, source: &str) -> PyResult<Job> {
         let (d, f) = a.shares();
         let acq = serde_json::json!({"added_terms": a.added_terms, "displayed_before": a.displayed_before, "attended_before": a.attended_before, "share_displayed": d, "share_attended": f, "source": source}).to_string();
         let words = word_attention(inputs.iter().flat_map(|s| s.attended.iter().map(move |(_, w, dur)| (s.session.as_str(), w.as_str(), *dur))));
-        let flat: Vec<(&str, &str, u64, f64)> = words.iter().flat_map(|s| s.words.iter().map(move |w| (s.session.as_str(), w.word.as_str(), w.frequency as u64, w.duration_ms))).collect();
+        let flat: Vec<(&str, &str, u64, f64)> =
+            words.iter().flat_map(|s| s.words.iter().map(move |w| (s.session.as_str(), w.word.as_str(), w.frequency as u64, w.duration_ms))).collect();
         let words = arrow_io::batch(vec![
             ("session", strs(flat.iter().map(|r| r.0))),
             ("word", strs(flat.iter().map(|r| r.1))),

@@ -98,7 +98,11 @@ pub fn unseen_share(log: &ClickLog, r: &Ranking, depth: usize) -> f64 {
             u += usize::from(!log.seen[p as usize]);
         }
     }
-    if n == 0 { 0.0 } else { u as f64 / n as f64 }
+    if n == 0 {
+        0.0
+    } else {
+        u as f64 / n as f64
+    }
 }
 
 /// The evaluated lists of production (index 0) and every candidate: per logged query with
@@ -156,10 +160,7 @@ impl EvalLists {
     /// Every ranker's `M = sum_q p(q) metric(q)` under each of `k` joint draws;
     /// `metric(j, slots)` is the metric of one evaluated list under draw `j`.
     pub(crate) fn per_draw(&self, k: usize, metric: impl Fn(usize, &[u32]) -> f64 + Sync) -> Vec<Vec<f64>> {
-        (0..k)
-            .into_par_iter()
-            .map(|j| self.lists.iter().map(|r| r.iter().map(|(w, l)| w * metric(j, l)).sum::<f64>()).collect())
-            .collect()
+        (0..k).into_par_iter().map(|j| self.lists.iter().map(|r| r.iter().map(|(w, l)| w * metric(j, l)).sum::<f64>()).collect()).collect()
     }
 }
 

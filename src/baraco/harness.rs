@@ -19,9 +19,9 @@ use super::log::{ClickLog, Ranking};
 use super::metrics::{Metric, Unseen};
 use super::mixture::{fit_mixture, MixturePrior};
 use super::model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
+use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
 use crate::clickmodels::metrics::UserModel;
 use crate::clickmodels::prior::PriorScope;
-use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
 use crate::collection::letor::{linear_score, LetorData};
 use crate::error::{Error, Result};
 use crate::stats::{pearson, rmse, roc_auc};
@@ -434,7 +434,13 @@ impl Study {
                 if cfg.prior != PriorChoice::Uniform {
                     return Err(Error::Invalid("a click-model posterior takes its prior from its scope; leave the Algorithm 1 prior at uniform".into()));
                 }
-                let mcfg = ModelPosteriorConfig { model, scope, gamma: cfg.gamma, seed: crate::rng::derive_key(cfg.seed, &[6, run as u64, gen as u64, user as u64]), ..Default::default() };
+                let mcfg = ModelPosteriorConfig {
+                    model,
+                    scope,
+                    gamma: cfg.gamma,
+                    seed: crate::rng::derive_key(cfg.seed, &[6, run as u64, gen as u64, user as u64]),
+                    ..Default::default()
+                };
                 let draws = ModelDraws::sample(&log, &mcfg, cfg.samples)?;
                 (draws.priors.0, draws.priors.1, None, compare_model(&log, &draws, &prod, &cands, &bcfg)?)
             }

@@ -143,8 +143,7 @@ impl ClickLog {
             }
             let fields: Vec<&str> = line.split('\t').collect();
             if fields.len() != 3 {
-                return Err(Error::parse(source, lineno, format!(
-                    "expected 3 tab-separated fields `query<TAB>docs<TAB>clicks`, found {}", fields.len())));
+                return Err(Error::parse(source, lineno, format!("expected 3 tab-separated fields `query<TAB>docs<TAB>clicks`, found {}", fields.len())));
             }
             let qid = fields[0].trim();
             if qid.is_empty() {
@@ -213,8 +212,7 @@ pub fn parse_rankings(text: &str, source: &str, log: &mut ClickLog) -> Result<(V
         }
         let fields: Vec<&str> = line.split('\t').collect();
         if fields.len() != 3 {
-            return Err(Error::parse(source, lineno, format!(
-                "expected 3 tab-separated fields `ranker<TAB>query<TAB>docs`, found {}", fields.len())));
+            return Err(Error::parse(source, lineno, format!("expected 3 tab-separated fields `ranker<TAB>query<TAB>docs`, found {}", fields.len())));
         }
         let (name, qid) = (fields[0].trim(), fields[1].trim());
         if name.is_empty() || qid.is_empty() {
@@ -262,9 +260,12 @@ pub fn parse_weights(text: &str, source: &str) -> Result<Vec<(String, Vec<f64>)>
         let mut f = line.split_whitespace();
         let name = f.next().unwrap_or_default().to_string();
         let w: Vec<f64> = f
-            .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
-                Error::parse(source, lineno, format!("weight `{}` is not a finite number", snippet(v, ECHO)))
-            }))
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| Error::parse(source, lineno, format!("weight `{}` is not a finite number", snippet(v, ECHO))))
+            })
             .collect::<Result<_>>()?;
         if w.is_empty() {
             return Err(Error::parse(source, lineno, format!("ranker `{}` has no weights", snippet(&name, ECHO))));

@@ -66,12 +66,7 @@ pub fn evaluated_list(ranking: &[u32], seen: &[bool], unseen: Unseen, depth: usi
 /// `M_x = sum_q p(q) metric(q)` from point values per pair (used by the MT baseline and the
 /// ground truth); `lists[q]` are the evaluated lists, `weights[q]` = p(q).
 pub fn expected_metric(metric: Metric, lists: &[Vec<u32>], weights: &[f64], a: &[f64], s: &[f64]) -> f64 {
-    lists
-        .iter()
-        .zip(weights)
-        .filter(|(_, w)| **w > 0.0)
-        .map(|(l, w)| w * metric.value(l.iter().map(|&p| (a[p as usize], s[p as usize]))))
-        .sum()
+    lists.iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(l, w)| w * metric.value(l.iter().map(|&p| (a[p as usize], s[p as usize])))).sum()
 }
 
 #[cfg(test)]

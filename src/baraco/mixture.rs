@@ -326,7 +326,11 @@ pub fn fit_mixture(like_a: &[FactoredBeta], like_s: &[FactoredBeta], components:
     // Order components by attractiveness mean (stable labels for reports).
     let mut idx: Vec<usize> = (0..components).collect();
     idx.sort_by(|&x, &y| (prior.a[x].0 / (prior.a[x].0 + prior.a[x].1)).total_cmp(&(prior.a[y].0 / (prior.a[y].0 + prior.a[y].1))));
-    let prior = MixturePrior { weights: idx.iter().map(|&k| prior.weights[k]).collect(), a: idx.iter().map(|&k| prior.a[k]).collect(), s: idx.iter().map(|&k| prior.s[k]).collect() };
+    let prior = MixturePrior {
+        weights: idx.iter().map(|&k| prior.weights[k]).collect(),
+        a: idx.iter().map(|&k| prior.a[k]).collect(),
+        s: idx.iter().map(|&k| prior.s[k]).collect(),
+    };
     Ok(MixtureFit { prior, log_likelihood: last, trace })
 }
 

@@ -134,7 +134,9 @@ impl ModelDraws {
         };
         let per = cfg.chains * per_chain;
         // The first k draws of every entry (chains in order).
-        let first_k = |t: &SampledTable, entries: &mut dyn Iterator<Item = usize>| -> Vec<f32> { entries.flat_map(|i| t.draws[i * per..i * per + k].iter().copied()).collect() };
+        let first_k = |t: &SampledTable, entries: &mut dyn Iterator<Item = usize>| -> Vec<f32> {
+            entries.flat_map(|i| t.draws[i * per..i * per + k].iter().copied()).collect()
+        };
         let a = table("attractiveness")?;
         let second_name = match cfg.model {
             PosteriorModel::Dbn => "satisfaction",
@@ -211,7 +213,11 @@ pub fn compare_model(log: &ClickLog, draws: &ModelDraws, production: &Ranking, c
         return Err(Error::config(
             "baraco",
             "depth",
-            &format!("rankings evaluated to rank {longest}, beyond the {} ranks the log shows ({} examination is known there only)", draws.max_depth(), draws.model.name()),
+            &format!(
+                "rankings evaluated to rank {longest}, beyond the {} ranks the log shows ({} examination is known there only)",
+                draws.max_depth(),
+                draws.model.name()
+            ),
         ));
     }
     let per_k = ev.per_draw(cfg.samples, |j, l| model_metric(draws, cfg.metric, j, l.iter().map(|&i| ev.used[i as usize])));

@@ -1,8 +1,8 @@
 //! ROC plot (SVG, plotters) of BARACO's P(safe) against the MT estimated difference.
 
 use crate::error::Result;
-use crate::write::plot::{fit, legend, plot_err, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
 use crate::stats::{roc_auc, roc_points};
+use crate::write::plot::{fit, legend, plot_err, y_area, Ticks, DESC_FONT, OKABE_ITO, TICK_FONT};
 use plotters::prelude::*;
 
 /// ROC curves for BARACO (score P(safe), i.e. delta swept over [0, 1]) and, when `mt_diff` is

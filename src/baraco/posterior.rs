@@ -17,8 +17,8 @@
 //! `x^(alpha-1) (1-x)^(beta-1) prod_k (b_k + m_k x)^(n_k)` with equal factors merged.
 //! [`Density`] integrates them numerically (see its docs for the accuracy).
 
-use crate::error::{Error, Result};
 use super::log::ClickLog;
+use crate::error::{Error, Result};
 use crate::stats::beta_binomial::ln_beta;
 
 /// Continuation probability gamma of the DBN used to interpret clicks (paper: 0.9).
@@ -510,7 +510,11 @@ impl Density {
             // Density vanishes at an end (x^k or (1-x)^k with k > 0): power-law cell.
             let k = if !l0.is_finite() { self.post.alpha - 1.0 } else { self.post.beta - 1.0 };
             let r = rho.powf(1.0 / (k + 1.0));
-            if !l0.is_finite() { r } else { 1.0 - (1.0 - rho).powf(1.0 / (k + 1.0)) }
+            if !l0.is_finite() {
+                r
+            } else {
+                1.0 - (1.0 - rho).powf(1.0 / (k + 1.0))
+            }
         } else {
             let d = l1 - l0;
             if d.abs() < 1e-9 {
@@ -562,7 +566,11 @@ fn bisect_level(p: &FactoredBeta, mut a: f64, mut b: f64, target: f64, rising: b
             a = m;
         }
     }
-    if rising { a } else { b }
+    if rising {
+        a
+    } else {
+        b
+    }
 }
 
 #[cfg(test)]
@@ -676,8 +684,7 @@ mod tests {
         // Normalised hand polynomials: density = (c0 + c1 x) / (c0 + c1 / 2).
         let hand = |c0: f64, c1: f64, x: f64| (c0 + c1 * x) / (c0 + c1 / 2.0);
         let hand_mean = |c0: f64, c1: f64| (c0 / 2.0 + c1 / 3.0) / (c0 + c1 / 2.0);
-        let checks: [(&FactoredBeta, f64, f64); 3] =
-            [(&post.a[1], 0.7975, -0.2475), (&post.a[2], 0.775, -0.2025), (&post.s[0], 0.3475, 0.6525)];
+        let checks: [(&FactoredBeta, f64, f64); 3] = [(&post.a[1], 0.7975, -0.2475), (&post.a[2], 0.775, -0.2025), (&post.s[0], 0.3475, 0.6525)];
         for (p, c0, c1) in checks {
             let d = Density::new(p);
             for x in [0.1, 0.5, 0.9] {
@@ -759,7 +766,13 @@ mod tests {
             t.factor(b, m);
             exact.factors.push((b, m, 1));
             let d = Density::new(&exact);
-            let tol = if i < 2 { 1e-12 } else if i < 7 { 3e-3 } else { 6e-3 };
+            let tol = if i < 2 {
+                1e-12
+            } else if i < 7 {
+                3e-3
+            } else {
+                6e-3
+            };
             assert!((t.mean() - d.mean).abs() < tol, "step {i}: {} vs {}", t.mean(), d.mean);
         }
     }

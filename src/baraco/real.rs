@@ -40,9 +40,7 @@
 use super::decide::{compare, point_metric, Config};
 use super::log::{ClickLog as BLog, Ranking};
 use super::metrics::{Metric, Unseen};
-use super::posterior::{
-    compute_posteriors, compute_posteriors_with_prior, Density, FactoredBeta, Posteriors,
-};
+use super::posterior::{compute_posteriors, compute_posteriors_with_prior, Density, FactoredBeta, Posteriors};
 use super::switch::{self, ErrorSample, ModelError, OutcomeMetric, Verdict, NF};
 use crate::clickmodels::orderings::{group_orderings, Ordering};
 use crate::error::{Error, Result};
@@ -140,13 +138,7 @@ impl RealConfig {
     /// Grotov et al.'s settings: gamma 0.9, Beta(1, 1) priors, no model error, decisions on the
     /// RR metric of the satisfying click (their Eq. 3), scored on first-click RR.
     pub fn paper() -> Self {
-        RealConfig {
-            gamma: GammaChoice::Fixed(super::DEFAULT_GAMMA),
-            prior: PriorChoice::Uniform,
-            model_error: false,
-            paper: true,
-            ..RealConfig::default()
-        }
+        RealConfig { gamma: GammaChoice::Fixed(super::DEFAULT_GAMMA), prior: PriorChoice::Uniform, model_error: false, paper: true, ..RealConfig::default() }
     }
 
     fn validate(&self) -> Result<()> {
@@ -155,11 +147,7 @@ impl RealConfig {
             return Err(Error::config(ctx, "min_sessions", "must be at least 1"));
         }
         if self.error_min_sessions < 2 {
-            return Err(Error::config(
-                ctx,
-                "error_min_sessions",
-                "must be at least 2 (a standard error needs two sessions)",
-            ));
+            return Err(Error::config(ctx, "error_min_sessions", "must be at least 2 (a standard error needs two sessions)"));
         }
         if let GammaChoice::Fixed(g) = self.gamma {
             if !(0.0..=1.0).contains(&g) {
@@ -167,40 +155,17 @@ impl RealConfig {
             }
         }
         if self.paper && self.metric != OutcomeMetric::FirstClickRr {
-            return Err(Error::config(
-                ctx,
-                "metric",
-                "the paper's decision is scored on first-click RR only",
-            ));
+            return Err(Error::config(ctx, "metric", "the paper's decision is scored on first-click RR only"));
         }
         if self.bootstrap == 0 {
             return Err(Error::config(ctx, "bootstrap", "must be at least 1"));
         }
-        crate::limits::check_usize(
-            ctx,
-            "bootstrap",
-            self.bootstrap,
-            crate::limits::MAX_BOOTSTRAP,
-            "bootstrap resamples",
-        )?;
+        crate::limits::check_usize(ctx, "bootstrap", self.bootstrap, crate::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
         if !(self.level > 0.0 && self.level < 1.0) {
             return Err(Error::config(ctx, "level", "must be in (0, 1)"));
         }
-        crate::limits::check_usize(
-            ctx,
-            "em_iterations",
-            self.em_iterations,
-            crate::limits::MAX_ITERATIONS,
-            "EM passes",
-        )?;
-        Config {
-            epsilon: self.epsilon,
-            delta: self.delta,
-            samples: self.samples,
-            depth: self.depth,
-            ..Config::default()
-        }
-        .validate()
+        crate::limits::check_usize(ctx, "em_iterations", self.em_iterations, crate::limits::MAX_ITERATIONS, "EM passes")?;
+        Config { epsilon: self.epsilon, delta: self.delta, samples: self.samples, depth: self.depth, ..Config::default() }.validate()
     }
 }
 
@@ -393,11 +358,7 @@ pub struct RealValidation {
 
 /// Mean and sample variance of the metric over one ordering's sessions.
 fn observed(log: &ClickLog, o: &Ordering, metric: OutcomeMetric) -> (f64, f64) {
-    let v: Vec<f64> = o
-        .sessions
-        .iter()
-        .map(|&i| metric.of_clicks(log.session(i).clicks))
-        .collect();
+    let v: Vec<f64> = o.sessions.iter().map(|&i| metric.of_clicks(log.session(i).clicks)).collect();
     mean_var(&v)
 }
 
@@ -405,25 +366,14 @@ fn observed(log: &ClickLog, o: &Ordering, metric: OutcomeMetric) -> (f64, f64) {
 pub fn mean_var(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
+    let var = if v.len() > 1 { v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
     (m, var)
 }
 
 /// The real advantage of candidate `(m_c, v_c, n_c)` over production `(m_p, v_p, n_p)`: sign x
 /// difference of the means, and its standard error `sqrt(v_p / n_p + v_c / n_c)`.
-pub fn real_advantage(
-    metric: OutcomeMetric,
-    (m_p, v_p, n_p): (f64, f64, usize),
-    (m_c, v_c, n_c): (f64, f64, usize),
-) -> (f64, f64) {
-    (
-        metric.sign() * (m_c - m_p),
-        (v_p / n_p as f64 + v_c / n_c as f64).sqrt(),
-    )
+pub fn real_advantage(metric: OutcomeMetric, (m_p, v_p, n_p): (f64, f64, usize), (m_c, v_c, n_c): (f64, f64, usize)) -> (f64, f64) {
+    (metric.sign() * (m_c - m_p), (v_p / n_p as f64 + v_c / n_c as f64).sqrt())
 }
 
 /// The sessions of `sessions` (one query) as a BARACO log whose documents are the pair ids.
@@ -437,8 +387,7 @@ fn blog_of(log: &ClickLog, sessions: &[usize]) -> Result<BLog> {
         for &p in s.pairs {
             ids.push(b.pair_id(q, &p.to_string()));
         }
-        b.push_session(q, &ids, s.clicks)
-            .map_err(|e| Error::Invalid(format!("session {i}: {e}")))?;
+        b.push_session(q, &ids, s.clicks).map_err(|e| Error::Invalid(format!("session {i}: {e}")))?;
     }
     Ok(b)
 }
@@ -470,14 +419,7 @@ struct Production<'a> {
 }
 
 impl<'a> Production<'a> {
-    fn new(
-        log: &ClickLog,
-        o: &'a Ordering,
-        index: usize,
-        ctx: Context,
-        samples: usize,
-        seed: u64,
-    ) -> Result<Self> {
+    fn new(log: &ClickLog, o: &'a Ordering, index: usize, ctx: Context, samples: usize, seed: u64) -> Result<Self> {
         let blog = blog_of(log, &o.sessions)?;
         let post = compute_posteriors_with_prior(&blog, ctx.gamma, ctx.prior_a, ctx.prior_s)?;
         let mut examined: HashMap<u32, u32> = HashMap::new();
@@ -488,26 +430,8 @@ impl<'a> Production<'a> {
                 *examined.entry(p).or_insert(0) += 1;
             }
         }
-        let bid = blog
-            .pairs
-            .iter()
-            .enumerate()
-            .filter(|(b, _)| blog.seen[*b])
-            .filter_map(|(b, (_, d))| d.parse::<u32>().ok().map(|p| (p, b)))
-            .collect();
-        Ok(Production {
-            ctx,
-            index,
-            blog,
-            post,
-            examined,
-            bid,
-            draws: HashMap::new(),
-            own: None,
-            samples,
-            seed,
-            list: &o.pairs,
-        })
+        let bid = blog.pairs.iter().enumerate().filter(|(b, _)| blog.seen[*b]).filter_map(|(b, (_, d))| d.parse::<u32>().ok().map(|p| (p, b))).collect();
+        Ok(Production { ctx, index, blog, post, examined, bid, draws: HashMap::new(), own: None, samples, seed, list: &o.pairs })
     }
 
     fn examined(&self, p: u32) -> u32 {
@@ -524,23 +448,12 @@ impl<'a> Production<'a> {
         let bid = self.bid.get(&pair).copied();
         let mut out = (vec![0.0; k], vec![0.0; k]);
         for which in 0..2 {
-            let mut rng = crate::rng::stream(
-                self.seed,
-                &[6, self.ctx.fold, self.index as u64, u64::from(pair), which],
-            );
+            let mut rng = crate::rng::stream(self.seed, &[6, self.ctx.fold, self.index as u64, u64::from(pair), which]);
             let dst = if which == 0 { &mut out.0 } else { &mut out.1 };
-            let prior = if which == 0 {
-                self.ctx.prior_a
-            } else {
-                self.ctx.prior_s
-            };
+            let prior = if which == 0 { self.ctx.prior_a } else { self.ctx.prior_s };
             match bid {
                 Some(b) => {
-                    let fb = if which == 0 {
-                        &self.post.a[b]
-                    } else {
-                        &self.post.s[b]
-                    };
+                    let fb = if which == 0 { &self.post.a[b] } else { &self.post.s[b] };
                     draw_posterior(fb, &mut rng, dst);
                 }
                 None => draw_beta(prior, &mut rng, dst),
@@ -550,12 +463,7 @@ impl<'a> Production<'a> {
     }
 
     /// The metric of `list` (cut at `depth`) under every draw, and under the posterior means.
-    fn metric(
-        &mut self,
-        list: &[u32],
-        depth: usize,
-        metric: OutcomeMetric,
-    ) -> (Vec<f64>, (f64, f64)) {
+    fn metric(&mut self, list: &[u32], depth: usize, metric: OutcomeMetric) -> (Vec<f64>, (f64, f64)) {
         let l = &list[..list.len().min(depth)];
         for &p in l {
             self.ensure(p);
@@ -575,10 +483,7 @@ impl<'a> Production<'a> {
             .iter()
             .map(|p| {
                 let d = &self.draws[p];
-                (
-                    d.0.iter().sum::<f64>() / d.0.len() as f64,
-                    d.1.iter().sum::<f64>() / d.1.len() as f64,
-                )
+                (d.0.iter().sum::<f64>() / d.0.len() as f64, d.1.iter().sum::<f64>() / d.1.len() as f64)
             })
             .collect();
         (vals, metric.dbn(&means, self.ctx.gamma))
@@ -587,25 +492,14 @@ impl<'a> Production<'a> {
     /// The candidate's advantage under every draw, and its predicted per-session variance.
     /// (Production's own per-draw metric is computed once and kept: every candidate of this
     /// production ordering is compared with the same draws, at one depth and metric per run.)
-    fn advantage(
-        &mut self,
-        candidate: &[u32],
-        depth: usize,
-        metric: OutcomeMetric,
-    ) -> (Vec<f64>, f64) {
+    fn advantage(&mut self, candidate: &[u32], depth: usize, metric: OutcomeMetric) -> (Vec<f64>, f64) {
         let (c, (_, v_c)) = self.metric(candidate, depth, metric);
         if self.own.is_none() {
             let list = self.list;
             self.own = Some(self.metric(list, depth, metric).0);
         }
         let p = self.own.as_ref().expect("computed above");
-        (
-            c.iter()
-                .zip(p)
-                .map(|(c, p)| metric.sign() * (c - p))
-                .collect(),
-            v_c,
-        )
+        (c.iter().zip(p).map(|(c, p)| metric.sign() * (c - p)).collect(), v_c)
     }
 
     fn features(&self, candidate: &[u32], depth: usize) -> [f64; NF] {
@@ -638,19 +532,8 @@ fn draw_beta((a, b): (f64, f64), rng: &mut crate::rng::Stream, out: &mut [f64]) 
 
 /// The candidate's advantage from DBN EM point estimates on P's sessions (gamma fixed): unseen
 /// documents at the prior means (`Unseen::Prior`) or condensed away (`Unseen::Condense`).
-fn point_advantage(
-    prod: &Production,
-    ea: &[f64],
-    es: &[f64],
-    candidate: &[u32],
-    depth: usize,
-    metric: OutcomeMetric,
-    unseen: Unseen,
-) -> f64 {
-    let (ma, ms) = (
-        prod.ctx.prior_a.0 / (prod.ctx.prior_a.0 + prod.ctx.prior_a.1),
-        prod.ctx.prior_s.0 / (prod.ctx.prior_s.0 + prod.ctx.prior_s.1),
-    );
+fn point_advantage(prod: &Production, ea: &[f64], es: &[f64], candidate: &[u32], depth: usize, metric: OutcomeMetric, unseen: Unseen) -> f64 {
+    let (ma, ms) = (prod.ctx.prior_a.0 / (prod.ctx.prior_a.0 + prod.ctx.prior_a.1), prod.ctx.prior_s.0 / (prod.ctx.prior_s.0 + prod.ctx.prior_s.1));
     let value = |list: &[u32]| -> f64 {
         let params: Vec<(f64, f64)> = list
             .iter()
@@ -679,17 +562,10 @@ pub fn validate_real(log: &ClickLog, vocab: &Vocab, cfg: &RealConfig) -> Result<
 }
 
 /// [`validate_real`] with a progress callback `(folds done, folds)`.
-pub fn validate_real_with(
-    log: &ClickLog,
-    vocab: &Vocab,
-    cfg: &RealConfig,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<RealValidation> {
+pub fn validate_real_with(log: &ClickLog, vocab: &Vocab, cfg: &RealConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RealValidation> {
     cfg.validate()?;
     let ords = group_orderings(log);
-    let big: Vec<usize> = (0..ords.len())
-        .filter(|&i| ords[i].sessions.len() >= cfg.min_sessions)
-        .collect();
+    let big: Vec<usize> = (0..ords.len()).filter(|&i| ords[i].sessions.len() >= cfg.min_sessions).collect();
     let mut pairs = Vec::new();
     for &p in &big {
         for &c in &big {
@@ -699,39 +575,24 @@ pub fn validate_real_with(
         }
     }
     if pairs.is_empty() {
-        return Err(Error::Invalid(format!(
-            "no query has two orderings with at least {} sessions each",
-            cfg.min_sessions
-        )));
+        return Err(Error::Invalid(format!("no query has two orderings with at least {} sessions each", cfg.min_sessions)));
     }
     let metric = cfg.metric;
     let obs: Vec<(f64, f64)> = ords.iter().map(|o| observed(log, o, metric)).collect();
     let stats = |i: usize| (obs[i].0, obs[i].1, ords[i].sessions.len());
-    let query_name = |q: u32| {
-        vocab
-            .queries
-            .get(q as usize)
-            .cloned()
-            .unwrap_or_else(|| q.to_string())
-    };
+    let query_name = |q: u32| vocab.queries.get(q as usize).cloned().unwrap_or_else(|| q.to_string());
     let mut decided: Vec<u32> = pairs.iter().map(|&(p, _)| ords[p].query).collect();
     decided.sort_unstable();
     decided.dedup();
     let (decisions, folds) = if cfg.paper {
-        (
-            paper_decisions(log, &ords, &pairs, cfg, &stats, &query_name)?,
-            Vec::new(),
-        )
+        (paper_decisions(log, &ords, &pairs, cfg, &stats, &query_name)?, Vec::new())
     } else {
         let done = std::sync::atomic::AtomicUsize::new(0);
         let per_fold: Vec<(Vec<PairDecision>, FoldInfo)> = decided
             .par_iter()
             .map(|&q| -> Result<(Vec<PairDecision>, FoldInfo)> {
                 let r = fold_decisions(log, &ords, &pairs, q, cfg, &stats, &query_name)?;
-                progress(
-                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                    decided.len(),
-                );
+                progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, decided.len());
                 Ok(r)
             })
             .collect::<Result<_>>()?;
@@ -742,14 +603,11 @@ pub fn validate_real_with(
             f.push(y);
         }
         // Pairs in the order they were listed (production, then candidate).
-        let pos: HashMap<(usize, usize), usize> =
-            pairs.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let pos: HashMap<(usize, usize), usize> = pairs.iter().enumerate().map(|(i, &k)| (k, i)).collect();
         d.sort_by_key(|x| pos[&(x.production, x.candidate)]);
         (d, f)
     };
-    let mut v = summarise(decisions, folds, decided.len(), cfg, |d| {
-        ords[d.production].query
-    });
+    let mut v = summarise(decisions, folds, decided.len(), cfg, |d| ords[d.production].query);
     v.answer = answer_lines(&v);
     Ok(v)
 }
@@ -767,13 +625,7 @@ fn paper_decisions(
 ) -> Result<Vec<PairDecision>> {
     let gamma = match cfg.gamma {
         GammaChoice::Fixed(g) => g,
-        GammaChoice::Fitted => {
-            return Err(Error::config(
-                "clicks validate-switches",
-                "gamma",
-                "the paper's settings hold gamma fixed (0.9 unless given)",
-            ))
-        }
+        GammaChoice::Fitted => return Err(Error::config("clicks validate-switches", "gamma", "the paper's settings hold gamma fixed (0.9 unless given)")),
     };
     let bcfg = Config {
         epsilon: cfg.epsilon,
@@ -839,36 +691,16 @@ fn paper_decisions(
 
 /// What query `q`'s decisions use, learned without it: gamma, the priors and the model error
 /// (see the module docs). Public for inspection and tests: the decided query never informs it.
-pub fn cross_fitted(
-    log: &ClickLog,
-    vocab: &Vocab,
-    query: &str,
-    cfg: &RealConfig,
-) -> Result<FoldInfo> {
+pub fn cross_fitted(log: &ClickLog, vocab: &Vocab, query: &str, cfg: &RealConfig) -> Result<FoldInfo> {
     cfg.validate()?;
-    let q = (0..vocab.queries.len())
-        .find(|&i| vocab.queries[i] == query)
-        .ok_or_else(|| Error::Invalid(format!("query `{query}` is not in the log")))?
-        as u32;
+    let q = (0..vocab.queries.len()).find(|&i| vocab.queries[i] == query).ok_or_else(|| Error::Invalid(format!("query `{query}` is not in the log")))? as u32;
     let ords = group_orderings(log);
     let metric = cfg.metric;
     let obs: Vec<(f64, f64)> = ords.iter().map(|o| observed(log, o, metric)).collect();
     let stats = |i: usize| (obs[i].0, obs[i].1, ords[i].sessions.len());
-    let query_name = |q: u32| {
-        vocab
-            .queries
-            .get(q as usize)
-            .cloned()
-            .unwrap_or_else(|| q.to_string())
-    };
+    let query_name = |q: u32| vocab.queries.get(q as usize).cloned().unwrap_or_else(|| q.to_string());
     let (ctx, model_error) = fold_context(log, &ords, q, cfg, &stats, &query_name)?;
-    Ok(FoldInfo {
-        query: query.to_string(),
-        gamma: ctx.gamma,
-        prior_attractiveness: ctx.prior_a,
-        prior_satisfaction: ctx.prior_s,
-        model_error,
-    })
+    Ok(FoldInfo { query: query.to_string(), gamma: ctx.gamma, prior_attractiveness: ctx.prior_a, prior_satisfaction: ctx.prior_s, model_error })
 }
 
 fn fold_context(
@@ -879,9 +711,7 @@ fn fold_context(
     stats: &Stats,
     query_name: &(dyn Fn(u32) -> String + Sync),
 ) -> Result<(Context, ModelError)> {
-    let others: Vec<usize> = (0..log.len())
-        .filter(|&i| log.session(i).query != q)
-        .collect();
+    let others: Vec<usize> = (0..log.len()).filter(|&i| log.session(i).query != q).collect();
     if others.is_empty() {
         return Err(Error::Invalid(format!("query {} is the log's only query: cross-fitting needs other queries to learn gamma, the priors and the model error from (use the paper's settings)", query_name(q))));
     }
@@ -890,43 +720,22 @@ fn fold_context(
         GammaChoice::Fitted => {
             use crate::clickmodels::{DbnConfig, Gamma};
             let ctx_log = log.subset(others.iter().copied());
-            DbnConfig {
-                gamma: Gamma::Fitted,
-                iterations: cfg.em_iterations,
-                tolerance: 0.0,
-            }
-            .fit(&mut &ctx_log)?
-            .gamma
+            DbnConfig { gamma: Gamma::Fitted, iterations: cfg.em_iterations, tolerance: 0.0 }.fit(&mut &ctx_log)?.gamma
         }
     };
     let (prior_a, prior_s) = match cfg.prior {
         PriorChoice::Uniform => ((1.0, 1.0), (1.0, 1.0)),
-        PriorChoice::Fitted => super::harness::fitted_prior(
-            &blog_of(log, &others)?,
-            gamma,
-            crate::rng::derive_key(cfg.seed, &[7, u64::from(q)]),
-        )?,
+        PriorChoice::Fitted => super::harness::fitted_prior(&blog_of(log, &others)?, gamma, crate::rng::derive_key(cfg.seed, &[7, u64::from(q)]))?,
     };
-    let ctx = Context {
-        fold: u64::from(q),
-        gamma,
-        prior_a,
-        prior_s,
-    };
+    let ctx = Context { fold: u64::from(q), gamma, prior_a, prior_s };
     let metric = cfg.metric;
     // Natural experiments of the other queries.
     let model_error = if cfg.model_error {
-        let exp: Vec<usize> = (0..ords.len())
-            .filter(|&i| ords[i].query != q && ords[i].sessions.len() >= cfg.error_min_sessions)
-            .collect();
+        let exp: Vec<usize> = (0..ords.len()).filter(|&i| ords[i].query != q && ords[i].sessions.len() >= cfg.error_min_sessions).collect();
         let samples: Vec<Vec<ErrorSample>> = exp
             .par_iter()
             .map(|&p| -> Result<Vec<ErrorSample>> {
-                let mates: Vec<usize> = exp
-                    .iter()
-                    .copied()
-                    .filter(|&c| c != p && ords[c].query == ords[p].query)
-                    .collect();
+                let mates: Vec<usize> = exp.iter().copied().filter(|&c| c != p && ords[c].query == ords[p].query).collect();
                 if mates.is_empty() {
                     return Ok(Vec::new());
                 }
@@ -967,11 +776,7 @@ fn fold_decisions(
     let (ctx, model_error) = fold_context(log, ords, q, cfg, stats, query_name)?;
     let (gamma, prior_a, prior_s) = (ctx.gamma, ctx.prior_a, ctx.prior_s);
     let metric = cfg.metric;
-    let mine: Vec<(usize, usize)> = pairs
-        .iter()
-        .copied()
-        .filter(|&(p, _)| ords[p].query == q)
-        .collect();
+    let mine: Vec<(usize, usize)> = pairs.iter().copied().filter(|&(p, _)| ords[p].query == q).collect();
     let mut prods: Vec<usize> = mine.iter().map(|x| x.0).collect();
     prods.dedup();
     let out: Vec<Vec<PairDecision>> = prods
@@ -988,40 +793,22 @@ fn fold_decisions(
                 let x = prod.features(cand, cfg.depth);
                 let tau2 = model_error.variance(&x);
                 let a = switch::answer(&d, tau2, cfg.epsilon, cfg.delta, v_c, v_p, n_p);
-                let em_diff =
-                    point_advantage(&prod, &ea, &es, cand, cfg.depth, metric, Unseen::Prior);
-                let mt_diff =
-                    point_advantage(&prod, &ea, &es, cand, cfg.depth, metric, Unseen::Condense);
+                let em_diff = point_advantage(&prod, &ea, &es, cand, cfg.depth, metric, Unseen::Prior);
+                let mt_diff = point_advantage(&prod, &ea, &es, cand, cfg.depth, metric, Unseen::Condense);
                 let (real_diff, real_se) = real_advantage(metric, stats(p), stats(c));
                 let top: Vec<u32> = cand.iter().take(cfg.depth).copied().collect();
                 let unseen = top.iter().filter(|x| !ords[p].pairs.contains(x)).count();
                 let top5 = &cand[..cand.len().min(5)];
                 let unseen_top5 = top5.iter().filter(|x| !ords[p].pairs.contains(x)).count();
-                let rarely_examined_top5 = top5
-                    .iter()
-                    .filter(|&&x| {
-                        ords[p].pairs.contains(&x) && prod.examined(x) < switch::RARELY_EXAMINED
-                    })
-                    .count();
-                let why = explain(
-                    &a,
-                    unseen_top5,
-                    rarely_examined_top5,
-                    top5.len(),
-                    cfg,
-                    metric,
-                );
+                let rarely_examined_top5 = top5.iter().filter(|&&x| ords[p].pairs.contains(&x) && prod.examined(x) < switch::RARELY_EXAMINED).count();
+                let why = explain(&a, unseen_top5, rarely_examined_top5, top5.len(), cfg, metric);
                 out.push(PairDecision {
                     query: query_name(q),
                     production: p,
                     candidate: c,
                     production_sessions: n_p,
                     candidate_sessions: ords[c].sessions.len(),
-                    unseen_share: if top.is_empty() {
-                        0.0
-                    } else {
-                        unseen as f64 / top.len() as f64
-                    },
+                    unseen_share: if top.is_empty() { 0.0 } else { unseen as f64 / top.len() as f64 },
                     unseen_top5,
                     rarely_examined_top5,
                     features: x,
@@ -1045,25 +832,12 @@ fn fold_decisions(
             Ok(out)
         })
         .collect::<Result<_>>()?;
-    let info = FoldInfo {
-        query: query_name(q),
-        gamma,
-        prior_attractiveness: prior_a,
-        prior_satisfaction: prior_s,
-        model_error,
-    };
+    let info = FoldInfo { query: query_name(q), gamma, prior_attractiveness: prior_a, prior_satisfaction: prior_s, model_error };
     Ok((out.concat(), info))
 }
 
 /// The answer for one pair in words.
-fn explain(
-    a: &switch::Answer,
-    unseen5: usize,
-    rare5: usize,
-    top: usize,
-    cfg: &RealConfig,
-    metric: OutcomeMetric,
-) -> String {
+fn explain(a: &switch::Answer, unseen5: usize, rare5: usize, top: usize, cfg: &RealConfig, metric: OutcomeMetric) -> String {
     let m = metric.name();
     let head = format!(
         "P(safe) {:.3}; predicted advantage in {m} {:+.3} (posterior sd {:.3}, model error sd {:.3})",
@@ -1099,13 +873,7 @@ fn explain(
 }
 
 /// Tallies, shares and their intervals over queries.
-fn summarise(
-    decisions: Vec<PairDecision>,
-    folds: Vec<FoldInfo>,
-    queries: usize,
-    cfg: &RealConfig,
-    query_of: impl Fn(&PairDecision) -> u32,
-) -> RealValidation {
+fn summarise(decisions: Vec<PairDecision>, folds: Vec<FoldInfo>, queries: usize, cfg: &RealConfig, query_of: impl Fn(&PairDecision) -> u32) -> RealValidation {
     let eps = cfg.epsilon;
     // Cluster index of every pair.
     let mut qid: Vec<u32> = decisions.iter().map(&query_of).collect();
@@ -1118,30 +886,16 @@ fn summarise(
     let cluster: Vec<usize> = qid.iter().map(|&x| x as usize).collect();
     let boot = ClusterBootstrap::new(uniq.len(), cfg.bootstrap, cfg.seed, 8);
     let share = |num: &[f64], den: &[f64]| -> Share {
-        let stat =
-            |w: &[u32]| crate::stats::cluster_bootstrap::weighted_ratio(w, &cluster, num, den);
+        let stat = |w: &[u32]| crate::stats::cluster_bootstrap::weighted_ratio(w, &cluster, num, den);
         let (lower, upper) = boot.interval(cfg.level, stat);
-        Share {
-            value: stat(&vec![1; uniq.len()]),
-            lower,
-            upper,
-        }
+        Share { value: stat(&vec![1; uniq.len()]), lower, upper }
     };
     let b = |x: bool| f64::from(u8::from(x));
     let worse: Vec<bool> = decisions.iter().map(|d| d.really_worse(eps)).collect();
-    let clearly_worse: Vec<bool> = decisions
-        .iter()
-        .map(|d| d.real_class == RealClass::ClearlyWorse)
-        .collect();
-    let clearly_safe: Vec<bool> = decisions
-        .iter()
-        .map(|d| d.real_class == RealClass::ClearlyNotWorse)
-        .collect();
+    let clearly_worse: Vec<bool> = decisions.iter().map(|d| d.real_class == RealClass::ClearlyWorse).collect();
+    let clearly_safe: Vec<bool> = decisions.iter().map(|d| d.real_class == RealClass::ClearlyNotWorse).collect();
     let methods: [(&'static str, Box<dyn Fn(&PairDecision) -> bool>); 5] = [
-        (
-            "baraco",
-            Box::new(|d: &PairDecision| d.verdict == Verdict::Switch),
-        ),
+        ("baraco", Box::new(|d: &PairDecision| d.verdict == Verdict::Switch)),
         ("em_plugin", Box::new(|d: &PairDecision| d.em_switch)),
         ("mt", Box::new(|d: &PairDecision| d.mt_switch)),
         ("always_switch", Box::new(|_: &PairDecision| true)),
@@ -1153,17 +907,9 @@ fn summarise(
             let s: Vec<bool> = decisions.iter().map(|d| sw(d)).collect();
             let sf: Vec<f64> = s.iter().map(|&x| b(x)).collect();
             let unsafe_: Vec<f64> = s.iter().zip(&worse).map(|(&a, &w)| b(a && w)).collect();
-            let clearly: Vec<f64> = s
-                .iter()
-                .zip(&clearly_worse)
-                .map(|(&a, &w)| b(a && w))
-                .collect();
+            let clearly: Vec<f64> = s.iter().zip(&clearly_worse).map(|(&a, &w)| b(a && w)).collect();
             let safe_den: Vec<f64> = clearly_safe.iter().map(|&x| b(x)).collect();
-            let safe_sw: Vec<f64> = s
-                .iter()
-                .zip(&clearly_safe)
-                .map(|(&a, &w)| b(a && w))
-                .collect();
+            let safe_sw: Vec<f64> = s.iter().zip(&clearly_safe).map(|(&a, &w)| b(a && w)).collect();
             let agree: Vec<f64> = s.iter().zip(&worse).map(|(&a, &w)| b(a != w)).collect();
             let one = vec![1.0; s.len()];
             let is_baraco = *name == "baraco";
@@ -1173,16 +919,8 @@ fn summarise(
                 let order = ascending(&scores);
                 let stat = |w: &[u32]| weighted_auc(w, &cluster, &scores, &labels, &order);
                 let (lower, upper) = boot.interval(cfg.level, stat);
-                let auc = Share {
-                    value: stat(&vec![1; uniq.len()]),
-                    lower,
-                    upper,
-                };
-                let sq: Vec<f64> = scores
-                    .iter()
-                    .zip(&labels)
-                    .map(|(p, &l)| (p - b(l)).powi(2))
-                    .collect();
+                let auc = Share { value: stat(&vec![1; uniq.len()]), lower, upper };
+                let sq: Vec<f64> = scores.iter().zip(&labels).map(|(p, &l)| (p - b(l)).powi(2)).collect();
                 (Some(auc), Some(share(&sq, &one)))
             } else {
                 (None, None)
@@ -1191,14 +929,7 @@ fn summarise(
                 method: name,
                 pairs: s.len(),
                 switches: s.iter().filter(|&&x| x).count(),
-                abstentions: if is_baraco {
-                    decisions
-                        .iter()
-                        .filter(|d| d.verdict == Verdict::CannotTell)
-                        .count()
-                } else {
-                    0
-                },
+                abstentions: if is_baraco { decisions.iter().filter(|d| d.verdict == Verdict::CannotTell).count() } else { 0 },
                 unsafe_switches: unsafe_.iter().filter(|&&x| x > 0.0).count(),
                 unsafe_share: share(&unsafe_, &sf),
                 clearly_unsafe_switches: clearly.iter().filter(|&&x| x > 0.0).count(),
@@ -1246,12 +977,7 @@ fn share_text(s: &Share) -> String {
 
 /// The printed answer, in words a search team can act on.
 fn answer_lines(v: &RealValidation) -> Vec<String> {
-    let get = |m: &str| {
-        v.summary
-            .iter()
-            .find(|s| s.method == m)
-            .expect("every method summarised")
-    };
+    let get = |m: &str| v.summary.iter().find(|s| s.method == m).expect("every method summarised");
     let (b, always) = (get("baraco"), get("always_switch"));
     let lvl = (v.level * 100.0).round();
     let mut out = vec![format!(

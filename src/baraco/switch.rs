@@ -66,11 +66,7 @@ pub enum OutcomeMetric {
 
 impl OutcomeMetric {
     /// Every metric, in report order.
-    pub const ALL: [OutcomeMetric; 3] = [
-        OutcomeMetric::TopClicks,
-        OutcomeMetric::Abandonment,
-        OutcomeMetric::FirstClickRr,
-    ];
+    pub const ALL: [OutcomeMetric; 3] = [OutcomeMetric::TopClicks, OutcomeMetric::Abandonment, OutcomeMetric::FirstClickRr];
 
     /// Command-line spelling (`first-click-rr`, `top-clicks`, `abandonment`).
     pub fn name(self) -> &'static str {
@@ -92,9 +88,7 @@ impl OutcomeMetric {
 
     /// Parses either spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|m| m.name() == s || m.column() == s)
+        Self::ALL.into_iter().find(|m| m.name() == s || m.column() == s)
     }
 
     /// +1 when a higher value is better for users, -1 when lower is (abandonment).
@@ -108,10 +102,7 @@ impl OutcomeMetric {
     /// The metric of one real session.
     pub fn of_clicks(self, clicks: &[bool]) -> f64 {
         match self {
-            OutcomeMetric::FirstClickRr => clicks
-                .iter()
-                .position(|&c| c)
-                .map_or(0.0, |r| 1.0 / (r + 1) as f64),
+            OutcomeMetric::FirstClickRr => clicks.iter().position(|&c| c).map_or(0.0, |r| 1.0 / (r + 1) as f64),
             OutcomeMetric::TopClicks => clicks.iter().take(TOP).filter(|&&c| c).count() as f64,
             OutcomeMetric::Abandonment => f64::from(u8::from(!clicks.contains(&true))),
         }
@@ -178,12 +169,7 @@ impl OutcomeMetric {
 /// `depth`. The unexamined share weighs rank r by 1/r; displacement is the mean of
 /// `|rank in candidate - rank in production| / depth` over the candidate's documents that
 /// production showed (0 when there is none).
-pub fn features(
-    candidate: &[u32],
-    production: &[u32],
-    examined: impl Fn(u32) -> u32,
-    depth: usize,
-) -> [f64; NF] {
+pub fn features(candidate: &[u32], production: &[u32], examined: impl Fn(u32) -> u32, depth: usize) -> [f64; NF] {
     let (mut w, mut u) = (0.0, 0.0);
     let (mut moved, mut shared) = (0.0, 0usize);
     for (r, &p) in candidate.iter().take(depth).enumerate() {
@@ -197,15 +183,7 @@ pub fn features(
             shared += 1;
         }
     }
-    [
-        1.0,
-        if w > 0.0 { u / w } else { 0.0 },
-        if shared > 0 {
-            moved / shared as f64
-        } else {
-            0.0
-        },
-    ]
+    [1.0, if w > 0.0 { u / w } else { 0.0 }, if shared > 0 { moved / shared as f64 } else { 0.0 }]
 }
 
 /// The three answers.
@@ -254,15 +232,7 @@ pub struct Answer {
 /// `tau2` (module docs). `v_c` is the candidate's predicted per-session variance of the metric,
 /// `v_p` and `n_p` production's observed per-session variance and session count (for the
 /// sample-size line).
-pub fn answer(
-    d: &[f64],
-    tau2: f64,
-    epsilon: f64,
-    delta: f64,
-    v_c: f64,
-    v_p: f64,
-    n_p: usize,
-) -> Answer {
+pub fn answer(d: &[f64], tau2: f64, epsilon: f64, delta: f64, v_c: f64, v_p: f64, n_p: usize) -> Answer {
     let k = d.len().max(1) as f64;
     let mean = d.iter().sum::<f64>() / k;
     let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / k;
@@ -302,11 +272,7 @@ pub fn sessions_needed(gap: f64, delta: f64, v_c: f64, v_p: f64, n_p: usize) -> 
     let target = (gap / z).powi(2);
     let room = target - if n_p > 0 { v_p / n_p as f64 } else { 0.0 };
     if room <= 0.0 || v_c <= 0.0 {
-        return if v_c <= 0.0 && room > 0.0 {
-            Some(1.0)
-        } else {
-            None
-        };
+        return if v_c <= 0.0 && room > 0.0 { Some(1.0) } else { None };
     }
     Some((v_c / room).ceil().max(1.0))
 }

@@ -2,13 +2,13 @@
 
 use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
+use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::posterior::fit::{fit_em, fit_model};
 use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
-use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
@@ -230,7 +230,13 @@ impl ModelArgs {
     /// posterior means under a fitted prior, with progress bars. Returns the model, when
     /// computed the posterior, and for EM fits how the fit ended. The E-steps run on the
     /// current rayon pool.
-    fn fit(&self, log: &ClickLog, pairs: usize, want_posterior: bool, keep_draws: usize) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>, Option<FitSummary>)> {
+    fn fit(
+        &self,
+        log: &ClickLog,
+        pairs: usize,
+        want_posterior: bool,
+        keep_draws: usize,
+    ) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>, Option<FitSummary>)> {
         let scope = self.prior(want_posterior)?;
         let (cfg, opts) = (self.config()?, self.em_options()?);
         let pc = (want_posterior || scope != PriorScope::Uniform).then(|| self.posterior_config(scope, keep_draws)).transpose()?;
@@ -283,7 +289,13 @@ fn print_fit(summary: Option<&FitSummary>) {
             "EM: {} of at most {} passes ({}; acceleration {}); last relative log-likelihood change {change}; largest parameter change {:.3e}",
             s.passes,
             s.max_passes,
-            if s.converged { "converged" } else if s.tolerance > 0.0 { "tolerance not reached" } else { "fixed passes" },
+            if s.converged {
+                "converged"
+            } else if s.tolerance > 0.0 {
+                "tolerance not reached"
+            } else {
+                "fixed passes"
+            },
             s.acceleration,
             s.parameter_change
         );
@@ -655,7 +667,14 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         "auto" => ValidateConfig::auto_replicates(test.len()),
         r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
     };
-    let cfg = ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions };
+    let cfg = ValidateConfig {
+        replicates,
+        bootstrap: a.bootstrap,
+        level: a.ci_level,
+        seed: a.validate_seed,
+        rankers: a.rankers,
+        min_list_sessions: a.min_list_sessions,
+    };
     // Dwell only when the test log and the training log both logged it.
     let train_sessions = streamed.as_ref().and_then(FileSource::stored).map_or(data.log.len(), |st| st.len() as usize);
     let streamed_dwell = match &streamed {
@@ -797,7 +816,8 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
     serpsim::limits::check_usize("clicks validate-switches", "--samples", a.samples, serpsim::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
     serpsim::limits::check_usize("clicks validate-switches", "--depth", a.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
     serpsim::limits::check_usize("clicks validate-switches", "--iterations", a.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
-    let metric = OutcomeMetric::parse(&a.metric).ok_or_else(|| anyhow::anyhow!("--metric `{}`: expected first-click-rr, top-clicks or abandonment", a.metric))?;
+    let metric =
+        OutcomeMetric::parse(&a.metric).ok_or_else(|| anyhow::anyhow!("--metric `{}`: expected first-click-rr, top-clicks or abandonment", a.metric))?;
     let gamma = match a.gamma.as_deref() {
         None => None,
         Some("fitted") => Some(GammaChoice::Fitted),
@@ -877,11 +897,8 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     anyhow::ensure!(a.test.is_none() && a.model_file.is_none(), "--split orderings holds out orderings of --train; it takes no --test or --model-file");
     let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --train"))?;
     anyhow::ensure!(a.m.prior.is_none() && a.m.gamma == "fitted" && a.m.top_examination.is_none(), "--split orderings fits every model by PyClick's conventions (uniform prior, fitted gamma, free top examination); --prior, --gamma and --top-examination are not supported with it");
-    let models: Vec<ModelKind> = if a.m.model == "all" {
-        ModelKind::ALL.to_vec()
-    } else {
-        a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()?
-    };
+    let models: Vec<ModelKind> =
+        if a.m.model == "all" { ModelKind::ALL.to_vec() } else { a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()? };
     if let Some(out) = &a.out {
         serpsim::output::check_output_dir(out)?;
     }
@@ -930,7 +947,11 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
 }
 
 /// The `distances.csv` of a validation: one row per measure, `label` in the first column.
-pub(super) fn write_distances<'a>(w: &mut dyn std::io::Write, label: &str, measures: impl Iterator<Item = &'a serpsim::clickmodels::validate::Measure>) -> std::io::Result<()> {
+pub(super) fn write_distances<'a>(
+    w: &mut dyn std::io::Write,
+    label: &str,
+    measures: impl Iterator<Item = &'a serpsim::clickmodels::validate::Measure>,
+) -> std::io::Result<()> {
     writeln!(w, "model,measure,real,simulated,difference,difference_lower,difference_upper,tv,tv_lower,tv_upper,ks,ks_lower,ks_upper")?;
     let f = serpsim::write::fmt_f64;
     for m in measures {
@@ -960,9 +981,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
     let format: Format = a.format.parse()?;
     let to = match &a.to {
         Some(t) => convert::parse_target(t)?,
-        None => convert::target_from_extension(&a.out).ok_or_else(|| {
-            anyhow::anyhow!("{}: give --to parquet|arrow|tsv|jsonl|simeval|yandex (the file name does not say)", a.out.display())
-        })?,
+        None => convert::target_from_extension(&a.out)
+            .ok_or_else(|| anyhow::anyhow!("{}: give --to parquet|arrow|tsv|jsonl|simeval|yandex (the file name does not say)", a.out.display()))?,
     };
     let opts = serpsim::logs::ReadOptions::new(format).skip_bad_lines(a.skip_bad_lines);
     let bar = progress_bar("converting", "sessions");
@@ -1184,15 +1204,7 @@ fn write_tsv(path: &Path, log: &ClickLog, vocab: &Vocab, replicates: usize) -> a
         for (i, s) in log.iter().enumerate() {
             let docs: Vec<&str> = s.pairs.iter().map(|&p| vocab.docs[vocab.pairs[p as usize].1 as usize].as_str()).collect();
             let clicks: Vec<&str> = s.clicks.iter().map(|&c| if c { "1" } else { "0" }).collect();
-            writeln!(
-                w,
-                "{}-{}\t{}\t{}\t{}",
-                i / replicates + 1,
-                i % replicates + 1,
-                vocab.queries[s.query as usize],
-                docs.join(","),
-                clicks.join(",")
-            )?;
+            writeln!(w, "{}-{}\t{}\t{}\t{}", i / replicates + 1, i % replicates + 1, vocab.queries[s.query as usize], docs.join(","), clicks.join(","))?;
         }
         Ok(())
     })?;

@@ -100,7 +100,6 @@ pub fn progress_bar(label: &str, unit: &str) -> Bar {
     Bar { progress, _reporter: reporter }
 }
 
-
 /// Overrides shared by the scenario-driven subcommands (`simulate`, `sessions`, `sublists`).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct RunOverrides {
@@ -133,7 +132,14 @@ pub fn parse_detail(s: &str) -> Result<serpsim::scenario::Detail, String> {
 impl RunOverrides {
     /// The scenario overrides (replicates, seed, output directory).
     pub fn overrides(&self) -> serpsim::scenario::Overrides {
-        serpsim::scenario::Overrides { replicates: self.replicates, seed: self.seed, out: self.out.clone(), samples: self.samples.then_some(true), detail: self.detail, ..Default::default() }
+        serpsim::scenario::Overrides {
+            replicates: self.replicates,
+            seed: self.seed,
+            out: self.out.clone(),
+            samples: self.samples.then_some(true),
+            detail: self.detail,
+            ..Default::default()
+        }
     }
 }
 

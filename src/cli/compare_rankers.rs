@@ -1,8 +1,11 @@
 //! `serpsim compare-rankers`: BARACO switching decisions from a production click log.
 
 use super::common::with_threads;
+use serpsim::baraco::{
+    compare, compare_model, compute_posteriors, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, ModelDraws, ModelPosteriorConfig,
+    PosteriorModel, Ranking, Sampler, Unseen,
+};
 use serpsim::clickmodels::metrics::UserModel;
-use serpsim::baraco::{compare, compare_model, compute_posteriors, ModelDraws, ModelPosteriorConfig, PosteriorModel, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, Ranking, Sampler, Unseen};
 use serpsim::collection::letor::{linear_score, LetorData};
 use serpsim::collection::trec::Qrels;
 use serpsim::write::csv_field;
@@ -111,7 +114,11 @@ fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ClickLog) -
 }
 
 pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
-    let inputs: Vec<&std::path::Path> = [Some(args.log.as_path()), Some(args.production.as_path()), Some(args.candidates.as_path()), args.features.as_deref(), args.truth.as_deref()].into_iter().flatten().collect();
+    let inputs: Vec<&std::path::Path> =
+        [Some(args.log.as_path()), Some(args.production.as_path()), Some(args.candidates.as_path()), args.features.as_deref(), args.truth.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
     for o in args.out.iter().chain([&args.roc]) {
         serpsim::output::refuse_input_as_output(o, &inputs)?;
     }
@@ -125,7 +132,8 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
         s => anyhow::bail!("--sampler: `{s}` is not inverse-cdf, mh or mh-thinned"),
     };
     anyhow::ensure!(args.format == "csv" || args.format == "json", "--format: `{}` is not csv or json", args.format);
-    let user = UserModel::parse(&args.user_model).ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
+    let user = UserModel::parse(&args.user_model)
+        .ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
     let posterior = match &args.posterior_model {
         None => None,
         Some(m) => {
@@ -160,8 +168,7 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
             let (na, ns) = user.params(0);
             a.fill(na);
             s.fill(ns);
-            let index: std::collections::HashMap<(u32, &str), usize> =
-                log.pairs.iter().enumerate().map(|(p, (q, d))| ((*q, d.as_str()), p)).collect();
+            let index: std::collections::HashMap<(u32, &str), usize> = log.pairs.iter().enumerate().map(|(p, (q, d))| ((*q, d.as_str()), p)).collect();
             for (qid, docs) in &qrels.topics {
                 let Some(q) = log.find_query(qid) else { continue };
                 for (doc, grade) in docs {
@@ -241,9 +248,7 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     }
     if args.out.is_none() {
         let mut out = std::io::stdout().lock();
-        write(&mut out)
-            .and_then(|()| std::io::Write::flush(&mut out))
-            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+        write(&mut out).and_then(|()| std::io::Write::flush(&mut out)).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
     }
     if svg.is_some() {
         eprintln!("ROC plot: {}", args.roc.display());

@@ -3,9 +3,7 @@
 use super::common::with_threads;
 use serpsim::metrics::ci::{differences, mean_intervals, CiSettings, TestKind};
 use serpsim::metrics::eval::{evaluate, EvalOptions, RankedRun, RunOptions};
-use serpsim::metrics::output::{
-    agreement_csv, ci_csv, ci_json, comparisons_csv, paired_comparisons, ranking_agreement, to_csv, to_json, to_trec,
-};
+use serpsim::metrics::output::{agreement_csv, ci_csv, ci_json, comparisons_csv, paired_comparisons, ranking_agreement, to_csv, to_json, to_trec};
 use serpsim::metrics::trec_eval::Settings;
 use serpsim::metrics::{Judgements, MeasurePlan};
 use serpsim::stats::bootstrap::CiMethod;
@@ -142,9 +140,7 @@ fn check_run_paths(runs: &[PathBuf]) -> anyhow::Result<()> {
         }
         let text = p.to_string_lossy();
         if MeasurePlan::parse(&[text.as_ref()]).is_ok() {
-            anyhow::bail!(
-                "{text}: no such file, and it reads as a measure name: -m takes exactly one value (write `-m map -m {text}`)"
-            );
+            anyhow::bail!("{text}: no such file, and it reads as a measure name: -m takes exactly one value (write `-m map -m {text}`)");
         }
     }
     Ok(())
@@ -167,7 +163,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     tune_allocator();
     if let Some(o) = &args.out {
         let optional = [&args.subtopics, &args.subtopic_weights, &args.doc_lengths, &args.doc_times, &args.agreement, &args.compare];
-        let inputs: Vec<&std::path::Path> = std::iter::once(args.qrels.as_path()).chain(args.runs.iter().map(PathBuf::as_path)).chain(optional.into_iter().flatten().map(PathBuf::as_path)).collect();
+        let inputs: Vec<&std::path::Path> = std::iter::once(args.qrels.as_path())
+            .chain(args.runs.iter().map(PathBuf::as_path))
+            .chain(optional.into_iter().flatten().map(PathBuf::as_path))
+            .collect();
         serpsim::output::refuse_input_as_output(o, &inputs)?;
     }
     let plan = MeasurePlan::parse(&args.measures)?;
@@ -181,11 +180,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     anyhow::ensure!(stdin_uses <= 1, "`-` (standard input) can be given once only");
     check_run_paths(&args.runs)?;
     let opts = EvalOptions { relevance_level: args.level, complete: args.complete, settings: Settings { num_docs_in_coll: args.num_docs } };
-    let run_opts = RunOptions {
-        max_per_topic: args.max_retrieved.unwrap_or(usize::MAX),
-        judged_only: args.judged_only,
-        keep_docs: plan.needs_docs(),
-    };
+    let run_opts = RunOptions { max_per_topic: args.max_retrieved.unwrap_or(usize::MAX), judged_only: args.judged_only, keep_docs: plan.needs_docs() };
     if args.max_retrieved == Some(0) {
         anyhow::bail!("-M must be at least 1");
     }
@@ -220,10 +215,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         }
         let runs = {
             use rayon::prelude::*;
-            args.runs
-                .par_iter()
-                .map(|p| RankedRun::read(&judgements, p, &run_opts))
-                .collect::<Result<Vec<_>, _>>()?
+            args.runs.par_iter().map(|p| RankedRun::read(&judgements, p, &run_opts)).collect::<Result<Vec<_>, _>>()?
         };
         let e = evaluate(&judgements, &runs, &plan, &opts)?;
         let output = if args.ci {
@@ -252,8 +244,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         } else {
             None
         };
-        let dropped: Vec<(String, usize)> =
-            e.runs.iter().cloned().zip(e.dropped_topics.iter().copied()).filter(|(_, d)| *d > 0).collect();
+        let dropped: Vec<(String, usize)> = e.runs.iter().cloned().zip(e.dropped_topics.iter().copied()).filter(|(_, d)| *d > 0).collect();
         Ok((output, agreement, comparison, dropped))
     })??;
     for (run, n) in dropped {

@@ -1,8 +1,8 @@
 //! `serpsim sessions run|sweep SCENARIO.toml`: thin front ends over the engine (docs/sessions.md).
 
 use super::common::{progress_bar, with_threads, RunOverrides};
-use serpsim::scenario::Scenario;
 use serpsim::presets::sessions::scenario::{run_sessions, run_sweep};
+use serpsim::scenario::Scenario;
 use std::path::PathBuf;
 
 /// Arguments of `serpsim sessions`.

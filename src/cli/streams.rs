@@ -2,11 +2,11 @@
 //! over the engine's stream path (`simulate::stream`).
 
 use super::common::{progress_bar, with_threads};
-use serpsim::write::write_atomic;
-use serpsim::simulate::stream_io::StreamData;
 use serpsim::presets::streams::model::{msu, MeanSd, Population};
 use serpsim::run::streams::{msu_csv, run_scenario};
 use serpsim::scenario::{Overrides, Scenario};
+use serpsim::simulate::stream_io::StreamData;
+use serpsim::write::write_atomic;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim streams`.

@@ -1,6 +1,5 @@
 //! `serpsim study ...`: user-study logs (gaze, cursor, attention, fitting). See docs/study.md.
 
-use serpsim::write::{csv_field, write_atomic};
 use serpsim::study::asc;
 use serpsim::study::attention::{length_table, literal_acquisition, query_term_table, word_attention};
 use serpsim::study::cursor::{CursorColumns, CursorOptions};
@@ -12,6 +11,7 @@ use serpsim::study::log::StudyLog;
 use serpsim::study::pipeline::{self, AttentionSource};
 use serpsim::study::synthetic::{generate_with, StudyConfig};
 use serpsim::study::Eye;
+use serpsim::write::{csv_field, write_atomic};
 use std::path::{Path, PathBuf};
 
 /// Detector, screen and input options shared by `events`, `agreement` and `annotate`.
@@ -80,11 +80,21 @@ fn pair(s: &str, what: &str) -> anyhow::Result<(f64, f64)> {
 fn detect_config(o: &DetectOpts) -> anyhow::Result<(DetectConfig, Option<bool>, CsvOptions)> {
     let method = match o.method.as_str() {
         "idt" => {
-            for (set, name) in [(o.velocity.is_some(), "--velocity"), (o.window_ms.is_some(), "--window-ms"), (o.merge_gap.is_some(), "--merge-gap"), (o.merge_angle.is_some(), "--merge-angle"), (o.no_merge, "--no-merge")] {
+            for (set, name) in [
+                (o.velocity.is_some(), "--velocity"),
+                (o.window_ms.is_some(), "--window-ms"),
+                (o.merge_gap.is_some(), "--merge-gap"),
+                (o.merge_angle.is_some(), "--merge-angle"),
+                (o.no_merge, "--no-merge"),
+            ] {
                 anyhow::ensure!(!set, "{name} is an I-VT option; it has no effect with --method idt");
             }
             let d = IdtParams::default();
-            Method::Idt(IdtParams { dispersion_deg: o.dispersion.unwrap_or(d.dispersion_deg), min_duration_ms: o.min_duration.unwrap_or(d.min_duration_ms), max_gap_ms: o.max_gap })
+            Method::Idt(IdtParams {
+                dispersion_deg: o.dispersion.unwrap_or(d.dispersion_deg),
+                min_duration_ms: o.min_duration.unwrap_or(d.min_duration_ms),
+                max_gap_ms: o.max_gap,
+            })
         }
         "ivt" => {
             anyhow::ensure!(o.dispersion.is_none(), "--dispersion is an I-DT option; it has no effect with --method ivt");
@@ -119,7 +129,10 @@ fn detect_config(o: &DetectOpts) -> anyhow::Result<(DetectConfig, Option<bool>, 
         columns: o.columns.as_deref().map(ColumnSpec::parse).transpose()?,
         time_unit: o.time_unit.as_deref().map(TimeUnit::parse).transpose()?,
     };
-    anyhow::ensure!(!(asc == Some(true) && (csv.columns.is_some() || csv.time_unit.is_some())), "--columns and --time-unit are for CSV input, not --format asc");
+    anyhow::ensure!(
+        !(asc == Some(true) && (csv.columns.is_some() || csv.time_unit.is_some())),
+        "--columns and --time-unit are for CSV input, not --format asc"
+    );
     Ok((cfg, asc, csv))
 }
 
@@ -404,7 +417,13 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
                 let inputs: Vec<&Path> = [Some(log.as_path()), Some(qrels.as_path()), test.as_deref()].into_iter().flatten().collect();
                 serpsim::output::refuse_input_as_output(o, &inputs)?;
             }
-            serpsim::limits::check_usize("study validate", "--replicates", replicates, serpsim::limits::MAX_CLICK_REPLICATES, "simulated searches per test search")?;
+            serpsim::limits::check_usize(
+                "study validate",
+                "--replicates",
+                replicates,
+                serpsim::limits::MAX_CLICK_REPLICATES,
+                "simulated searches per test search",
+            )?;
             serpsim::limits::check_usize("study validate", "--bootstrap", bootstrap, serpsim::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
             let cfg = serpsim::clickmodels::validate::ValidateConfig { replicates, bootstrap, level: ci_level, seed, ..Default::default() };
             validate(&log, &qrels, test.as_deref(), test_share, &evidence, page_size, &cfg, threads, out.as_deref())?
@@ -513,7 +532,15 @@ fn find_file(dir: &Path, name: &str, exts: &[&str]) -> Option<PathBuf> {
     None
 }
 
-fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathBuf>, opts: &DetectOpts, min_hover: f64, cursor_opts: &CursorOptions, out: &Path) -> anyhow::Result<()> {
+fn annotate(
+    log_path: &Path,
+    gaze_dir: Option<PathBuf>,
+    cursor_dir: Option<PathBuf>,
+    opts: &DetectOpts,
+    min_hover: f64,
+    cursor_opts: &CursorOptions,
+    out: &Path,
+) -> anyhow::Result<()> {
     anyhow::ensure!(gaze_dir.is_some() || cursor_dir.is_some(), "give --gaze-dir, --cursor-dir or both: there is nothing to annotate with");
     anyhow::ensure!(min_hover.is_finite() && min_hover >= 0.0, "--min-hover must be a number of ms >= 0");
     let (cfg, asc, csv) = detect_config(opts)?;
@@ -583,9 +610,18 @@ fn annotate(log_path: &Path, gaze_dir: Option<PathBuf>, cursor_dir: Option<PathB
         }
     }
     if total.replaced_fixations + total.replaced_hovers > 0 {
-        eprintln!("note: replaced {} fixation and {} hover events already in the log (annotation is idempotent)", total.replaced_fixations, total.replaced_hovers);
+        eprintln!(
+            "note: replaced {} fixation and {} hover events already in the log (annotation is idempotent)",
+            total.replaced_fixations, total.replaced_hovers
+        );
     }
-    eprintln!("annotated {} sessions: {} fixations, {} token hovers, {} result hovers", log.sessions.len(), total.fixations, total.token_hovers, total.result_hovers);
+    eprintln!(
+        "annotated {} sessions: {} fixations, {} token hovers, {} result hovers",
+        log.sessions.len(),
+        total.fixations,
+        total.token_hovers,
+        total.result_hovers
+    );
     if cursor_dir.is_some() && total.token_hovers + total.result_hovers == 0 {
         eprintln!("warning: no hover found: do the cursor positions fall on the AOI boxes (screen vs page coordinates, --min-hover)?");
     }

@@ -1,17 +1,17 @@
 //! `serpsim sublists`: sweep, when, gen-log, fit, glm.
 
 use super::common::{progress_bar, with_threads, RunOverrides};
-use serpsim::write::{fmt_f64, write_atomic};
 use anyhow::Context;
-use serpsim::report::StagedOutput;
-use serpsim::scenario::{Overrides, Scenario};
-use serpsim::presets::sublists::scenario::SublistStudy;
-use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
 use serpsim::presets::sublists::analysis::{accuracy_kl, fit_models, help_rows, models_markdown, rows_csv};
 use serpsim::presets::sublists::log::{fit_log, parse_log, predict, validate, write_log, LogGenerator};
 use serpsim::presets::sublists::measures::{sublist_entropy, sublist_relevance};
 use serpsim::presets::sublists::model::CutOff;
+use serpsim::presets::sublists::scenario::SublistStudy;
 use serpsim::presets::sublists::sweep::{basic_effort, fig6_svg, pooled_csv, run_sweep_world, sweep_csv};
+use serpsim::report::StagedOutput;
+use serpsim::scenario::{Overrides, Scenario};
+use serpsim::stats::glm::{design, full_factorial, hosmer_lemeshow, logistic, select_bic, term_name, Column, Frame};
+use serpsim::write::{fmt_f64, write_atomic};
 use std::path::PathBuf;
 
 /// Arguments of `serpsim sublists`.
@@ -112,7 +112,11 @@ fn load(common: &Common) -> anyhow::Result<(Scenario, SublistStudy)> {
             let (s, b) = Scenario::from_file(p)?;
             (s, b, p.display().to_string())
         }
-        None => (Scenario::parse(include_str!("../../simulations/sublists/default.toml"), "sublists/default.toml")?, PathBuf::from("simulations/sublists"), "sublists/default.toml".into()),
+        None => (
+            Scenario::parse(include_str!("../../simulations/sublists/default.toml"), "sublists/default.toml")?,
+            PathBuf::from("simulations/sublists"),
+            "sublists/default.toml".into(),
+        ),
     };
     let overrides: Overrides = common.run.overrides();
     overrides.apply(&mut s)?;
@@ -146,7 +150,19 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
     match args.command {
         SublistsCommand::Sweep(c) => sweep(c),
         SublistsCommand::When(c) => when(c),
-        SublistsCommand::GenLog { scenario, seed, log, lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, task } => {
+        SublistsCommand::GenLog {
+            scenario,
+            seed,
+            log,
+            lambda,
+            lambda_sigma,
+            random_switch,
+            hover_dropout,
+            false_click,
+            rlr_instances,
+            basic_instances,
+            task,
+        } => {
             let common = Common { scenario, run: RunOverrides { seed, ..Default::default() } };
             let (_, study) = load(&common)?;
             let topics = &study.topics;
@@ -155,7 +171,19 @@ pub fn run(args: SublistsArgs) -> anyhow::Result<()> {
             }
             anyhow::ensure!(lambda.is_finite() && lambda >= 0.0 && lambda_sigma.is_finite() && lambda_sigma >= 0.0, "--lambda and --lambda-sigma must be >= 0");
             let cutoff = CutOff::parse(&task).with_context(|| format!("--task `{task}` is not find-N, find-all or effort-B"))?;
-            let gen = LogGenerator { lambda, lambda_sigma, random_switch, hover_dropout, false_click, rlr_instances, basic_instances, cutoff, page_size: study.grid.page_size, seed: study.grid.seed, ..Default::default() };
+            let gen = LogGenerator {
+                lambda,
+                lambda_sigma,
+                random_switch,
+                hover_dropout,
+                false_click,
+                rlr_instances,
+                basic_instances,
+                cutoff,
+                page_size: study.grid.page_size,
+                seed: study.grid.seed,
+                ..Default::default()
+            };
             let inst = gen.generate(topics)?;
             if let Some(d) = log.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(d)?;
@@ -190,7 +218,15 @@ fn sweep(c: Common) -> anyhow::Result<()> {
     }
     t += "\n";
     for topic in topics {
-        t += &format!("{},{},{},{},{},{}", serpsim::write::csv_field(&topic.id), topic.grades.len(), topic.relevant(), topic.k(), fmt_f64(sublist_relevance(topic)), fmt_f64(sublist_entropy(topic)));
+        t += &format!(
+            "{},{},{},{},{},{}",
+            serpsim::write::csv_field(&topic.id),
+            topic.grades.len(),
+            topic.relevant(),
+            topic.k(),
+            fmt_f64(sublist_relevance(topic)),
+            fmt_f64(sublist_entropy(topic))
+        );
         for &task in &grid.tasks {
             t += &format!(",{}", fmt_f64(basic_effort(topic, task, grid.page_size, &grid.weights)));
         }
@@ -299,7 +335,11 @@ fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<Str
         let j = col(name)?;
         rows.iter()
             .enumerate()
-            .map(|(i, r)| r.get(j).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| serpsim::Error::parse(&src, i + 2, format!("column `{name}` is not a number")).into()))
+            .map(|(i, r)| {
+                r.get(j)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .ok_or_else(|| serpsim::Error::parse(&src, i + 2, format!("column `{name}` is not a number")).into())
+            })
             .collect()
     };
     let y = num(&response)?;
@@ -334,7 +374,10 @@ fn glm(data: PathBuf, response: String, trials: Option<String>, numeric: Vec<Str
         );
     }
     let hl = hosmer_lemeshow(&fit.fitted, &y, &n, 10);
-    eprintln!("loglik {:.6}  deviance {:.6}  BIC {:.6}  Hosmer-Lemeshow chi2 {:.4} df {} p {:.4}", fit.loglik, fit.deviance, fit.bic, hl.statistic, hl.df, hl.p);
+    eprintln!(
+        "loglik {:.6}  deviance {:.6}  BIC {:.6}  Hosmer-Lemeshow chi2 {:.4} df {} p {:.4}",
+        fit.loglik, fit.deviance, fit.bic, hl.statistic, hl.df, hl.p
+    );
     out!("{}", fit.table_csv())?;
     Ok(())
 }

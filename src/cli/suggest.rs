@@ -4,9 +4,9 @@
 use super::common::progress_bar;
 use serpsim::output::{check_output_dir, RunDir, RunInfo};
 use serpsim::suggest::eval::{prepare, reciprocal_ranks, sweep_tam, sweep_tam_r, table9, table9_markdown, AcceptedSessions};
+use serpsim::suggest::read_sessions;
 use serpsim::suggest::score::Model;
 use serpsim::suggest::synthetic::{generate, SyntheticSuggestConfig};
-use serpsim::suggest::read_sessions;
 use serpsim::wordnet::{default_dir, Similarity, WordNet};
 use std::path::{Path, PathBuf};
 
@@ -151,10 +151,8 @@ fn evaluate(a: EvalArgs) -> anyhow::Result<()> {
     let fixed_tam = a.alpha.map(Model::tam).transpose()?;
     let fixed_tam_r = match &a.weights {
         Some(w) => {
-            let v: Vec<f64> = w
-                .split(',')
-                .map(|x| x.trim().parse::<f64>().map_err(|e| anyhow::anyhow!("--weights `{w}`: {e}")))
-                .collect::<anyhow::Result<_>>()?;
+            let v: Vec<f64> =
+                w.split(',').map(|x| x.trim().parse::<f64>().map_err(|e| anyhow::anyhow!("--weights `{w}`: {e}"))).collect::<anyhow::Result<_>>()?;
             anyhow::ensure!(v.len() == 3, "--weights `{w}`: give three numbers l,f,d");
             Some(Model::tam_r(v[0], v[1], v[2])?)
         }

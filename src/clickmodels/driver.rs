@@ -235,12 +235,7 @@ fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
             v.extend(m.examination.iter_mut().map(Vec::as_mut_slice));
             v
         }
-        EmState::Ccm(m) => vec![
-            &mut m.attractiveness,
-            std::slice::from_mut(&mut m.tau1),
-            std::slice::from_mut(&mut m.tau2),
-            std::slice::from_mut(&mut m.tau3),
-        ],
+        EmState::Ccm(m) => vec![&mut m.attractiveness, std::slice::from_mut(&mut m.tau1), std::slice::from_mut(&mut m.tau2), std::slice::from_mut(&mut m.tau3)],
         EmState::Pbm(m) => vec![&mut m.attractiveness, &mut m.examination],
     }
 }
@@ -287,13 +282,7 @@ fn pin(state: &mut EmState, top: Option<f64>) {
 /// Runs the EM fit of `state` on `src` (see the module): at most `cfg.iterations` passes,
 /// stopping at `cfg.tolerance`, accelerated by `opts.accel` when the tolerance is > 0.
 /// `on_pass` is called after every pass (progress). The state ends at the fitted model.
-pub fn run(
-    state: &mut EmState,
-    cfg: &EmConfig,
-    opts: &EmOptions,
-    src: &mut dyn SessionSource,
-    on_pass: &mut dyn FnMut(&PassInfo),
-) -> Result<EmReport> {
+pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn SessionSource, on_pass: &mut dyn FnMut(&PassInfo)) -> Result<EmReport> {
     if cfg.iterations == 0 {
         return Err(Error::config("em", "iterations", "must be at least 1"));
     }

@@ -6,9 +6,9 @@
 //! particular the examination probability below the last click is conditioned on the
 //! clicks above (PyClick uses the unconditional one there, see `docs/clickmodels.md`).
 
-use super::io::ParamTable;
 use super::driver::{self, EmOptions};
 use super::estep::{Counts, EStats, EmState, Scratch};
+use super::io::ParamTable;
 use super::{draw, param, ClickModel, ModelKind, PRIOR, PROB_MIN};
 use crate::error::Result;
 use crate::logs::{SessionRef, SessionSource};
@@ -83,7 +83,6 @@ impl Default for Dbn {
         Dbn { attractiveness: Vec::new(), satisfaction: Vec::new(), gamma: PRIOR }
     }
 }
-
 
 impl DbnConfig {
     /// Fits from parameters at 0.5 (gamma at its fixed value when fixed).
@@ -247,10 +246,7 @@ impl ClickModel for Dbn {
     }
 
     fn to_table(&self) -> ParamTable {
-        ParamTable::new(ModelKind::Dbn)
-            .scalar("gamma", self.gamma)
-            .pair("attractiveness", &self.attractiveness)
-            .pair("satisfaction", &self.satisfaction)
+        ParamTable::new(ModelKind::Dbn).scalar("gamma", self.gamma).pair("attractiveness", &self.attractiveness).pair("satisfaction", &self.satisfaction)
     }
 }
 
@@ -648,9 +644,7 @@ impl ClickModel for Pbm {
 
     fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
         clicks.clear();
-        clicks.extend(
-            pairs.iter().enumerate().map(|(r, &p)| draw(param(&self.attractiveness, p as usize) * param(&self.examination, r), rng)),
-        );
+        clicks.extend(pairs.iter().enumerate().map(|(r, &p)| draw(param(&self.attractiveness, p as usize) * param(&self.examination, r), rng)));
     }
 
     fn to_table(&self) -> ParamTable {

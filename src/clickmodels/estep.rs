@@ -38,7 +38,7 @@
 
 use super::em::{Ccm, Dbn, Gamma, Pbm, Ubm};
 use super::mle::Sdbn;
-use super::{ClickModel, ModelConfig, ModelKind, EmConfig};
+use super::{ClickModel, EmConfig, ModelConfig, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::SessionRef;
 
@@ -558,9 +558,7 @@ impl EmState {
         Ok(match kind {
             ModelKind::Sdbn => EmState::Sdbn(Sdbn { attractiveness: next()?, satisfaction: next()? }),
             ModelKind::Dbn => EmState::Dbn(Dbn { gamma: scalar(0)?, attractiveness: next()?, satisfaction: next()? }, flag),
-            ModelKind::Ccm => {
-                EmState::Ccm(Ccm { tau1: scalar(0)?, tau2: scalar(1)?, tau3: scalar(2)?, attractiveness: next()? })
-            }
+            ModelKind::Ccm => EmState::Ccm(Ccm { tau1: scalar(0)?, tau2: scalar(1)?, tau3: scalar(2)?, attractiveness: next()? }),
             ModelKind::Pbm => EmState::Pbm(Pbm { attractiveness: next()?, examination: next()? }),
             ModelKind::Ubm => {
                 let attractiveness = next()?;

@@ -11,9 +11,9 @@
 //! Probabilities of observed events are floored at [`PROB_MIN`].
 
 use super::{ClickModel, ExactSum, PROB_MIN};
-use crate::logs::SessionRef;
 use crate::error::{Error, Result};
 use crate::logs::ClickLog;
+use crate::logs::SessionRef;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -84,10 +84,7 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
 /// Evaluates `model` on the sessions `replay` hands out, in order, in one pass (a test log
 /// streamed from a file or from stored sessions: memory by pairs, not sessions). The same
 /// numbers as [`evaluate`] on a log of those sessions.
-pub fn evaluate_stream(
-    model: &dyn ClickModel,
-    replay: &mut dyn FnMut(&mut dyn FnMut(SessionRef<'_>)) -> Result<()>,
-) -> Result<Scores> {
+pub fn evaluate_stream(model: &dyn ClickModel, replay: &mut dyn FnMut(&mut dyn FnMut(SessionRef<'_>)) -> Result<()>) -> Result<Scores> {
     // Exact (order-independent) sum, so a sharded evaluation gives the same bits.
     let mut ll = ExactSum::default();
     // Accumulated at every rank up to RANK_MAX and cut to the longest SERP at the end:
@@ -124,9 +121,7 @@ pub fn evaluate_stream(
     full.truncate(ranks);
     cond.truncate(ranks);
     count.truncate(ranks);
-    let per_rank = |acc: &[f64]| -> Vec<f64> {
-        acc.iter().zip(&count).map(|(&x, &n)| 2f64.powf(-x / n.max(1) as f64)).collect()
-    };
+    let per_rank = |acc: &[f64]| -> Vec<f64> { acc.iter().zip(&count).map(|(&x, &n)| 2f64.powf(-x / n.max(1) as f64)).collect() };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let perplexity_at_rank = per_rank(&full);
     let conditional_perplexity_at_rank = per_rank(&cond);

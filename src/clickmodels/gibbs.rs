@@ -92,7 +92,9 @@ impl GibbsConfig {
         }
         use crate::limits::{check_count, check_product, check_usize, MAX_SAMPLES};
         check_usize("sampler", "chains", self.chains, MAX_CHAINS, "sampler chains")?;
-        for (k, v) in [("warmup", self.warmup), ("draws", self.draws), ("thin", self.thin), ("prior_rounds", self.prior_rounds), ("prior_sweeps", self.prior_sweeps)] {
+        for (k, v) in
+            [("warmup", self.warmup), ("draws", self.draws), ("thin", self.thin), ("prior_rounds", self.prior_rounds), ("prior_sweeps", self.prior_sweeps)]
+        {
             check_usize("sampler", k, v, MAX_SAMPLES, "sampler sweeps")?;
         }
         check_product("sampler", "chains * draws", &[self.chains as u64, self.draws as u64], MAX_SAMPLES, "draws kept in memory")?;
@@ -302,7 +304,9 @@ impl Latent {
                 Spec { metropolis: true, ..scalar("tau2", None) },
                 Spec { metropolis: true, ..scalar("tau3", None) },
             ],
-            Latent::Dcm => vec![pair("attractiveness"), Spec { name: "continuation", axis: Axis::Rank, len: depth, pinned: vec![None; depth], metropolis: false }],
+            Latent::Dcm => {
+                vec![pair("attractiveness"), Spec { name: "continuation", axis: Axis::Rank, len: depth, pinned: vec![None; depth], metropolis: false }]
+            }
             Latent::Ubm { top } => {
                 let len = depth * (depth + 1) / 2;
                 let mut pinned = vec![None; len];
@@ -839,11 +843,7 @@ fn draw_params(specs: &[Spec], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut 
 
 /// Prior of every entry of every table.
 fn expand_priors(specs: &[Spec], tables: &[TablePrior], pair_query: &[u32]) -> Vec<Vec<BetaPrior>> {
-    specs
-        .iter()
-        .zip(tables)
-        .map(|(s, t)| (0..s.len).map(|i| if s.axis == Axis::Pair { t.of(i, pair_query) } else { t.global }).collect())
-        .collect()
+    specs.iter().zip(tables).map(|(s, t)| (0..s.len).map(|i| if s.axis == Axis::Pair { t.of(i, pair_query) } else { t.global }).collect()).collect()
 }
 
 fn initial_state(specs: &[Spec], priors: &[Vec<BetaPrior>], rng: &mut Stream) -> State {
@@ -908,7 +908,15 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
 /// pairs the log never shows but whose query is known (BARACO's unseen documents): with
 /// per-query priors they are drawn from their query's prior. `None`: the queries the log
 /// shows each pair with.
-pub fn sample_with_queries(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, queries: Option<&[u32]>, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
+pub fn sample_with_queries(
+    model: Latent,
+    log: &ClickLog,
+    pairs: usize,
+    scope: PriorScope,
+    cfg: &GibbsConfig,
+    queries: Option<&[u32]>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Sampled> {
     cfg.validate()?;
     model.validate()?;
     if log.is_empty() {

@@ -255,7 +255,11 @@ mod tests {
         let a: Vec<f64> = (0..n).map(|i| quantile((((i * 7) % n) as f64 + 0.5) / n as f64)).collect();
         let s: Vec<f64> = (0..n).map(|i| 1.0 - quantile((((i * 13) % n) as f64 + 0.5) / n as f64)).collect();
         let log = shape.simulate(&Dbn { attractiveness: a, satisfaction: s, gamma: 0.9 });
-        let cfg = PosteriorConfig { prior: PriorScope::Hierarchical, sampler: GibbsConfig { chains: 2, warmup: 300, draws: 300, ..Default::default() }, ..PosteriorConfig::default() };
+        let cfg = PosteriorConfig {
+            prior: PriorScope::Hierarchical,
+            sampler: GibbsConfig { chains: 2, warmup: 300, draws: 300, ..Default::default() },
+            ..PosteriorConfig::default()
+        };
         let post = posterior(ModelKind::Dbn, &log, n, &cfg, &|_| {}).unwrap();
         // Tolerances: with 600 exactly known values the posterior sd of (alpha, beta) would be
         // about (0.10, 0.28) (Fisher information of the Beta family, scaled from 4,000 entries

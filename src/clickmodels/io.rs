@@ -82,11 +82,7 @@ impl ParamTable {
         self.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("ranks.{name}"), "is missing"))
     }
     fn get_matrix(&self, ctx: &str, name: &str) -> Result<Vec<Vec<f64>>> {
-        self.matrices
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|x| x.1.clone())
-            .ok_or_else(|| Error::config(ctx, format!("matrices.{name}"), "is missing"))
+        self.matrices.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("matrices.{name}"), "is missing"))
     }
     fn get_pair(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
         self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
@@ -128,14 +124,8 @@ impl ParamTable {
         }
         Ok(match self.model {
             ModelKind::Cm => Box::new(Cm { attractiveness: self.get_pair(ctx, "attractiveness")? }),
-            ModelKind::Dcm => Box::new(Dcm {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                continuation: self.get_rank(ctx, "continuation")?,
-            }),
-            ModelKind::Sdbn => Box::new(Sdbn {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                satisfaction: self.get_pair(ctx, "satisfaction")?,
-            }),
+            ModelKind::Dcm => Box::new(Dcm { attractiveness: self.get_pair(ctx, "attractiveness")?, continuation: self.get_rank(ctx, "continuation")? }),
+            ModelKind::Sdbn => Box::new(Sdbn { attractiveness: self.get_pair(ctx, "attractiveness")?, satisfaction: self.get_pair(ctx, "satisfaction")? }),
             ModelKind::Gctr => Box::new(Ctr { kind: CtrKind::Global, ctr: vec![self.get_scalar(ctx, "ctr")?] }),
             ModelKind::Rctr => Box::new(Ctr { kind: CtrKind::Rank, ctr: self.get_rank(ctx, "ctr")? }),
             ModelKind::Dctr => Box::new(Ctr { kind: CtrKind::Document, ctr: self.get_pair(ctx, "ctr")? }),
@@ -150,14 +140,8 @@ impl ParamTable {
                 tau2: self.get_scalar(ctx, "tau2")?,
                 tau3: self.get_scalar(ctx, "tau3")?,
             }),
-            ModelKind::Ubm => Box::new(Ubm {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                examination: self.get_matrix(ctx, "examination")?,
-            }),
-            ModelKind::Pbm => Box::new(Pbm {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                examination: self.get_rank(ctx, "examination")?,
-            }),
+            ModelKind::Ubm => Box::new(Ubm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_matrix(ctx, "examination")? }),
+            ModelKind::Pbm => Box::new(Pbm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_rank(ctx, "examination")? }),
         })
     }
 }
@@ -350,9 +334,10 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
     };
     for (i, row) in rows.iter().enumerate() {
         let key = format!("pairs[{i}]");
-        let r = row.as_array().filter(|r| r.len() == 2 + names.len()).ok_or_else(|| {
-            Error::config(ctx, &key, format!("must be [query, document, {}]", names.join(", ")))
-        })?;
+        let r = row
+            .as_array()
+            .filter(|r| r.len() == 2 + names.len())
+            .ok_or_else(|| Error::config(ctx, &key, format!("must be [query, document, {}]", names.join(", "))))?;
         let id = |x: &Value| match x {
             Value::String(s) if !s.is_empty() => Ok(s.clone()),
             Value::Number(n) => Ok(n.to_string()),

@@ -78,19 +78,12 @@ impl Delimited {
     /// Parses `query=1,doc=3,label=6[,region=2]` for separator `sep`.
     pub fn parse(sep: Separator, spec: &str) -> Result<Self> {
         let bad = |why: String| {
-            Error::Invalid(format!(
-                "--label-columns `{spec}`: {why} (expected e.g. `query=1,doc=3,label=6`, optional `region=2`; columns count from 1)"
-            ))
+            Error::Invalid(format!("--label-columns `{spec}`: {why} (expected e.g. `query=1,doc=3,label=6`, optional `region=2`; columns count from 1)"))
         };
         let (mut query, mut region, mut doc, mut label) = (None, None, None, None);
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| bad(format!("`{part}` is not key=column")))?;
-            let col: usize = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|&c| c >= 1)
-                .ok_or_else(|| bad(format!("column `{}` is not a number from 1", v.trim())))?;
+            let col: usize = v.trim().parse().ok().filter(|&c| c >= 1).ok_or_else(|| bad(format!("column `{}` is not a number from 1", v.trim())))?;
             let slot = match k.trim() {
                 "query" => &mut query,
                 "region" => &mut region,
@@ -113,15 +106,7 @@ impl Delimited {
         if sorted.len() != cols.len() {
             return Err(bad("two keys name the same column".into()));
         }
-        Ok(Delimited {
-            sep,
-            query,
-            region,
-            doc,
-            label,
-            fields: None,
-            header: false,
-        })
+        Ok(Delimited { sep, query, region, doc, label, fields: None, header: false })
     }
 
     fn max_column(&self) -> usize {
@@ -176,33 +161,9 @@ impl LabelFormat {
     /// The columns of the format.
     fn layout(&self) -> Delimited {
         match *self {
-            LabelFormat::Trec => Delimited {
-                sep: Separator::Whitespace,
-                query: 1,
-                region: None,
-                doc: 3,
-                label: 4,
-                fields: Some(4),
-                header: false,
-            },
-            LabelFormat::Yandex => Delimited {
-                sep: Separator::Tab,
-                query: 1,
-                region: Some(2),
-                doc: 3,
-                label: 4,
-                fields: Some(4),
-                header: false,
-            },
-            LabelFormat::TianGong => Delimited {
-                sep: Separator::Whitespace,
-                query: 3,
-                region: None,
-                doc: 4,
-                label: 5,
-                fields: Some(5),
-                header: false,
-            },
+            LabelFormat::Trec => Delimited { sep: Separator::Whitespace, query: 1, region: None, doc: 3, label: 4, fields: Some(4), header: false },
+            LabelFormat::Yandex => Delimited { sep: Separator::Tab, query: 1, region: Some(2), doc: 3, label: 4, fields: Some(4), header: false },
+            LabelFormat::TianGong => Delimited { sep: Separator::Whitespace, query: 3, region: None, doc: 4, label: 5, fields: Some(5), header: false },
             LabelFormat::Delimited(d) => d,
         }
     }
@@ -254,20 +215,13 @@ pub struct LabelOptions {
 impl LabelOptions {
     /// Options of `format` with nothing assumed (TREC qrels as `--qrels` reads them).
     pub fn new(format: LabelFormat) -> Self {
-        LabelOptions {
-            format,
-            unjudged: None,
-            unjudged_grade: None,
-            grade_map: None,
-        }
+        LabelOptions { format, unjudged: None, unjudged_grade: None, grade_map: None }
     }
 
     /// With `--unjudged`, `--unjudged-grade` and `--grade-map` (`0:0,1:1,2:1`) checked.
     pub fn with(mut self, unjudged: Option<i32>, unjudged_grade: Option<i32>, grade_map: Option<&str>) -> Result<Self> {
         if unjudged_grade.is_some() && unjudged.is_none() {
-            return Err(Error::Invalid(
-                "--unjudged-grade needs --unjudged (the label value that marks unjudged documents)".into(),
-            ));
+            return Err(Error::Invalid("--unjudged-grade needs --unjudged (the label value that marks unjudged documents)".into()));
         }
         self.unjudged = unjudged;
         self.unjudged_grade = unjudged_grade;
@@ -326,9 +280,7 @@ impl LabelInputs<'_> {
             (Some(p), None) => p,
             (None, Some(p)) => {
                 if format != "trec" || self.columns.is_some() || self.header {
-                    return Err(Error::Invalid(
-                        "--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT".into(),
-                    ));
+                    return Err(Error::Invalid("--qrels reads TREC qrels: for another layout give --labels FILE --label-format FMT".into()));
                 }
                 p
             }
@@ -349,11 +301,7 @@ impl LabelInputs<'_> {
             }
         };
         let options = LabelOptions::new(LabelFormat::new(format, self.columns, self.header)?).with(self.unjudged, self.unjudged_grade, self.grade_map)?;
-        Ok(Some(LabelRequest {
-            path: path.to_path_buf(),
-            options,
-            resamples,
-        }))
+        Ok(Some(LabelRequest { path: path.to_path_buf(), options, resamples }))
     }
 }
 
@@ -446,18 +394,11 @@ impl LabelSummary {
             }
         }
         if self.conflicting_pairs > 0 {
-            out.push(format!(
-                "labels: {} (query, document) pairs have conflicting labels: each takes its {CONFLICT_RULE}",
-                self.conflicting_pairs
-            ));
+            out.push(format!("labels: {} (query, document) pairs have conflicting labels: each takes its {CONFLICT_RULE}", self.conflicting_pairs));
         }
         if let Some(m) = &self.grade_map {
             let pairs: Vec<String> = m.iter().map(|[a, b]| format!("{a}:{b}")).collect();
-            out.push(format!(
-                "labels: grades mapped by --grade-map {}: grades {} fitted",
-                pairs.join(","),
-                describe_scale(&self.grades)
-            ));
+            out.push(format!("labels: grades mapped by --grade-map {}: grades {} fitted", pairs.join(","), describe_scale(&self.grades)));
         }
         out
     }
@@ -504,11 +445,7 @@ pub fn read_from(input: crate::input::Input, opts: &LabelOptions) -> Result<(Qre
         }
         let (query, doc, label): (&str, &str, i32) = if opts.format == LabelFormat::Trec {
             let parsed = parse_qrels_line(line, &name, line_no).map_err(|e| match e {
-                Error::Parse { file, line, reason } => Error::Parse {
-                    file,
-                    line,
-                    reason: format!("{reason}{hint}"),
-                },
+                Error::Parse { file, line, reason } => Error::Parse { file, line, reason: format!("{reason}{hint}") },
                 e => e,
             })?;
             let Some(l) = parsed else { continue };
@@ -522,12 +459,7 @@ pub fn read_from(input: crate::input::Input, opts: &LabelOptions) -> Result<(Qre
             match layout.fields {
                 Some(n) if fields.len() != n => return Err(at(format!("expected {n} fields {}, found {}{hint}", opts.format.expected(), fields.len()))),
                 None if fields.len() < layout.max_column() => {
-                    return Err(at(format!(
-                        "expected at least {} fields ({}), found {}{hint}",
-                        layout.max_column(),
-                        opts.format,
-                        fields.len()
-                    )))
+                    return Err(at(format!("expected at least {} fields ({}), found {}{hint}", layout.max_column(), opts.format, fields.len())))
                 }
                 _ => {}
             }
@@ -552,13 +484,9 @@ pub fn read_from(input: crate::input::Input, opts: &LabelOptions) -> Result<(Qre
             };
             let doc = get(layout.doc, "document id")?;
             let raw = get(layout.label, "label")?;
-            let label = raw.parse::<i32>().map_err(|_| {
-                at(format!(
-                    "label `{}` (column {}) is not an integer",
-                    crate::input::snippet(raw, crate::input::ECHO),
-                    layout.label
-                ))
-            })?;
+            let label = raw
+                .parse::<i32>()
+                .map_err(|_| at(format!("label `{}` (column {}) is not an integer", crate::input::snippet(raw, crate::input::ECHO), layout.label)))?;
             (query, doc, label)
         };
         read += 1;
@@ -591,11 +519,7 @@ pub fn read_from(input: crate::input::Input, opts: &LabelOptions) -> Result<(Qre
     }
     let source = name;
     if read == 0 {
-        return Err(Error::Invalid(format!(
-            "{source}: no label lines (expected {} as --label-format {})",
-            opts.format.expected(),
-            opts.format
-        )));
+        return Err(Error::Invalid(format!("{source}: no label lines (expected {} as --label-format {})", opts.format.expected(), opts.format)));
     }
     let (mut pairs, mut conflicting) = (0u64, 0u64);
     let mut file_grades: Vec<i32> = Vec::new();

@@ -101,7 +101,18 @@ impl Default for ManyPairs {
     /// 1,000,000 sessions over 300,000 queries (Zipf 1.0), 15 candidates per query from 10^7
     /// documents, 10 results per SERP, 30 % reordered, DBN clicks, world 1, seed 1.
     fn default() -> Self {
-        ManyPairs { sessions: 1_000_000, queries: 300_000, zipf: 1.0, docs: 10_000_000, candidates: 15, serp_len: 10, reorder: 0.3, model: TrueModel::Dbn, world: 1, seed: 1 }
+        ManyPairs {
+            sessions: 1_000_000,
+            queries: 300_000,
+            zipf: 1.0,
+            docs: 10_000_000,
+            candidates: 15,
+            serp_len: 10,
+            reorder: 0.3,
+            model: TrueModel::Dbn,
+            world: 1,
+            seed: 1,
+        }
     }
 }
 

@@ -48,7 +48,11 @@ impl UserModel {
             UserModel::Navigational => (0.95, 0.05, 0.9, 0.2),
             UserModel::Informational => (0.9, 0.4, 0.5, 0.1),
         };
-        if grade >= 1 { (cr, sr) } else { (cnr, snr) }
+        if grade >= 1 {
+            (cr, sr)
+        } else {
+            (cnr, snr)
+        }
     }
 }
 

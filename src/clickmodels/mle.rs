@@ -1,8 +1,8 @@
 //! Models fitted by counting (maximum likelihood with one pseudo-success in two pseudo-trials):
 //! CM, DCM, SDBN and the CTR baselines.
 
-use super::io::ParamTable;
 use super::estep::{Counts, EStats};
+use super::io::ParamTable;
 use super::{draw, param, ClickModel, ModelKind, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};

@@ -23,20 +23,20 @@ pub mod estep;
 pub mod eval;
 pub mod gibbs;
 pub mod hyper;
-pub mod manypairs;
 pub mod io;
 pub mod labels;
+pub mod manypairs;
 pub mod metrics;
 mod mle;
+pub mod orderings;
 pub mod portable;
 pub mod posterior;
 pub mod prior;
 pub mod recovery;
 pub mod synthetic;
 pub mod unseen;
-pub mod validate;
-pub mod orderings;
 pub mod user;
+pub mod validate;
 
 pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
 pub use estep::{Counts, EStats, EmState, ExactSum};
@@ -116,9 +116,11 @@ impl ModelKind {
 impl std::str::FromStr for ModelKind {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        ModelKind::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
-            Error::Invalid(format!("unknown click model `{s}` (expected one of cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)"))
-        })
+        ModelKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| Error::Invalid(format!("unknown click model `{s}` (expected one of cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)")))
     }
 }
 

@@ -45,9 +45,9 @@
 use super::{ClickModel, EmConfig, ModelConfig, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef};
-use crate::stats::model_error::{ErrorSample, ModelError};
 use crate::stats::cluster_bootstrap::{ascending, weighted_auc, weighted_ratio, ClusterBootstrap};
 use crate::stats::distance::{percentile_interval, total_variation};
+use crate::stats::model_error::{ErrorSample, ModelError};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -352,7 +352,10 @@ impl DocumentOrRank {
             }
         }
         let ratio = |c: f64, n: f64| if n > 0.0 { c / n } else { f64::NAN };
-        DocumentOrRank { pair_ctr: pc.iter().zip(&pn).map(|(&c, &n)| ratio(c, n)).collect(), rank_ctr: rc.iter().zip(&rn).map(|(&c, &n)| ratio(c, n)).collect() }
+        DocumentOrRank {
+            pair_ctr: pc.iter().zip(&pn).map(|(&c, &n)| ratio(c, n)).collect(),
+            rank_ctr: rc.iter().zip(&rn).map(|(&c, &n)| ratio(c, n)).collect(),
+        }
     }
 
     fn at(&self, r: usize, p: u32) -> f64 {
@@ -743,7 +746,12 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
                     let (oa, ob) = (&observed[a].0, &observed[b].0);
                     let (pa, pb) = (preds[m][a].as_ref().expect("predicted"), preds[m][b].as_ref().expect("predicted"));
                     let (na, nb) = (ords[held[a]].sessions.len() as f64, ords[held[b]].sessions.len() as f64);
-                    (oa.pair_metric(k) - ob.pair_metric(k), pa.pair_metric(k) - pb.pair_metric(k), pa.var[k] / na + pb.var[k] / nb, oa.var[k] / na + ob.var[k] / nb)
+                    (
+                        oa.pair_metric(k) - ob.pair_metric(k),
+                        pa.pair_metric(k) - pb.pair_metric(k),
+                        pa.var[k] / na + pb.var[k] / nb,
+                        oa.var[k] / na + ob.var[k] / nb,
+                    )
                 })
                 .collect();
             // Model error per query, fitted on the other queries' pairs (intercept only).
@@ -802,7 +810,8 @@ pub fn validate_orderings(log: &ClickLog, cfg: &OrderingsConfig) -> Result<Order
             // AUC of the probability as a score of the observed sign, over the pairs with an
             // observed difference; confident answers (probability at least CONFIDENT either way).
             let idx: Vec<usize> = (0..rows.len()).filter(|&i| used[i] > 0.0).collect();
-            let (sc, lb, cl): (Vec<f64>, Vec<bool>, Vec<usize>) = (idx.iter().map(|&i| probs[i]).collect(), idx.iter().map(|&i| ys[i]).collect(), idx.iter().map(|&i| cluster[i]).collect());
+            let (sc, lb, cl): (Vec<f64>, Vec<bool>, Vec<usize>) =
+                (idx.iter().map(|&i| probs[i]).collect(), idx.iter().map(|&i| ys[i]).collect(), idx.iter().map(|&i| cluster[i]).collect());
             let order = ascending(&sc);
             let (alo, ahi) = boot.interval(cfg.level, |w| weighted_auc(w, &cl, &sc, &lb, &order));
             let auc = weighted_auc(&vec![1; pair_queries.len()], &cl, &sc, &lb, &order);
@@ -917,7 +926,11 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig, boots: &[Vec<[f64; 5]>
             let oi = cfg.models.iter().position(|m| m.name() == r.model).expect("a model");
             let d: Vec<f64> = boots.iter().map(|b| b[bi][0] - b[oi][0]).collect();
             let (_, hi) = percentile_interval(&d, cfg.level);
-            if hi < 0.0 { below.push(r.model.as_str()) } else { tied.push(r.model.as_str()) }
+            if hi < 0.0 {
+                below.push(r.model.as_str())
+            } else {
+                tied.push(r.model.as_str())
+            }
         }
         let lead = if models.len() == 1 {
             format!("model {}", best.model)
@@ -926,7 +939,10 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig, boots: &[Vec<[f64; 5]>
         } else {
             format!("lowest error {} (not distinguishable from {}: paired {pct} % intervals over orderings include 0)", best.model, tied.join(", "))
         };
-        let mut s = format!("Held-out per-rank click rates (session-weighted mean absolute error, {pct} % interval over held-out orderings): {lead} {:.4} [{:.4}, {:.4}]", best.error, best.error_lower, best.error_upper);
+        let mut s = format!(
+            "Held-out per-rank click rates (session-weighted mean absolute error, {pct} % interval over held-out orderings): {lead} {:.4} [{:.4}, {:.4}]",
+            best.error, best.error_lower, best.error_upper
+        );
         for (k, label) in BASELINES.iter().zip(["rank-only", "document-only"]) {
             if let Some(b) = get(*k) {
                 s += &format!("; {label} ({}) {:.4} [{:.4}, {:.4}]", b.model, b.error, b.error_lower, b.error_upper);
@@ -977,7 +993,11 @@ fn answer(v: &OrderingsValidation, cfg: &OrderingsConfig, boots: &[Vec<[f64; 5]>
     }
     if !tying.is_empty() {
         let (verb, they) = if tying.len() == 1 { ("predicts", "it ties") } else { ("predict", "they tie") };
-        out.push(format!("{} {verb} the same value for every ordering of a query: {they} every pair (sign accuracy 0.5 by construction) and {} not ranked.", tying.join(" and "), if tying.len() == 1 { "is" } else { "are" }));
+        out.push(format!(
+            "{} {verb} the same value for every ordering of a query: {they} every pair (sign accuracy 0.5 by construction) and {} not ranked.",
+            tying.join(" and "),
+            if tying.len() == 1 { "is" } else { "are" }
+        ));
     }
     out
 }

@@ -281,7 +281,11 @@ impl ByGrade {
                     _ => (n.as_str(), None),
                 };
                 if !names.iter().any(|m| m == base) {
-                    return Err(Error::config(ctx, format!("{key}.{n}"), format!("is not a pair parameter of the model ({}) nor its interval", names.join(", "))));
+                    return Err(Error::config(
+                        ctx,
+                        format!("{key}.{n}"),
+                        format!("is not a pair parameter of the model ({}) nor its interval", names.join(", ")),
+                    ));
                 }
                 let p = x.as_f64().ok_or_else(|| Error::config(ctx, format!("{key}.{n}"), "must be a number"))?;
                 crate::error::check_probability(ctx, &format!("{key}.{n}"), p)?;
@@ -302,8 +306,12 @@ impl ByGrade {
                     let find = |lower: bool| bounds.iter().find(|(m, l, _)| m == n && *l == lower).map(|x| x.2);
                     let (lo, hi) = match (find(true), find(false)) {
                         (Some(lo), Some(hi)) => (lo, hi),
-                        (None, _) => return Err(Error::config(ctx, format!("{key}.{n}{LOWER}"), "is missing (an interval gives both ends for every pair parameter)")),
-                        (_, None) => return Err(Error::config(ctx, format!("{key}.{n}{UPPER}"), "is missing (an interval gives both ends for every pair parameter)")),
+                        (None, _) => {
+                            return Err(Error::config(ctx, format!("{key}.{n}{LOWER}"), "is missing (an interval gives both ends for every pair parameter)"))
+                        }
+                        (_, None) => {
+                            return Err(Error::config(ctx, format!("{key}.{n}{UPPER}"), "is missing (an interval gives both ends for every pair parameter)"))
+                        }
                     };
                     if lo > hi {
                         return Err(Error::config(ctx, format!("{key}.{n}{LOWER}"), format!("{lo} is above {n}{UPPER} {hi}")));
@@ -311,7 +319,11 @@ impl ByGrade {
                     intervals.push((n.clone(), lo, hi));
                 }
                 if interval_resamples == 0 {
-                    return Err(Error::config(ctx, format!("{key}.interval_resamples"), "is missing: an interval needs the number of resamples that showed the grade"));
+                    return Err(Error::config(
+                        ctx,
+                        format!("{key}.interval_resamples"),
+                        "is missing: an interval needs the number of resamples that showed the grade",
+                    ));
                 }
             }
             if out.row(grade).is_some() {
@@ -378,7 +390,11 @@ impl GradeFit {
             }
             Some(over) => {
                 if over.as_str() != Some(INTERVAL_OVER) {
-                    return Err(Error::config(ctx, "grade_fit.interval_over", format!("must be \"{INTERVAL_OVER}\" (the bootstrap resamples the log's queries)")));
+                    return Err(Error::config(
+                        ctx,
+                        "grade_fit.interval_over",
+                        format!("must be \"{INTERVAL_OVER}\" (the bootstrap resamples the log's queries)"),
+                    ));
                 }
                 let level = o
                     .get("interval_level")
@@ -529,11 +545,8 @@ fn tie(cfg: &ModelConfig, log: &ClickLog, vocab: &Vocab, qrels: &Qrels) -> Resul
         }
     }
     let mut grades: Vec<i32> = Vec::new();
-    let pair_grade: Vec<Option<i32>> = vocab
-        .pairs
-        .iter()
-        .map(|&(q, d)| label.get(&(vocab.queries[q as usize].as_str(), vocab.docs[d as usize].as_str())).copied())
-        .collect();
+    let pair_grade: Vec<Option<i32>> =
+        vocab.pairs.iter().map(|&(q, d)| label.get(&(vocab.queries[q as usize].as_str(), vocab.docs[d as usize].as_str())).copied()).collect();
     for g in pair_grade.iter().flatten() {
         if !grades.contains(g) {
             grades.push(*g);
@@ -653,7 +666,13 @@ pub fn fit_by_grade_labeled(
 
 /// The bootstrap replicates of [`fit_by_grade_with`], for tests.
 #[cfg(test)]
-pub(crate) fn bootstrap_replicates(cfg: &ModelConfig, log: &ClickLog, vocab: &Vocab, qrels: &Qrels, opts: &ByGradeOptions) -> Result<(Vec<i32>, Vec<Replicate>)> {
+pub(crate) fn bootstrap_replicates(
+    cfg: &ModelConfig,
+    log: &ClickLog,
+    vocab: &Vocab,
+    qrels: &Qrels,
+    opts: &ByGradeOptions,
+) -> Result<(Vec<i32>, Vec<Replicate>)> {
     let tied = tie(cfg, log, vocab, qrels)?;
     Ok((tied.grades.clone(), replicates(cfg, &tied, opts)?))
 }

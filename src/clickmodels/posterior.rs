@@ -33,10 +33,10 @@ use super::{count_tables, model_from_tables, ClickModel, Counts, Gamma, ModelKin
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
 use crate::stats::beta_binomial::BetaPrior;
+use crate::stats::beta_quantile::BetaQuantile;
 use rand_distr::{Beta, Distribution};
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use crate::stats::beta_quantile::BetaQuantile;
 
 /// R-hat above this flags a parameter (Vehtari et al. 2021).
 pub const RHAT_MAX: f64 = 1.01;
@@ -66,7 +66,15 @@ pub struct PosteriorConfig {
 
 impl Default for PosteriorConfig {
     fn default() -> Self {
-        PosteriorConfig { prior: PriorScope::Uniform, level: 0.9, sampler: GibbsConfig::default(), keep_draws: 0, gamma: Gamma::Fitted, top_examination: Some(1.0), exact: false }
+        PosteriorConfig {
+            prior: PriorScope::Uniform,
+            level: 0.9,
+            sampler: GibbsConfig::default(),
+            keep_draws: 0,
+            gamma: Gamma::Fitted,
+            top_examination: Some(1.0),
+            exact: false,
+        }
     }
 }
 
@@ -173,7 +181,8 @@ fn beta_intervals(shapes: &[(f64, f64)], level: f64, lower: &mut [f64], upper: &
             start = i;
         }
     }
-    let computed: Vec<(f64, f64)> = runs.par_iter().with_min_len(64).map(|&(s, _)| BetaQuantile::new(f64::from_bits(order[s].0), f64::from_bits(order[s].1)).interval(level)).collect();
+    let computed: Vec<(f64, f64)> =
+        runs.par_iter().with_min_len(64).map(|&(s, _)| BetaQuantile::new(f64::from_bits(order[s].0), f64::from_bits(order[s].1)).interval(level)).collect();
     for (&(s, e), &(lo, hi)) in runs.iter().zip(&computed) {
         for &(_, _, i) in &order[s..e] {
             lower[i as usize] = lo;
@@ -309,7 +318,21 @@ fn conjugate(kind: ModelKind, tables: &[Counts], log: &ClickLog, pairs: usize, c
         } else {
             Vec::new()
         };
-        params.push(ParamPosterior { name, axis, prior, mean, sd, lower, upper, successes, trials, pinned: vec![None; len], rhat: Vec::new(), ess: Vec::new(), draws });
+        params.push(ParamPosterior {
+            name,
+            axis,
+            prior,
+            mean,
+            sd,
+            lower,
+            upper,
+            successes,
+            trials,
+            pinned: vec![None; len],
+            rhat: Vec::new(),
+            ess: Vec::new(),
+            draws,
+        });
     }
     Ok(Posterior { model: kind, method: Method::Conjugate, level: cfg.level, params, pair_query, sessions: log.len() })
 }

@@ -107,10 +107,7 @@ fn simulated_click_rates_match_full_click_probs() {
         Box::new(Sdbn { attractiveness: a.clone(), satisfaction: s.clone() }),
         Box::new(Dbn { attractiveness: a.clone(), satisfaction: s.clone(), gamma: 0.8 }),
         Box::new(Ccm { attractiveness: a.clone(), tau1: 0.8, tau2: 0.6, tau3: 0.3 }),
-        Box::new(Ubm {
-            attractiveness: a.clone(),
-            examination: (0..5).map(|r| (0..=r).map(|j| 0.9 - 0.1 * r as f64 + 0.05 * j as f64).collect()).collect(),
-        }),
+        Box::new(Ubm { attractiveness: a.clone(), examination: (0..5).map(|r| (0..=r).map(|j| 0.9 - 0.1 * r as f64 + 0.05 * j as f64).collect()).collect() }),
         Box::new(Pbm { attractiveness: a.clone(), examination: vec![0.95, 0.7, 0.5, 0.4, 0.3] }),
         Box::new(Ctr { kind: CtrKind::Rank, ctr: vec![0.5, 0.3, 0.2, 0.1, 0.05] }),
     ];
@@ -218,9 +215,7 @@ fn json_round_trip_keeps_predictions() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("scalars.gamma") && err.contains("outside"), "{err}");
-    let err = io::from_json_str(r#"{"model":"dbn","scalars":{"gamma":0.9},"pair_params":["attractiveness"],"pairs":[]}"#, "h.json")
-        .unwrap_err()
-        .to_string();
+    let err = io::from_json_str(r#"{"model":"dbn","scalars":{"gamma":0.9},"pair_params":["attractiveness"],"pairs":[]}"#, "h.json").unwrap_err().to_string();
     assert!(err.contains("satisfaction"), "{err}");
 }
 
@@ -318,7 +313,13 @@ fn em_posteriors_match_brute_force_enumeration() {
             for r in 0..3 {
                 let (ar, rr, gr) = (bit(3 * r as u32), bit(3 * r as u32 + 1), bit(3 * r as u32 + 2));
                 let c = exam && ar;
-                let tau = if !c { t1 } else if rr { t3 } else { t2 };
+                let tau = if !c {
+                    t1
+                } else if rr {
+                    t3
+                } else {
+                    t2
+                };
                 p *= if ar { a[r] } else { 1.0 - a[r] } * if rr { a[r] } else { 1.0 - a[r] } * if gr { tau } else { 1.0 - tau };
                 ok &= c == clicks[r];
                 (av[r], rv[r]) = (ar, rr);
@@ -389,7 +390,10 @@ fn squarem_reaches_the_50_pass_fit_in_a_third_of_the_passes() {
         // Without acceleration the same tolerance takes more passes (SQUAREM is what helps).
         let (_, slow) = fast.fit_with(&mut &train, &EmOptions { accel: super::driver::Accel::None, ..Default::default() }, &mut |_| {}).unwrap();
         let slow = slow.unwrap();
-        eprintln!("{kind}: squarem {} passes ({:?} extrapolations kept/dropped), plain {} passes; held-out {ll} vs {ll50}", report.passes, report.extrapolations, slow.passes);
+        eprintln!(
+            "{kind}: squarem {} passes ({:?} extrapolations kept/dropped), plain {} passes; held-out {ll} vs {ll50}",
+            report.passes, report.extrapolations, slow.passes
+        );
         assert!(report.extrapolations.0 > 0 && report.passes < slow.passes, "{kind}: SQUAREM {report:?}, plain EM {} passes", slow.passes);
     }
 }

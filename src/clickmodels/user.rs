@@ -309,7 +309,12 @@ impl ClickSource for FittedClicks {
             }
             GradeMapping::Quantile => {
                 if let Some((a, s)) = self.global {
-                    return Ok(GradeMap { rows: grades.iter().map(|&g| (g, a, s)).collect(), assumption: "the model's global value".into(), dynamics: None, warning: None });
+                    return Ok(GradeMap {
+                        rows: grades.iter().map(|&g| (g, a, s)).collect(),
+                        assumption: "the model's global value".into(),
+                        dynamics: None,
+                        warning: None,
+                    });
                 }
                 let none = || {
                     Error::Invalid(format!(
@@ -319,11 +324,8 @@ impl ClickSource for FittedClicks {
                 };
                 let qa = quantile_by_grade(&self.attractiveness, target).ok_or_else(none)?;
                 let qs = if self.has_satisfaction() { Some(quantile_by_grade(&self.satisfaction, target).ok_or_else(none)?) } else { None };
-                let rows = qa
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1), self.taus)))
-                    .collect();
+                let rows =
+                    qa.iter().enumerate().map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1), self.taus))).collect();
                 let what = if self.has_satisfaction() { "attractiveness and satisfaction rise" } else { "attractiveness rises" };
                 Ok(GradeMap {
                     rows,

@@ -605,7 +605,12 @@ fn system_check(test: &ClickLog, sim_stats: &[[f64; 3]], cfg: &ValidateConfig) -
         }
     }
     let checks = (0..3)
-        .map(|m| SystemCheck { metric: names[m], kendall_tau: crate::stats::kendall_tau_b(&real[m], &model[m]), real: real[m].clone(), model: model[m].clone() })
+        .map(|m| SystemCheck {
+            metric: names[m],
+            kendall_tau: crate::stats::kendall_tau_b(&real[m], &model[m]),
+            real: real[m].clone(),
+            model: model[m].clone(),
+        })
         .collect();
     (queries.len(), checks)
 }

@@ -162,4 +162,3 @@ pub fn letor_with_categories(data: &LetorData, weights: &[f64], features: &[usiz
     }
     Ok(c)
 }
-

@@ -28,10 +28,7 @@ fn ten_digits<S: serde::Serializer>(x: &f64, s: S) -> std::result::Result<S::Ok,
     }
 }
 
-fn ten_digits_opt<S: serde::Serializer>(
-    x: &Option<f64>,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
+fn ten_digits_opt<S: serde::Serializer>(x: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::Error> {
     ten_digits(&x.unwrap_or(f64::NAN), s)
 }
 
@@ -74,11 +71,7 @@ impl SystemCoverage {
         if self.judged.is_empty() || k == 0 {
             return f64::NAN;
         }
-        let sum: f64 = self
-            .judged
-            .iter()
-            .map(|t| t.iter().take(k).filter(|&&j| j).count() as f64 / k as f64)
-            .sum();
+        let sum: f64 = self.judged.iter().map(|t| t.iter().take(k).filter(|&&j| j).count() as f64 / k as f64).sum();
         sum / self.judged.len() as f64
     }
 }
@@ -111,9 +104,7 @@ pub fn restrict(qrels: &mut Qrels, runs: &mut [Run], topics: Option<&[String]>) 
         qrels.topics.iter().map(|(id, _)| id.as_str()).chain(runs.iter().flat_map(|r| r.topics.iter().map(|(id, _)| id.as_str()))).collect();
     for t in list {
         if !known.contains(t.as_str()) {
-            return Err(Error::Invalid(format!(
-                "topic `{t}` of `topics` (--topics) is neither in the qrels nor in any run"
-            )));
+            return Err(Error::Invalid(format!("topic `{t}` of `topics` (--topics) is neither in the qrels nor in any run")));
         }
     }
     qrels.topics.retain(|(id, _)| keep.contains(id.as_str()));
@@ -127,11 +118,7 @@ impl Coverage {
     /// The coverage of `runs` by `qrels`. Errors: a run none of whose topics is judged, and
     /// (unless `allow_partial`) more than half of the runs' topics without judgements.
     pub fn of(qrels: &Qrels, runs: &[Run], allow_partial: bool) -> Result<Coverage> {
-        let judged: HashMap<&str, HashSet<&str>> = qrels
-            .topics
-            .iter()
-            .map(|(t, docs)| (t.as_str(), docs.iter().map(|d| d.0.as_str()).collect()))
-            .collect();
+        let judged: HashMap<&str, HashSet<&str>> = qrels.topics.iter().map(|(t, docs)| (t.as_str(), docs.iter().map(|d| d.0.as_str()).collect())).collect();
         let mut run_topics: Vec<&str> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
         for r in runs {
@@ -141,25 +128,14 @@ impl Coverage {
                 }
             }
         }
-        let ranked_judged: HashSet<&str> = run_topics
-            .iter()
-            .copied()
-            .filter(|t| judged.contains_key(t))
-            .collect();
+        let ranked_judged: HashSet<&str> = run_topics.iter().copied().filter(|t| judged.contains_key(t)).collect();
         let mut systems = Vec::with_capacity(runs.len());
         for r in runs {
             let mine: HashSet<&str> = r.topics.iter().map(|(t, _)| t.as_str()).collect();
             let flags: Vec<Vec<bool>> = r
                 .topics
                 .iter()
-                .filter_map(|(t, ranking)| {
-                    judged.get(t.as_str()).map(|docs| {
-                        ranking
-                            .iter()
-                            .map(|d| docs.contains(d.docno.as_str()))
-                            .collect()
-                    })
-                })
+                .filter_map(|(t, ranking)| judged.get(t.as_str()).map(|docs| ranking.iter().map(|d| docs.contains(d.docno.as_str())).collect()))
                 .collect();
             let judged_topics = flags.len();
             let mut s = SystemCoverage {
@@ -167,10 +143,7 @@ impl Coverage {
                 topics: r.topics.len(),
                 judged_topics,
                 unjudged_topics: r.topics.len() - judged_topics,
-                judged_topics_not_ranked: ranked_judged
-                    .iter()
-                    .filter(|t| !mine.contains(**t))
-                    .count(),
+                judged_topics_not_ranked: ranked_judged.iter().filter(|t| !mine.contains(**t)).count(),
                 depth_k: None,
                 judged_at_k: None,
                 judged_at_10: f64::NAN,
@@ -193,11 +166,7 @@ impl Coverage {
             judged_topics: qrels.topics.len(),
             run_topics: run_topics.len(),
             unjudged_run_topics: unjudged,
-            judged_topics_without_runs: if runs.is_empty() {
-                0
-            } else {
-                qrels.topics.len() - ranked_judged.len()
-            },
+            judged_topics_without_runs: if runs.is_empty() { 0 } else { qrels.topics.len() - ranked_judged.len() },
             topics_every_run_ranks: every,
             allow_partial_judgements: allow_partial,
             systems,
@@ -228,26 +197,22 @@ impl Coverage {
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.unjudged_run_topics > 0 {
-            let per: Vec<String> = self
-                .systems
-                .iter()
-                .filter(|s| s.unjudged_topics > 0)
-                .map(|s| format!("{} {}", s.system, s.unjudged_topics))
-                .collect();
+            let per: Vec<String> = self.systems.iter().filter(|s| s.unjudged_topics > 0).map(|s| format!("{} {}", s.system, s.unjudged_topics)).collect();
             out.push(format!(
                 "the qrels judge {} of the {} topics the runs rank: {} without judgements left out (per run: {}){}",
                 self.run_topics - self.unjudged_run_topics,
                 self.run_topics,
                 topics_n(self.unjudged_run_topics, "topic"),
                 per.join(", "),
-                if self.allow_partial_judgements && 2 * self.unjudged_run_topics > self.run_topics { "; more than half, allowed by allow_partial_judgements" } else { "" }
+                if self.allow_partial_judgements && 2 * self.unjudged_run_topics > self.run_topics {
+                    "; more than half, allowed by allow_partial_judgements"
+                } else {
+                    ""
+                }
             ));
         }
         if self.judged_topics_without_runs > 0 {
-            out.push(format!(
-                "{} ranked by no run: left out",
-                topics_n(self.judged_topics_without_runs, "judged topic")
-            ));
+            out.push(format!("{} ranked by no run: left out", topics_n(self.judged_topics_without_runs, "judged topic")));
         }
         for s in &self.systems {
             if s.judged_topics_not_ranked > 0 {
@@ -269,11 +234,7 @@ impl Coverage {
             .systems
             .iter()
             .filter_map(|s| match (s.depth_k, s.judged_at_k) {
-                (Some(k), Some(j)) if j < DEPTH_WARNING => Some(format!(
-                    "{} judged@{k} {}",
-                    s.system,
-                    crate::write::fmt_f64(j)
-                )),
+                (Some(k), Some(j)) if j < DEPTH_WARNING => Some(format!("{} judged@{k} {}", s.system, crate::write::fmt_f64(j))),
                 _ => None,
             })
             .collect();
@@ -294,11 +255,7 @@ impl Coverage {
                 (Some(k), Some(j)) => {
                     format!("{} judged@{k} {}", s.system, crate::write::fmt_f64(j))
                 }
-                _ => format!(
-                    "{} judged@10 {}",
-                    s.system,
-                    crate::write::fmt_f64(s.judged_at_10)
-                ),
+                _ => format!("{} judged@10 {}", s.system, crate::write::fmt_f64(s.judged_at_10)),
             })
             .collect();
         format!(
@@ -326,10 +283,7 @@ pub fn drop_unranked(qrels: &mut Qrels, runs: &[Run]) {
     if runs.is_empty() {
         return;
     }
-    let ranked: HashSet<&str> = runs
-        .iter()
-        .flat_map(|r| r.topics.iter().map(|(t, _)| t.as_str()))
-        .collect();
+    let ranked: HashSet<&str> = runs.iter().flat_map(|r| r.topics.iter().map(|(t, _)| t.as_str())).collect();
     qrels.topics.retain(|(t, _)| ranked.contains(t.as_str()));
 }
 
@@ -352,54 +306,18 @@ mod tests {
     #[test]
     fn counts_are_the_hand_derived_ones() {
         let qrels = Qrels::parse("1 0 a 1\n1 0 b 0\n2 0 c 2\n3 0 d 1\n9 0 z 1\n", "q").unwrap();
-        let a = run(
-            "A",
-            &[("1", &["a", "x", "b", "y"]), ("2", &["c"]), ("4", &["e"])],
-        );
-        let b = run(
-            "B",
-            &[
-                ("1", &["y"]),
-                ("3", &["d", "q"]),
-                ("4", &["e"]),
-                ("5", &["f"]),
-            ],
-        );
+        let a = run("A", &[("1", &["a", "x", "b", "y"]), ("2", &["c"]), ("4", &["e"])]);
+        let b = run("B", &[("1", &["y"]), ("3", &["d", "q"]), ("4", &["e"]), ("5", &["f"])]);
         // Run topics: 1, 2, 4, 3, 5 (5); judged among them: 1, 2, 3 (3); unjudged: 4, 5 (2).
         // Judged topics no run ranks: 9 (1). Every run ranks: topic 1 (2 is A's only, 3 B's).
         let c = Coverage::of(&qrels, &[a, b], false).unwrap();
-        assert_eq!(
-            (
-                c.judged_topics,
-                c.run_topics,
-                c.unjudged_run_topics,
-                c.judged_topics_without_runs,
-                c.topics_every_run_ranks
-            ),
-            (4, 5, 2, 1, 1)
-        );
+        assert_eq!((c.judged_topics, c.run_topics, c.unjudged_run_topics, c.judged_topics_without_runs, c.topics_every_run_ranks), (4, 5, 2, 1, 1));
         // A ranks 1, 2, 4: judged 1, 2; unjudged 4; does not rank judged topic 3 (B ranks it).
         let sa = &c.systems[0];
-        assert_eq!(
-            (
-                sa.topics,
-                sa.judged_topics,
-                sa.unjudged_topics,
-                sa.judged_topics_not_ranked
-            ),
-            (3, 2, 1, 1)
-        );
+        assert_eq!((sa.topics, sa.judged_topics, sa.unjudged_topics, sa.judged_topics_not_ranked), (3, 2, 1, 1));
         // B ranks 1, 3, 4, 5: judged 1, 3; unjudged 4, 5; does not rank judged topic 2.
         let sb = &c.systems[1];
-        assert_eq!(
-            (
-                sb.topics,
-                sb.judged_topics,
-                sb.unjudged_topics,
-                sb.judged_topics_not_ranked
-            ),
-            (4, 2, 2, 1)
-        );
+        assert_eq!((sb.topics, sb.judged_topics, sb.unjudged_topics, sb.judged_topics_not_ranked), (4, 2, 2, 1));
         // Judged@2 of A: topic 1 top 2 = a (judged), x (not): 1/2; topic 2 top 2 = c: 1/2 (k
         // is the denominator, as ir_measures). Mean 0.5. Judged@4 of A: topic 1: a, b judged
         // of 4 -> 2/4; topic 2: 1/4; mean 0.375.
@@ -424,52 +342,26 @@ mod tests {
     fn refusals() {
         let qrels = Qrels::parse("1 0 a 1\n", "q").unwrap();
         let a = run("A", &[("1", &["a"]), ("2", &["b"]), ("3", &["c"])]);
-        let e = Coverage::of(&qrels, std::slice::from_ref(&a), false)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains(
-                "the qrels judge 1 of the 3 topics the runs rank (2 unjudged, more than half)"
-            ),
-            "{e}"
-        );
+        let e = Coverage::of(&qrels, std::slice::from_ref(&a), false).unwrap_err().to_string();
+        assert!(e.contains("the qrels judge 1 of the 3 topics the runs rank (2 unjudged, more than half)"), "{e}");
         assert!(e.contains("--allow-partial-judgements"), "{e}");
         let c = Coverage::of(&qrels, std::slice::from_ref(&a), true).unwrap();
         assert!(c.warnings()[0].ends_with("more than half, allowed by allow_partial_judgements"));
         let half = run("A", &[("1", &["a"]), ("2", &["b"])]);
         assert!(Coverage::of(&qrels, &[half], false).is_ok());
         let none = run("N", &[("7", &["a"])]);
-        let e = Coverage::of(&qrels, &[a, none], true)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("run `N` has no judged topic: none of its 1 topics is in the qrels"),
-            "{e}"
-        );
+        let e = Coverage::of(&qrels, &[a, none], true).unwrap_err().to_string();
+        assert!(e.contains("run `N` has no judged topic: none of its 1 topics is in the qrels"), "{e}");
     }
 
     #[test]
     fn restrict_keeps_listed_topics_and_refuses_unknown_ones() {
         let mut qrels = Qrels::parse("1 0 a 1\n2 0 b 1\n", "q").unwrap();
         let mut runs = vec![run("A", &[("1", &["a"]), ("2", &["b"]), ("3", &["c"])])];
-        restrict(
-            &mut qrels,
-            &mut runs,
-            Some(&["2".to_string(), "3".to_string()]),
-        )
-        .unwrap();
+        restrict(&mut qrels, &mut runs, Some(&["2".to_string(), "3".to_string()])).unwrap();
         assert_eq!(qrels.topics.len(), 1);
-        assert_eq!(
-            runs[0]
-                .topics
-                .iter()
-                .map(|t| t.0.as_str())
-                .collect::<Vec<_>>(),
-            vec!["2", "3"]
-        );
-        let e = restrict(&mut qrels, &mut runs, Some(&["42".to_string()]))
-            .unwrap_err()
-            .to_string();
+        assert_eq!(runs[0].topics.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(), vec!["2", "3"]);
+        let e = restrict(&mut qrels, &mut runs, Some(&["42".to_string()])).unwrap_err().to_string();
         assert!(e.contains("topic `42`"), "{e}");
     }
 }

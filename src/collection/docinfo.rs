@@ -54,9 +54,7 @@ pub fn apply_docinfo_input(collection: &mut Collection, input: Input) -> Result<
         }
         let length = match f[1].trim() {
             "" => None,
-            s => Some(s.parse::<u32>().map_err(|_| {
-                Error::parse(&source, lineno, format!("length `{}` is not a whole number", snippet(s, 40)))
-            })?),
+            s => Some(s.parse::<u32>().map_err(|_| Error::parse(&source, lineno, format!("length `{}` is not a whole number", snippet(s, 40))))?),
         };
         let mut cats = Vec::new();
         for name in f[2].split('|').map(str::trim).filter(|s| !s.is_empty()) {

@@ -86,20 +86,14 @@ impl LetorData {
             let mut fields = body.split_whitespace();
             let Some(grade) = fields.next() else { return Ok(()) };
             let grade: i32 = grade.parse().map_err(|_| err(format!("label `{}` is not an integer", snippet(grade, QUOTE))))?;
-            let qid = fields
-                .next()
-                .and_then(|f| f.strip_prefix("qid:"))
-                .filter(|q| !q.is_empty())
-                .ok_or_else(|| err("second field must be `qid:<id>`".into()))?;
+            let qid =
+                fields.next().and_then(|f| f.strip_prefix("qid:")).filter(|q| !q.is_empty()).ok_or_else(|| err("second field must be `qid:<id>`".into()))?;
             let mut features = Vec::new();
             let mut last = 0usize;
             for f in fields {
                 let (k, v) = f.split_once(':').ok_or_else(|| err(format!("feature `{}` is not `index:value`", snippet(f, QUOTE))))?;
-                let k: usize = k
-                    .parse()
-                    .ok()
-                    .filter(|&k| k >= 1)
-                    .ok_or_else(|| err(format!("feature index `{}` is not a positive integer", snippet(k, QUOTE))))?;
+                let k: usize =
+                    k.parse().ok().filter(|&k| k >= 1).ok_or_else(|| err(format!("feature index `{}` is not a positive integer", snippet(k, QUOTE))))?;
                 if k > MAX_FEATURE_INDEX {
                     return Err(err(format!(
                         "feature index {k} is above the largest supported index {MAX_FEATURE_INDEX}; \
@@ -121,12 +115,7 @@ impl LetorData {
                 features[k - 1] = v;
             }
             n_features = n_features.max(features.len());
-            let docid = comment
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .windows(3)
-                .find(|w| w[0] == "docid" && w[1] == "=")
-                .map(|w| w[2].to_string());
+            let docid = comment.split_whitespace().collect::<Vec<_>>().windows(3).find(|w| w[0] == "docid" && w[1] == "=").map(|w| w[2].to_string());
             let q = *pos.entry(qid.to_string()).or_insert_with(|| {
                 queries.push(LetorQuery { qid: qid.to_string(), docs: Vec::new() });
                 seen.push(HashMap::new());
@@ -184,8 +173,7 @@ impl LetorData {
         }
         for (name, w) in rankers {
             if w.len() > self.n_features {
-                return Err(Error::Invalid(format!(
-                    "ranker `{name}` has {} weights but the data has {} features", w.len(), self.n_features)));
+                return Err(Error::Invalid(format!("ranker `{name}` has {} weights but the data has {} features", w.len(), self.n_features)));
             }
             let serps = self.rank(w).into_iter().map(|docs| Some(Serp { docs })).collect();
             c.systems.push(System { name: name.clone(), serps });
@@ -228,9 +216,7 @@ mod tests {
         assert!(err.contains("not increasing"), "{err}");
         let err = LetorData::parse("1 qid:1 1:nan\n", "l.txt").unwrap_err().to_string();
         assert!(err.contains("finite"), "{err}");
-        let err = LetorData::parse("1 qid:1 1:0.1 #docid = A\n0 qid:2 1:0 #docid = A\n2 qid:1 1:1 #docid = A\n", "l.txt")
-            .unwrap_err()
-            .to_string();
+        let err = LetorData::parse("1 qid:1 1:0.1 #docid = A\n0 qid:2 1:0 #docid = A\n2 qid:1 1:1 #docid = A\n", "l.txt").unwrap_err().to_string();
         assert_eq!(err, "l.txt:3: document `A` of query `1` is listed twice (first on line 1)");
         let err = LetorData::parse("", "e.txt").unwrap_err().to_string();
         assert!(err.contains("no documents"), "{err}");

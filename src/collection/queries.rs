@@ -190,11 +190,7 @@ impl SyntheticQueries {
             check_probability(context, &k(&format!("{name}.precision_mean")), q.precision_mean)?;
             check_non_negative(context, &k(&format!("{name}.concentration")), q.concentration)?;
             if q.precision_mean <= 0.0 || q.precision_mean >= 1.0 || q.concentration <= 0.0 {
-                return Err(Error::config(
-                    context,
-                    k(&format!("{name}.precision_mean")),
-                    "must be in (0, 1) with a positive concentration",
-                ));
+                return Err(Error::config(context, k(&format!("{name}.precision_mean")), "must be in (0, 1) with a positive concentration"));
             }
         }
         Ok(())
@@ -216,14 +212,12 @@ impl SyntheticQueries {
         let make = |which: u64, quality: &QueryQuality| -> Result<Vec<Vec<u32>>> {
             let mut rng = stream(self.seed, &[hash_str("synthetic-queries"), t as u64, which]);
             let m = quality.precision_mean;
-            let beta = Beta::new(m * quality.concentration, (1.0 - m) * quality.concentration)
-                .map_err(|e| Error::Invalid(format!("query quality: {e}")))?;
+            let beta = Beta::new(m * quality.concentration, (1.0 - m) * quality.concentration).map_err(|e| Error::Invalid(format!("query quality: {e}")))?;
             let mut lists = Vec::with_capacity(self.queries_per_strategy);
             for _ in 0..self.queries_per_strategy {
                 let dud = rng.random::<f64>() < quality.dud_share;
                 let q = beta.sample(&mut rng);
-                let mut rel_slots: Vec<bool> =
-                    (0..self.list_length).map(|r| !(dud && r < 10) && rng.random::<f64>() < q * self.decay.powi(r as i32)).collect();
+                let mut rel_slots: Vec<bool> = (0..self.list_length).map(|r| !(dud && r < 10) && rng.random::<f64>() < q * self.decay.powi(r as i32)).collect();
                 if !dud && !rel_slots.iter().take(10).any(|&x| x) {
                     let r = rng.random_range(0..10.min(self.list_length));
                     rel_slots[r] = true;
@@ -260,12 +254,9 @@ impl SyntheticQueries {
         let (queries, query_ids): (Vec<Vec<u32>>, Vec<String>) = match strategy {
             QueryStrategy::Qs1 => qs1.into_iter().enumerate().map(|(i, l)| (l, format!("{id}.qs1.{}", i + 1))).unzip(),
             QueryStrategy::Qs3 => qs3.into_iter().enumerate().map(|(i, l)| (l, format!("{id}.qs3.{}", i + 1))).unzip(),
-            QueryStrategy::Qs13 => qs1
-                .into_iter()
-                .zip(qs3)
-                .enumerate()
-                .flat_map(|(i, (a, b))| [(a, format!("{id}.qs1.{}", i + 1)), (b, format!("{id}.qs3.{}", i + 1))])
-                .unzip(),
+            QueryStrategy::Qs13 => {
+                qs1.into_iter().zip(qs3).enumerate().flat_map(|(i, (a, b))| [(a, format!("{id}.qs1.{}", i + 1)), (b, format!("{id}.qs3.{}", i + 1))]).unzip()
+            }
         };
         Ok(SessionTopic { id, doc_ids: (0..n).map(|d| format!("doc{d}")).collect(), grades, queries, query_ids })
     }

@@ -7,10 +7,10 @@
 //! Documents get `labels_per_doc` distinct categories from a Zipf law with exponent
 //! `category_skew` (0 = uniform).
 
+use super::ndcg_at;
 use super::{Collection, Document, Serp, System, Topic};
 use crate::error::{check_probability, Error, Result};
 use crate::limits::check_non_negative;
-use super::ndcg_at;
 use crate::rng::{hash_str, stream};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -59,10 +59,7 @@ impl Default for SyntheticConfig {
             docs_per_topic: 100,
             relevant_share: 0.1,
             grade_weights: vec![1.0],
-            systems: vec![
-                SyntheticSystem { name: "good".into(), ndcg: [0.6, 0.8] },
-                SyntheticSystem { name: "poor".into(), ndcg: [0.2, 0.4] },
-            ],
+            systems: vec![SyntheticSystem { name: "good".into(), ndcg: [0.6, 0.8] }, SyntheticSystem { name: "poor".into(), ndcg: [0.2, 0.4] }],
             categories: 0,
             category_skew: 0.0,
             labels_per_doc: 1,
@@ -133,11 +130,7 @@ impl SyntheticConfig {
             let mut rng = stream(self.seed, &[hash_str("topic"), t as u64]);
             let mut topic = Topic::new(format!("T{}", t + 1));
             for d in 0..self.docs_per_topic {
-                let grade = if rng.random::<f64>() < self.relevant_share {
-                    draw_index(&self.grade_weights, grade_total, &mut rng) as i32 + 1
-                } else {
-                    0
-                };
+                let grade = if rng.random::<f64>() < self.relevant_share { draw_index(&self.grade_weights, grade_total, &mut rng) as i32 + 1 } else { 0 };
                 let mut doc = Document::new(format!("T{}-D{}", t + 1, d + 1), grade);
                 doc.categories = draw_distinct(&zipf, self.labels_per_doc.min(self.categories), &mut rng);
                 topic.push(doc);

@@ -153,12 +153,13 @@ pub fn parse_qrels_line<'a>(line: &'a str, source: &str, lineno: usize) -> Resul
         return Ok(None);
     }
     if n != 4 || it.next().is_some() {
-        return Err(Error::parse(source, lineno, format!(
-            "expected 4 fields `topic iteration docno relevance`, found {}", line.split_ascii_whitespace().count())));
+        return Err(Error::parse(
+            source,
+            lineno,
+            format!("expected 4 fields `topic iteration docno relevance`, found {}", line.split_ascii_whitespace().count()),
+        ));
     }
-    let grade: i32 = fields[3].parse().map_err(|_| {
-        Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3]))
-    })?;
+    let grade: i32 = fields[3].parse().map_err(|_| Error::parse(source, lineno, format!("relevance `{}` is not an integer", fields[3])))?;
     Ok(Some(QrelsLine { topic: fields[0], docno: fields[2], grade }))
 }
 
@@ -245,12 +246,9 @@ pub fn parse_run_line<'a>(line: &'a str, source: &str, lineno: usize) -> Result<
         n += 1;
     }
     if n != 6 {
-        return Err(Error::parse(source, lineno, format!(
-            "expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
+        return Err(Error::parse(source, lineno, format!("expected 6 fields `topic Q0 docno rank score tag`, found {n}")));
     }
-    let score: f64 = fields[4].parse().map_err(|_| {
-        Error::parse(source, lineno, format!("score `{}` is not a number", fields[4]))
-    })?;
+    let score: f64 = fields[4].parse().map_err(|_| Error::parse(source, lineno, format!("score `{}` is not a number", fields[4])))?;
     if !score.is_finite() {
         return Err(Error::parse(source, lineno, format!("score `{}` is not finite", fields[4])));
     }
@@ -272,15 +270,10 @@ pub fn load_subtopic_qrels(collection: &mut Collection, text: &str, source: &str
             continue;
         }
         if f.len() != 4 {
-            return Err(Error::parse(source, lineno, format!(
-                "expected 4 fields `topic subtopic docno grade`, found {}", f.len())));
+            return Err(Error::parse(source, lineno, format!("expected 4 fields `topic subtopic docno grade`, found {}", f.len())));
         }
-        let grade: i32 = f[3].parse().map_err(|_| {
-            Error::parse(source, lineno, format!("grade `{}` is not an integer", f[3]))
-        })?;
-        let t = collection.topic_index(f[0]).ok_or_else(|| {
-            Error::parse(source, lineno, format!("topic `{}` is not in the qrels", f[0]))
-        })?;
+        let grade: i32 = f[3].parse().map_err(|_| Error::parse(source, lineno, format!("grade `{}` is not an integer", f[3])))?;
+        let t = collection.topic_index(f[0]).ok_or_else(|| Error::parse(source, lineno, format!("topic `{}` is not in the qrels", f[0])))?;
         let topic = &mut collection.topics[t];
         let s = topic.subtopic_index(f[1]);
         if topic.subtopics.len() > 64 {
@@ -307,8 +300,7 @@ pub fn collection_from_trec(qrels: &Qrels, runs: &[Run]) -> Result<(Collection, 
         }
         collection.topics.push(topic);
     }
-    let topic_pos: HashMap<&str, usize> =
-        qrels.topics.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
+    let topic_pos: HashMap<&str, usize> = qrels.topics.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
     for run in runs {
         if collection.system_index(&run.name).is_some() {
             return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the system)", run.name)));

@@ -29,9 +29,9 @@
 //! cheaper than going through record batches), for the common layout only; every file it
 //! does not handle is left to the columnar reader, which reads through the types here.
 
+use super::{ClickLog, Vocab};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use super::{ClickLog, Vocab};
 use arrow_array::{Array, ArrayRef, BooleanArray, GenericStringArray, LargeStringArray, OffsetSizeTrait, RecordBatch, StringArray, StringViewArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
@@ -132,7 +132,12 @@ enum Kind<'a> {
     /// Dictionary-encoded: each row's key into `values`, and the vocabulary index of each
     /// value once a row has used it (`u32::MAX` before), with the values' own integer cache
     /// (the dictionary's values are another column as far as types go).
-    Dict { keys: Ints<'a>, values: Box<IdColumn<'a>>, map: Vec<u32>, cache: IdCache },
+    Dict {
+        keys: Ints<'a>,
+        values: Box<IdColumn<'a>>,
+        map: Vec<u32>,
+        cache: IdCache,
+    },
 }
 
 /// An integer array read in place: the values' native bytes, `width` bytes each.
@@ -736,7 +741,13 @@ mod tests {
     use super::*;
     use arrow_array::{DictionaryArray, Int64Array, StringArray, UInt8Array};
 
-    fn resolve<F: FnMut(&str) -> u32>(array: &dyn Array, range: Range<usize>, cache: &mut IdCache, intern: &mut F, out: &mut Vec<u32>) -> Result<(), ColumnError> {
+    fn resolve<F: FnMut(&str) -> u32>(
+        array: &dyn Array,
+        range: Range<usize>,
+        cache: &mut IdCache,
+        intern: &mut F,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ColumnError> {
         IdColumn::new(array)?.resolve(range, cache, intern, out)
     }
 
@@ -882,7 +893,10 @@ mod tests {
         assert!(c.same(0, 3) && !c.same(0, 2) && !c.same(1, 1));
         let big = arrow_array::UInt64Array::from(vec![u64::MAX]);
         assert_eq!(IdColumn::new(&big).unwrap().get(0, &mut tmp), Some("18446744073709551615"));
-        let dict = DictionaryArray::new(UInt8Array::from(vec![Some(0), Some(1), Some(2), Some(0), Some(1), None, Some(3)]), std::sync::Arc::new(StringArray::from(vec![Some("a"), Some("b"), Some("a"), None])));
+        let dict = DictionaryArray::new(
+            UInt8Array::from(vec![Some(0), Some(1), Some(2), Some(0), Some(1), None, Some(3)]),
+            std::sync::Arc::new(StringArray::from(vec![Some("a"), Some("b"), Some("a"), None])),
+        );
         let c = IdColumn::new(&dict).unwrap();
         assert_eq!(c.get(1, &mut tmp), Some("b"));
         assert_eq!(c.get(2, &mut tmp), Some("a"));
@@ -935,7 +949,12 @@ mod tests {
             clicks.append(true);
         }
         let q: ArrayRef = std::sync::Arc::new(StringArray::from(vec!["q1", "q2", "q1"]));
-        let batch = RecordBatch::try_from_iter(vec![("query_id", q.clone()), ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef), ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef)]).unwrap();
+        let batch = RecordBatch::try_from_iter(vec![
+            ("query_id", q.clone()),
+            ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef),
+            ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef),
+        ])
+        .unwrap();
         let mut vocab = Vocab::default();
         let log = intern_batches(&[batch], &mut vocab, "log").unwrap();
         assert_eq!(log.queries, vec![0, 1, 0]);
@@ -949,7 +968,12 @@ mod tests {
         let mut clicks = ListBuilder::new(BooleanBuilder::new());
         clicks.append(true);
         let q: ArrayRef = std::sync::Arc::new(StringArray::from(vec!["q1"]));
-        let bad = RecordBatch::try_from_iter(vec![("query_id", q), ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef), ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef)]).unwrap();
+        let bad = RecordBatch::try_from_iter(vec![
+            ("query_id", q),
+            ("docs", std::sync::Arc::new(docs.finish()) as ArrayRef),
+            ("clicks", std::sync::Arc::new(clicks.finish()) as ArrayRef),
+        ])
+        .unwrap();
         let e = intern_batches(&[bad], &mut Vocab::default(), "log").unwrap_err();
         assert_eq!(e, "log: row 0: 0 clicks for 1 documents; `clicks` must align with `docs`");
     }

@@ -24,11 +24,11 @@
 //! or list element in a required column is a bad row. Errors read `file: row N: reason`
 //! (rows 1-based, over the whole file).
 
+use super::arrow::{FlagColumn, IdColumn, ListColumn};
 use super::formats::SessionBuf;
 use super::ReadReport;
 use crate::error::{Error, Result};
 use crate::input::{Compression, Input};
-use super::arrow::{FlagColumn, IdColumn, ListColumn};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, RecordBatch};
@@ -109,9 +109,10 @@ impl ColumnMap {
                 "session_id" => "session",
                 other => other,
             };
-            let role = ROLES.iter().position(|(r, _)| *r == k).ok_or_else(|| {
-                format!("unknown role `{k}` (use {})", ROLES.iter().map(|(r, _)| *r).collect::<Vec<_>>().join(", "))
-            })?;
+            let role = ROLES
+                .iter()
+                .position(|(r, _)| *r == k)
+                .ok_or_else(|| format!("unknown role `{k}` (use {})", ROLES.iter().map(|(r, _)| *r).collect::<Vec<_>>().join(", ")))?;
             let v = v.trim();
             if v.is_empty() {
                 return Err(format!("empty column name for `{k}`"));
@@ -135,12 +136,7 @@ impl ColumnMap {
             let found = match &self.names[role] {
                 Some(n) => match schema.index_of(n) {
                     Ok(i) => Some(i),
-                    Err(_) => {
-                        return Err(Error::Invalid(format!(
-                            "{name}: no column `{n}` (mapped to `{rname}`); columns found: {}",
-                            listing(schema)
-                        )))
-                    }
+                    Err(_) => return Err(Error::Invalid(format!("{name}: no column `{n}` (mapped to `{rname}`); columns found: {}", listing(schema)))),
                 },
                 None => defaults.iter().find_map(|d| schema.index_of(d).ok()),
             };
@@ -281,9 +277,7 @@ impl<'a> Batch<'a> {
             docs: (docs, doc_ids),
             clicks: (clicks, flags),
             session: cols[SESSION].map(|_| ids(SESSION)).transpose()?,
-            timestamp: cols[TIMESTAMP]
-                .map(|_| Nums::new(col(TIMESTAMP)).ok_or_else(|| bad(TIMESTAMP, "a number or a timestamp")))
-                .transpose()?,
+            timestamp: cols[TIMESTAMP].map(|_| Nums::new(col(TIMESTAMP)).ok_or_else(|| bad(TIMESTAMP, "a number or a timestamp"))).transpose()?,
             dwell: num_list(DWELL)?,
             click_times: num_list(CLICK_TIMES)?,
             positions: num_list(POSITIONS)?,
@@ -419,10 +413,7 @@ fn source(input: Input) -> Result<Source> {
         }
     }
     let mut bytes = Vec::new();
-    input
-        .into_reader()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::Invalid(format!("{name}: cannot read the columnar log: {e}")))?;
+    input.into_reader().read_to_end(&mut bytes).map_err(|e| Error::Invalid(format!("{name}: cannot read the columnar log: {e}")))?;
     Ok(Source::Memory(bytes))
 }
 
@@ -441,8 +432,7 @@ fn open_parquet(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [O
             // String ids are read as Arrow dictionaries (the Parquet dictionary pages as they
             // are, not one string per value); when the file does not allow it, as strings.
             let meta = match dictionary_hint(meta.schema(), &cols) {
-                Some(hint) => ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(hint.into()))
-                    .unwrap_or(meta),
+                Some(hint) => ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(hint.into())).unwrap_or(meta),
                 None => meta,
             };
             let b = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta);

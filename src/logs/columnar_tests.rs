@@ -249,11 +249,8 @@ fn string_batch(rows: &[(&str, &[&str], &[Option<bool>])]) -> RecordBatch {
         clicks.append(true);
     }
     let queries: Vec<&str> = rows.iter().map(|r| r.0).collect();
-    let cols: Vec<(&str, ArrayRef)> = vec![
-        ("query", Arc::new(arrow_array::StringArray::from(queries))),
-        ("docs", Arc::new(docs.finish())),
-        ("clicks", Arc::new(clicks.finish())),
-    ];
+    let cols: Vec<(&str, ArrayRef)> =
+        vec![("query", Arc::new(arrow_array::StringArray::from(queries))), ("docs", Arc::new(docs.finish())), ("clicks", Arc::new(clicks.finish()))];
     RecordBatch::try_from_iter(cols).unwrap()
 }
 
@@ -308,8 +305,7 @@ fn dictionary_encoded_arrow_columns_are_read() {
         }
         clicks.append(true);
     }
-    let cols: Vec<(&str, ArrayRef)> =
-        vec![("query", Arc::new(q.finish())), ("docs", Arc::new(docs.finish())), ("clicks", Arc::new(clicks.finish()))];
+    let cols: Vec<(&str, ArrayRef)> = vec![("query", Arc::new(q.finish())), ("docs", Arc::new(docs.finish())), ("clicks", Arc::new(clicks.finish()))];
     let b = RecordBatch::try_from_iter(cols).unwrap();
     for bytes in [arrow_bytes(&b), parquet_bytes(&b)] {
         let mut got = Vec::new();

@@ -48,9 +48,7 @@ impl ConvertReport {
             (self.dropped_click_times, "click times"),
         ] {
             if n > 0 {
-                w.push(format!(
-                    "the {to} format cannot hold the {what} of {n} session(s): they were left out (parquet and arrow keep every field)"
-                ));
+                w.push(format!("the {to} format cannot hold the {what} of {n} session(s): they were left out (parquet and arrow keep every field)"));
             }
         }
         w
@@ -280,17 +278,7 @@ impl<W: Write + Send> ColumnarWriter<W> {
             Container::Arrow => Sink::Arrow(Some(arrow_ipc::writer::FileWriter::try_new(w, &schema).map_err(arrow_err)?)),
         };
         let p = ColumnarParts::default();
-        Ok(ColumnarWriter {
-            sink,
-            rows: 0,
-            session: p.0,
-            query: p.1,
-            docs: p.2,
-            clicks: p.3,
-            timestamp: p.4,
-            dwell: p.5,
-            click_times: p.6,
-        })
+        Ok(ColumnarWriter { sink, rows: 0, session: p.0, query: p.1, docs: p.2, clicks: p.3, timestamp: p.4, dwell: p.5, click_times: p.6 })
     }
 }
 
@@ -392,12 +380,7 @@ pub fn convert_path(path: &Path, opts: &ReadOptions, to: &Format, out: &Path, pr
 
 /// The sessions of the text log `path`, parsed in `ranges` (whole lines) in parallel batches
 /// and handed to `f` in file order.
-fn parallel_sessions(
-    path: &Path,
-    opts: &ReadOptions,
-    ranges: &[std::ops::Range<u64>],
-    f: &mut dyn FnMut(&SessionBuf) -> Result<()>,
-) -> Result<ReadReport> {
+fn parallel_sessions(path: &Path, opts: &ReadOptions, ranges: &[std::ops::Range<u64>], f: &mut dyn FnMut(&SessionBuf) -> Result<()>) -> Result<ReadReport> {
     use rayon::prelude::*;
     let name = path.display().to_string();
     let vocab = super::Vocab::default();
@@ -420,9 +403,7 @@ fn parallel_sessions(
                 let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
                 let run = if needs_lines && range.start > 0 {
                     // Parsed again from its true first line, for the messages.
-                    part.first_line().and_then(|first| {
-                        super::read::for_each_session_in_lines(&name, &bytes, first, opts, &opts.format, &mut |_| Ok(()))
-                    })
+                    part.first_line().and_then(|first| super::read::for_each_session_in_lines(&name, &bytes, first, opts, &opts.format, &mut |_| Ok(())))
                 } else {
                     run
                 };
@@ -462,9 +443,7 @@ fn convert_with(
         let result = (|| -> Result<ReadReport> {
             let mut writer: Box<dyn SessionWriter + '_> = match to {
                 Format::Columnar(c, _) => Box::new(ColumnarWriter::new(*c, &mut *w)?),
-                Format::Tsv | Format::Jsonl | Format::Yandex | Format::SimEval => {
-                    Box::new(TextWriter { w: &mut *w, format: to.clone(), line: String::new() })
-                }
+                Format::Tsv | Format::Jsonl | Format::Yandex | Format::SimEval => Box::new(TextWriter { w: &mut *w, format: to.clone(), line: String::new() }),
                 other => return Err(Error::Invalid(format!("cannot write the {other} format (use parquet, arrow, tsv, jsonl, simeval or yandex)"))),
             };
             let mut n = 0usize;

@@ -146,9 +146,7 @@ fn plan(name: &str, reader: &SerializedFileReader<std::fs::File>, map: &ColumnMa
         let Some(list_def) = list_def(descr.get_column_root(index), repeated) else { return Ok(None) };
         let logical = col.logical_type_ref();
         let kind = match col.physical_type() {
-            Physical::BYTE_ARRAY
-                if matches!(logical, Some(LogicalType::String)) || (logical.is_none() && col.converted_type() == ConvertedType::UTF8) =>
-            {
+            Physical::BYTE_ARRAY if matches!(logical, Some(LogicalType::String)) || (logical.is_none() && col.converted_type() == ConvertedType::UTF8) => {
                 Kind::Text
             }
             Physical::INT32 | Physical::INT64 => match logical {
@@ -213,17 +211,22 @@ fn list_def(root: &Type, repeated: bool) -> Option<i16> {
 
 /// Every row group, in order.
 #[inline(never)]
-fn read_all(name: &str, reader: &SerializedFileReader<std::fs::File>, leaves: &[Leaf; 3], vocab: &mut Vocab, report: &mut ReadReport, f: &mut dyn FnMut(SessionRef<'_>)) -> Result<()> {
+fn read_all(
+    name: &str,
+    reader: &SerializedFileReader<std::fs::File>,
+    leaves: &[Leaf; 3],
+    vocab: &mut Vocab,
+    report: &mut ReadReport,
+    f: &mut dyn FnMut(SessionRef<'_>),
+) -> Result<()> {
     let corrupt = |e: parquet::errors::ParquetError| Error::Invalid(format!("{name}: not a readable parquet file: {e}"));
     let mut cache = SerpCache::default();
     let mut row = 0usize;
     for g in 0..reader.num_row_groups() {
         let rg = reader.get_row_group(g).map_err(corrupt)?;
         let rows = rg.metadata().num_rows() as usize;
-        let mut cur: Vec<Cursor> = leaves
-            .iter()
-            .map(|l| Ok(Cursor::new(l.clone(), rg.get_column_page_reader(l.index).map_err(corrupt)?)))
-            .collect::<Result<_>>()?;
+        let mut cur: Vec<Cursor> =
+            leaves.iter().map(|l| Ok(Cursor::new(l.clone(), rg.get_column_page_reader(l.index).map_err(corrupt)?))).collect::<Result<_>>()?;
         let mut left = rows;
         while left > 0 {
             crate::interrupt::check()?;
@@ -296,11 +299,7 @@ fn read_all(name: &str, reader: &SerializedFileReader<std::fs::File>, leaves: &[
         for c in cur.iter_mut() {
             c.fill(name, 1, row, vocab)?;
             if c.ready() > 0 {
-                return Err(Error::Invalid(format!(
-                    "{name}: row group {}: column `{}` has more rows than the {rows} the file declares",
-                    g + 1,
-                    c.leaf.name
-                )));
+                return Err(Error::Invalid(format!("{name}: row group {}: column `{}` has more rows than the {rows} the file declares", g + 1, c.leaf.name)));
             }
         }
     }
@@ -920,9 +919,15 @@ fn bit_width(max: u32) -> u8 {
 
 /// A run of the RLE / bit-packing hybrid encoding.
 enum Run<'a> {
-    Repeat { value: u32, count: usize },
+    Repeat {
+        value: u32,
+        count: usize,
+    },
     /// `count` values (a multiple of 8) packed `width` bits each, least significant first.
-    Packed { bytes: &'a [u8], count: usize },
+    Packed {
+        bytes: &'a [u8],
+        count: usize,
+    },
 }
 
 /// Reader of the RLE / bit-packing hybrid encoding (Parquet `RLE`), without the length prefix.

@@ -189,11 +189,7 @@ fn parse_yandex_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
 /// Calls `emit` on each impression of a Yandex-sample line, one at a time in one reused
 /// buffer, so a line of many impressions costs its own size only. Stops at the first
 /// malformed impression (after emitting the ones before it) or the first error of `emit`.
-pub(crate) fn yandex_impressions(
-    line: &str,
-    s: &mut SessionBuf,
-    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
-) -> Result<(), Reason> {
+pub(crate) fn yandex_impressions(line: &str, s: &mut SessionBuf, emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>) -> Result<(), Reason> {
     if line.is_ascii() {
         yandex_impressions_ascii(line, s, emit)
     } else {
@@ -224,11 +220,7 @@ fn trim_range(s: &[u8], mut a: usize, mut b: usize) -> (usize, usize) {
 /// errors as [`yandex_impressions_text`], which handles lines with Unicode whitespace). An
 /// impression whose `query<TAB>documents` text equals the previous impression's on the line
 /// keeps the parsed query and documents and is marked [`SessionBuf::same_serp`].
-pub(crate) fn yandex_impressions_ascii(
-    line: &str,
-    s: &mut SessionBuf,
-    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
-) -> Result<(), Reason> {
+pub(crate) fn yandex_impressions_ascii(line: &str, s: &mut SessionBuf, emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>) -> Result<(), Reason> {
     let b = line.as_bytes();
     let mut prev: Option<(usize, usize)> = None;
     let mut start = 0;
@@ -297,11 +289,7 @@ pub(crate) fn yandex_impressions_ascii(
 
 /// [`yandex_impressions`] on text, for lines with non-ASCII characters (`trim` then strips
 /// Unicode whitespace too).
-pub(crate) fn yandex_impressions_text(
-    line: &str,
-    s: &mut SessionBuf,
-    emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>,
-) -> Result<(), Reason> {
+pub(crate) fn yandex_impressions_text(line: &str, s: &mut SessionBuf, emit: &mut dyn FnMut(&SessionBuf) -> Result<(), Reason>) -> Result<(), Reason> {
     for (k, part) in line.split(';').enumerate() {
         let part = part.trim();
         if part.is_empty() {
@@ -346,10 +334,7 @@ pub(crate) fn yandex_impressions_text(
 
 fn parse_nonneg(field: &str, what: &str) -> Result<f64, Reason> {
     let x = field.trim();
-    x.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .ok_or_else(|| format!("{what}: {} is not a finite number >= 0", quoted(x)))
+    x.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| format!("{what}: {} is not a finite number >= 0", quoted(x)))
 }
 
 fn parse_tsv_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
@@ -361,9 +346,7 @@ fn parse_tsv_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
     let fields: [Option<&str>; 6] = [Some(first), f.next(), f.next(), f.next(), f.next(), f.next()];
     let n = fields.iter().flatten().count() + f.count();
     if !(4..=6).contains(&n) {
-        return Err(format!(
-            "expected 4 to 6 TAB-separated fields (session_id, query, documents, clicks[, timestamp[, dwell]]), found {n}"
-        ));
+        return Err(format!("expected 4 to 6 TAB-separated fields (session_id, query, documents, clicks[, timestamp[, dwell]]), found {n}"));
     }
     let get = |i: usize| fields[i].unwrap_or("");
     let query = get(1).trim();
@@ -662,10 +645,7 @@ pub(crate) fn split_rpc(line: &str) -> Result<RpcLine<'_>, Reason> {
     if session.is_empty() {
         return Err("empty session id".into());
     }
-    let time: f64 = time
-        .parse::<u64>()
-        .map(|t| t as f64)
-        .map_err(|_| format!("time {} is not a whole number >= 0 (TimePassed)", quoted(time)))?;
+    let time: f64 = time.parse::<u64>().map(|t| t as f64).map_err(|_| format!("time {} is not a whole number >= 0 (TimePassed)", quoted(time)))?;
     match kind {
         "Q" => {
             let query = f.next().map(str::trim).unwrap_or("");
@@ -683,16 +663,13 @@ pub(crate) fn split_rpc(line: &str) -> Result<RpcLine<'_>, Reason> {
             let url = f.next().map(str::trim).unwrap_or("");
             let extra = f.count();
             if url.is_empty() || extra > 0 {
-                return Err(format!(
-                    "click record: expected `SessionID TimePassed C URLID` (4 fields), found {}",
-                    4 + extra - usize::from(url.is_empty())
-                ));
+                return Err(format!("click record: expected `SessionID TimePassed C URLID` (4 fields), found {}", 4 + extra - usize::from(url.is_empty())));
             }
             Ok(RpcLine::Click { session, time, url })
         }
-        "M" | "T" => Err(format!(
-            "record type `{kind}` belongs to the Personalized Web Search Challenge (2013) log, a different format that serpsim does not read"
-        )),
+        "M" | "T" => {
+            Err(format!("record type `{kind}` belongs to the Personalized Web Search Challenge (2013) log, a different format that serpsim does not read"))
+        }
         other => Err(format!("record type {} is neither Q (query) nor C (click)", quoted(other))),
     }
 }

@@ -94,14 +94,10 @@ impl std::str::FromStr for Format {
             _ if s.starts_with("parquet:") || s.starts_with("arrow:") => {
                 let (kind, spec) = s.split_once(':').expect("has a colon");
                 let c = if kind == "parquet" { Container::Parquet } else { Container::Arrow };
-                ColumnMap::parse(spec)
-                    .map(|m| Format::Columnar(c, m))
-                    .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}")))
+                ColumnMap::parse(spec).map(|m| Format::Columnar(c, m)).map_err(|e| Error::Invalid(format!("log format `{s}`: {e}")))
             }
             _ => match s.strip_prefix("bracketed:") {
-                Some(spec) => Columns::parse(spec)
-                    .map(Format::Bracketed)
-                    .map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
+                Some(spec) => Columns::parse(spec).map(Format::Bracketed).map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
                 None => Err(Error::Invalid(format!(
                     "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, simeval, ncm, \
                      bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], \
@@ -172,17 +168,10 @@ impl ReadReport {
     pub fn warnings(&self, file: &str) -> Vec<String> {
         let mut w = Vec::new();
         if self.skipped_lines > 0 {
-            w.push(format!(
-                "{file}: skipped {} bad line(s); first: {}",
-                self.skipped_lines,
-                self.first_error.as_deref().unwrap_or("")
-            ));
+            w.push(format!("{file}: skipped {} bad line(s); first: {}", self.skipped_lines, self.first_error.as_deref().unwrap_or("")));
         }
         if self.unmatched_clicks > 0 {
-            w.push(format!(
-                "{file}: ignored {} click(s) on URLs that are not on the session's latest result page",
-                self.unmatched_clicks
-            ));
+            w.push(format!("{file}: ignored {} click(s) on URLs that are not on the session's latest result page", self.unmatched_clicks));
         }
         if self.buffered {
             w.push(format!(
@@ -672,11 +661,7 @@ impl FileSource {
         remap: &(dyn Fn(&mut T, &[u32]) + Sync),
     ) -> Result<Option<Vec<T>>> {
         use rayon::prelude::*;
-        if self.stored.is_some()
-            || self.report.sessions > 0
-            || self.vocab.pair_count() > 0
-            || !read::line_separable(&self.format)
-            || !is_rereadable(&self.path)
+        if self.stored.is_some() || self.report.sessions > 0 || self.vocab.pair_count() > 0 || !read::line_separable(&self.format) || !is_rereadable(&self.path)
         {
             return Ok(None);
         }
@@ -723,8 +708,7 @@ impl FileSource {
                 let (local, mut acc, r, mut enc) = part?;
                 let queries: Vec<u32> = local.queries.iter().map(|q| self.vocab.intern_query(q)).collect();
                 let docs: Vec<u32> = local.docs.iter().map(|d| self.vocab.intern_doc(d)).collect();
-                let map: Vec<u32> =
-                    local.pairs.iter().map(|&(q, d)| self.vocab.intern_pair(queries[q as usize], docs[d as usize])).collect();
+                let map: Vec<u32> = local.pairs.iter().map(|&(q, d)| self.vocab.intern_pair(queries[q as usize], docs[d as usize])).collect();
                 remap(&mut acc, &map);
                 if keep {
                     enc.remap(&queries, &map);
@@ -816,10 +800,7 @@ impl SessionSource for FileSource {
         Ok(Some(
             ranges
                 .into_iter()
-                .map(|range| {
-                    Box::new(FilePart { path: &self.path, name: name.clone(), range, opts: opts.clone(), vocab: &self.vocab })
-                        as Box<dyn SessionPart>
-                })
+                .map(|range| Box::new(FilePart { path: &self.path, name: name.clone(), range, opts: opts.clone(), vocab: &self.vocab }) as Box<dyn SessionPart>)
                 .collect(),
         ))
     }

@@ -145,19 +145,13 @@ impl Driver<'_> {
 /// Detects the format from the first data lines: the one detectable format whose syntax
 /// every one of them fits. Anything else (none, or several) is an error that shows the line.
 fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
-    let lines: Vec<(usize, &str)> = sample
-        .iter()
-        .filter_map(|(n, b)| std::str::from_utf8(b).ok().map(|l| (*n, l)))
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .collect();
+    let lines: Vec<(usize, &str)> =
+        sample.iter().filter_map(|(n, b)| std::str::from_utf8(b).ok().map(|l| (*n, l))).filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')).collect();
     let Some(&(first_no, first)) = lines.first() else {
         return Err(Error::Invalid(format!("{name}: no sessions (the log is empty or holds only blank and comment lines)")));
     };
     let mut pool = Pool::default();
-    let fits: Vec<Format> = formats::detectable()
-        .into_iter()
-        .filter(|f| lines.iter().all(|(_, l)| formats::line_fits(l, f, &mut pool)))
-        .collect();
+    let fits: Vec<Format> = formats::detectable().into_iter().filter(|f| lines.iter().all(|(_, l)| formats::line_fits(l, f, &mut pool))).collect();
     match fits.as_slice() {
         [one] => Ok(one.clone()),
         [] => {
@@ -171,11 +165,7 @@ fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
             };
             Err(Error::parse(name, first_no, format!("cannot detect the log format: the line has {}; {hint}", describe(first))))
         }
-        several => Err(Error::parse(
-            name,
-            first_no,
-            format!("cannot detect the log format: the lines fit {}; give --format", names(several)),
-        )),
+        several => Err(Error::parse(name, first_no, format!("cannot detect the log format: the lines fit {}; give --format", names(several)))),
     }
 }
 
@@ -214,7 +204,15 @@ pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(
     } else {
         opts.format.clone()
     };
-    let mut d = Driver { name, opts, format: format.clone(), pool: Pool::default(), one: SessionBuf::default(), rpc: RpcState::default(), report: ReadReport::default() };
+    let mut d = Driver {
+        name,
+        opts,
+        format: format.clone(),
+        pool: Pool::default(),
+        one: SessionBuf::default(),
+        rpc: RpcState::default(),
+        report: ReadReport::default(),
+    };
     d.report.format = Some(format);
     for (n, b) in &sample {
         d.line(*n, b, f)?;

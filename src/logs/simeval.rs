@@ -82,13 +82,21 @@ fn ranked_items(v: &Value, event: &str) -> Result<Option<Vec<String>>, Reason> {
     let mut by_rank: Vec<(u64, String)> = Vec::with_capacity(items.len());
     for it in items {
         let doc = it.get("doc_id").and_then(id_of).ok_or_else(|| format!("event {event}: every ranked item needs a `doc_id` (string or number)"))?;
-        let rank = it.get("rank").and_then(Value::as_u64).filter(|&r| r >= 1).ok_or_else(|| format!("event {event}: ranked item {} needs a `rank` >= 1", quoted(&doc)))?;
+        let rank = it
+            .get("rank")
+            .and_then(Value::as_u64)
+            .filter(|&r| r >= 1)
+            .ok_or_else(|| format!("event {event}: ranked item {} needs a `rank` >= 1", quoted(&doc)))?;
         by_rank.push((rank, doc));
     }
     by_rank.sort_by_key(|x| x.0);
     for (k, (r, _)) in by_rank.iter().enumerate() {
         if *r != k as u64 + 1 {
-            return Err(format!("event {event}: the ranks of `ranked_items` must be 1..{} without gaps or repeats (rank {r} found at position {})", by_rank.len(), k + 1));
+            return Err(format!(
+                "event {event}: the ranks of `ranked_items` must be 1..{} without gaps or repeats (rank {r} found at position {})",
+                by_rank.len(),
+                k + 1
+            ));
         }
     }
     Ok(Some(by_rank.into_iter().map(|x| x.1).collect()))
@@ -142,7 +150,11 @@ pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reas
             "query_issued" => {
                 flush(serp.take(), &id, start, pool)?;
                 queries += 1;
-                let query = e.get("query").and_then(id_of).or_else(|| topic.clone()).ok_or_else(|| format!("query_issued event {ev} has no `query` (and the session no `topic_id`)"))?;
+                let query = e
+                    .get("query")
+                    .and_then(id_of)
+                    .or_else(|| topic.clone())
+                    .ok_or_else(|| format!("query_issued event {ev} has no `query` (and the session no `topic_id`)"))?;
                 let docs = ranked_items(e.get("ranked_items").unwrap_or(&Value::Null), &ev)?.unwrap_or_default();
                 let n = docs.len();
                 serp = Some(Serp {
@@ -174,7 +186,10 @@ pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reas
                 }
             }
             "click" => {
-                let sp = serp.as_mut().filter(|s| !s.docs.is_empty()).ok_or_else(|| format!("click event {ev} comes before any query_issued with `ranked_items`"))?;
+                let sp = serp
+                    .as_mut()
+                    .filter(|s| !s.docs.is_empty())
+                    .ok_or_else(|| format!("click event {ev} comes before any query_issued with `ranked_items`"))?;
                 let items = match e.get("clicked_items") {
                     Some(Value::Array(a)) if !a.is_empty() => a,
                     _ => return Err(format!("click event {ev} has no `clicked_items`")),
@@ -183,7 +198,9 @@ pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reas
                     let doc = it.get("doc_id").and_then(id_of);
                     let rank = match it.get("rank") {
                         None | Some(Value::Null) => None,
-                        Some(r) => Some(r.as_u64().filter(|&r| r >= 1).ok_or_else(|| format!("click event {ev}: `rank` must be a whole number >= 1"))? as usize),
+                        Some(r) => {
+                            Some(r.as_u64().filter(|&r| r >= 1).ok_or_else(|| format!("click event {ev}: `rank` must be a whole number >= 1"))? as usize)
+                        }
                     };
                     let r = match (rank, &doc) {
                         (Some(r), _) if r > sp.docs.len() => {
@@ -197,7 +214,9 @@ pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reas
                             ));
                         }
                         (Some(r), _) => r - 1,
-                        (None, Some(d)) => sp.docs.iter().position(|x| x == d).ok_or_else(|| format!("click event {ev}: document {} is not on the result list", quoted(d)))?,
+                        (None, Some(d)) => {
+                            sp.docs.iter().position(|x| x == d).ok_or_else(|| format!("click event {ev}: document {} is not on the result list", quoted(d)))?
+                        }
                         (None, None) => return Err(format!("click event {ev}: a clicked item needs a `rank` or a `doc_id`")),
                     };
                     sp.clicks[r] = true;
@@ -256,8 +275,7 @@ pub(crate) fn write_simeval_line(n: usize, s: &SessionBuf, line: &mut String) ->
         }
         c
     };
-    let dropped_dwell = has_dwell
-        && ((0..s.len()).any(|r| !s.clicks[r] && s.dwell[r] != 0.0) || !clicked.iter().any(|&r| s.dwell[r].is_finite()));
+    let dropped_dwell = has_dwell && ((0..s.len()).any(|r| !s.clicks[r] && s.dwell[r] != 0.0) || !clicked.iter().any(|&r| s.dwell[r].is_finite()));
     let ranked: Vec<Value> = s.docs().enumerate().map(|(i, d)| json!({"doc_id": d, "rank": i + 1})).collect();
     let mut events = vec![json!({
         "event_id": "e1",
@@ -498,10 +516,16 @@ mod tests {
             (r#"{"events":[]}"#, "`session_id`"),
             (r#"{"session_id":"s"}"#, "`events` (a list) is required"),
             (r#"{"session_id":"s","events":[]}"#, "has no query_issued event"),
-            (r#"{"session_id":"s","events":[{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":1}]}]}"#, "click event `c1` comes before any query_issued"),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":1}]}]}"#,
+                "click event `c1` comes before any query_issued",
+            ),
             (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q"}]}"#, "query_issued event `q1` has no `ranked_items`"),
             (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","ranked_items":[{"doc_id":"a","rank":1}]}]}"#, "has no `query`"),
-            (r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":3}]}]}"#, "without gaps or repeats"),
+            (
+                r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":3}]}]}"#,
+                "without gaps or repeats",
+            ),
             (
                 r#"{"session_id":"s","events":[{"event_id":"q1","type":"query_issued","query":"q","ranked_items":[{"doc_id":"a","rank":1},{"doc_id":"b","rank":2}]},{"event_id":"c1","type":"click","clicked_items":[{"doc_id":"a","rank":2}]}]}"#,
                 "document `a` is not at rank 2",

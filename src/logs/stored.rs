@@ -291,11 +291,7 @@ impl StoredSessions {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = self.cfg.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-        let path = dir.join(format!(
-            ".serpsim-sessions-{}-{}.bin",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        let path = dir.join(format!(".serpsim-sessions-{}-{}.bin", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         crate::output::register_temp(&path);
         let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path);
         match file {
@@ -362,10 +358,7 @@ impl StoredSessions {
 
     /// The parts of a pass over sessions `range`, one per block.
     pub(crate) fn parts(&self, range: std::ops::Range<u64>) -> Vec<Box<dyn SessionPart + '_>> {
-        self.pieces(range)
-            .into_iter()
-            .map(|(block, skip, take)| Box::new(StoredPart { store: self, block, skip, take }) as Box<dyn SessionPart>)
-            .collect()
+        self.pieces(range).into_iter().map(|(block, skip, take)| Box::new(StoredPart { store: self, block, skip, take }) as Box<dyn SessionPart>).collect()
     }
 }
 

@@ -28,78 +28,76 @@ fn same(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y)
 }
 
-    #[test]
-    fn yandex_line_with_several_impressions() {
-        let text = "17514_0\ta,b,c : b , a , b , zz; 17514_0\tc,b,a :  ;  7_0\tx,y :\n";
-        let d = LogData::parse(text, Format::Yandex, "t", false).unwrap();
-        assert_eq!(d.log.len(), 3);
-        assert_eq!(d.log.session(0).clicks, &[true, true, false]);
-        assert_eq!(d.log.session(1).clicks, &[false, false, false]);
-        assert_eq!(d.vocab.queries, vec!["17514_0", "7_0"]);
-        // (q, a) is the same pair in sessions 0 and 1.
-        assert_eq!(d.log.session(0).pairs[0], d.log.session(1).pairs[2]);
-        assert_eq!(d.vocab.pair_count(), 5);
-    }
+#[test]
+fn yandex_line_with_several_impressions() {
+    let text = "17514_0\ta,b,c : b , a , b , zz; 17514_0\tc,b,a :  ;  7_0\tx,y :\n";
+    let d = LogData::parse(text, Format::Yandex, "t", false).unwrap();
+    assert_eq!(d.log.len(), 3);
+    assert_eq!(d.log.session(0).clicks, &[true, true, false]);
+    assert_eq!(d.log.session(1).clicks, &[false, false, false]);
+    assert_eq!(d.vocab.queries, vec!["17514_0", "7_0"]);
+    // (q, a) is the same pair in sessions 0 and 1.
+    assert_eq!(d.log.session(0).pairs[0], d.log.session(1).pairs[2]);
+    assert_eq!(d.vocab.pair_count(), 5);
+}
 
-    #[test]
-    fn yandex_rejects_malformed_line_with_its_number() {
-        let text = "q\ta,b : a\nq\ta,b : b; q a,b : a\n";
-        let err = LogData::parse(text, Format::Yandex, "log.txt", false).unwrap_err().to_string();
-        assert!(err.starts_with("log.txt:2:"), "{err}");
-        assert!(err.contains("impression 2") && err.contains("TAB"), "{err}");
-        let err = LogData::parse("q\ta,,b : a\n", Format::Yandex, "f", false).unwrap_err().to_string();
-        assert!(err.contains("f:1:") && err.contains("empty document id"), "{err}");
-        let err = LogData::parse("q\ta,b a\n", Format::Yandex, "f", false).unwrap_err().to_string();
-        assert!(err.contains("f:1:") && err.contains("`:`"), "{err}");
-    }
+#[test]
+fn yandex_rejects_malformed_line_with_its_number() {
+    let text = "q\ta,b : a\nq\ta,b : b; q a,b : a\n";
+    let err = LogData::parse(text, Format::Yandex, "log.txt", false).unwrap_err().to_string();
+    assert!(err.starts_with("log.txt:2:"), "{err}");
+    assert!(err.contains("impression 2") && err.contains("TAB"), "{err}");
+    let err = LogData::parse("q\ta,,b : a\n", Format::Yandex, "f", false).unwrap_err().to_string();
+    assert!(err.contains("f:1:") && err.contains("empty document id"), "{err}");
+    let err = LogData::parse("q\ta,b a\n", Format::Yandex, "f", false).unwrap_err().to_string();
+    assert!(err.contains("f:1:") && err.contains("`:`"), "{err}");
+}
 
-    #[test]
-    fn skip_bad_lines_counts_them() {
-        let text = "q\ta,b : a\nbroken\nq\tb,a :\n";
-        let d = LogData::parse(text, Format::Yandex, "f", true).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.report.skipped_lines, 1);
-        assert!(d.report.first_error.as_deref().unwrap().contains("f:2:"));
-    }
+#[test]
+fn skip_bad_lines_counts_them() {
+    let text = "q\ta,b : a\nbroken\nq\tb,a :\n";
+    let d = LogData::parse(text, Format::Yandex, "f", true).unwrap();
+    assert_eq!(d.log.len(), 2);
+    assert_eq!(d.report.skipped_lines, 1);
+    assert!(d.report.first_error.as_deref().unwrap().contains("f:2:"));
+}
 
-    #[test]
-    fn tsv_and_jsonl_formats() {
-        let tsv = "session_id\tquery\tdocuments\tclicks\ts1\tq\td1,d2\t0,1\t12.5\t0,30\ns2\tq\td2,d1\t1,0\n";
-        let tsv = tsv.replacen("clicks\ts1", "clicks\ns1", 1);
-        let d = LogData::parse(&tsv, Format::Tsv, "t", false).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.log.session(1).clicks, &[true, false]);
-        let err = LogData::parse("s\tq\td1,d2\t0\n", Format::Tsv, "t", false).unwrap_err().to_string();
-        assert!(err.contains("t:1:") && err.contains("2 documents but 1 click flags"), "{err}");
-        let err = LogData::parse("s\tq\td1\t2\n", Format::Tsv, "t", false).unwrap_err().to_string();
-        assert!(err.contains("must be 0 or 1"), "{err}");
+#[test]
+fn tsv_and_jsonl_formats() {
+    let tsv = "session_id\tquery\tdocuments\tclicks\ts1\tq\td1,d2\t0,1\t12.5\t0,30\ns2\tq\td2,d1\t1,0\n";
+    let tsv = tsv.replacen("clicks\ts1", "clicks\ns1", 1);
+    let d = LogData::parse(&tsv, Format::Tsv, "t", false).unwrap();
+    assert_eq!(d.log.len(), 2);
+    assert_eq!(d.log.session(1).clicks, &[true, false]);
+    let err = LogData::parse("s\tq\td1,d2\t0\n", Format::Tsv, "t", false).unwrap_err().to_string();
+    assert!(err.contains("t:1:") && err.contains("2 documents but 1 click flags"), "{err}");
+    let err = LogData::parse("s\tq\td1\t2\n", Format::Tsv, "t", false).unwrap_err().to_string();
+    assert!(err.contains("must be 0 or 1"), "{err}");
 
-        let jl = r#"{"session":"s1","query":"q","documents":["d1","d2"],"clicks":[0,1],"dwell":[0,12]}
+    let jl = r#"{"session":"s1","query":"q","documents":["d1","d2"],"clicks":[0,1],"dwell":[0,12]}
 {"query":7,"documents":["d2","d1"],"clicks":[true,false]}
 "#;
-        let d = LogData::parse(jl, Format::Jsonl, "j", false).unwrap();
-        assert_eq!(d.log.len(), 2);
-        assert_eq!(d.vocab.queries, vec!["q", "7"]);
-        let err = LogData::parse("{\"query\":\"q\",\"documents\":[\"a\"],\"clicks\":[1],\"extra\":1}\n", Format::Jsonl, "j", false)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("j:1:") && err.contains("extra"), "{err}");
-    }
+    let d = LogData::parse(jl, Format::Jsonl, "j", false).unwrap();
+    assert_eq!(d.log.len(), 2);
+    assert_eq!(d.vocab.queries, vec!["q", "7"]);
+    let err = LogData::parse("{\"query\":\"q\",\"documents\":[\"a\"],\"clicks\":[1],\"extra\":1}\n", Format::Jsonl, "j", false).unwrap_err().to_string();
+    assert!(err.contains("j:1:") && err.contains("extra"), "{err}");
+}
 
-    #[test]
-    fn file_source_streams_same_sessions() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("l.txt");
-        std::fs::write(&p, "q\ta,b : a; r\tb,a : a\n").unwrap();
-        let mut src = FileSource::new(&p, Format::Yandex, false);
-        let mut seen = Vec::new();
-        for _ in 0..2 {
-            src.pass(&mut |s| seen.push((s.query, s.pairs.to_vec(), s.clicks.to_vec()))).unwrap();
-        }
-        assert_eq!(seen.len(), 4);
-        assert_eq!(seen[0], seen[2]);
-        assert_eq!(seen[1].2, vec![false, true]);
+#[test]
+fn file_source_streams_same_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("l.txt");
+    std::fs::write(&p, "q\ta,b : a; r\tb,a : a\n").unwrap();
+    let mut src = FileSource::new(&p, Format::Yandex, false);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        src.pass(&mut |s| seen.push((s.query, s.pairs.to_vec(), s.clicks.to_vec()))).unwrap();
     }
+    assert_eq!(seen.len(), 4);
+    assert_eq!(seen[0], seen[2]);
+    assert_eq!(seen[1].2, vec![false, true]);
+}
 
 /// tests/fixtures/clicklogs/rpc_handmade.txt, derived by hand (docs/clickmodels.md rules):
 /// session 10, SERP 1 (query 501, region 2, at 0): u2 clicked at 5, u1 at 25, u9 (not on the

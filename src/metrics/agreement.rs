@@ -42,15 +42,9 @@ pub struct Arithmetic {
 impl Arithmetic {
     /// Sequential sums and ties at |d| <= 2^-53: the tie structure of exact arithmetic
     /// (checked against rationals for AP vs RBP.50: 94,255 disagreeing pairs either way).
-    pub const EXACT_TIES: Arithmetic = Arithmetic {
-        summation: Summation::Sequential,
-        tie: Tie::AtMost(TIE_2_53),
-    };
+    pub const EXACT_TIES: Arithmetic = Arithmetic { summation: Summation::Sequential, tie: Tie::AtMost(TIE_2_53) };
     /// The arithmetic behind Jones et al.'s Table 2 as printed: numpy sums, ties at |d| < 2^-53.
-    pub const JONES2015: Arithmetic = Arithmetic {
-        summation: Summation::NumpyPairwise,
-        tie: Tie::Below(TIE_2_53),
-    };
+    pub const JONES2015: Arithmetic = Arithmetic { summation: Summation::NumpyPairwise, tie: Tie::Below(TIE_2_53) };
 }
 
 const TIE_2_53: f64 = 1.0 / 9_007_199_254_740_992.0;
@@ -122,17 +116,9 @@ impl BinaryMetric {
         };
         let discount = |i: usize| 1.0 / ((i + 2) as f64).log2();
         let dcg = || match summation {
-            Summation::Sequential => ranking
-                .iter()
-                .enumerate()
-                .filter(|(_, &r)| r)
-                .fold(0.0, |s, (i, _)| s + discount(i)),
+            Summation::Sequential => ranking.iter().enumerate().filter(|(_, &r)| r).fold(0.0, |s, (i, _)| s + discount(i)),
             Summation::NumpyPairwise => {
-                let terms: Vec<f64> = ranking
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &r)| if r { discount(i) } else { 0.0 })
-                    .collect();
+                let terms: Vec<f64> = ranking.iter().enumerate().map(|(i, &r)| if r { discount(i) } else { 0.0 }).collect();
                 numpy_sum(&terms)
             }
         };
@@ -155,10 +141,7 @@ impl BinaryMetric {
             }
             BinaryMetric::Dcg => dcg(),
             BinaryMetric::Ap { r } => ap_sum() / r.max(1) as f64,
-            BinaryMetric::Rr => ranking
-                .iter()
-                .position(|&r| r)
-                .map_or(0.0, |i| 1.0 / (i + 1) as f64),
+            BinaryMetric::Rr => ranking.iter().position(|&r| r).map_or(0.0, |i| 1.0 / (i + 1) as f64),
             BinaryMetric::SnAp => {
                 if found == 0 {
                     f64::NAN
@@ -181,9 +164,7 @@ impl BinaryMetric {
 /// bit `k - 1 - i` of m is set.
 pub fn all_binary_rankings(k: usize) -> Vec<Vec<bool>> {
     assert!(k < 32, "2^k rankings must fit in memory");
-    (0..1u32 << k)
-        .map(|m| (0..k).map(|i| (m >> (k - 1 - i)) & 1 == 1).collect())
-        .collect()
+    (0..1u32 << k).map(|m| (0..k).map(|i| (m >> (k - 1 - i)) & 1 == 1).collect()).collect()
 }
 
 fn outcome(d: f64, tie: Tie) -> i8 {
@@ -224,34 +205,16 @@ pub fn disagreement(a: &[f64], b: &[f64], tie: Tie) -> f64 {
 
 /// Percentage of disagreeing pairs for every pair of `metrics` over all binary rankings of
 /// length `k`: `table[i][j]`, symmetric, 0 on the diagonal.
-pub fn disagreement_table(
-    metrics: &[BinaryMetric],
-    k: usize,
-    arithmetic: Arithmetic,
-) -> Vec<Vec<f64>> {
+pub fn disagreement_table(metrics: &[BinaryMetric], k: usize, arithmetic: Arithmetic) -> Vec<Vec<f64>> {
     use rayon::prelude::*;
     let rankings = all_binary_rankings(k);
-    let scores: Vec<Vec<f64>> = metrics
-        .iter()
-        .map(|m| {
-            rankings
-                .iter()
-                .map(|r| m.score_with(r, arithmetic.summation))
-                .collect()
-        })
-        .collect();
+    let scores: Vec<Vec<f64>> = metrics.iter().map(|m| rankings.iter().map(|r| m.score_with(r, arithmetic.summation)).collect()).collect();
     let n = metrics.len();
     let cells: Vec<(usize, usize, f64)> = (0..n)
         .flat_map(|i| (0..i).map(move |j| (i, j)))
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|(i, j)| {
-            (
-                i,
-                j,
-                100.0 * disagreement(&scores[i], &scores[j], arithmetic.tie),
-            )
-        })
+        .map(|(i, j)| (i, j, 100.0 * disagreement(&scores[i], &scores[j], arithmetic.tie)))
         .collect();
     let mut table = vec![vec![0.0; n]; n];
     for (i, j, v) in cells {
@@ -324,10 +287,7 @@ mod tests {
         let (metrics, printed) = table2();
         let table = disagreement_table(&metrics, 10, Arithmetic::EXACT_TIES);
         assert!((table[7][4] - 100.0 * 94_255.0 / 523_776.0).abs() < 1e-9);
-        assert_eq!(
-            misses(&table, &printed),
-            vec![(7, 4), (7, 6), (8, 1), (8, 3)]
-        );
+        assert_eq!(misses(&table, &printed), vec![(7, 4), (7, 6), (8, 1), (8, 3)]);
     }
 
     #[test]
@@ -340,15 +300,7 @@ mod tests {
         let rankings = all_binary_rankings(10);
         let n = rankings.len() as f64;
         let pairs = n * (n - 1.0) / 2.0;
-        let scores: Vec<Vec<f64>> = metrics
-            .iter()
-            .map(|m| {
-                rankings[1..]
-                    .iter()
-                    .map(|r| m.score_with(r, Summation::NumpyPairwise))
-                    .collect()
-            })
-            .collect();
+        let scores: Vec<Vec<f64>> = metrics.iter().map(|m| rankings[1..].iter().map(|r| m.score_with(r, Summation::NumpyPairwise)).collect()).collect();
         // Range of Z-pair disagreements that keeps cell (i, j) at its printed value.
         let z_range = |i: usize, j: usize| {
             let without_z = disagreement(&scores[i], &scores[j], Arithmetic::JONES2015.tie);
@@ -356,18 +308,13 @@ mod tests {
             let without_z = without_z * m * (m - 1.0) / 2.0;
             let p = printed[i - 1][j];
             let lo = ((p - 0.005) * pairs / 100.0 - without_z).ceil().max(0.0);
-            let hi = ((p + 0.005) * pairs / 100.0 - without_z)
-                .floor()
-                .min(1023.0);
+            let hi = ((p + 0.005) * pairs / 100.0 - without_z).floor().min(1023.0);
             (lo, hi)
         };
         let (_, hi_ap_rbp) = z_range(7, 6);
         let (_, hi_dcg_ap) = z_range(8, 6);
         let (lo_dcg_rbp, _) = z_range(8, 7);
-        assert!(
-            lo_dcg_rbp > hi_ap_rbp + hi_dcg_ap,
-            "{lo_dcg_rbp} vs {hi_ap_rbp} + {hi_dcg_ap}"
-        );
+        assert!(lo_dcg_rbp > hi_ap_rbp + hi_dcg_ap, "{lo_dcg_rbp} vs {hi_ap_rbp} + {hi_dcg_ap}");
     }
 
     #[test]
@@ -390,10 +337,7 @@ mod tests {
         assert_eq!(disagreement(&a, &[0.3, 0.2, 0.1], tie), 1.0);
         assert!((disagreement(&a, &[0.0, 0.0, 1.0], tie) - 1.0 / 3.0).abs() < 1e-12);
         // A difference of exactly epsilon ties under AtMost, not under Below.
-        assert_eq!(
-            disagreement(&[0.0, 0.5], &[0.0, 0.0], Tie::AtMost(0.5)),
-            0.0
-        );
+        assert_eq!(disagreement(&[0.0, 0.5], &[0.0, 0.0], Tie::AtMost(0.5)), 0.0);
         assert_eq!(disagreement(&[0.0, 0.5], &[0.0, 0.0], Tie::Below(0.5)), 1.0);
     }
 }

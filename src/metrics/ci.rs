@@ -101,9 +101,8 @@ fn covered(a: Aggregate) -> Option<bool> {
 
 /// Intervals of every run's mean on every mean-summarised measure (at least two topics).
 pub fn mean_intervals(e: &Evaluation, s: &CiSettings) -> Vec<MeanInterval> {
-    let tasks: Vec<(usize, usize, bool)> = (0..e.runs.len())
-        .flat_map(|r| (0..e.columns.len()).filter_map(move |c| covered(e.columns[c].aggregate).map(|g| (r, c, g))))
-        .collect();
+    let tasks: Vec<(usize, usize, bool)> =
+        (0..e.runs.len()).flat_map(|r| (0..e.columns.len()).filter_map(move |c| covered(e.columns[c].aggregate).map(|g| (r, c, g)))).collect();
     tasks
         .par_iter()
         .filter_map(|&(r, c, geometric)| {
@@ -140,8 +139,7 @@ pub fn differences(e: &Evaluation, s: &CiSettings) -> Vec<Difference> {
     tasks
         .par_iter()
         .filter_map(|&(c, a, b)| {
-            let (x, y): (Vec<f64>, Vec<f64>) =
-                e.values[a][c].iter().zip(&e.values[b][c]).filter_map(|(x, y)| Some(((*x)?, (*y)?))).unzip();
+            let (x, y): (Vec<f64>, Vec<f64>) = e.values[a][c].iter().zip(&e.values[b][c]).filter_map(|(x, y)| Some(((*x)?, (*y)?))).unzip();
             if x.len() < 2 {
                 return None;
             }
@@ -153,14 +151,7 @@ pub fn differences(e: &Evaluation, s: &CiSettings) -> Vec<Difference> {
                 TestKind::Randomisation => randomisation_test(&x, &y, s.resamples, &mut rng),
                 TestKind::Bootstrap => paired_bootstrap_test(&x, &y, s.resamples, &mut rng),
             };
-            Some(Difference {
-                measure: e.columns[c].name.clone(),
-                run_a: e.runs[a].clone(),
-                run_b: e.runs[b].clone(),
-                topics: x.len(),
-                ci,
-                test,
-            })
+            Some(Difference { measure: e.columns[c].name.clone(), run_a: e.runs[a].clone(), run_b: e.runs[b].clone(), topics: x.len(), ci, test })
         })
         .collect()
 }
@@ -195,8 +186,7 @@ mod tests {
     /// `stats::bootstrap::tests::bca_levels_by_hand` instead.
     #[test]
     fn intervals_agree_with_scipy_bootstrap_to_monte_carlo_error() {
-        let doc: serde_json::Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/metrics_ci/scipy_bootstrap.json")).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(include_str!("../../tests/fixtures/metrics_ci/scipy_bootstrap.json")).unwrap();
         assert_eq!(doc["scipy"], "1.17.1");
         let b = doc["resamples"].as_u64().unwrap() as usize;
         let level = doc["level"].as_f64().unwrap();
@@ -225,8 +215,7 @@ mod tests {
     #[test]
     fn fixture_values_are_trec_evals() {
         // The scipy fixture's inputs are trec_eval's printed per-topic values.
-        let doc: serde_json::Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/metrics_ci/scipy_bootstrap.json")).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(include_str!("../../tests/fixtures/metrics_ci/scipy_bootstrap.json")).unwrap();
         let a = include_str!("../../tests/fixtures/trec_eval/out/all_trec_q_synth_a.txt");
         let b = include_str!("../../tests/fixtures/trec_eval/out/all_trec_q_synth_b.txt");
         let value = |out: &str, m: &str, t: &str| -> f64 {

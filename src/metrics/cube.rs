@@ -59,13 +59,7 @@ pub struct CubeParams {
 
 impl Default for CubeParams {
     fn default() -> Self {
-        CubeParams {
-            gamma: 0.5,
-            max_height: 1.0,
-            cap: CapMode::Indicator,
-            equation: CubeEquation::Eq13,
-            time_origin: TimeOrigin::Inclusive,
-        }
+        CubeParams { gamma: 0.5, max_height: 1.0, cap: CapMode::Indicator, equation: CubeEquation::Eq13, time_origin: TimeOrigin::Inclusive }
     }
 }
 

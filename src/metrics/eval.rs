@@ -19,7 +19,7 @@
 //! `-c` is the number of judgements with grade > 0 in the whole qrels (trec_eval's rule).
 
 use super::cube::{cube_test, SubtopicWeights};
-use super::names::{Column, CubeTime, MeasureKind, Metric, MeasurePlan, PlannedMeasure};
+use super::names::{Column, CubeTime, MeasureKind, MeasurePlan, Metric, PlannedMeasure};
 use super::novelty::novelty_utilities;
 use super::pres::{pres, pres_est};
 use super::trec_eval::{Aggregate, Family, Settings, TopicRels, MIN_GEO_MEAN, NONPOOL, UNJUDGED_IN_POOL};
@@ -137,10 +137,7 @@ fn check_requirements(j: &Judgements, m: &PlannedMeasure, label: &str) -> Result
         if matches!(weights, SubtopicWeights::Given(_)) {
             for t in &j.topics {
                 if let Some(s) = t.subtopic_weights.iter().position(|w| w.is_none()) {
-                    return Err(Error::Invalid(format!(
-                        "`{label}` uses weights=p but subtopic `{}` of topic `{}` has no weight",
-                        t.subtopic_names[s], t.id
-                    )));
+                    return Err(Error::Invalid(format!("`{label}` uses weights=p but subtopic `{}` of topic `{}` has no weight", t.subtopic_names[s], t.id)));
                 }
             }
         }
@@ -191,11 +188,7 @@ fn topic_row(plan: &MeasurePlan, j: &Judgements, t: usize, ranked: &RankedTopic,
                     Some(k) => &ranked.rels[..ranked.rels.len().min(k)],
                     None => &ranked.rels[..],
                 };
-                let view = if level == opts.relevance_level && m.depth.is_none() {
-                    base
-                } else {
-                    TopicRels::new(rels, &topic.rel_levels, level)
-                };
+                let view = if level == opts.relevance_level && m.depth.is_none() { base } else { TopicRels::new(rels, &topic.rel_levels, level) };
                 if tm.family == Family::Relstring {
                     texts.push((m.first_column, tm.relstring(&view)));
                     out[0] = f64::NAN;
@@ -271,8 +264,7 @@ pub fn evaluate(j: &Judgements, runs: &[RankedRun], plan: &MeasurePlan, opts: &E
             })
             .collect();
         let mut v: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(j.topics.len()); plan.columns.len()];
-        let mut tx: Vec<Vec<Option<String>>> =
-            text_columns.iter().map(|&is| if is { vec![None; j.topics.len()] } else { Vec::new() }).collect();
+        let mut tx: Vec<Vec<Option<String>>> = text_columns.iter().map(|&is| if is { vec![None; j.topics.len()] } else { Vec::new() }).collect();
         let mut ev = Vec::with_capacity(j.topics.len());
         for (t, row) in rows.into_iter().enumerate() {
             ev.push(row.is_some());
@@ -364,9 +356,8 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
         Metric::Rrt { t } => rrt(&rel(), *t),
         Metric::Errt { t } => errt(&rel(), *t),
         Metric::Tbg(params) => {
-            let lengths: Vec<f64> = (0..g.len())
-                .map(|i| r.docs.get(i).filter(|&&d| d != UNKNOWN_DOC).and_then(|&d| topic.length_of(d)).unwrap_or(params.default_length))
-                .collect();
+            let lengths: Vec<f64> =
+                (0..g.len()).map(|i| r.docs.get(i).filter(|&&d| d != UNKNOWN_DOC).and_then(|&d| topic.length_of(d)).unwrap_or(params.default_length)).collect();
             tbg(&rel(), &lengths, *params)
         }
         Metric::Pres { n_max } => pres(&rel(), num_rel, *n_max),
@@ -374,12 +365,9 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
         Metric::Cube { params, weights, time, k } => {
             let depth = k.unwrap_or(usize::MAX).min(g.len());
             let doc = |i: usize| r.docs.get(i).copied().unwrap_or(UNKNOWN_DOC);
-            let docs: Vec<&[(u32, f64)]> =
-                (0..depth).map(|i| if doc(i) == UNKNOWN_DOC { &[][..] } else { topic.subtopics_of(doc(i)) }).collect();
+            let docs: Vec<&[(u32, f64)]> = (0..depth).map(|i| if doc(i) == UNKNOWN_DOC { &[][..] } else { topic.subtopics_of(doc(i)) }).collect();
             let weights = match weights {
-                SubtopicWeights::Given(_) => {
-                    SubtopicWeights::Given(topic.subtopic_weights.iter().map(|w| w.unwrap_or(0.0)).collect())
-                }
+                SubtopicWeights::Given(_) => SubtopicWeights::Given(topic.subtopic_weights.iter().map(|w| w.unwrap_or(0.0)).collect()),
                 w => w.clone(),
             };
             let theta = weights.theta(topic.subtopic_names.len());
@@ -394,9 +382,7 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
                             let len = if d == UNKNOWN_DOC { None } else { topic.length_of(d) };
                             tbg_cost(relevant, len.unwrap_or(default_length))
                         }
-                        CubeTime::PerDocument { default } => {
-                            (if d == UNKNOWN_DOC { None } else { topic.time_of(d) }).unwrap_or(default)
-                        }
+                        CubeTime::PerDocument { default } => (if d == UNKNOWN_DOC { None } else { topic.time_of(d) }).unwrap_or(default),
                     }
                 })
                 .collect();
@@ -481,10 +467,8 @@ mod tests {
     /// doubles, so the comparison is to 1e-12.
     #[test]
     fn pytrec_eval_parity_on_a_graded_case() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../study_logs/metrics/trec_parity.json")).unwrap();
-        let names: Vec<String> =
-            fixture["measures"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        let fixture: serde_json::Value = serde_json::from_str(include_str!("../../study_logs/metrics/trec_parity.json")).unwrap();
+        let names: Vec<String> = fixture["measures"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
         let req: Vec<&str> = names.iter().map(String::as_str).collect();
         for (case, q, r) in [
             ("trec_test", include_str!("../../study_logs/trec/qrels.test"), include_str!("../../study_logs/trec/results.test")),

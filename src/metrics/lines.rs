@@ -70,9 +70,7 @@ pub fn for_each_line(input: Input, mut f: impl FnMut(usize, &[u8]) -> Result<()>
         }
         carry.extend_from_slice(&buf[start..]);
         if carry.len() > DEFAULT_MAX_LINE {
-            return Err(Error::parse(&name, line_no + 1, format!(
-                "line longer than {DEFAULT_MAX_LINE} bytes; is this the right file and format?"
-            )));
+            return Err(Error::parse(&name, line_no + 1, format!("line longer than {DEFAULT_MAX_LINE} bytes; is this the right file and format?")));
         }
         reader.consume(len);
     }
@@ -122,14 +120,7 @@ mod tests {
 
     #[test]
     fn same_lines_as_the_line_reader() {
-        for text in [
-            &b"\xef\xbb\xbfa b\r\nc d\n\ne f"[..],
-            b"",
-            b"\n",
-            b"x",
-            b"one\r\ntwo\r\n",
-            b"\xef\xbb\xbf",
-        ] {
+        for text in [&b"\xef\xbb\xbfa b\r\nc d\n\ne f"[..], b"", b"\n", b"x", b"one\r\ntwo\r\n", b"\xef\xbb\xbf"] {
             let mut expected = Vec::new();
             Input::from_bytes("t", text.to_vec())
                 .unwrap()

@@ -31,7 +31,7 @@ pub mod trec_eval;
 pub mod user_models;
 
 pub use eval::{evaluate, EvalOptions, Evaluation};
-pub use names::{parse_metric, Metric, MetricSpec, MeasurePlan};
+pub use names::{parse_metric, MeasurePlan, Metric, MetricSpec};
 pub use qrels::Judgements;
 pub use runs::{RankedRun, RunOptions};
 

@@ -187,9 +187,7 @@ impl<'a> Params<'a> {
         let mut pairs = Vec::new();
         if let Some(text) = text {
             for item in text.split(',').filter(|s| !s.is_empty()) {
-                let (k, v) = item.split_once('=').ok_or_else(|| {
-                    Error::config(format!("metric `{name}`"), item, "expected key=value")
-                })?;
+                let (k, v) = item.split_once('=').ok_or_else(|| Error::config(format!("metric `{name}`"), item, "expected key=value"))?;
                 let k = k.trim().to_ascii_lowercase();
                 if pairs.iter().any(|(pk, _, _): &(String, String, bool)| *pk == k) {
                     return Err(Error::config(format!("metric `{name}`"), k, "given twice"));
@@ -284,7 +282,6 @@ fn policy(p: &mut Params, key: &str) -> Result<InfinitePolicy> {
         _ => InfinitePolicy::Infinite,
     })
 }
-
 
 /// What one planned measure computes.
 #[derive(Debug, Clone, PartialEq)]
@@ -489,9 +486,7 @@ impl MeasurePlan {
 
     /// Whether some measure looks at document identities or metadata (novelty, Cube Test, TBG).
     pub fn needs_docs(&self) -> bool {
-        self.measures.iter().any(|m| {
-            matches!(&m.kind, MeasureKind::Own(Metric::Novelty(_) | Metric::Cube { .. } | Metric::Tbg(_)))
-        })
+        self.measures.iter().any(|m| matches!(&m.kind, MeasureKind::Own(Metric::Novelty(_) | Metric::Cube { .. } | Metric::Tbg(_))))
     }
 
     /// Index of the column named `name`.
@@ -546,10 +541,48 @@ fn known_names() -> Vec<String> {
     v.extend(NICKNAMES.iter().map(|(n, _)| n.to_string()));
     v.extend(
         [
-            "AP", "P@k", "R@k", "nDCG", "nDCG@k", "RR", "Bpref", "infAP", "NumRet", "NumRel", "NumRelRet", "NumQ", "SetP",
-            "SetR", "SetF", "SetAP", "SetRelP", "Success@k", "IPrec@r", "RBP(p=0.8)", "ERR@k", "err", "rbp:p=0.8",
-            "rbp_tail:p=0.8", "inst", "insq", "insq'", "inst_depth", "insq_depth", "insq'_depth", "rrt", "errt", "tbg",
-            "pres@N", "pres_est@N", "ct", "novelty_utility", "rrmetric", "ebu", "P_10", "ndcg_cut_10", "map_cut_10",
+            "AP",
+            "P@k",
+            "R@k",
+            "nDCG",
+            "nDCG@k",
+            "RR",
+            "Bpref",
+            "infAP",
+            "NumRet",
+            "NumRel",
+            "NumRelRet",
+            "NumQ",
+            "SetP",
+            "SetR",
+            "SetF",
+            "SetAP",
+            "SetRelP",
+            "Success@k",
+            "IPrec@r",
+            "RBP(p=0.8)",
+            "ERR@k",
+            "err",
+            "rbp:p=0.8",
+            "rbp_tail:p=0.8",
+            "inst",
+            "insq",
+            "insq'",
+            "inst_depth",
+            "insq_depth",
+            "insq'_depth",
+            "rrt",
+            "errt",
+            "tbg",
+            "pres@N",
+            "pres_est@N",
+            "ct",
+            "novelty_utility",
+            "rrmetric",
+            "ebu",
+            "P_10",
+            "ndcg_cut_10",
+            "map_cut_10",
             "recall_100",
         ]
         .iter()
@@ -622,9 +655,10 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
     let mut p = Params::new(text, paren.or(own_params))?;
     let k_usize = |what: &str| -> Result<Option<usize>> {
         at.map(|k| {
-            k.parse::<usize>().ok().filter(|&k| k > 0).ok_or_else(|| {
-                Error::config(format!("measure `{text}`"), "@", format!("{what} cut-off `{k}` is not a positive integer"))
-            })
+            k.parse::<usize>()
+                .ok()
+                .filter(|&k| k > 0)
+                .ok_or_else(|| Error::config(format!("measure `{text}`"), "@", format!("{what} cut-off `{k}` is not a positive integer")))
         })
         .transpose()
     };
@@ -687,9 +721,10 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
         }
         "success" => Some(trec(Family::Success, Some(need_k("Success")?.to_string()))?),
         "iprec" => {
-            let r = at.and_then(|r| r.parse::<f64>().ok()).filter(|r| (0.0..=1.0).contains(r)).ok_or_else(|| {
-                Error::config(format!("measure `{text}`"), "@", "IPrec needs a recall level in [0, 1], e.g. IPrec@0.5")
-            })?;
+            let r = at
+                .and_then(|r| r.parse::<f64>().ok())
+                .filter(|r| (0.0..=1.0).contains(r))
+                .ok_or_else(|| Error::config(format!("measure `{text}`"), "@", "IPrec needs a recall level in [0, 1], e.g. IPrec@0.5"))?;
             Some(trec(Family::IprecAtRecall, Some(format!("{r}")))?)
         }
         _ => None,
@@ -697,10 +732,7 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
     if let Some(t) = trec_kind {
         if matches!(t.family, Family::RecipRank) || depth.is_some() {
             // depth already taken from @k
-        } else if !matches!(
-            t.family,
-            Family::P | Family::Recall | Family::MapCut | Family::NdcgCut | Family::Success | Family::IprecAtRecall
-        ) {
+        } else if !matches!(t.family, Family::P | Family::Recall | Family::MapCut | Family::NdcgCut | Family::Success | Family::IprecAtRecall) {
             no_k()?;
         }
         let rel = p.f64("rel")?.map(|r| r as i32);
@@ -739,11 +771,8 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
             let ((cr, sr), (cn, sn)) = (user.params(1), user.params(0));
             let click = [p.probability("click_rel", false)?.unwrap_or(cr), p.probability("click_nonrel", false)?.unwrap_or(cn)];
             let satisfaction = [p.probability("sat_rel", false)?.unwrap_or(sr), p.probability("sat_nonrel", false)?.unwrap_or(sn)];
-            let (kind, gamma) = if lower == "ebu" {
-                (ClickMetricKind::Ebu, p.probability("gamma", false)?.unwrap_or(0.9))
-            } else {
-                (ClickMetricKind::RrMetric, 1.0)
-            };
+            let (kind, gamma) =
+                if lower == "ebu" { (ClickMetricKind::Ebu, p.probability("gamma", false)?.unwrap_or(0.9)) } else { (ClickMetricKind::RrMetric, 1.0) };
             Metric::ClickModel { kind, click, satisfaction, gamma, k }
         }
         "ndcg" => {
@@ -813,10 +842,7 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
         "tbg" => {
             no_k()?;
             let d = TbgParams::default();
-            Metric::Tbg(TbgParams {
-                half_life: p.positive("h")?.unwrap_or(d.half_life),
-                default_length: p.positive("len")?.unwrap_or(d.default_length),
-            })
+            Metric::Tbg(TbgParams { half_life: p.positive("h")?.unwrap_or(d.half_life), default_length: p.positive("len")?.unwrap_or(d.default_length) })
         }
         "pres" => Metric::Pres { n_max: need_k("pres")? },
         "pres_est" => Metric::PresEst { n_max: need_k("pres_est")? },

@@ -55,8 +55,7 @@ pub fn novelty_utilities(ranks: &[Vec<Option<usize>>], p: &NoveltyParams) -> Vec
     let s_count = ranks.len();
     let n_docs = ranks.first().map_or(0, |r| r.len());
     let eps = p.eps.unwrap_or(0.5 / p.depth.max(1) as f64);
-    let probs: Vec<Vec<f64>> =
-        ranks.iter().map(|rs| rs.iter().map(|&r| read_probability(r, p.depth)).collect()).collect();
+    let probs: Vec<Vec<f64>> = ranks.iter().map(|rs| rs.iter().map(|&r| read_probability(r, p.depth)).collect()).collect();
     let totals: Vec<f64> = (0..n_docs).map(|d| probs.iter().map(|ps| ps[d]).sum()).collect();
     (0..s_count)
         .map(|x| {

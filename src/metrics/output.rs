@@ -4,8 +4,8 @@
 use super::ci::{CiSettings, Difference, MeanInterval};
 use super::eval::Evaluation;
 use super::trec_eval::{Aggregate, ValueKind};
-use crate::write::csv_field;
 use crate::stats::correlation::{kendall_tau_a, kendall_tau_b, pearson, spearman, tau_ap, tau_gap};
+use crate::write::csv_field;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -44,9 +44,17 @@ fn rounded_json<T: Serialize>(doc: &T) -> String {
 /// `-nan` and `inf` spelled as glibc spells them.
 pub fn c_fixed4(v: f64) -> String {
     let s = if v.is_nan() {
-        if v.is_sign_negative() { "-nan".to_string() } else { "nan".to_string() }
+        if v.is_sign_negative() {
+            "-nan".to_string()
+        } else {
+            "nan".to_string()
+        }
     } else if v.is_infinite() {
-        if v < 0.0 { "-inf".to_string() } else { "inf".to_string() }
+        if v < 0.0 {
+            "-inf".to_string()
+        } else {
+            "inf".to_string()
+        }
     } else {
         format!("{v:.4}")
     };

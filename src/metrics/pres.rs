@@ -14,17 +14,14 @@ pub fn pres_from_ranks(ranks: &[usize], n: usize, n_max: usize) -> f64 {
     let found: Vec<usize> = ranks.iter().copied().filter(|&r| r >= 1 && r <= n_max).collect();
     let k = found.len().min(n);
     let missing = (n - k) as f64;
-    let sum: f64 = found.iter().take(n).map(|&r| r as f64).sum::<f64>()
-        + missing * (n_max + n) as f64
-        - missing * (missing - 1.0) / 2.0;
+    let sum: f64 = found.iter().take(n).map(|&r| r as f64).sum::<f64>() + missing * (n_max + n) as f64 - missing * (missing - 1.0) / 2.0;
     let n = n as f64;
     1.0 - (sum / n - (n + 1.0) / 2.0) / n_max as f64
 }
 
 /// PRES over a ranked list of relevance flags.
 pub fn pres(relevant: &[bool], n: usize, n_max: usize) -> f64 {
-    let ranks: Vec<usize> =
-        relevant.iter().take(n_max).enumerate().filter(|(_, &r)| r).map(|(i, _)| i + 1).collect();
+    let ranks: Vec<usize> = relevant.iter().take(n_max).enumerate().filter(|(_, &r)| r).map(|(i, _)| i + 1).collect();
     pres_from_ranks(&ranks, n, n_max)
 }
 
@@ -46,13 +43,7 @@ mod tests {
     fn magdy_tables_1_and_2() {
         // n = 4, N_max = 100 (Tables 1-2 and the text). {50,51,53,54} is 0.505 with the
         // corrected formula (the paper prints 0.51).
-        let cases: [(&[usize], f64); 5] = [
-            (&[1], 0.25),
-            (&[50, 51, 53, 54], 0.505),
-            (&[1, 2, 3, 4], 1.0),
-            (&[1, 98, 99, 100], 0.28),
-            (&[], 0.0),
-        ];
+        let cases: [(&[usize], f64); 5] = [(&[1], 0.25), (&[50, 51, 53, 54], 0.505), (&[1, 2, 3, 4], 1.0), (&[1, 98, 99, 100], 0.28), (&[], 0.0)];
         for (ranks, expect) in cases {
             let v = pres_from_ranks(ranks, 4, 100);
             assert!((v - expect).abs() < 1e-9, "{ranks:?}: {v} vs {expect}");

@@ -13,10 +13,10 @@
 //! order trec_eval evaluates and prints them in.
 
 use super::intern::{hash_bytes, Interner};
+use super::lines::for_each_line;
 use super::trec::RELEVANCE_LEVEL;
 use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
-use super::lines::for_each_line;
 use crate::input::Input;
 use std::path::Path;
 
@@ -291,8 +291,7 @@ impl QrelsBuilder {
             _ => {
                 let (t, new) = self.topic_ids.intern(topic);
                 if new {
-                    let id = std::str::from_utf8(topic)
-                        .map_err(|_| Error::parse(source, lineno, format!("topic id `{}` is not valid UTF-8", show(topic))))?;
+                    let id = std::str::from_utf8(topic).map_err(|_| Error::parse(source, lineno, format!("topic id `{}` is not valid UTF-8", show(topic))))?;
                     // Size a new topic like the one before it (qrels list topics together,
                     // with similar numbers of judgements): no regrowth for typical files.
                     let (n, bytes) = self.last.map_or((16, 256), |p| (topics[p].len(), topics[p].docs.bytes()));
@@ -307,10 +306,11 @@ impl QrelsBuilder {
         let topic = &mut topics[t];
         let h = hash_bytes(docno);
         if let Some(d) = topic.find_hashed(docno, h) {
-            return Err(Error::parse(source, lineno, format!(
-                "document `{}` judged twice for topic `{}` (first at line {})",
-                show(docno), topic.id, topic.lines[d as usize]
-            )));
+            return Err(Error::parse(
+                source,
+                lineno,
+                format!("document `{}` judged twice for topic `{}` (first at line {})", show(docno), topic.id, topic.lines[d as usize]),
+            ));
         }
         topic.add_new(docno, h, grade, lineno as u32);
         self.max_grade = self.max_grade.max(grade);
@@ -352,9 +352,7 @@ impl Judgements {
             if n != 4 {
                 return Err(Error::parse(&source, lineno, format!("expected 4 fields `topic iteration docno relevance`, found {n}")));
             }
-            let grade = parse_int(f[3]).ok_or_else(|| {
-                Error::parse(&source, lineno, format!("relevance `{}` is not an integer", show(f[3])))
-            })?;
+            let grade = parse_int(f[3]).ok_or_else(|| Error::parse(&source, lineno, format!("relevance `{}` is not an integer", show(f[3]))))?;
             b.push(f[0], f[2], grade, lineno)
         })?;
         b.finish(lines)
@@ -475,14 +473,18 @@ impl Judgements {
     pub fn add_subtopic_weights(&mut self, text: &str, source: &str) -> Result<()> {
         for (i, line) in text.lines().enumerate() {
             let Some(f) = fields(line, 3, "topic subtopic weight", source, i + 1)? else { continue };
-            let w: f64 = f[2].parse().ok().filter(|w: &f64| w.is_finite() && *w >= 0.0).ok_or_else(|| {
-                Error::parse(source, i + 1, format!("weight `{}` is not a finite number >= 0", f[2]))
-            })?;
+            let w: f64 = f[2]
+                .parse()
+                .ok()
+                .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+                .ok_or_else(|| Error::parse(source, i + 1, format!("weight `{}` is not a finite number >= 0", f[2])))?;
             let t = self.topic_at(f[0], source, i + 1)?;
             let topic = &mut self.topics[t];
-            let s = topic.subtopic_names.iter().position(|n| n == f[1]).ok_or_else(|| {
-                Error::parse(source, i + 1, format!("subtopic `{}` has no judgements for topic `{}`", f[1], f[0]))
-            })?;
+            let s = topic
+                .subtopic_names
+                .iter()
+                .position(|n| n == f[1])
+                .ok_or_else(|| Error::parse(source, i + 1, format!("subtopic `{}` has no judgements for topic `{}`", f[1], f[0])))?;
             topic.subtopic_weights[s] = Some(w);
         }
         Ok(())
@@ -493,9 +495,11 @@ impl Judgements {
     pub fn add_document_values(&mut self, text: &str, source: &str, times: bool) -> Result<()> {
         for (i, line) in text.lines().enumerate() {
             let Some(f) = fields(line, 3, "topic docno value", source, i + 1)? else { continue };
-            let v: f64 = f[2].parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
-                Error::parse(source, i + 1, format!("value `{}` is not a finite number >= 0", f[2]))
-            })?;
+            let v: f64 = f[2]
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| Error::parse(source, i + 1, format!("value `{}` is not a finite number >= 0", f[2])))?;
             let t = self.topic_at(f[0], source, i + 1)?;
             let topic = &mut self.topics[t];
             let d = topic.doc(f[1].as_bytes());

@@ -21,11 +21,11 @@
 //! `-M` documents).
 
 use super::intern::{hash_bytes, IdTable, Interner};
+use super::lines::for_each_line;
 use super::qrels::{is_space, show, split_fields, Judgements, NOT_IN_QRELS};
 use super::trec_eval::{NONPOOL, UNJUDGED_IN_POOL};
 use crate::collection::trec::Run;
 use crate::error::{Error, Result};
-use super::lines::for_each_line;
 use crate::input::Input;
 use rayon::prelude::*;
 use std::path::Path;
@@ -332,10 +332,7 @@ fn duplicate(source: &str, line: usize, docno: &[u8], topic: &str, first: u32) -
 /// same double as a correctly rounded parser such as C's `strtod`).
 #[inline]
 fn parse_score(field: &[u8]) -> Option<f64> {
-    const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22,
-    ];
+    const POW10: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
     let (neg, body) = match field.first()? {
         b'-' => (true, &field[1..]),
         b'+' => (false, &field[1..]),
@@ -402,12 +399,14 @@ impl RankedRun {
             if !f[0].is_ascii() {
                 if let Err(e) = std::str::from_utf8(f[0]) {
                     let at = e.valid_up_to();
-                    return Err(Error::parse(&source, lineno, format!(
-                        "topic id `{}` is not valid UTF-8 (byte 0x{:02x} at its position {})", show(f[0]), f[0][at], at + 1)));
+                    return Err(Error::parse(
+                        &source,
+                        lineno,
+                        format!("topic id `{}` is not valid UTF-8 (byte 0x{:02x} at its position {})", show(f[0]), f[0][at], at + 1),
+                    ));
                 }
             }
-            let score = parse_score(f[4])
-                .ok_or_else(|| Error::parse(&source, lineno, format!("score `{}` is not a number", show(f[4]))))?;
+            let score = parse_score(f[4]).ok_or_else(|| Error::parse(&source, lineno, format!("score `{}` is not a number", show(f[4]))))?;
             if f[5] != tag.as_slice() {
                 tag.clear();
                 tag.extend_from_slice(f[5]);

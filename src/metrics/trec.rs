@@ -96,13 +96,7 @@ impl Discount {
 
 /// DCG over the first `k` ranks with gains = grades (negative grades count 0).
 pub fn dcg(ranked: &[i32], k: usize, discount: Discount) -> f64 {
-    ranked
-        .iter()
-        .take(k)
-        .enumerate()
-        .filter(|(_, &g)| g > 0)
-        .map(|(i, &g)| g as f64 * discount.weight(i + 1))
-        .sum()
+    ranked.iter().take(k).enumerate().filter(|(_, &g)| g > 0).map(|(i, &g)| g as f64 * discount.weight(i + 1)).sum()
 }
 
 /// nDCG@k. `ideal` holds the judged positive grades of the topic sorted descending.

@@ -68,22 +68,8 @@ impl<'a> TopicRels<'a> {
             }
         }
         let num_rel_levels = rel_levels.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
-        let num_rel = rel_levels
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i as i64 >= relevance_level as i64)
-            .map(|(_, &c)| c as i64)
-            .sum();
-        TopicRels {
-            rels,
-            rel_levels,
-            relevance_level,
-            num_rel,
-            num_rel_ret,
-            num_nonpool,
-            num_unjudged_in_pool,
-            num_rel_levels,
-        }
+        let num_rel = rel_levels.iter().enumerate().filter(|&(i, _)| i as i64 >= relevance_level as i64).map(|(_, &c)| c as i64).sum();
+        TopicRels { rels, rel_levels, relevance_level, num_rel, num_rel_ret, num_nonpool, num_unjudged_in_pool, num_rel_levels }
     }
 
     fn num_ret(&self) -> i64 {
@@ -271,10 +257,43 @@ pub static NICKNAMES: &[(&str, &[&str])] = &[
     (
         "all_trec",
         &[
-            "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-            "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
-            "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG",
-            "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+            "runid",
+            "num_q",
+            "num_ret",
+            "num_rel",
+            "num_rel_ret",
+            "map",
+            "gm_map",
+            "Rprec",
+            "bpref",
+            "recip_rank",
+            "iprec_at_recall",
+            "P",
+            "relstring",
+            "recall",
+            "unj",
+            "rbp",
+            "rbp_resid",
+            "infAP",
+            "gm_bpref",
+            "utility",
+            "11pt_avg",
+            "ndcg",
+            "relative_P",
+            "Rprec_mult",
+            "success",
+            "map_cut",
+            "ndcg_cut",
+            "ndcg_rel",
+            "Rndcg",
+            "binG",
+            "G",
+            "set_P",
+            "set_recall",
+            "set_relative_P",
+            "set_map",
+            "set_F",
+            "num_nonrel_judged_ret",
         ],
     ),
 ];
@@ -282,10 +301,27 @@ pub static NICKNAMES: &[(&str, &[&str])] = &[
 /// trec_eval measures that need other input formats (`-R prefs`, `-R qrels_jg`); serpsim
 /// does not compute them.
 pub static OTHER_FORMAT_MEASURES: &[&str] = &[
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
-    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg",
-    "Rprec_mult_avgjg", "yaap", "all_prefs", "prefs", "qrels_jg",
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+    "map_avgjg",
+    "P_avgjg",
+    "Rprec_mult_avgjg",
+    "yaap",
+    "all_prefs",
+    "prefs",
+    "qrels_jg",
 ];
 
 impl Family {
@@ -385,10 +421,7 @@ fn c_atol(s: &str) -> Option<i64> {
 fn number(measure: &str, s: &str) -> Result<f64> {
     let t = s.trim();
     // C accepts ".5" and "5."; Rust's parser does too.
-    t.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| param_error(measure, format!("`{s}` is not a number")))
+    t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| param_error(measure, format!("`{s}` is not a number")))
 }
 
 impl TrecMeasure {
@@ -459,9 +492,8 @@ impl TrecMeasure {
             K::Pairs => {
                 let mut pairs = Vec::with_capacity(items.len());
                 for it in &items {
-                    let (k, v) = it
-                        .split_once('=')
-                        .ok_or_else(|| param_error(&full, format!("`{it}` is not name=value (trec_eval: malformed pair parameters)")))?;
+                    let (k, v) =
+                        it.split_once('=').ok_or_else(|| param_error(&full, format!("`{it}` is not name=value (trec_eval: malformed pair parameters)")))?;
                     let value = number(&full, v)?;
                     let is_level = c_atol(k).is_some() && k.trim().trim_start_matches(['-', '+']).bytes().all(|b| b.is_ascii_digit());
                     let ok = match family {
@@ -872,8 +904,7 @@ fn inf_ap(t: &TopicRels) -> f64 {
                 inf_ap += 1.0 / (fj + 1.0)
                     + (fj / (fj + 1.0))
                         * ((rel_so_far - 1 + nonrel_so_far + pool_unjudged_so_far) as f64 / fj)
-                        * (((rel_so_far - 1) as f64 + INFAP_EPSILON)
-                            / ((rel_so_far - 1 + nonrel_so_far) as f64 + 2.0 * INFAP_EPSILON));
+                        * (((rel_so_far - 1) as f64 + INFAP_EPSILON) / ((rel_so_far - 1 + nonrel_so_far) as f64 + 2.0 * INFAP_EPSILON));
             }
         }
     }

@@ -49,8 +49,7 @@ pub fn trigamma(mut x: f64) -> f64 {
         x += 1.0;
     }
     let x2 = 1.0 / (x * x);
-    acc + 1.0 / x + x2 / 2.0
-        + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 * (1.0 / 30.0))))
+    acc + 1.0 / x + x2 / 2.0 + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 * (1.0 / 30.0))))
 }
 
 /// INSQ, INSQ' or INST with target `t` (> 0) over gains in [0, 1].
@@ -208,7 +207,7 @@ mod tests {
         assert_eq!(rrt(&rel, 2), 0.5);
         assert_eq!(rrt(&rel, 3), 0.0);
         assert_eq!(errt(&rel, 1), 0.5); // ERRT(1) = RR
-        // ERRT(2) = 1/2 * (RRT(1) + 1/2 RRT(2)) = 1/2 * (0.5 + 0.25)
+                                        // ERRT(2) = 1/2 * (RRT(1) + 1/2 RRT(2)) = 1/2 * (0.5 + 0.25)
         assert!((errt(&rel, 2) - 0.375).abs() < 1e-12);
         // ERR with g_max = 1: R = 1/2 at each relevant rank: 1/2 * 1/2 + (1/2)(1/2)/4
         assert!((err(&[0, 1, 0, 1], 10, 1) - (0.25 + 0.0625)).abs() < 1e-12);

@@ -55,7 +55,13 @@ pub struct Rendered {
 /// into `staged` and records its warnings in the manifest.
 /// `coverage` (TREC qrels and runs) goes into `summary.json` and its depth warning into the
 /// warnings.
-pub fn write_report(scenario: &Scenario, warnings: &[String], staged: &mut StagedOutput, summary: &RunSummary, coverage: Option<&Coverage>) -> Result<Rendered> {
+pub fn write_report(
+    scenario: &Scenario,
+    warnings: &[String],
+    staged: &mut StagedOutput,
+    summary: &RunSummary,
+    coverage: Option<&Coverage>,
+) -> Result<Rendered> {
     let mut warnings = warnings.to_vec();
     warnings.extend(coverage.and_then(Coverage::depth_warning));
     let mut report = Report::of(&scenario.name, scenario.seed, scenario.replicates, scenario.output.detail, summary, &warnings);
@@ -262,7 +268,14 @@ impl<'a> Report<'a> {
                 for p in &s.pooled {
                     let c = &p.summary;
                     for (m, st) in c.measures.iter().enumerate() {
-                        w.row(&StatsRow { topic: None, system: &c.system, profile: &c.profile, measure: MEASURES[m].name, unit: Some(MEASURES[m].unit), stats: st })?;
+                        w.row(&StatsRow {
+                            topic: None,
+                            system: &c.system,
+                            profile: &c.profile,
+                            measure: MEASURES[m].name,
+                            unit: Some(MEASURES[m].unit),
+                            stats: st,
+                        })?;
                     }
                 }
                 Ok(())
@@ -345,7 +358,14 @@ impl<'a> Report<'a> {
                 rows: Box::new(move |w| {
                     for c in &s.cells {
                         for (m, st) in c.measures.iter().enumerate() {
-                            w.row(&StatsRow { topic: Some(c.topic.as_deref()), system: &c.system, profile: &c.profile, measure: MEASURES[m].name, unit: None, stats: st })?;
+                            w.row(&StatsRow {
+                                topic: Some(c.topic.as_deref()),
+                                system: &c.system,
+                                profile: &c.profile,
+                                measure: MEASURES[m].name,
+                                unit: None,
+                                stats: st,
+                            })?;
                         }
                     }
                     Ok(())
@@ -359,7 +379,15 @@ impl<'a> Report<'a> {
                     for p in &s.pooled {
                         for (m, d) in p.distributions.iter().enumerate() {
                             for (bin, (low, high, count)) in histogram(d, bins).into_iter().enumerate() {
-                                w.row(&HistogramRow { system: &p.summary.system, profile: &p.summary.profile, measure: MEASURES[m].name, bin, low, high, count })?;
+                                w.row(&HistogramRow {
+                                    system: &p.summary.system,
+                                    profile: &p.summary.profile,
+                                    measure: MEASURES[m].name,
+                                    bin,
+                                    low,
+                                    high,
+                                    count,
+                                })?;
                             }
                         }
                     }
@@ -457,4 +485,3 @@ fn histogram(entries: &[(f64, u64)], bins: usize) -> Vec<(f64, f64, u64)> {
     }
     counts.into_iter().enumerate().map(|(i, c)| (edge(i), edge(i + 1), c)).collect()
 }
-

@@ -9,7 +9,9 @@
 use crate::error::Result;
 use crate::simulate::summary::{Curve, MeasureInfo, PairSummary, PooledSummary, CURVE_LEVEL};
 use crate::simulate::{RunSummary, MEASURES};
-use crate::write::plot::{anchored, caption, fit, legend, plot_err, px, text_width, ticked_chart, wrap, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT};
+use crate::write::plot::{
+    anchored, caption, fit, legend, plot_err, px, text_width, ticked_chart, wrap, y_area, Ticks, CAPTION_FONT, DESC_FONT, OKABE_ITO, TICK_FONT,
+};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
@@ -124,7 +126,8 @@ pub fn ecdf_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
         let root = SVGBackend::with_string(&mut svg, (1200, 330 * rows as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let (plots, legend_area) = root.split_horizontally(1000);
-        let notes: Vec<String> = std::iter::once("Sessions of every topic and user pooled; hollow dot: smallest value, filled: largest.".to_string()).chain(left_out).collect();
+        let notes: Vec<String> =
+            std::iter::once("Sessions of every topic and user pooled; hollow dot: smallest value, filled: largest.".to_string()).chain(left_out).collect();
         system_legend(&legend_area, &systems, &notes)?;
         let areas = plots.split_evenly((rows, shown.len()));
         let yt = Ticks { lo: -0.03, hi: 1.03, points: vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0], step: 0.2 };
@@ -142,7 +145,13 @@ pub fn ecdf_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
                     .collect();
                 let integer = series.iter().all(|(_, v)| v.iter().all(|p| p.0.fract() == 0.0));
                 let (lo, hi) = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.0)).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-                let (lo, hi) = if lo > hi { (0.0, 1.0) } else if lo == hi { (lo - 0.5, hi + 0.5) } else { (lo, hi) };
+                let (lo, hi) = if lo > hi {
+                    (0.0, 1.0)
+                } else if lo == hi {
+                    (lo - 0.5, hi + 0.5)
+                } else {
+                    (lo, hi)
+                };
                 let pad = 0.05 * (hi - lo);
                 let info = MEASURES[m];
                 let y_w = y_area(&yt);
@@ -170,12 +179,7 @@ pub fn ecdf_svg(s: &RunSummary, max_rows: Option<usize>) -> Result<String> {
 
 fn band_chart(area: &DrawingArea<SVGBackend, Shift>, (profile, what): (&str, &str), x_desc: &str, series: &[(usize, &Curve)]) -> Result<()> {
     let xmax = series.iter().flat_map(|(_, c)| c.x.last().copied()).fold(1e-9, f64::max);
-    let ymax = series
-        .iter()
-        .flat_map(|(_, c)| c.mean.iter().chain(c.hi.iter().filter(|x| x.is_finite())))
-        .copied()
-        .fold(1e-9, f64::max)
-        * 1.08;
+    let ymax = series.iter().flat_map(|(_, c)| c.mean.iter().chain(c.hi.iter().filter(|x| x.is_finite()))).copied().fold(1e-9, f64::max) * 1.08;
     let yt_guess = Ticks::new(0.0, ymax, 200.0, false, false);
     let y_w = y_area(&yt_guess);
     let (plot_w, plot_h) = plot_extent(area, 10, y_w, 44);
@@ -292,11 +296,13 @@ pub fn differences_svg(s: &RunSummary) -> Result<Option<String>> {
     let panel_h = (plot_h + 44.0 + 20.0 + px(CAPTION_FONT) * 1.3 + 10.0).ceil() as u32;
     let panel_w = 640u32;
     let (w, body_h) = (panel_w * cols as u32, panel_h * rows as u32);
-    let mut notes = vec!["Gain difference A - B per topic: dot, the topic's mean over its users; line, its 95 % interval over those users (1.96 standard errors). \
+    let mut notes =
+        vec!["Gain difference A - B per topic: dot, the topic's mean over its users; line, its 95 % interval over those users (1.96 standard errors). \
          Black diamond: the mean over topics; its line, the 95 % t interval over topics and users within topics. Topics sorted by difference."
-        .to_string()];
+            .to_string()];
     if all.len() > shown.len() {
-        notes.push(format!("{} more profile and system pairs not drawn (at most {MAX_DIFFERENCE_PANELS} panels): see comparison.csv.", all.len() - shown.len()));
+        notes
+            .push(format!("{} more profile and system pairs not drawn (at most {MAX_DIFFERENCE_PANELS} panels): see comparison.csv.", all.len() - shown.len()));
     }
     let note_lines: Vec<String> = notes.iter().flat_map(|n| wrap(n, w as f64 - 20.0, 12.0)).collect();
     let foot = 16 * note_lines.len() as u32 + 12;
@@ -344,7 +350,10 @@ fn forest_panel(root: &DrawingArea<SVGBackend, Shift>, area: &DrawingArea<SVGBac
     let caption_h = px(CAPTION_FONT) * 1.3 + 10.0;
     let spare = (h as f64 - rows_h - 44.0 - 20.0 - caption_h).max(0.0) as u32;
     let mut chart = ChartBuilder::on(area)
-        .caption(caption(&p.profile, &fit(&format!("{} - {}", p.system_a, p.system_b), width * 0.6, CAPTION_FONT), width, CAPTION_FONT), ("sans-serif", CAPTION_FONT))
+        .caption(
+            caption(&p.profile, &fit(&format!("{} - {}", p.system_a, p.system_b), width * 0.6, CAPTION_FONT), width, CAPTION_FONT),
+            ("sans-serif", CAPTION_FONT),
+        )
         .margin(10)
         .margin_bottom(10 + spare)
         .x_label_area_size(44)

@@ -288,7 +288,12 @@ pub fn verdict(p: &PairSummary) -> Verdict {
             });
             match users {
                 Some((w, m)) => parts.push((
-                    format!("{w} on this one topic: gain A - B {} [{}, {}] (95 %, users only: does not generalise to other topics)", signed(m.diff), signed(m.ci_users_only[0]), signed(m.ci_users_only[1])),
+                    format!(
+                        "{w} on this one topic: gain A - B {} [{}, {}] (95 %, users only: does not generalise to other topics)",
+                        signed(m.diff),
+                        signed(m.ci_users_only[0]),
+                        signed(m.ci_users_only[1])
+                    ),
                     format!("{w} on this one topic (users only)"),
                 )),
                 None => parts.push(("no gain measure".into(), "no gain measure".into())),
@@ -331,7 +336,19 @@ pub fn verdict(p: &PairSummary) -> Verdict {
     let favours_a = measures.iter().filter(|m| m.favours == "a").map(|m| m.measure.clone()).collect();
     let favours_b = measures.iter().filter(|m| m.favours == "b").map(|m| m.measure.clone()).collect();
     let (topics_needed, min_detectable) = power_of(p);
-    Verdict { profile: p.profile.clone(), system_a: a.clone(), system_b: b.clone(), topics, topics_needed, min_detectable, verdict, headline, favours_a, favours_b, measures }
+    Verdict {
+        profile: p.profile.clone(),
+        system_a: a.clone(),
+        system_b: b.clone(),
+        topics,
+        topics_needed,
+        min_detectable,
+        verdict,
+        headline,
+        favours_a,
+        favours_b,
+        measures,
+    }
 }
 
 /// Topics needed for 80 % power at the observed gain difference, and the smallest gain
@@ -354,11 +371,8 @@ fn power_of(p: &PairSummary) -> (f64, f64) {
 pub fn topic_tests(s: &RunSummary) -> Vec<TopicTest> {
     let mut out = Vec::new();
     for pooled in &s.pooled_pairs {
-        let per_topic: Vec<&PairSummary> = s
-            .pairs
-            .iter()
-            .filter(|p| p.profile == pooled.profile && p.system_a == pooled.system_a && p.system_b == pooled.system_b)
-            .collect();
+        let per_topic: Vec<&PairSummary> =
+            s.pairs.iter().filter(|p| p.profile == pooled.profile && p.system_a == pooled.system_a && p.system_b == pooled.system_b).collect();
         for (m, info) in MEASURES.iter().enumerate() {
             let a: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_a).collect();
             let b: Vec<f64> = per_topic.iter().map(|p| p.measures[m].mean_b).collect();
@@ -415,7 +429,11 @@ pub fn power_line(v: &Verdict) -> Option<String> {
     let need = if v.topics_needed.is_finite() {
         format!("{:.0} topics", v.topics_needed)
     } else if g.diff == 0.0 || !g.effect_size.is_finite() {
-        return Some(format!("power: these {} topics detect a gain difference of +-{} with 80 % power (paired t over topics, alpha 0.05)", v.topics, fmt_num(v.min_detectable)));
+        return Some(format!(
+            "power: these {} topics detect a gain difference of +-{} with 80 % power (paired t over topics, alpha 0.05)",
+            v.topics,
+            fmt_num(v.min_detectable)
+        ));
     } else {
         "more than 10 million topics".to_string()
     };
@@ -512,7 +530,8 @@ pub fn answer(scenario: &str, users: u64, verdicts: &[Verdict], warnings: &[Stri
             .map(|v| {
                 let g = v.measure(MAIN_OUTCOME);
                 let t = v.measure(MAIN_COST);
-                let ci = g.map_or(String::new(), |g| if g.ci[0].is_finite() { format!("[{}, {}]", signed(g.ci[0]), signed(g.ci[1])) } else { "(1 topic)".into() });
+                let ci =
+                    g.map_or(String::new(), |g| if g.ci[0].is_finite() { format!("[{}, {}]", signed(g.ci[0]), signed(g.ci[1])) } else { "(1 topic)".into() });
                 let pb = g.map_or(String::new(), |g| if g.p_a_better.is_finite() { format!("{:.2}", g.p_a_better) } else { String::new() });
                 [
                     v.profile.clone(),

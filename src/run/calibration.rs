@@ -18,7 +18,7 @@
 
 use crate::error::Result;
 use crate::simulate::summary::Grid;
-use crate::simulate::{RunPlan, PreparedProfile, QueryList, ReportSink, SinkConfig, World, WorldSystem, WorldTopic};
+use crate::simulate::{PreparedProfile, QueryList, ReportSink, RunPlan, SinkConfig, World, WorldSystem, WorldTopic};
 use crate::user::{ContinuationModel, Param, UserProfile};
 use rand::Rng;
 
@@ -155,10 +155,12 @@ mod tests {
     /// over 400 experiments of 50 topics is within 4 standard errors.
     #[test]
     fn simulated_mean_matches_the_population() {
-        let diffs: Vec<f64> = (0..400).map(|e| {
-            let (ci, _) = experiment(50, 20, 1000 + e).unwrap();
-            (ci[0] + ci[1]) / 2.0
-        }).collect();
+        let diffs: Vec<f64> = (0..400)
+            .map(|e| {
+                let (ci, _) = experiment(50, 20, 1000 + e).unwrap();
+                (ci[0] + ci[1]) / 2.0
+            })
+            .collect();
         let m = crate::stats::mean(&diffs);
         let se = crate::stats::sd(&diffs) / (diffs.len() as f64).sqrt();
         assert!((m - population_difference()).abs() < 4.0 * se, "{m} +- {se} vs {}", population_difference());

@@ -4,12 +4,12 @@
 //! distribution over users). The one scenario schema (`crate::scenario::Scenario`); documented
 //! in `docs/scenarios.md` and `docs/streams.md`.
 
-use crate::simulate::stream_io::StreamData;
+use super::ScenarioRun;
 use crate::error::{Error, Result};
 use crate::report::write_report;
-use super::ScenarioRun;
 use crate::scenario::{resolve, CollectionSource, Scenario, StreamFiles};
 use crate::simulate::stream::{run, Msu, MsuSink, StreamPlan, StreamProfile, StreamWorld};
+use crate::simulate::stream_io::StreamData;
 use crate::simulate::summary::{Grid, SinkConfig};
 use crate::simulate::{ReportSink, RunSummary};
 use std::path::{Path, PathBuf};
@@ -91,7 +91,9 @@ pub fn run_scenario(s: &Scenario, base: &Path, progress: &(dyn Fn(u64, u64) + Sy
         return Err(Error::Invalid(format!("scenario `{}` is not a stream scenario ([collection] source = \"streams\")", s.name)));
     };
     if s.output.samples {
-        return Err(Error::Invalid("--samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)".into()));
+        return Err(Error::Invalid(
+            "--samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)".into(),
+        ));
     }
     let profiles: Vec<StreamProfile> =
         s.profiles.iter().enumerate().map(|(i, p)| StreamProfile::from_user(p, "scenario", &format!("profiles[{i}]"))).collect::<Result<_>>()?;

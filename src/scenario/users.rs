@@ -93,25 +93,14 @@ mod tests {
         }
         let b = built_in("pbm").unwrap();
         let table: toml::Value = toml::from_str(&b.keys).unwrap();
-        let p: Vec<f64> = table["continuation"]["p"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_float().unwrap())
-            .collect();
+        let p: Vec<f64> = table["continuation"]["p"].as_array().unwrap().iter().map(|v| v.as_float().unwrap()).collect();
         assert_eq!(p.len(), PBM_DEPTH - 1);
         let mut examined = 1.0;
         for (r, q) in p.iter().enumerate() {
             examined *= q;
             let rank = r + 2;
-            assert!(
-                (examined - 1.0 / rank as f64).abs() < 1e-9,
-                "rank {rank}: {examined}"
-            );
+            assert!((examined - 1.0 / rank as f64).abs() < 1e-9, "rank {rank}: {examined}");
         }
-        assert!(built_in("nobody")
-            .unwrap_err()
-            .to_string()
-            .contains("patient, impatient, dbn, pbm"));
+        assert!(built_in("nobody").unwrap_err().to_string().contains("patient, impatient, dbn, pbm"));
     }
 }

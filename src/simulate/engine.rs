@@ -127,8 +127,7 @@ impl PreparedProfile {
                         if let Some(w) = &map.warning {
                             warnings.push(format!("profile `{}`: click model {}: {w}", profile.name, src.describe()));
                         }
-                        let values: Vec<String> =
-                            map.rows.iter().map(|(g, a, s)| format!("grade {g}: attractiveness {a:.4}, satisfaction {s:.4}")).collect();
+                        let values: Vec<String> = map.rows.iter().map(|(g, a, s)| format!("grade {g}: attractiveness {a:.4}, satisfaction {s:.4}")).collect();
                         warnings.push(format!(
                             "profile `{}`: click model {} knows {known} of the {total} results ({:.1} % unseen); the unseen ones get attractiveness and satisfaction by relevance grade from {}: {}",
                             profile.name,
@@ -479,12 +478,7 @@ fn shared_decisions(plan: &RunPlan, units: &[Unit]) -> Vec<Decisions> {
 /// Runs `work` on every unit in parallel on the current rayon pool and hands each result to
 /// `sink.finish`; `progress(done, total)` is called after each unit. The replicate loop shared
 /// by the walk ([`run_units`]) and the stream path (`simulate::stream`).
-pub fn drive<S: Sink>(
-    units: &[Unit],
-    sink: &S,
-    progress: &(dyn Fn(u64, u64) + Sync),
-    work: impl Fn(&Unit) -> S::Acc + Sync,
-) -> Result<()> {
+pub fn drive<S: Sink>(units: &[Unit], sink: &S, progress: &(dyn Fn(u64, u64) + Sync), work: impl Fn(&Unit) -> S::Acc + Sync) -> Result<()> {
     let total = units.len() as u64;
     let done = std::sync::atomic::AtomicU64::new(0);
     units.par_iter().try_for_each(|unit| -> Result<()> {
@@ -522,7 +516,8 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit, decisions: &[Decisio
             continue;
         }
         let tables = prepared.clicks.as_ref().map(|c| &c[t]);
-        let mut choosers: Vec<DirichletChooser> = (0..n_sys).map(|s| DirichletChooser::new(prepared.samplers.get(t).and_then(|p| p.get(s)).map_or(&[][..], Vec::as_slice))).collect();
+        let mut choosers: Vec<DirichletChooser> =
+            (0..n_sys).map(|s| DirichletChooser::new(prepared.samplers.get(t).and_then(|p| p.get(s)).map_or(&[][..], Vec::as_slice))).collect();
         for u in unit.first..unit.end {
             let user = match &prepared.fixed {
                 Some(f) => f,
@@ -536,9 +531,7 @@ fn run_unit<S: Sink>(plan: &RunPlan, sink: &S, unit: &Unit, decisions: &[Decisio
                     let chooser = &mut choosers[s];
                     chooser.begin(key);
                     match tables {
-                        Some(tables) => {
-                            walk(stage, user, &ModelClicks { tables, grades: &user.grades }, chooser, key, &mut scratch, &mut events[s])
-                        }
+                        Some(tables) => walk(stage, user, &ModelClicks { tables, grades: &user.grades }, chooser, key, &mut scratch, &mut events[s]),
                         None => walk_decided(stage, user, &user.grades, chooser, key, &mut scratch, &mut events[s], row),
                     }
                 });

@@ -32,9 +32,9 @@ pub mod walk;
 pub mod world;
 
 pub use crate::rng::bernoulli;
-pub use engine::{default_block, run, session_key, RunPlan, PreparedProfile, Record, Sink, Unit};
+pub use engine::{default_block, run, session_key, PreparedProfile, Record, RunPlan, Sink, Unit};
 pub use summary::{Better, MeasureInfo, ReportSink, RunSummary, SinkConfig, MEASURES, N_MEASURES};
-pub use walk::{walk, Outcome, Scratch, SystemOnTopic, Step, Trace};
+pub use walk::{walk, Outcome, Scratch, Step, SystemOnTopic, Trace};
 pub use world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
 
 use crate::error::Result;

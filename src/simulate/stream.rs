@@ -17,7 +17,7 @@
 //! mean gain over topics); the report's [`super::ReportSink`] gives every measure, the paired
 //! comparisons and the verdicts over [`StreamWorld::report_world`].
 
-use super::engine::{drive, session_key, RunPlan, Record, Sink, Unit};
+use super::engine::{drive, session_key, Record, RunPlan, Sink, Unit};
 use super::walk::{GainEvents, Outcome, Trace};
 use super::world::{World, WorldSystem, WorldTopic};
 use crate::error::{Error, Result};
@@ -148,12 +148,7 @@ impl StreamWorld {
         }
         for s in &self.systems {
             if s.lists.len() != self.topics.len() {
-                return Err(Error::Invalid(format!(
-                    "system `{}` has update lists for {} topics, expected {}",
-                    s.name,
-                    s.lists.len(),
-                    self.topics.len()
-                )));
+                return Err(Error::Invalid(format!("system `{}` has update lists for {} topics, expected {}", s.name, s.lists.len(), self.topics.len())));
             }
             for (t, l) in self.topics.iter().zip(&s.lists) {
                 if let Some(&n) = l.nuggets.iter().find(|&&n| n as usize >= t.nugget_times.len()) {
@@ -219,7 +214,13 @@ impl StreamProfile {
     /// stream keys, the defaults for those not given. A key of result-page users is an error,
     /// as are values out of range; errors name the key.
     pub fn from_user(p: &UserProfile, context: &str, key: &str) -> Result<Self> {
-        let stream_keys = UserProfile { away: p.away.clone(), duration: p.duration.clone(), speed: p.speed.clone(), lateness: p.lateness.clone(), ..UserProfile::named(p.name.clone()) };
+        let stream_keys = UserProfile {
+            away: p.away.clone(),
+            duration: p.duration.clone(),
+            speed: p.speed.clone(),
+            lateness: p.lateness.clone(),
+            ..UserProfile::named(p.name.clone())
+        };
         if *p != stream_keys {
             return Err(Error::config(context, key, "a stream user takes only `name`, `away`, `duration`, `speed` and `lateness` (docs/streams.md)"));
         }
@@ -434,8 +435,7 @@ fn run_unit<S: Sink>(plan: &StreamPlan, sink: &S, unit: &Unit) -> S::Acc {
             trace(user, topic.start, topic.end, session_key(plan.seed, th, u), &mut visits);
             for (s, system) in world.systems.iter().enumerate() {
                 events[s].0.clear();
-                outcomes[s] =
-                    Some(read_visits(&system.lists[t], &topic.nugget_times, &visits, user.speed, user.lateness, &mut scratch, &mut events[s]));
+                outcomes[s] = Some(read_visits(&system.lists[t], &topic.nugget_times, &visits, user.speed, user.lateness, &mut scratch, &mut events[s]));
             }
             sink.record(&mut acc, &Record { unit, topic: t, user: u, outcomes: &outcomes, events: &events });
         }
@@ -566,7 +566,15 @@ mod tests {
         assert_eq!(o.time, 10.0);
         assert_eq!(events.0, vec![(10.0, 1.0, 1.0)]);
         // A 5 s visit reaches the update but cannot finish it: 5 s spent, nothing earned.
-        let o = read_visits(&w.systems[0].lists[0], &w.topics[0].nugget_times, &[Visit { start: 100.0, duration: 5.0 }], 1.0, 0.5, &mut StreamScratch::default(), &mut ());
+        let o = read_visits(
+            &w.systems[0].lists[0],
+            &w.topics[0].nugget_times,
+            &[Visit { start: 100.0, duration: 5.0 }],
+            1.0,
+            0.5,
+            &mut StreamScratch::default(),
+            &mut (),
+        );
         assert_eq!((o.gain, o.clicks, o.depth, o.time), (0.0, 0, 1, 5.0));
     }
 

@@ -8,9 +8,9 @@
 //! - matches: `topic update nugget` (which nuggets an update contains; shared by all systems,
 //!   matches of updates a system did not emit are ignored).
 
-use crate::simulate::stream::{reading_order, StreamTopic, Update};
 use crate::error::{Error, Result};
 use crate::input::{snippet, strip_bom, ECHO};
+use crate::simulate::stream::{reading_order, StreamTopic, Update};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -28,8 +28,7 @@ pub fn parse_time(s: &str) -> Option<f64> {
     }
     let (y, m, day): (i64, i64, i64) = (d[0].parse().ok()?, d[1].parse().ok()?, d[2].parse().ok()?);
     let (hh, mm, ss): (i64, i64, f64) = (t[0].parse().ok()?, t[1].parse().ok()?, t[2].parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || !(0..24).contains(&hh) || !(0..60).contains(&mm) || !(0.0..61.0).contains(&ss)
-    {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || !(0..24).contains(&hh) || !(0..60).contains(&mm) || !(0.0..61.0).contains(&ss) {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm).
@@ -169,10 +168,7 @@ impl StreamData {
 
     /// Reads one updates file per system; each system is named by its file's stem.
     pub fn systems_from_files<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<(String, Vec<Vec<Update>>)>> {
-        paths
-            .into_iter()
-            .map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), self.updates_from_file(p)?)))
-            .collect()
+        paths.into_iter().map(|p| Ok((p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), self.updates_from_file(p)?))).collect()
     }
 }
 
@@ -193,8 +189,7 @@ mod tests {
 
     #[test]
     fn files_parse_with_located_errors() {
-        let d = StreamData::parse("t 0 100\n", "# c\nt n1 5\nt n2 50\n", "t u1 n1\nt u1 n2\nt zz n1\n", ["topics", "nuggets", "matches"])
-            .unwrap();
+        let d = StreamData::parse("t 0 100\n", "# c\nt n1 5\nt n2 50\n", "t u1 n1\nt u1 n2\nt zz n1\n", ["topics", "nuggets", "matches"]).unwrap();
         let ups = d.parse_updates("t u1 10 0.5 20\nt u2 10 0.9 5\n", "run").unwrap();
         assert_eq!(ups[0][0].id, "u2");
         assert_eq!(ups[0][1].nuggets, vec![0, 1]);

@@ -963,11 +963,7 @@ impl ReportSink<'_> {
             topic,
             system: world.systems[s].name.clone(),
             profile: self.profiles[p].clone(),
-            measures: c
-                .measures
-                .iter()
-                .map(|m| StreamSummary::of(&m.m, if with_q { &m.s } else { &empty }))
-                .collect(),
+            measures: c.measures.iter().map(|m| StreamSummary::of(&m.m, if with_q { &m.s } else { &empty })).collect(),
             time_budgets: budgets_of(&c.time_budgets, &cfg.time_budgets),
             effort_budgets: budgets_of(&c.effort_budgets, &cfg.effort_budgets),
         };
@@ -1066,7 +1062,17 @@ pub fn budget_name(prefix: &str, budget: f64, suffix: &str) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<String>, d: &PairAcc, ca: &CellAcc, cb: &CellAcc, cfg: &SinkConfig) -> PairSummary {
+fn pair_summary(
+    profile: &str,
+    world: &World,
+    a: usize,
+    b: usize,
+    topic: Option<String>,
+    d: &PairAcc,
+    ca: &CellAcc,
+    cb: &CellAcc,
+    cfg: &SinkConfig,
+) -> PairSummary {
     PairSummary {
         profile: profile.to_string(),
         system_a: world.systems[a].name.clone(),
@@ -1081,14 +1087,22 @@ fn pair_summary(profile: &str, world: &World, a: usize, b: usize, topic: Option<
             .time_budgets
             .iter()
             .enumerate()
-            .map(|(i, b)| diff_summary(&budget_name("gain_by_", *b, "s"), Better::Higher, &d.time_budgets[i], ca.time_budgets[i].mean(), cb.time_budgets[i].mean()))
+            .map(|(i, b)| {
+                diff_summary(&budget_name("gain_by_", *b, "s"), Better::Higher, &d.time_budgets[i], ca.time_budgets[i].mean(), cb.time_budgets[i].mean())
+            })
             .collect(),
         effort_budgets: cfg
             .effort_budgets
             .iter()
             .enumerate()
             .map(|(i, b)| {
-                diff_summary(&budget_name("gain_by_effort_", *b, ""), Better::Higher, &d.effort_budgets[i], ca.effort_budgets[i].mean(), cb.effort_budgets[i].mean())
+                diff_summary(
+                    &budget_name("gain_by_effort_", *b, ""),
+                    Better::Higher,
+                    &d.effort_budgets[i],
+                    ca.effort_budgets[i].mean(),
+                    cb.effort_budgets[i].mean(),
+                )
             })
             .collect(),
     }

@@ -33,8 +33,7 @@
 use super::world::{QueryList, Sublists, World, WorldTopic};
 use crate::rng::{item_key_fast, mix64, uniform_at, unit, Stream, TaggedDraws};
 use crate::user::{
-    by_grade, Action, ClickBehaviour, Cont, Continuation, CostModel, CreditOn, Delays, GainModel, ResolvedUser, Rule,
-    SatisfiedEnds, StoppingRule, WalkState,
+    by_grade, Action, ClickBehaviour, Cont, Continuation, CostModel, CreditOn, Delays, GainModel, ResolvedUser, Rule, SatisfiedEnds, StoppingRule, WalkState,
 };
 use rand::SeedableRng;
 use rand_distr::{Distribution, Gamma};
@@ -307,7 +306,15 @@ impl<'a> SystemOnTopic<'a> {
     pub fn of(world: &'a World, topic: usize, system: usize) -> Option<Self> {
         let s = &world.systems[system];
         let queries = s.serps[topic].as_deref()?;
-        Some(SystemOnTopic { topic: &world.topics[topic], queries, delays: &s.delays, page_size: world.page_size, fold: world.fold, below_fold: world.below_fold, sublists_from: first_sublist(queries) })
+        Some(SystemOnTopic {
+            topic: &world.topics[topic],
+            queries,
+            delays: &s.delays,
+            page_size: world.page_size,
+            fold: world.fold,
+            below_fold: world.below_fold,
+            sublists_from: first_sublist(queries),
+        })
     }
 }
 
@@ -542,11 +549,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
             let mut leave = cur_exhausted;
             if !leave && !forced {
                 let next_rank = scratch.pos[cur] as usize + 1;
-                let p = if model_continuation {
-                    clicks.own_continuation(next_rank - 1, last_clicked)
-                } else {
-                    user.continuation.continue_prob(next_rank - 1)
-                };
+                let p = if model_continuation { clicks.own_continuation(next_rank - 1, last_clicked) } else { user.continuation.continue_prob(next_rank - 1) };
                 let go = p >= 1.0 || (p > 0.0 && CONT_DRAWS.at(key, ((q as u64) << 32) | decisions) < p);
                 decisions += 1;
                 leave = !go;
@@ -633,14 +636,7 @@ fn walk_general<C: ClickBehaviour, S: SublistChooser, T: Trace>(
             let dk = item_key_fast(key, doc as u64);
             let pc = clicks.click_prob(doc, grade);
             let clicked = click_decision(pc, dk);
-            trace.step(Step::Examine {
-                list: cur as u32,
-                rank: rank as u32,
-                position: position + 1,
-                doc: doc as u32,
-                relevant: grade > 0,
-                clicked,
-            });
+            trace.step(Step::Examine { list: cur as u32, rank: rank as u32, position: position + 1, doc: doc as u32, relevant: grade > 0, clicked });
             observe(&mut query, grade > 0, clicked);
             observe(&mut session, grade > 0, clicked);
             let mut satisfied = false;
@@ -719,7 +715,15 @@ pub fn may_walk_flat(user: &ResolvedUser, world: &World) -> bool {
 /// as [`walk_general`], query after query down one list each, without the sublist,
 /// examination and page-draw machinery (and no division per result). The test
 /// `flat_walk_equals_general_walk` compares the two on random users and lists.
-fn walk_flat<C: ClickBehaviour, T: Trace, D: ClickDraws>(stage: &SystemOnTopic, user: &ResolvedUser, clicks: &C, key: u64, scratch: &mut Scratch, trace: &mut T, draws: &mut D) -> Outcome {
+fn walk_flat<C: ClickBehaviour, T: Trace, D: ClickDraws>(
+    stage: &SystemOnTopic,
+    user: &ResolvedUser,
+    clicks: &C,
+    key: u64,
+    scratch: &mut Scratch,
+    trace: &mut T,
+    draws: &mut D,
+) -> Outcome {
     let topic = stage.topic;
     let costs = &user.costs;
     let delays = stage.delays;

@@ -34,10 +34,7 @@ impl WorldTopic {
             id: t.id.clone(),
             doc_ids: docs.iter().map(|d| d.id.clone()).collect(),
             grades: docs.iter().map(|d| d.grade).collect(),
-            subtopics: docs
-                .iter()
-                .map(|d| d.subtopics.iter().filter(|s| s.grade > 0 && s.subtopic < 64).fold(0u64, |m, s| m | (1u64 << s.subtopic)))
-                .collect(),
+            subtopics: docs.iter().map(|d| d.subtopics.iter().filter(|s| s.grade > 0 && s.subtopic < 64).fold(0u64, |m, s| m | (1u64 << s.subtopic))).collect(),
             categories: docs.iter().map(|d| d.categories.clone()).collect(),
             relevant: docs.iter().filter(|d| d.grade > 0).count(),
         }

@@ -294,7 +294,8 @@ pub fn ln_beta(a: f64, b: f64) -> f64 {
     let (p, q) = if a < b { (a, b) } else { (b, a) };
     let s = p + q;
     if p >= 10.0 {
-        (p - 0.5) * (p / s).ln() + (q - 0.5) * (-p / s).ln_1p() - 0.5 * s.ln() + LN_SQRT_2PI + stirling_remainder(p) + stirling_remainder(q) - stirling_remainder(s)
+        (p - 0.5) * (p / s).ln() + (q - 0.5) * (-p / s).ln_1p() - 0.5 * s.ln() + LN_SQRT_2PI + stirling_remainder(p) + stirling_remainder(q)
+            - stirling_remainder(s)
     } else if q >= 10.0 {
         ln_gamma(p) + (q - 0.5) * (-p / s).ln_1p() - p * s.ln() + p + stirling_remainder(q) - stirling_remainder(s)
     } else {

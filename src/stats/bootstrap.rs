@@ -130,9 +130,7 @@ pub fn mean_ci<R: Rng>(x: &[f64], level: f64, resamples: usize, method: CiMethod
     } else {
         match method {
             CiMethod::Percentile => (quantile_sorted(&boot, alpha), quantile_sorted(&boot, 1.0 - alpha)),
-            CiMethod::Basic => {
-                (2.0 * estimate - quantile_sorted(&boot, 1.0 - alpha), 2.0 * estimate - quantile_sorted(&boot, alpha))
-            }
+            CiMethod::Basic => (2.0 * estimate - quantile_sorted(&boot, 1.0 - alpha), 2.0 * estimate - quantile_sorted(&boot, alpha)),
             CiMethod::Bca => {
                 let (a1, a2) = bca_levels(x, &boot, alpha);
                 if a1.is_nan() || a2.is_nan() {

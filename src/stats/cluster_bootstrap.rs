@@ -77,13 +77,7 @@ pub fn weighted_ratio(w: &[u32], cluster: &[usize], num: &[f64], den: &[f64]) ->
 /// unit weighted by its cluster's multiplicity `w[cluster[i]]`; `order` is the units sorted by
 /// ascending score (from [`ascending`]). NaN when a class has no weight. With every weight 1 it
 /// equals [`super::roc_auc`].
-pub fn weighted_auc(
-    w: &[u32],
-    cluster: &[usize],
-    scores: &[f64],
-    labels: &[bool],
-    order: &[usize],
-) -> f64 {
+pub fn weighted_auc(w: &[u32], cluster: &[usize], scores: &[f64], labels: &[bool], order: &[usize]) -> f64 {
     // Walk the scores upwards in groups of ties: each positive scores the negative weight below
     // its group plus half of the negative weight inside it.
     let (mut below_neg, mut sum, mut pos, mut neg) = (0.0, 0.0, 0.0, 0.0);
@@ -158,15 +152,9 @@ mod tests {
         let bm = boot.iter().sum::<f64>() / boot.len() as f64;
         let bsd = (boot.iter().map(|x| (x - bm).powi(2)).sum::<f64>() / boot.len() as f64).sqrt();
         let mc = sd / (boot.len() as f64).sqrt();
-        assert!(
-            (bm - m).abs() < 4.0 * mc,
-            "mean {bm} against exact {m} (MC se {mc})"
-        );
+        assert!((bm - m).abs() < 4.0 * mc, "mean {bm} against exact {m} (MC se {mc})");
         // The sd of a sample sd: about sd / sqrt(2 B).
-        assert!(
-            (bsd - sd).abs() < 4.0 * sd / (2.0 * boot.len() as f64).sqrt(),
-            "sd {bsd} against exact {sd}"
-        );
+        assert!((bsd - sd).abs() < 4.0 * sd / (2.0 * boot.len() as f64).sqrt(), "sd {bsd} against exact {sd}");
         // At weights 1 the statistic is the plain share: 6 right of 10.
         assert_eq!(stat(&[1, 1, 1, 1]), 0.6);
     }
@@ -174,10 +162,7 @@ mod tests {
     #[test]
     fn deterministic_whatever_the_threads() {
         let a = ClusterBootstrap::new(7, 300, 3, 9);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let b = pool.install(|| ClusterBootstrap::new(7, 300, 3, 9));
         assert_eq!(a, b);
         assert!(a.weights.iter().all(|w| w.iter().sum::<u32>() == 7));

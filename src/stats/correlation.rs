@@ -158,8 +158,7 @@ pub fn pearson_test(x: &[f64], y: &[f64]) -> crate::error::Result<PearsonTest> {
     use crate::error::Error;
     use statrs::distribution::{ContinuousCDF, StudentsT};
     if x.len() != y.len() || x.len() < 2 {
-        return Err(Error::Invalid(format!(
-            "Pearson: need two equal-length samples of at least 2 values (got {} and {})", x.len(), y.len())));
+        return Err(Error::Invalid(format!("Pearson: need two equal-length samples of at least 2 values (got {} and {})", x.len(), y.len())));
     }
     if x.iter().chain(y).any(|v| !v.is_finite()) {
         return Err(Error::Invalid("Pearson: values must be finite".into()));

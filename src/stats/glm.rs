@@ -134,9 +134,9 @@ pub fn design(frame: &Frame, terms: &[Term]) -> Design {
             let name = &frame.names[v];
             let factors: Vec<(String, Vec<f64>)> = match &frame.columns[v] {
                 Column::Numeric(x) => vec![(name.clone(), x.clone())],
-                Column::Factor { levels, codes } => (1..levels.len())
-                    .map(|l| (format!("{name}[T.{}]", levels[l]), codes.iter().map(|&c| (c as usize == l) as u8 as f64).collect()))
-                    .collect(),
+                Column::Factor { levels, codes } => {
+                    (1..levels.len()).map(|l| (format!("{name}[T.{}]", levels[l]), codes.iter().map(|&c| (c as usize == l) as u8 as f64).collect())).collect()
+                }
             };
             let mut next = Vec::with_capacity(parts.len() * factors.len());
             for (pn, pv) in &parts {
@@ -156,13 +156,7 @@ pub fn design(frame: &Frame, terms: &[Term]) -> Design {
             x[i * p + j] = v[i];
         }
     }
-    Design {
-        x,
-        rows: n,
-        cols: p,
-        names: cols.iter().map(|c| c.0.clone()).collect(),
-        term_of: cols.iter().map(|c| c.2).collect(),
-    }
+    Design { x, rows: n, cols: p, names: cols.iter().map(|c| c.0.clone()).collect(), term_of: cols.iter().map(|c| c.2).collect() }
 }
 
 /// A fitted logistic regression.
@@ -229,12 +223,7 @@ fn xlogy(x: f64, y: f64) -> f64 {
 }
 
 fn deviance(y: &[f64], n: &[f64], mu: &[f64]) -> f64 {
-    2.0 * y
-        .iter()
-        .zip(n)
-        .zip(mu)
-        .map(|((&y, &n), &m)| xlogy(y, y / (n * m)) + xlogy(n - y, (n - y) / (n * (1.0 - m))))
-        .sum::<f64>()
+    2.0 * y.iter().zip(n).zip(mu).map(|((&y, &n), &m)| xlogy(y, y / (n * m)) + xlogy(n - y, (n - y) / (n * (1.0 - m)))).sum::<f64>()
 }
 
 /// Cholesky factor (lower, row-major) of an SPD matrix; `None` if not positive definite.
@@ -371,9 +360,8 @@ pub fn logistic(d: &Design, successes: &[f64], trials: &[f64]) -> Result<GlmFit>
             ln_gamma(m + 1.0) - ln_gamma(y + 1.0) - ln_gamma(m - y + 1.0) + xlogy(y, mu[i]) + xlogy(m - y, 1.0 - mu[i])
         })
         .sum();
-    let separated_rows = (0..n)
-        .filter(|&i| (mu[i] < SEPARATION_EPS && successes[i] == 0.0) || (mu[i] > 1.0 - SEPARATION_EPS && successes[i] == trials[i]))
-        .count();
+    let separated_rows =
+        (0..n).filter(|&i| (mu[i] < SEPARATION_EPS && successes[i] == 0.0) || (mu[i] > 1.0 - SEPARATION_EPS && successes[i] == trials[i])).count();
     let pbar = successes.iter().sum::<f64>() / trials.iter().sum::<f64>();
     let null_deviance = deviance(successes, trials, &vec![pbar; n]);
     Ok(GlmFit {
@@ -521,11 +509,12 @@ pub fn stepwise_bic(frame: &Frame, successes: &[f64], trials: &[f64], scope: &[T
             if current.contains(t) {
                 continue;
             }
-            let parents_in = t.len() == 1 || (0..t.len()).all(|i| {
-                let mut sub = t.clone();
-                sub.remove(i);
-                current.contains(&sub)
-            });
+            let parents_in = t.len() == 1
+                || (0..t.len()).all(|i| {
+                    let mut sub = t.clone();
+                    sub.remove(i);
+                    current.contains(&sub)
+                });
             if parents_in {
                 let mut cand = current.clone();
                 cand.push(t.clone());
@@ -589,11 +578,7 @@ mod tests {
     #[test]
     fn factor_coding_and_names() {
         let labels: Vec<String> = ["1", "2", "3", "1"].iter().map(|s| s.to_string()).collect();
-        let frame = Frame::new(vec![
-            ("x".into(), Column::Numeric(vec![0.5, 1.0, 2.0, 3.0])),
-            ("U".into(), Column::factor(&labels, None).unwrap()),
-        ])
-        .unwrap();
+        let frame = Frame::new(vec![("x".into(), Column::Numeric(vec![0.5, 1.0, 2.0, 3.0])), ("U".into(), Column::factor(&labels, None).unwrap())]).unwrap();
         let d = design(&frame, &[vec![0], vec![1], vec![0, 1]]);
         assert_eq!(d.names, vec!["Intercept", "x", "U[T.2]", "U[T.3]", "x:U[T.2]", "x:U[T.3]"]);
         assert_eq!(&d.x[6..12], &[1.0, 1.0, 1.0, 0.0, 1.0, 0.0]);

@@ -30,6 +30,6 @@ pub use ks::{ks_p_value, ks_statistic};
 pub use paired::{bootstrap_ci, paired_t_test, BootstrapCi, PairedT};
 pub use roc::{rmse, roc_auc, roc_points};
 pub use sketch::{Moments, Sketch, StreamSummary};
-pub use topics::{mean_interval, over_topics, t_quantile, TopicDiff, TopicInference};
 pub use summary::{mean, median, quantile_sorted, sd, Histogram, Summary};
+pub use topics::{mean_interval, over_topics, t_quantile, TopicDiff, TopicInference};
 pub use wilcoxon::{average_ranks, wilcoxon_signed_rank, SignedRank};

@@ -39,76 +39,46 @@ pub struct ModelError {
 
 impl ModelError {
     /// No model error (the model taken as true, as in Grotov et al.).
-    pub const NONE: ModelError = ModelError {
-        coef: [0.0; NF],
-        samples: 0,
-    };
+    pub const NONE: ModelError = ModelError { coef: [0.0; NF], samples: 0 };
 
     /// `tau^2` at features `x`.
     pub fn variance(&self, x: &[f64; NF]) -> f64 {
-        self.coef
-            .iter()
-            .zip(x)
-            .map(|(c, v)| c * v)
-            .sum::<f64>()
-            .max(0.0)
+        self.coef.iter().zip(x).map(|(c, v)| c * v).sum::<f64>().max(0.0)
     }
 
     /// Fits the coefficients (module docs). No sample gives [`ModelError::NONE`].
     pub fn fit(samples: &[ErrorSample]) -> ModelError {
-        let good: Vec<&ErrorSample> = samples
-            .iter()
-            .filter(|s| s.residual.is_finite() && s.noise.is_finite() && s.noise >= 0.0)
-            .collect();
+        let good: Vec<&ErrorSample> = samples.iter().filter(|s| s.residual.is_finite() && s.noise.is_finite() && s.noise >= 0.0).collect();
         if good.is_empty() {
             return ModelError::NONE;
         }
-        let z: Vec<f64> = good
-            .iter()
-            .map(|s| s.residual * s.residual - s.noise)
-            .collect();
+        let z: Vec<f64> = good.iter().map(|s| s.residual * s.residual - s.noise).collect();
         let start = (z.iter().sum::<f64>() / z.len() as f64).max(0.0);
         let mut coef = [start, 0.0, 0.0];
         for _ in 0..100 {
             let w: Vec<f64> = good
                 .iter()
                 .map(|s| {
-                    let t = s.noise
-                        + coef
-                            .iter()
-                            .zip(&s.x)
-                            .map(|(c, v)| c * v)
-                            .sum::<f64>()
-                            .max(0.0);
+                    let t = s.noise + coef.iter().zip(&s.x).map(|(c, v)| c * v).sum::<f64>().max(0.0);
                     // A floor keeps a noise-free sample from taking all the weight.
                     1.0 / (t.max(1e-8) * t.max(1e-8))
                 })
                 .collect();
             let next = nnls(&good.iter().map(|s| s.x).collect::<Vec<_>>(), &z, &w);
-            let change = next
-                .iter()
-                .zip(&coef)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let change = next.iter().zip(&coef).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             coef = next;
             if change < 1e-14 {
                 break;
             }
         }
-        ModelError {
-            coef,
-            samples: good.len(),
-        }
+        ModelError { coef, samples: good.len() }
     }
 }
 
 /// Weighted least squares of `z` on `x` with every coefficient >= 0, by trying every subset of
 /// free coefficients (2^NF of them) and keeping the feasible one with the least weighted error.
 fn nnls(x: &[[f64; NF]], z: &[f64], w: &[f64]) -> [f64; NF] {
-    let mut best = (
-        [0.0; NF],
-        z.iter().zip(w).map(|(z, w)| w * z * z).sum::<f64>(),
-    );
+    let mut best = ([0.0; NF], z.iter().zip(w).map(|(z, w)| w * z * z).sum::<f64>());
     for mask in 1u32..(1 << NF) {
         let free: Vec<usize> = (0..NF).filter(|&j| mask & (1 << j) != 0).collect();
         let k = free.len();
@@ -129,14 +99,7 @@ fn nnls(x: &[[f64; NF]], z: &[f64], w: &[f64]) -> [f64; NF] {
         for (&j, &v) in free.iter().zip(&sol) {
             coef[j] = v;
         }
-        let sse: f64 = x
-            .iter()
-            .zip(z)
-            .zip(w)
-            .map(|((xi, &zi), &wi)| {
-                wi * (zi - coef.iter().zip(xi).map(|(c, v)| c * v).sum::<f64>()).powi(2)
-            })
-            .sum();
+        let sse: f64 = x.iter().zip(z).zip(w).map(|((xi, &zi), &wi)| wi * (zi - coef.iter().zip(xi).map(|(c, v)| c * v).sum::<f64>()).powi(2)).sum();
         if sse < best.1 {
             best = (coef, sse);
         }
@@ -185,14 +148,8 @@ mod tests {
             let u = (i % 100) as f64 / 99.0;
             let se2 = 0.002 + 0.004 * ((i / 100) % 4) as f64;
             let tau2 = 0.004 + 0.02 * u;
-            let r = Normal::new(0.0, (tau2 + se2).sqrt())
-                .unwrap()
-                .sample(&mut rng);
-            samples.push(ErrorSample {
-                residual: r,
-                noise: se2,
-                x: [1.0, u, 0.0],
-            });
+            let r = Normal::new(0.0, (tau2 + se2).sqrt()).unwrap().sample(&mut rng);
+            samples.push(ErrorSample { residual: r, noise: se2, x: [1.0, u, 0.0] });
         }
         let fit = ModelError::fit(&samples);
         assert!((fit.coef[0] - 0.004).abs() < 0.002, "{fit:?}");
@@ -203,9 +160,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let r = Normal::new(0.0, s.noise.sqrt())
-                    .unwrap()
-                    .sample(&mut crate::rng::stream(6, &[i as u64]));
+                let r = Normal::new(0.0, s.noise.sqrt()).unwrap().sample(&mut crate::rng::stream(6, &[i as u64]));
                 ErrorSample { residual: r, ..*s }
             })
             .collect();

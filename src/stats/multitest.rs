@@ -57,11 +57,7 @@ impl Method {
 pub fn adjust(p: &[f64], method: Method) -> Result<Vec<f64>> {
     for (i, &v) in p.iter().enumerate() {
         if !(0.0..=1.0).contains(&v) {
-            return Err(Error::Invalid(format!(
-                "multiple-comparison adjustment: p-value {} (position {}) is not in [0, 1]",
-                v,
-                i + 1
-            )));
+            return Err(Error::Invalid(format!("multiple-comparison adjustment: p-value {} (position {}) is not in [0, 1]", v, i + 1)));
         }
     }
     let m = p.len();

@@ -63,17 +63,10 @@ pub fn bootstrap_ci<R: Rng>(x: &[f64], y: &[f64], level: f64, resamples: usize, 
     assert!(level > 0.0 && level < 1.0 && resamples > 0);
     let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
     let n = d.len();
-    let mut means: Vec<f64> = (0..resamples)
-        .map(|_| (0..n).map(|_| d[rng.random_range(0..n)]).sum::<f64>() / n as f64)
-        .collect();
+    let mut means: Vec<f64> = (0..resamples).map(|_| (0..n).map(|_| d[rng.random_range(0..n)]).sum::<f64>() / n as f64).collect();
     means.sort_by(f64::total_cmp);
     let alpha = (1.0 - level) / 2.0;
-    BootstrapCi {
-        estimate: mean(&d),
-        lower: quantile_sorted(&means, alpha),
-        upper: quantile_sorted(&means, 1.0 - alpha),
-        level,
-    }
+    BootstrapCi { estimate: mean(&d), lower: quantile_sorted(&means, alpha), upper: quantile_sorted(&means, 1.0 - alpha), level }
 }
 
 #[cfg(test)]

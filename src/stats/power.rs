@@ -47,11 +47,7 @@ pub fn noncentral_t_cdf(t: f64, df: f64, ncp: f64) -> f64 {
         return StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.cdf(t));
     }
     // The lower tail at t < 0 is the upper tail at -t of the mirrored distribution.
-    let (negdel, tt, del) = if t >= 0.0 {
-        (false, t, ncp)
-    } else {
-        (true, -t, -ncp)
-    };
+    let (negdel, tt, del) = if t >= 0.0 { (false, t, ncp) } else { (true, -t, -ncp) };
     if df > 4e5 || del * del > 2.0 * std::f64::consts::LN_2 * 1021.0 {
         // Abramowitz and Stegun 26.7.10: a normal approximation where the series underflows.
         let s = 1.0 / (4.0 * df);
@@ -188,12 +184,7 @@ mod tests {
             .filter(|l| !l.starts_with('#') && !l.starts_with("kind"))
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                (
-                    f[0].to_string(),
-                    f[1].parse().unwrap(),
-                    f[2].parse().unwrap(),
-                    f[3].parse().unwrap(),
-                )
+                (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap())
             })
             .collect()
     }
@@ -215,10 +206,7 @@ mod tests {
                 "nct_cdf_df9" => (noncentral_t_cdf(a, 9.0, b), 1e-10),
                 k => panic!("unknown kind {k}"),
             };
-            assert!(
-                (got - expected).abs() <= tol,
-                "{kind}({a}, {b}): {got} against statsmodels {expected}"
-            );
+            assert!((got - expected).abs() <= tol, "{kind}({a}, {b}): {got} against statsmodels {expected}");
         }
     }
 

@@ -62,5 +62,4 @@ mod tests {
         let t = randomisation_test(&[1.0; 20], &[0.0; 20], 999, &mut crate::rng::stream(1, &[0]));
         assert_eq!((t.p_value, t.exact), (1.0 / 1000.0, false));
     }
-
 }

@@ -32,7 +32,11 @@ pub fn roc_points(scores: &[f64], labels: &[bool]) -> Vec<(f64, f64)> {
     let mut pts = vec![(0.0, 0.0)];
     let (mut tp, mut fp) = (0.0, 0.0);
     for (k, &i) in idx.iter().enumerate() {
-        if labels[i] { tp += 1.0 } else { fp += 1.0 }
+        if labels[i] {
+            tp += 1.0
+        } else {
+            fp += 1.0
+        }
         if k + 1 == idx.len() || scores[idx[k + 1]] != scores[i] {
             pts.push((fp / neg, tp / pos));
         }

@@ -623,7 +623,25 @@ mod tests {
     #[test]
     fn ceil_i32_equals_std_ceil() {
         // Reference: `f64::ceil` and the saturating `as i32` cast.
-        let mut v = vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300, 1_073_741_823.5, -1_073_741_823.5, 3e9, -3e9, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+        let mut v = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.5,
+            -2.5,
+            1e-300,
+            -1e-300,
+            1_073_741_823.5,
+            -1_073_741_823.5,
+            3e9,
+            -3e9,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         for _ in 0..200_000 {
             x ^= x << 13;
@@ -642,7 +660,33 @@ mod tests {
     fn round_i128_equals_std_round() {
         // Reference: the standard library's `f64::round` (half away from zero) and the
         // saturating `as i128` cast, which `round_i128` must reproduce bit for bit.
-        let mut v = vec![0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, -4503599627370495.5, 4503599627370497.0, 9.3e18, -9.3e18, 4.6e18, 4.7e18, 1e30, -1e30, 1e40, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN_POSITIVE];
+        let mut v = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4503599627370495.5,
+            -4503599627370495.5,
+            4503599627370497.0,
+            9.3e18,
+            -9.3e18,
+            4.6e18,
+            4.7e18,
+            1e30,
+            -1e30,
+            1e40,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..200_000 {
             x ^= x << 13;

@@ -136,7 +136,13 @@ pub fn over_topics(d: &[TopicDiff], level: f64) -> TopicInference {
         out.lo = mean;
         out.hi = mean;
         out.p_value = if mean == 0.0 { 1.0 } else { 0.0 };
-        out.p_positive = if mean > 0.0 { 1.0 } else if mean < 0.0 { 0.0 } else { 0.5 };
+        out.p_positive = if mean > 0.0 {
+            1.0
+        } else if mean < 0.0 {
+            0.0
+        } else {
+            0.5
+        };
         return out;
     }
     let dist = StudentsT::new(0.0, 1.0, df).expect("df >= 1");

@@ -162,7 +162,9 @@ impl AoiSet {
         let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::Headers).from_reader(text.as_bytes());
         let headers = rdr.headers().map_err(|e| Error::parse(file, 1, e.to_string()))?.clone();
         let col = |name: &str| headers.iter().position(|h| h == name);
-        let need = |name: &str| col(name).ok_or_else(|| Error::parse(file, 1, format!("missing column `{name}` (have: {})", headers.iter().collect::<Vec<_>>().join(","))));
+        let need = |name: &str| {
+            col(name).ok_or_else(|| Error::parse(file, 1, format!("missing column `{name}` (have: {})", headers.iter().collect::<Vec<_>>().join(","))))
+        };
         let num = |rec: &csv::StringRecord, i: usize, name: &str, line: usize| -> Result<f64> {
             let s = rec.get(i).unwrap_or("").trim();
             let v: f64 = s.parse().map_err(|_| Error::parse(file, line, format!("`{name}` = `{s}` is not a number")))?;
@@ -173,14 +175,16 @@ impl AoiSet {
         };
         let mut rows = Vec::new();
         if col("char").is_some() {
-            let (ci, xi, yi, wi, hi, li, pi, wo) = (need("char")?, need("top_left_x")?, need("top_left_y")?, need("width")?, need("height")?, need("line_idx")?, need("page")?, need("word")?);
+            let (ci, xi, yi, wi, hi, li, pi, wo) =
+                (need("char")?, need("top_left_x")?, need("top_left_y")?, need("width")?, need("height")?, need("line_idx")?, need("page")?, need("word")?);
             let _ = ci;
             // Current word being merged: (page, line, word, x0, y0, x1, y1).
             let mut cur: Option<(String, String, String, f64, f64, f64, f64)> = None;
             for (k, rec) in rdr.records().enumerate() {
                 let line = k + 2;
                 let rec = rec.map_err(|e| Error::parse(file, line, e.to_string()))?;
-                let (x, y, w, h) = (num(&rec, xi, "top_left_x", line)?, num(&rec, yi, "top_left_y", line)?, num(&rec, wi, "width", line)?, num(&rec, hi, "height", line)?);
+                let (x, y, w, h) =
+                    (num(&rec, xi, "top_left_x", line)?, num(&rec, yi, "top_left_y", line)?, num(&rec, wi, "width", line)?, num(&rec, hi, "height", line)?);
                 let page = rec.get(pi).unwrap_or("").to_string();
                 let lidx = rec.get(li).unwrap_or("").to_string();
                 let word = rec.get(wo).unwrap_or("").trim().to_string();
@@ -218,7 +222,9 @@ impl AoiSet {
                     return Err(Error::parse(file, line, "box width and height must be >= 0"));
                 }
                 let rank = match ri.and_then(|i| rec.get(i)).map(str::trim).filter(|s| !s.is_empty()) {
-                    Some(s) => Some(s.parse::<u32>().ok().filter(|r| *r >= 1).ok_or_else(|| Error::parse(file, line, format!("rank `{s}` is not a whole number >= 1")))?),
+                    Some(s) => Some(
+                        s.parse::<u32>().ok().filter(|r| *r >= 1).ok_or_else(|| Error::parse(file, line, format!("rank `{s}` is not a whole number >= 1")))?,
+                    ),
                     None => None,
                 };
                 let is_result = match ki.and_then(|i| rec.get(i)).map(str::trim).unwrap_or("") {

@@ -262,9 +262,8 @@ impl<R: BufRead> AscReader<R> {
         let line = &self.buf[..end];
         let f = |i: usize| &line[fields[i].0 as usize..fields[i].1 as usize];
         let first = f(0);
-        let truncated = |what: &str, have: usize, need: usize| -> String {
-            format!("{what} line has {have} columns, expected at least {need} (missing columns)")
-        };
+        let truncated =
+            |what: &str, have: usize, need: usize| -> String { format!("{what} line has {have} columns, expected at least {need} (missing columns)") };
         if line[0].is_ascii_digit() {
             // Sample line (starts with a digit in column 1; calibration lines are indented).
             let layout = match self.layout {
@@ -286,10 +285,7 @@ impl<R: BufRead> AscReader<R> {
             }
             let written = parse_f64(first).ok_or_else(|| self.err(format!("sample time `{}` is not a number", lossy(first))))?;
             if written < self.last_written {
-                return Err(self.err(format!(
-                    "sample time {written} goes backwards (previous sample at {})",
-                    self.last_written
-                )));
+                return Err(self.err(format!("sample time {written} goes backwards (previous sample at {})", self.last_written)));
             }
             let mut time = written;
             if written == self.last_written {
@@ -300,25 +296,22 @@ impl<R: BufRead> AscReader<R> {
                     return Err(self.err(format!("sample time {written} repeats the previous sample's")));
                 }
                 if self.last_sample != written {
-                    return Err(self.err(format!(
-                        "sample time {written} appears a third time (at 2000 Hz a whole millisecond holds two samples)"
-                    )));
+                    return Err(self.err(format!("sample time {written} appears a third time (at 2000 Hz a whole millisecond holds two samples)")));
                 }
                 time = written + 0.5;
             } else if written <= self.last_sample {
                 // A fractional stamp right after a repeated whole millisecond (mixed layouts).
-                return Err(self.err(format!(
-                    "sample time {written} is not after the previous sample's ({}, the second sample of its millisecond)",
-                    self.last_sample
-                )));
+                return Err(
+                    self.err(format!("sample time {written} is not after the previous sample's ({}, the second sample of its millisecond)", self.last_sample))
+                );
             }
             self.last_written = written;
             self.last_sample = time;
             let gaze = |k: usize| -> Result<Gaze> {
                 let v = |i: usize| -> Result<f32> {
-                    parse_value(f(i)).map(|v| v as f32).ok_or_else(|| {
-                        Error::parse(&self.file, self.line, format!("sample column {} `{}` is not a number", i + 1, lossy(f(i))))
-                    })
+                    parse_value(f(i))
+                        .map(|v| v as f32)
+                        .ok_or_else(|| Error::parse(&self.file, self.line, format!("sample column {} `{}` is not a number", i + 1, lossy(f(i)))))
                 };
                 Ok(Gaze { x: v(k)?, y: v(k + 1)?, pupil: v(k + 2)? })
             };

@@ -161,7 +161,11 @@ fn check_order(events: &[CursorEvent], t: f64, file: &str, line: usize) -> Resul
 }
 
 fn number(s: &str, what: &str, file: &str, line: usize) -> Result<f64> {
-    s.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| Error::parse(file, line, format!("{what} `{}` is not a number", snippet(s.trim(), 40))))
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| Error::parse(file, line, format!("{what} `{}` is not a number", snippet(s.trim(), 40))))
 }
 
 /// Parses an EvTrack log.
@@ -201,10 +205,17 @@ pub fn parse_cursor_csv(text: &str, file: &str) -> Result<Vec<CursorEvent>> {
 
 /// The Balabit mouse-dynamics event names.
 fn balabit_events() -> BTreeMap<String, CursorKind> {
-    [("Move", CursorKind::Move), ("Drag", CursorKind::Move), ("Pressed", CursorKind::Down), ("Released", CursorKind::Click), ("Up", CursorKind::Scroll), ("Down", CursorKind::Scroll)]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
+    [
+        ("Move", CursorKind::Move),
+        ("Drag", CursorKind::Move),
+        ("Pressed", CursorKind::Down),
+        ("Released", CursorKind::Click),
+        ("Up", CursorKind::Scroll),
+        ("Down", CursorKind::Scroll),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// Parses a cursor CSV/TSV in any layout (see the module comment).
@@ -233,11 +244,18 @@ pub fn parse_cursor_table(text: &str, file: &str, opts: &CursorOptions) -> Resul
             return Err(Error::parse(
                 file,
                 1,
-                format!("cannot tell the cursor layout from the header ({}); give --cursor-columns t=COLUMN,x=COLUMN,y=COLUMN[,event=COLUMN]", snippet(&h.iter().collect::<Vec<_>>().join(","), 200)),
+                format!(
+                    "cannot tell the cursor layout from the header ({}); give --cursor-columns t=COLUMN,x=COLUMN,y=COLUMN[,event=COLUMN]",
+                    snippet(&h.iter().collect::<Vec<_>>().join(","), 200)
+                ),
             ))
         }
     };
-    let col = |n: &str| h.iter().position(|x| x == n).ok_or_else(|| Error::parse(file, 1, format!("no column `{n}` (columns: {})", snippet(&h.iter().collect::<Vec<_>>().join(","), 200))));
+    let col = |n: &str| {
+        h.iter()
+            .position(|x| x == n)
+            .ok_or_else(|| Error::parse(file, 1, format!("no column `{n}` (columns: {})", snippet(&h.iter().collect::<Vec<_>>().join(","), 200))))
+    };
     let (ti, xi, yi) = (col(&cols.t)?, col(&cols.x)?, col(&cols.y)?);
     let ei = cols.event.as_deref().map(col).transpose()?;
     let unit = match (opts.time_unit, layout_unit, unit_of(&cols.t)) {
@@ -250,7 +268,9 @@ pub fn parse_cursor_table(text: &str, file: &str, opts: &CursorOptions) -> Resul
             notes.push(format!("time unit: {} (from the column name `{}`)", u.symbol(), cols.t));
             u
         }
-        (None, None, None) => return Err(Error::Invalid(format!("{file}: the unit of the time column `{}` is unknown; give --cursor-time-unit s|ms|us|ns", cols.t))),
+        (None, None, None) => {
+            return Err(Error::Invalid(format!("{file}: the unit of the time column `{}` is unknown; give --cursor-time-unit s|ms|us|ns", cols.t)))
+        }
     };
     let mut out = Vec::new();
     let mut unmapped: BTreeMap<String, u64> = BTreeMap::new();

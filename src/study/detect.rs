@@ -237,7 +237,15 @@ impl Acc {
     }
     fn fixation(&self, eye: Eye, dt: f64) -> Fixation {
         let (x, y) = self.centre();
-        Fixation { eye, start: self.start, end: self.end, duration: self.duration(dt), x, y, pupil: if self.np > 0 { self.sp / self.np as f64 } else { f64::NAN } }
+        Fixation {
+            eye,
+            start: self.start,
+            end: self.end,
+            duration: self.duration(dt),
+            x,
+            y,
+            pupil: if self.np > 0 { self.sp / self.np as f64 } else { f64::NAN },
+        }
     }
 }
 
@@ -317,7 +325,18 @@ pub struct Idt {
 impl Idt {
     /// A detector for `eye` with sample interval `dt` ms.
     pub fn new(geom: ScreenGeometry, p: IdtParams, eye: Eye, dt: f64) -> Self {
-        Idt { geom, p, eye, dt, runs: Runs::new(p.max_gap_ms), started: false, win: VecDeque::new(), base: 0, ext: [Extreme::new(false), Extreme::new(true), Extreme::new(false), Extreme::new(true)], fix: None }
+        Idt {
+            geom,
+            p,
+            eye,
+            dt,
+            runs: Runs::new(p.max_gap_ms),
+            started: false,
+            win: VecDeque::new(),
+            base: 0,
+            ext: [Extreme::new(false), Extreme::new(true), Extreme::new(false), Extreme::new(true)],
+            fix: None,
+        }
     }
 
     fn dispersion(&self) -> f64 {
@@ -613,7 +632,6 @@ pub fn agreement(reference: &[Fixation], detected: &[Fixation], min_overlap: f64
     }
 }
 
-
 /// Onset agreement: the share of reference fixations (the tracker's own events) that a
 /// detected fixation starts within `tolerance_ms` of. Matching is one to one: reference
 /// fixations in time order each take the nearest unused detected onset within the tolerance.
@@ -642,11 +660,8 @@ pub fn onset_agreement(reference: &[Fixation], detected: &[Fixation], tolerance_
     let mut used = vec![false; det.len()];
     let mut pairs = Vec::with_capacity(refs.len());
     for &r in &refs {
-        let best = det
-            .iter()
-            .enumerate()
-            .filter(|(i, d)| !used[*i] && (*d - r).abs() <= tolerance_ms)
-            .min_by(|a, b| (a.1 - r).abs().total_cmp(&(b.1 - r).abs()));
+        let best =
+            det.iter().enumerate().filter(|(i, d)| !used[*i] && (*d - r).abs() <= tolerance_ms).min_by(|a, b| (a.1 - r).abs().total_cmp(&(b.1 - r).abs()));
         match best {
             Some((i, d)) => {
                 used[i] = true;
@@ -734,7 +749,8 @@ mod tests {
     /// would give [0, 97] at 1000 Hz and [0, 70] at 100 Hz.)
     #[test]
     fn ivt_window_is_in_milliseconds() {
-        for (hz, want) in [(1000.0, vec![(0.0, 89.0), (110.0, 299.0)]), (2000.0, vec![(0.0, 89.5), (110.0, 299.5)]), (100.0, vec![(0.0, 80.0), (110.0, 290.0)])] {
+        for (hz, want) in [(1000.0, vec![(0.0, 89.0), (110.0, 299.0)]), (2000.0, vec![(0.0, 89.5), (110.0, 299.5)]), (100.0, vec![(0.0, 80.0), (110.0, 290.0)])]
+        {
             let dt = 1000.0 / hz;
             let v: Vec<Sample> = (0..(300.0 / dt) as usize).map(|k| k as f64 * dt).map(|t| s(t, if t < 100.0 { 400.0 } else { 480.0 }, 500.0)).collect();
             assert_eq!(spans(&ivt(&v, &GEOM, &IvtParams::default(), Eye::Left, dt)), want, "{hz} Hz");
@@ -883,9 +899,8 @@ mod tests {
     #[test]
     fn both_detectors_find_the_planted_fixations_at_every_rate() {
         // (start ms, x px, y px); fixation k lasts from its start to 40 ms before the next.
-        let plan: Vec<(f64, f64, f64)> = (0..12)
-            .map(|i| (i as f64 * 300.0, 200.0 + ((i * 7) % 10) as f64 * 90.0, 250.0 + ((i * 3) % 5) as f64 * 130.0))
-            .collect();
+        let plan: Vec<(f64, f64, f64)> =
+            (0..12).map(|i| (i as f64 * 300.0, 200.0 + ((i * 7) % 10) as f64 * 90.0, 250.0 + ((i * 3) % 5) as f64 * 130.0)).collect();
         for w in plan.windows(2) {
             // At least 5° (200 px) between consecutive targets.
             assert!(((w[0].1 - w[1].1).powi(2) + (w[0].2 - w[1].2).powi(2)).sqrt() > 200.0);

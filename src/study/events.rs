@@ -68,7 +68,8 @@ impl DetectConfig {
             Method::Idt(p) => p.validate()?,
             Method::Ivt(p) => p.validate()?,
         }
-        let probe = ScreenGeometry { width_px: 100.0, height_px: 100.0, width_cm: self.screen_cm.0, height_cm: self.screen_cm.1, distance_cm: self.distance_cm };
+        let probe =
+            ScreenGeometry { width_px: 100.0, height_px: 100.0, width_cm: self.screen_cm.0, height_cm: self.screen_cm.1, distance_cm: self.distance_cm };
         probe.validate()?;
         if let Some((w, h)) = self.screen_px {
             ScreenGeometry { width_px: w, height_px: h, ..probe }.validate()?;
@@ -174,7 +175,14 @@ impl Stream {
                 let mut d: Vec<f64> = self.pending.windows(2).map(|w| w[1].time - w[0].time).collect();
                 d.sort_by(f64::total_cmp);
                 match d.get(d.len() / 2) {
-                    Some(&m) => Some((m, format!("{:.2} Hz, inferred from the median time step of the first {} samples ({m:.4} ms); give --rate to override", 1000.0 / m, self.pending.len()))),
+                    Some(&m) => Some((
+                        m,
+                        format!(
+                            "{:.2} Hz, inferred from the median time step of the first {} samples ({m:.4} ms); give --rate to override",
+                            1000.0 / m,
+                            self.pending.len()
+                        ),
+                    )),
                     None => Some((0.0, "unknown (fewer than two samples)".into())),
                 }
             }
@@ -183,7 +191,8 @@ impl Stream {
         let (Some(((w, h), src)), Some((dt, rate_note))) = (px, dt) else {
             return Ok(false);
         };
-        let geom = ScreenGeometry { width_px: w, height_px: h, width_cm: self.cfg.screen_cm.0, height_cm: self.cfg.screen_cm.1, distance_cm: self.cfg.distance_cm };
+        let geom =
+            ScreenGeometry { width_px: w, height_px: h, width_cm: self.cfg.screen_cm.0, height_cm: self.cfg.screen_cm.1, distance_cm: self.cfg.distance_cm };
         geom.validate().map_err(|e| Error::Invalid(format!("{file}: screen geometry from {src}: {e}")))?;
         self.out.notes.push(format!("screen: {w} x {h} px from {src}; {} x {} cm at {} cm", geom.width_cm, geom.height_cm, geom.distance_cm));
         self.out.notes.push(format!("sampling: {rate_note}"));
@@ -312,7 +321,25 @@ fn looks_like_asc(first: &[u8]) -> bool {
     let word = t.split_ascii_whitespace().next().unwrap_or("");
     t.starts_with("**")
         || t.starts_with(">>>")
-        || matches!(word, "MSG" | "START" | "END" | "SAMPLES" | "EVENTS" | "PRESCALER" | "VPRESCALER" | "PUPIL" | "INPUT" | "BUTTON" | "SFIX" | "EFIX" | "SSACC" | "ESACC" | "SBLINK" | "EBLINK")
+        || matches!(
+            word,
+            "MSG"
+                | "START"
+                | "END"
+                | "SAMPLES"
+                | "EVENTS"
+                | "PRESCALER"
+                | "VPRESCALER"
+                | "PUPIL"
+                | "INPUT"
+                | "BUTTON"
+                | "SFIX"
+                | "EFIX"
+                | "SSACC"
+                | "ESACC"
+                | "SBLINK"
+                | "EBLINK"
+        )
 }
 
 /// A gaze file opened for detection: EyeLink ASC or a CSV/TSV export.

@@ -103,9 +103,8 @@ impl Acc {
 
 /// Fits the parameters of [`Fit`] from a log; `qrels` enables the per-grade tables.
 pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<Fit> {
-    let grades: HashMap<(&str, &str), i32> = qrels
-        .map(|q| q.topics.iter().flat_map(|(t, js)| js.iter().map(move |(d, g)| ((t.as_str(), d.as_str()), *g))).collect())
-        .unwrap_or_default();
+    let grades: HashMap<(&str, &str), i32> =
+        qrels.map(|q| q.topics.iter().flat_map(|(t, js)| js.iter().map(move |(d, g)| ((t.as_str(), d.as_str()), *g))).collect()).unwrap_or_default();
     let mut counts: Vec<u64> = Vec::new();
     let mut by_grade: Vec<(u64, u64, u64)> = Vec::new();
     let (mut tq, mut tl, mut ts, mut td, mut tm) = (Acc::default(), Acc::default(), Acc::default(), Acc::default(), Acc::default());
@@ -133,7 +132,8 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
             }
             // Per-grade tables over visited results.
             if qrels.is_some() {
-                let marked: Vec<&str> = search.iter().filter_map(|e| if let EventKind::MarkRelevant { document } = &e.kind { Some(document.as_str()) } else { None }).collect();
+                let marked: Vec<&str> =
+                    search.iter().filter_map(|e| if let EventKind::MarkRelevant { document } = &e.kind { Some(document.as_str()) } else { None }).collect();
                 for r in 1..=visited as u32 {
                     let Some(doc) = view.doc_at.get(&r) else { continue };
                     let g = grades.get(&(s.task.as_str(), *doc)).copied().unwrap_or(0).max(0) as usize;
@@ -155,7 +155,12 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
             let next = |pred: &dyn Fn(&EventKind) -> bool| ev[i + 1..].iter().find(|x| pred(&x.kind)).map(|x| x.t - e.t);
             match &e.kind {
                 EventKind::SerpView { page, .. } => {
-                    let prev_click = i > 0 && ev[..i].iter().rev().find(|x| !matches!(x.kind, EventKind::PageVisit { .. } | EventKind::MarkRelevant { .. })).is_some_and(|x| matches!(x.kind, EventKind::Click { .. }));
+                    let prev_click = i > 0
+                        && ev[..i]
+                            .iter()
+                            .rev()
+                            .find(|x| !matches!(x.kind, EventKind::PageVisit { .. } | EventKind::MarkRelevant { .. }))
+                            .is_some_and(|x| matches!(x.kind, EventKind::Click { .. }));
                     if !prev_click {
                         if let Some(d) = next(&|k| match k {
                             EventKind::Fixation { rank: Some(_), page: p, .. } | EventKind::Hover { rank: Some(_), page: p, .. } => p == page,
@@ -167,7 +172,9 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
                     }
                 }
                 EventKind::Click { .. } => {
-                    if let Some(d) = next(&|k| matches!(k, EventKind::MarkRelevant { .. } | EventKind::SerpView { .. } | EventKind::Query { .. } | EventKind::SessionEnd {})) {
+                    if let Some(d) =
+                        next(&|k| matches!(k, EventKind::MarkRelevant { .. } | EventKind::SerpView { .. } | EventKind::Query { .. } | EventKind::SessionEnd {}))
+                    {
                         td.add(d);
                     }
                 }
@@ -194,7 +201,8 @@ pub fn fit(log: &StudyLog, qrels: Option<&Qrels>, opts: &FitOptions) -> Result<F
     let rank_visits: Vec<f64> = counts.iter().map(|&c| c as f64 / max as f64).collect();
     let mut continuation: Vec<f64> = rank_visits.windows(2).map(|w| if w[0] > 0.0 { (w[1] / w[0]).min(1.0) } else { 0.0 }).collect();
     continuation.push(0.0);
-    let times = [("query", tq), ("serp_look", tl), ("snippet", ts), ("document", td), ("mark", tm)].into_iter().map(|(k, a)| (k.to_string(), a.est())).collect();
+    let times =
+        [("query", tq), ("serp_look", tl), ("snippet", ts), ("document", td), ("mark", tm)].into_iter().map(|(k, a)| (k.to_string(), a.est())).collect();
     Ok(Fit { searches: searches_seen, visit_counts: counts, rank_visits, continuation, by_grade, times, sublists, evidence: opts.evidence })
 }
 
@@ -296,7 +304,16 @@ impl Fit {
     /// collection is those files; otherwise the synthetic generator's defaults.
     pub fn scenario(&self, name: &str, trec: Option<(PathBuf, PathBuf)>, page_size: usize) -> Scenario {
         let collection = match trec {
-            Some((qrels, run)) => CollectionSource::Trec(TrecSource { qrels, runs: vec![run], subtopic_qrels: None, docinfo: None, topics: None, allow_partial_judgements: false, ideal_system: None, page_size: Some(page_size) }),
+            Some((qrels, run)) => CollectionSource::Trec(TrecSource {
+                qrels,
+                runs: vec![run],
+                subtopic_qrels: None,
+                docinfo: None,
+                topics: None,
+                allow_partial_judgements: false,
+                ideal_system: None,
+                page_size: Some(page_size),
+            }),
             None => CollectionSource::Synthetic(crate::collection::synthetic::SyntheticConfig { page_size, ..Default::default() }),
         };
         Scenario {

@@ -54,7 +54,8 @@ pub fn parse_fixation_report(text: &str, file: &str) -> Result<Vec<ReportFixatio
     let headers = rdr.headers().map_err(|e| Error::parse(file, 1, e.to_string()))?.clone();
     let col = |n: &str| headers.iter().position(|h| h.trim() == n);
     let need = |n: &str| col(n).ok_or_else(|| Error::parse(file, 1, format!("missing column `{n}`")));
-    let (si, ti, xi, yi, di) = (need("RECORDING_SESSION_LABEL")?, need("TRIAL_INDEX")?, need("CURRENT_FIX_X")?, need("CURRENT_FIX_Y")?, need("CURRENT_FIX_DURATION")?);
+    let (si, ti, xi, yi, di) =
+        (need("RECORDING_SESSION_LABEL")?, need("TRIAL_INDEX")?, need("CURRENT_FIX_X")?, need("CURRENT_FIX_Y")?, need("CURRENT_FIX_DURATION")?);
     let (idi, lai, dwi, sti, pui, pgi) = (
         col("CURRENT_FIX_INTEREST_AREA_ID"),
         col("CURRENT_FIX_INTEREST_AREA_LABEL"),

@@ -396,9 +396,10 @@ impl CsvGazeReader {
         };
         let need = |k: &str, what: &str| find(k).ok_or_else(|| Error::parse(&name, hl, format!("{}: missing column {what}", format.name())));
         let named = |col: &str| -> Result<usize> {
-            header.iter().position(|h| h == col).ok_or_else(|| {
-                Error::parse(&name, hl, format!("no column `{col}` (columns: {})", snippet(&header.join(", "), 300)))
-            })
+            header
+                .iter()
+                .position(|h| h == col)
+                .ok_or_else(|| Error::parse(&name, hl, format!("no column `{col}` (columns: {})", snippet(&header.join(", "), 300))))
         };
         let mut notes = Vec::new();
         let mut eyes: [Option<EyeCols>; 2] = [None, None];
@@ -410,9 +411,7 @@ impl CsvGazeReader {
             GazeFormat::TobiiProLab | GazeFormat::TobiiStudio => {
                 let t = need("recordingtimestamp", "`Recording timestamp`")?;
                 let studio = format == GazeFormat::TobiiStudio;
-                let validity = |side: &str| {
-                    find(&format!("validity{side}")).map(|i| if studio { Validity::Code(i) } else { Validity::Word(i) })
-                };
+                let validity = |side: &str| find(&format!("validity{side}")).map(|i| if studio { Validity::Code(i) } else { Validity::Word(i) });
                 let pupil = |side: &str| find(&format!("pupildiameter{side}")).or_else(|| find(&format!("pupil{side}")));
                 if let (Some(x), Some(y)) = (find("gazepointx"), find("gazepointy")) {
                     // The filter's average eye: a sample is lost when both eyes are.
@@ -483,11 +482,19 @@ impl CsvGazeReader {
         } else if let Some(u) = unit_hint(&header[time]) {
             unit = Some((u, format!("from the column name `{}`", header[time])));
         }
-        notes.insert(0, format!("layout: {} ({} columns, {}-separated)", format.name(), header.len(), match delim {
-            b'\t' => "tab",
-            b';' => "semicolon",
-            _ => "comma",
-        }));
+        notes.insert(
+            0,
+            format!(
+                "layout: {} ({} columns, {}-separated)",
+                format.name(),
+                header.len(),
+                match delim {
+                    b'\t' => "tab",
+                    b';' => "semicolon",
+                    _ => "comma",
+                }
+            ),
+        );
         let mut r = CsvGazeReader {
             lines,
             name,
@@ -574,7 +581,11 @@ impl CsvGazeReader {
         self.pending = buffered;
         let mut steps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0.0).collect();
         if steps.is_empty() {
-            return Err(Error::parse(&self.name, self.lines.line_no().max(1), format!("cannot infer the unit of `{}` from fewer than two increasing time stamps; give --time-unit s|ms|us|ns", self.header[self.time])));
+            return Err(Error::parse(
+                &self.name,
+                self.lines.line_no().max(1),
+                format!("cannot infer the unit of `{}` from fewer than two increasing time stamps; give --time-unit s|ms|us|ns", self.header[self.time]),
+            ));
         }
         steps.sort_by(f64::total_cmp);
         let step = steps[steps.len() / 2];
@@ -621,9 +632,15 @@ impl CsvGazeReader {
             }
             return Ok(None);
         };
-        let t = self.raw_number(self.time, n)?.ok_or_else(|| Error::parse(&self.name, n, format!("the time stamp (`{}`) is missing", self.header[self.time])))? * self.scale;
+        let t =
+            self.raw_number(self.time, n)?.ok_or_else(|| Error::parse(&self.name, n, format!("the time stamp (`{}`) is missing", self.header[self.time])))?
+                * self.scale;
         if t <= self.last {
-            return Err(Error::parse(&self.name, n, format!("time {t} ms does not increase (previous row {} ms): time stamps go backwards or repeat", self.last)));
+            return Err(Error::parse(
+                &self.name,
+                n,
+                format!("time {t} ms does not increase (previous row {} ms): time stamps go backwards or repeat", self.last),
+            ));
         }
         self.last = t;
         if self.screen.is_none() {
@@ -657,7 +674,12 @@ impl CsvGazeReader {
                 _ => {
                     self.close_fixation();
                     if is_fix {
-                        let num = |o: Option<usize>| -> Result<f64> { Ok(match o { Some(i) => self.raw_number(i, n)?.unwrap_or(f64::NAN), None => f64::NAN }) };
+                        let num = |o: Option<usize>| -> Result<f64> {
+                            Ok(match o {
+                                Some(i) => self.raw_number(i, n)?.unwrap_or(f64::NAN),
+                                None => f64::NAN,
+                            })
+                        };
                         let (x, y, d) = (num(m.x)?, num(m.y)?, num(m.duration)?);
                         self.current_fix = Some((index, t, t, x, y, d));
                     }

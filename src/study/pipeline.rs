@@ -24,8 +24,8 @@ pub fn screen_intervals(events: &[LogEvent]) -> Vec<(f64, f64, String)> {
             EventKind::SerpView { page, .. } | EventKind::PageVisit { page, .. } => Some(page.clone()),
             _ => None,
         };
-        let ends = starts.is_some()
-            || matches!(e.kind, EventKind::Click { .. } | EventKind::Query { .. } | EventKind::FilterSelect { .. } | EventKind::SessionEnd {});
+        let ends =
+            starts.is_some() || matches!(e.kind, EventKind::Click { .. } | EventKind::Query { .. } | EventKind::FilterSelect { .. } | EventKind::SessionEnd {});
         if ends {
             if let Some((s, p)) = open.take() {
                 out.push((s, e.t, p));
@@ -98,15 +98,20 @@ pub fn annotate(events: &[LogEvent], fixations: &[Fixation], cursor: &[CursorEve
 ///   once. Hovers shorter than `min_hover_ms` are dropped.
 /// - Fixation and cursor positions are screen coordinates; AOI boxes are page coordinates:
 ///   the page's scroll offset (last `scroll` event) is added to y before mapping.
-pub fn annotate_with(events: &[LogEvent], fixations: Option<&[Fixation]>, cursor: Option<&[CursorEvent]>, aois: &AoiSet, min_hover_ms: f64) -> (Vec<LogEvent>, AnnotateCounts) {
+pub fn annotate_with(
+    events: &[LogEvent],
+    fixations: Option<&[Fixation]>,
+    cursor: Option<&[CursorEvent]>,
+    aois: &AoiSet,
+    min_hover_ms: f64,
+) -> (Vec<LogEvent>, AnnotateCounts) {
     let mut counts = AnnotateCounts::default();
     let Some(first) = events.first() else { return (Vec::new(), counts) };
     let intervals = screen_intervals(events);
-    let scrolls: Vec<(f64, &str, f64)> = events
-        .iter()
-        .filter_map(|e| if let EventKind::Scroll { page, offset } = &e.kind { Some((e.t, page.as_str(), *offset)) } else { None })
-        .collect();
-    let mk = |t: f64, kind: EventKind| LogEvent { t, participant: first.participant.clone(), task: first.task.clone(), condition: first.condition.clone(), kind };
+    let scrolls: Vec<(f64, &str, f64)> =
+        events.iter().filter_map(|e| if let EventKind::Scroll { page, offset } = &e.kind { Some((e.t, page.as_str(), *offset)) } else { None }).collect();
+    let mk =
+        |t: f64, kind: EventKind| LogEvent { t, participant: first.participant.clone(), task: first.task.clone(), condition: first.condition.clone(), kind };
     let mut derived = Vec::new();
     for f in fixations.unwrap_or(&[]) {
         let Some(pid) = page_at(&intervals, f.start) else { continue };
@@ -134,7 +139,10 @@ pub fn annotate_with(events: &[LogEvent], fixations: Option<&[Fixation]>, cursor
         for h in hovers(trace, &page.tokens, min_hover_ms, end) {
             let b = &page.tokens.boxes[h.box_index];
             counts.token_hovers += 1;
-            derived.push(mk(h.start, EventKind::Hover { page: pid.clone(), duration: h.duration(), token: Some(b.text.clone()), rank: if results { None } else { b.rank } }));
+            derived.push(mk(
+                h.start,
+                EventKind::Hover { page: pid.clone(), duration: h.duration(), token: Some(b.text.clone()), rank: if results { None } else { b.rank } },
+            ));
         }
         for h in hovers(trace, &page.results, min_hover_ms, end) {
             let b = &page.results.boxes[h.box_index];
@@ -260,9 +268,12 @@ mod tests {
     fn scroll_offsets_shift_positions_onto_page_coordinates() {
         let log = StudyLog::parse(
             concat!(
-                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1"]}"#, "\n",
-                r#"{"t":100,"participant":"p","task":"t","event":"scroll","page":"s","offset":200}"#, "\n",
-                r#"{"t":900,"participant":"p","task":"t","event":"session_end"}"#, "\n",
+                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1"]}"#,
+                "\n",
+                r#"{"t":100,"participant":"p","task":"t","event":"scroll","page":"s","offset":200}"#,
+                "\n",
+                r#"{"t":900,"participant":"p","task":"t","event":"session_end"}"#,
+                "\n",
             ),
             "l",
         )
@@ -272,7 +283,8 @@ mod tests {
         // At t = 50 the page is not scrolled: screen y 210 is page y 210, no token. At t = 300
         // it is scrolled by 200: page y 410, the token `below` (rank 3).
         let out = annotate(&log.sessions[0].events, &[f(50.0), f(300.0)], &[], &aois, 100.0);
-        let fx: Vec<_> = out.iter().filter_map(|e| if let EventKind::Fixation { token, rank, .. } = &e.kind { Some((e.t, token.clone(), *rank)) } else { None }).collect();
+        let fx: Vec<_> =
+            out.iter().filter_map(|e| if let EventKind::Fixation { token, rank, .. } = &e.kind { Some((e.t, token.clone(), *rank)) } else { None }).collect();
         assert_eq!(fx, vec![(300.0, Some("below".to_string()), Some(3))]);
         let iv = screen_intervals(&log.sessions[0].events);
         assert_eq!(iv, vec![(0.0, 900.0, "s".to_string())]);
@@ -288,8 +300,10 @@ mod tests {
     fn result_boxes_alone_give_rank_hovers() {
         let log = StudyLog::parse(
             concat!(
-                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1","d2"]}"#, "\n",
-                r#"{"t":1000,"participant":"p","task":"t","event":"session_end"}"#, "\n",
+                r#"{"t":0,"participant":"p","task":"t","event":"serp_view","page":"s","serp_page":1,"results":["d1","d2"]}"#,
+                "\n",
+                r#"{"t":1000,"participant":"p","task":"t","event":"session_end"}"#,
+                "\n",
             ),
             "l",
         )
@@ -298,7 +312,10 @@ mod tests {
         let c = cursor_at(&[(100.0, 50.0, 50.0), (150.0, 50.0, 150.0), (450.0, 900.0, 900.0)]);
         let (out, n) = annotate_with(&log.sessions[0].events, None, Some(&c), &aois, 100.0);
         assert_eq!((n.token_hovers, n.result_hovers), (0, 1));
-        let h: Vec<_> = out.iter().filter_map(|e| if let EventKind::Hover { rank, duration, token, .. } = &e.kind { Some((e.t, *rank, *duration, token.clone())) } else { None }).collect();
+        let h: Vec<_> = out
+            .iter()
+            .filter_map(|e| if let EventKind::Hover { rank, duration, token, .. } = &e.kind { Some((e.t, *rank, *duration, token.clone())) } else { None })
+            .collect();
         assert_eq!(h, vec![(150.0, Some(2), 300.0, None)]);
         let again = StudyLog::parse(&StudyLog::to_jsonl(&out), "l2").unwrap();
         let ranks = rank_attention(&again, AttentionSource::Hovers);

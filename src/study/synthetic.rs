@@ -144,7 +144,14 @@ impl StudyConfig {
     /// Checks the knobs; errors name the key.
     pub fn validate(&self) -> Result<()> {
         let c = "synthetic study";
-        for (k, v) in [("participants", self.participants), ("tasks", self.tasks), ("queries", self.queries), ("page_size", self.page_size), ("max_pages", self.max_pages), ("tokens_per_result", self.tokens_per_result)] {
+        for (k, v) in [
+            ("participants", self.participants),
+            ("tasks", self.tasks),
+            ("queries", self.queries),
+            ("page_size", self.page_size),
+            ("max_pages", self.max_pages),
+            ("tokens_per_result", self.tokens_per_result),
+        ] {
             if v == 0 {
                 return Err(Error::config(c, k, "must be at least 1"));
             }
@@ -163,7 +170,15 @@ impl StudyConfig {
         if self.page_size > 10 {
             return Err(Error::config(c, "page_size", "at most 10 results fit the simulated screen"));
         }
-        for (k, v) in [("continuation", self.continuation), ("query_term_share", self.query_term_share), ("stop_word_share", self.stop_word_share), ("fixation_prob", self.fixation_prob), ("blink_prob", self.blink_prob), ("hover_prob", self.hover_prob), ("relevant_share", self.relevant_share)] {
+        for (k, v) in [
+            ("continuation", self.continuation),
+            ("query_term_share", self.query_term_share),
+            ("stop_word_share", self.stop_word_share),
+            ("fixation_prob", self.fixation_prob),
+            ("blink_prob", self.blink_prob),
+            ("hover_prob", self.hover_prob),
+            ("relevant_share", self.relevant_share),
+        ] {
             check_probability(c, k, v)?;
         }
         if self.query_term_share + self.stop_word_share > 1.0 {
@@ -177,12 +192,27 @@ impl StudyConfig {
                 check_probability(c, &format!("{name}[{i}]"), p)?;
             }
         }
-        for (k, v) in [("query_attention_ratio", self.query_attention_ratio), ("query_duration_factor", self.query_duration_factor), ("sample_rate_hz", self.sample_rate_hz), ("min_fixation_ms", self.min_fixation_ms), ("saccade_ms", self.saccade_ms)] {
+        for (k, v) in [
+            ("query_attention_ratio", self.query_attention_ratio),
+            ("query_duration_factor", self.query_duration_factor),
+            ("sample_rate_hz", self.sample_rate_hz),
+            ("min_fixation_ms", self.min_fixation_ms),
+            ("saccade_ms", self.saccade_ms),
+        ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(Error::config(c, k, "must be a positive number"));
             }
         }
-        for (k, v) in [("mean_extra_ms", self.mean_extra_ms), ("noise_px", self.noise_px), ("blink_ms", self.blink_ms), ("hover_ms", self.hover_ms), ("query_ms", self.query_ms), ("serp_look_ms", self.serp_look_ms), ("document_ms", self.document_ms), ("mark_ms", self.mark_ms)] {
+        for (k, v) in [
+            ("mean_extra_ms", self.mean_extra_ms),
+            ("noise_px", self.noise_px),
+            ("blink_ms", self.blink_ms),
+            ("hover_ms", self.hover_ms),
+            ("query_ms", self.query_ms),
+            ("serp_look_ms", self.serp_look_ms),
+            ("document_ms", self.document_ms),
+            ("mark_ms", self.mark_ms),
+        ] {
             crate::limits::check_non_negative(c, k, v)?;
         }
         self.screen.validate()
@@ -337,7 +367,8 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
             let mut cursor = Vec::new();
             let mut truth = Vec::new();
             let rows_before = aoi_rows.len();
-            let ev = |t: f64, kind: EventKind| LogEvent { t, participant: participant.clone(), task: task.id.clone(), condition: Some("synthetic".into()), kind };
+            let ev =
+                |t: f64, kind: EventKind| LogEvent { t, participant: participant.clone(), task: task.id.clone(), condition: Some("synthetic".into()), kind };
             events.push(ev(0.0, EventKind::SessionStart {}));
             let queries: Vec<String> = (0..c.queries).map(|q| task.topic[..q + 2].join(" ")).collect();
             let union: Vec<String> = task.topic[..c.queries + 1].to_vec();
@@ -359,7 +390,18 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
                     let mut layout: Vec<Vec<(String, f64, f64, f64)>> = Vec::new(); // (token, x, y, w)
                     for r in 0..c.page_size {
                         let y0 = TOP + r as f64 * RESULT_H;
-                        aoi_rows.push((page.clone(), Aoi { text: format!("result {}", first + r + 1), x: LEFT - 10.0, y: y0 - 5.0, w: MAX_X - LEFT + 20.0, h: RESULT_H - 10.0, rank: Some((first + r + 1) as u32) }, true));
+                        aoi_rows.push((
+                            page.clone(),
+                            Aoi {
+                                text: format!("result {}", first + r + 1),
+                                x: LEFT - 10.0,
+                                y: y0 - 5.0,
+                                w: MAX_X - LEFT + 20.0,
+                                h: RESULT_H - 10.0,
+                                rank: Some((first + r + 1) as u32),
+                            },
+                            true,
+                        ));
                         let mut toks = Vec::new();
                         let (mut x, mut line) = (LEFT, 0);
                         for _ in 0..c.tokens_per_result {
@@ -384,7 +426,14 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
                         layout.push(toks);
                     }
                     g.skip(300.0);
-                    let view = || EventKind::SerpView { page: page.clone(), serp_page: (sp + 1) as u32, results: results.clone(), first_rank: Some((first + 1) as u32), aoi: Some(format!("aoi/{participant}-{}.csv", task.id).into()), sublist: None };
+                    let view = || EventKind::SerpView {
+                        page: page.clone(),
+                        serp_page: (sp + 1) as u32,
+                        results: results.clone(),
+                        first_rank: Some((first + 1) as u32),
+                        aoi: Some(format!("aoi/{participant}-{}.csv", task.id).into()),
+                        sublist: None,
+                    };
                     events.push(ev(g.t, view()));
                     // Look at the page (search box area, no AOI) before reading results.
                     g.fixate(640.0, 40.0, c.serp_look_ms.max(c.min_fixation_ms));
@@ -421,7 +470,10 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
                             cursor.push(CursorEvent { t: g.t, x: cx, y: cy, kind: CursorKind::Click, xpath: None });
                             events.push(ev(g.t, EventKind::Click { rank: rank as u32, document: task.docs[doc].0.clone() }));
                             g.skip(200.0);
-                            events.push(ev(g.t, EventKind::PageVisit { page: format!("doc-{}", task.docs[doc].0), document: task.docs[doc].0.clone(), aoi: None }));
+                            events.push(ev(
+                                g.t,
+                                EventKind::PageVisit { page: format!("doc-{}", task.docs[doc].0), document: task.docs[doc].0.clone(), aoi: None },
+                            ));
                             g.skip(c.document_ms - 200.0);
                             let mi = (grade.max(0) as usize).min(c.mark.len() - 1);
                             if g.rng.random::<f64>() < c.mark[mi] {
@@ -442,7 +494,15 @@ pub fn generate_with(c: &StudyConfig, sink: &mut dyn FnMut(SyntheticSession)) ->
             events.push(ev(g.t, EventKind::SessionEnd {}));
             cursor.sort_by(|a, b| a.t.total_cmp(&b.t));
             let aois = AoiSet::from_rows(aoi_rows[rows_before..].to_vec());
-            sink(SyntheticSession { participant: participant.clone(), task: task.id.clone(), events, samples: std::mem::take(&mut g.samples), cursor, true_fixations: truth, aois });
+            sink(SyntheticSession {
+                participant: participant.clone(),
+                task: task.id.clone(),
+                events,
+                samples: std::mem::take(&mut g.samples),
+                cursor,
+                true_fixations: truth,
+                aois,
+            });
         }
     }
     Ok((AoiSet::from_rows(aoi_rows), qrels))
@@ -458,10 +518,14 @@ impl SyntheticSession {
         let _ = writeln!(s, "MSG\t0 DISPLAY_COORDS 0 0 {} {}", config.screen.width_px - 1.0, config.screen.height_px - 1.0);
         let t0 = self.samples.first().map(|x| x.time).unwrap_or(0.0);
         let _ = writeln!(s, "START\t{t0} \tLEFT\tSAMPLES\tEVENTS\nSAMPLES\tGAZE\tLEFT\tRATE\t{:.2}\tTRACKING\tCR\tFILTER\t2", config.sample_rate_hz);
-        let mut views = self.events.iter().filter_map(|e| match &e.kind {
-            EventKind::SerpView { page, .. } => Some((e.t, page.as_str())),
-            _ => None,
-        }).peekable();
+        let mut views = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::SerpView { page, .. } => Some((e.t, page.as_str())),
+                _ => None,
+            })
+            .peekable();
         for x in &self.samples {
             while let Some((t, page)) = views.peek() {
                 if *t <= x.time {

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
 use crate::rng::{hash_str, mix64, unit};
 use crate::simulate::one_list_world;
-use crate::simulate::walk::{walk, FixedChoice, Scratch, SystemOnTopic, Step};
+use crate::simulate::walk::{walk, FixedChoice, Scratch, Step, SystemOnTopic};
 use crate::stats::distance::{ks_discrete, multinomial, percentile_interval, total_variation};
 use rand::RngCore;
 use rayon::prelude::*;
@@ -262,11 +262,7 @@ fn depth_measures(real: &[f64], sim: &[f64], cfg: &ValidateConfig) -> (Measure, 
         sim_values: Vec::new(),
     };
     let (vr, vs) = (visit(real), visit(sim));
-    let visits = (0..vr.len())
-        .map(|k| {
-            Measure::difference_only(format!("visit@{}", k + 1), vr[k], vs[k], interval(&|b| b.1[k]))
-        })
-        .collect();
+    let visits = (0..vr.len()).map(|k| Measure::difference_only(format!("visit@{}", k + 1), vr[k], vs[k], interval(&|b| b.1[k]))).collect();
     (depth, visits)
 }
 

@@ -146,9 +146,7 @@ pub fn table9(p: &AcceptedSessions, models: &[Model]) -> Vec<Row> {
 /// Table 9 as Markdown: `*` marks a significant improvement over API, `†` over GLF
 /// (two-sided Wilcoxon p < `level` and higher MRR).
 pub fn table9_markdown(rows: &[Row], level: f64) -> String {
-    let mut s = String::from(
-        "| Method | Parameters | MRR | RR variance | RR sd | n | p vs API | p vs GLF |\n|---|---|---|---|---|---|---|---|\n",
-    );
+    let mut s = String::from("| Method | Parameters | MRR | RR variance | RR sd | n | p vs API | p vs GLF |\n|---|---|---|---|---|---|---|---|\n");
     let api_mrr = rows.iter().find(|r| r.model == Model::Api).map_or(0.0, |r| r.mrr);
     let glf_mrr = rows.iter().find(|r| r.model == Model::Glf).map(|r| r.mrr);
     for r in rows {

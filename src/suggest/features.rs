@@ -86,8 +86,7 @@ pub fn content_terms(suggestion: &str) -> Vec<String> {
 pub fn session_features(s: &Session, idf: &Idf, mut sim: Option<&mut Similarity<'_>>) -> SessionFeatures {
     let max_count = s.attention.iter().map(|a| a.count).max().unwrap_or(0) as f64;
     let max_dur = s.attention.iter().map(|a| a.duration_ms).fold(0.0, f64::max);
-    let att: HashMap<&str, (u32, f64)> =
-        s.attention.iter().map(|a| (a.word.as_str(), (a.count, a.duration_ms))).collect();
+    let att: HashMap<&str, (u32, f64)> = s.attention.iter().map(|a| (a.word.as_str(), (a.count, a.duration_ms))).collect();
     let segs: Vec<(HashMap<String, u32>, bool, u32)> = s
         .segments
         .iter()
@@ -101,12 +100,8 @@ pub fn session_features(s: &Session, idf: &Idf, mut sim: Option<&mut Similarity<
         .collect();
     let max_lch = sim.as_ref().map(|s| [s.max_lch(Pos::Noun), s.max_lch(Pos::Verb)]);
     let query: HashSet<String> = tokenize(&s.query).collect();
-    let attended: Vec<(&str, f64)> = s
-        .attention
-        .iter()
-        .filter(|a| a.count > 0 && !query.contains(&a.word))
-        .map(|a| (a.word.as_str(), a.count as f64))
-        .collect();
+    let attended: Vec<(&str, f64)> =
+        s.attention.iter().filter(|a| a.count > 0 && !query.contains(&a.word)).map(|a| (a.word.as_str(), a.count as f64)).collect();
     let total_weight: f64 = attended.iter().map(|a| a.1).sum();
     let mut lch_cache: HashMap<String, f64> = HashMap::new();
 

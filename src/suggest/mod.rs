@@ -114,9 +114,8 @@ pub fn tokenize(text: &str) -> impl Iterator<Item = String> + '_ {
 /// A short English stop-word list; stop words carry no attention features and are left out of
 /// a suggestion's mean term score.
 pub const STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it",
-    "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who",
-    "why", "will", "with",
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was",
+    "what", "when", "where", "which", "who", "why", "will", "with",
 ];
 
 /// Whether `term` (lower case) is a stop word.
@@ -173,9 +172,7 @@ pub fn read_sessions(log_path: &Path, suggestions_path: &Path) -> Result<Vec<Ses
         if !seen.insert(s.id.clone()) {
             return Err(Error::parse(log, line, format!("duplicate session id `{}`", s.id)));
         }
-        let (_, list) = by_id
-            .remove(&s.id)
-            .ok_or_else(|| Error::parse(log, line, format!("session `{}` has no line in {suggestions}", s.id)))?;
+        let (_, list) = by_id.remove(&s.id).ok_or_else(|| Error::parse(log, line, format!("session `{}` has no line in {suggestions}", s.id)))?;
         let session = build_session(s, list).map_err(|reason| Error::parse(log, line, reason))?;
         out.push(session);
     }
@@ -216,11 +213,8 @@ pub fn build_session(s: LogSession, list: SuggestionList) -> std::result::Result
             e.1 += f.duration_ms;
         }
     }
-    let mut attention: Vec<WordAttention> = per_word
-        .into_iter()
-        .filter(|(w, _)| !is_stopword(w))
-        .map(|(word, (count, duration_ms))| WordAttention { word, count, duration_ms })
-        .collect();
+    let mut attention: Vec<WordAttention> =
+        per_word.into_iter().filter(|(w, _)| !is_stopword(w)).map(|(word, (count, duration_ms))| WordAttention { word, count, duration_ms }).collect();
     attention.sort_by(|a, b| a.word.cmp(&b.word));
     let segments = s
         .segments

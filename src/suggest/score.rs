@@ -78,10 +78,7 @@ impl Model {
 
     /// Score of each candidate: the mean of its terms' scores (0 without content terms).
     pub fn candidate_scores(&self, s: &SessionFeatures) -> Vec<f64> {
-        s.terms
-            .iter()
-            .map(|ts| if ts.is_empty() { 0.0 } else { ts.iter().map(|t| self.term_score(t)).sum::<f64>() / ts.len() as f64 })
-            .collect()
+        s.terms.iter().map(|ts| if ts.is_empty() { 0.0 } else { ts.iter().map(|t| self.term_score(t)).sum::<f64>() / ts.len() as f64 }).collect()
     }
 
     /// Candidate indices by decreasing score; ties keep the engine's order.

@@ -86,13 +86,7 @@ impl SyntheticSuggestConfig {
     /// Checks ranges; errors name the key.
     pub fn validate(&self) -> Result<()> {
         let ctx = "synthetic suggestions";
-        for (k, v) in [
-            ("strength", self.strength),
-            ("noise", self.noise),
-            ("literal", self.literal),
-            ("accept", self.accept),
-            ("api_top", self.api_top),
-        ] {
+        for (k, v) in [("strength", self.strength), ("noise", self.noise), ("literal", self.literal), ("accept", self.accept), ("api_top", self.api_top)] {
             check_probability(ctx, k, v)?;
         }
         for (k, v, min) in [("sessions", self.sessions, 1), ("queries", self.queries, 1), ("candidates", self.candidates, 2), ("segments", self.segments, 1)] {
@@ -235,8 +229,7 @@ pub fn generate(cfg: &SyntheticSuggestConfig, wn: &WordNet) -> Result<(Vec<LogSe
         let mut interest: Vec<u32> = vec![i];
         interest.extend(near_i.iter().take(split).copied());
         let unseen: Vec<u32> = near_i.iter().skip(split).take(4).copied().collect();
-        let mut off: Vec<u32> =
-            near_t.iter().copied().filter(|w| *w != i && !near_i.contains(w) && !interest.contains(w)).collect();
+        let mut off: Vec<u32> = near_t.iter().copied().filter(|w| *w != i && !near_i.contains(w) && !interest.contains(w)).collect();
         off.shuffle(&mut rng);
         let off_shown: Vec<u32> = off.iter().take(3).copied().collect();
         let off_hidden: Vec<u32> = off.iter().skip(3).take(3).copied().collect();
@@ -249,11 +242,7 @@ pub fn generate(cfg: &SyntheticSuggestConfig, wn: &WordNet) -> Result<(Vec<LogSe
             let (segments, fixations) = segments_and_fixations(cfg, &mut rng, &query, &interest, &off_shown, &filler, &v.words);
             // Candidates: target + distractors, distinct, not already in the query.
             let in_query = |w: &str| query.split(' ').any(|x| x == w);
-            let target_pool: Vec<u32> = if rng.random::<f64>() < cfg.literal || unseen.is_empty() {
-                interest.clone()
-            } else {
-                unseen.clone()
-            };
+            let target_pool: Vec<u32> = if rng.random::<f64>() < cfg.literal || unseen.is_empty() { interest.clone() } else { unseen.clone() };
             let target_pool: Vec<u32> = target_pool.into_iter().filter(|&w| !in_query(word(w))).collect();
             let target = match target_pool.choose(&mut rng) {
                 Some(&w) => w,
@@ -265,9 +254,7 @@ pub fn generate(cfg: &SyntheticSuggestConfig, wn: &WordNet) -> Result<(Vec<LogSe
                 },
             };
             let mut terms = vec![target];
-            let ok = |terms: &Vec<u32>, w: u32| {
-                !terms.contains(&w) && !interest.contains(&w) && !unseen.contains(&w) && !in_query(word(w))
-            };
+            let ok = |terms: &Vec<u32>, w: u32| !terms.contains(&w) && !interest.contains(&w) && !unseen.contains(&w) && !in_query(word(w));
             let mut shown: Vec<u32> = off_shown.clone();
             shown.shuffle(&mut rng);
             let shown_max = 1 + cfg.shown_distractors.min(cfg.candidates - 1);
@@ -293,11 +280,8 @@ pub fn generate(cfg: &SyntheticSuggestConfig, wn: &WordNet) -> Result<(Vec<LogSe
                 }
             }
             let texts: Vec<String> = terms.iter().map(|&w| format!("{query} {}", word(w))).collect();
-            let accepted = if rng.random::<f64>() < cfg.accept {
-                Some(if rng.random::<f64>() < cfg.noise { rng.random_range(0..texts.len()) } else { 0 })
-            } else {
-                None
-            };
+            let accepted =
+                if rng.random::<f64>() < cfg.accept { Some(if rng.random::<f64>() < cfg.noise { rng.random_range(0..texts.len()) } else { 0 }) } else { None };
             // The engine's order: accepted first with probability api_top, else rank 2..k.
             let mut order: Vec<usize> = (0..texts.len()).collect();
             order.shuffle(&mut rng);

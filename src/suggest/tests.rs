@@ -103,7 +103,11 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn input_errors_name_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let log = write(d, "log.jsonl", "{\"id\":\"a\",\"query\":\"q\",\"attention\":[{\"word\":\"x\",\"count\":1,\"duration_ms\":5}]}\n\n{\"id\":\"b\",\"query\":\"q\",\"colour\":1}\n");
+    let log = write(
+        d,
+        "log.jsonl",
+        "{\"id\":\"a\",\"query\":\"q\",\"attention\":[{\"word\":\"x\",\"count\":1,\"duration_ms\":5}]}\n\n{\"id\":\"b\",\"query\":\"q\",\"colour\":1}\n",
+    );
     let sug = write(d, "s.jsonl", "{\"id\":\"a\",\"suggestions\":[\"q x\"],\"accepted\":\"q x\"}\n");
     let e = read_sessions(&log, &sug).unwrap_err().to_string();
     assert!(e.contains("log.jsonl:3") && e.contains("colour"), "{e}");

@@ -77,10 +77,7 @@ impl Cascade {
     /// The tables of user `user` (distributions drawn, key paths under `prefix`).
     pub fn resolve(&self, seed: u64, user: u64, prefix: &str) -> GradeTables {
         let t = |name: &str, v: &[Param]| -> Vec<f64> {
-            v.iter()
-                .enumerate()
-                .map(|(i, p)| p.value(seed, path_id(&format!("{prefix}.{name}[{i}]")), user, Support::Probability))
-                .collect()
+            v.iter().enumerate().map(|(i, p)| p.value(seed, path_id(&format!("{prefix}.{name}[{i}]")), user, Support::Probability)).collect()
         };
         GradeTables { click: t("click", &self.click), stop: t("stop", &self.stop), mark: t("mark", &self.mark) }
     }

@@ -159,9 +159,7 @@ impl ContinuationModel {
     /// True when some parameter is a distribution over users.
     pub fn varies(&self) -> bool {
         match self {
-            ContinuationModel::Fixed { depth: x } | ContinuationModel::Rbp { p: x } | ContinuationModel::Exponential { lambda: x, .. } => {
-                x.fixed().is_none()
-            }
+            ContinuationModel::Fixed { depth: x } | ContinuationModel::Rbp { p: x } | ContinuationModel::Exponential { lambda: x, .. } => x.fixed().is_none(),
             _ => false,
         }
     }
@@ -184,10 +182,7 @@ impl ContinuationModel {
     /// Loads an empirical table from CSV with columns `rank,p` (header required, ranks 1..n in order).
     pub fn empirical_from_csv(path: &Path) -> Result<Self> {
         let file = path.display().to_string();
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| Error::Invalid(format!("{file}: {e}")))?;
+        let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_path(path).map_err(|e| Error::Invalid(format!("{file}: {e}")))?;
         let headers = reader.headers().map_err(|e| Error::parse(&file, 1, e.to_string()))?.clone();
         if headers.len() != 2 || &headers[0] != "rank" || &headers[1] != "p" {
             return Err(Error::parse(&file, 1, "expected the header `rank,p`"));

@@ -63,28 +63,14 @@ impl ActionTable {
 
     /// Default effort weights: 1 per examined snippet, page turn and sublist selection
     /// (He et al.'s action weights), 0 for the rest.
-    pub const DEFAULT_EFFORT: ActionTable = ActionTable {
-        issue_query: 0.0,
-        serp_look: 0.0,
-        examine_snippet: 1.0,
-        read_document: 0.0,
-        mark_relevant: 0.0,
-        paginate: 1.0,
-        select_sublist: 1.0,
-    };
+    pub const DEFAULT_EFFORT: ActionTable =
+        ActionTable { issue_query: 0.0, serp_look: 0.0, examine_snippet: 1.0, read_document: 0.0, mark_relevant: 0.0, paginate: 1.0, select_sublist: 1.0 };
 
     /// Default times in seconds: Maxwell et al. (2015) Table 1 (query 15.1, SERP look 1.1,
     /// snippet 1.3, document 21.45, mark 2.57). A page turn or sublist selection costs a new
     /// page look (1.1 s), which the paper does not list.
-    pub const DEFAULT_TIME: ActionTable = ActionTable {
-        issue_query: 15.1,
-        serp_look: 1.1,
-        examine_snippet: 1.3,
-        read_document: 21.45,
-        mark_relevant: 2.57,
-        paginate: 1.1,
-        select_sublist: 1.1,
-    };
+    pub const DEFAULT_TIME: ActionTable =
+        ActionTable { issue_query: 15.1, serp_look: 1.1, examine_snippet: 1.3, read_document: 21.45, mark_relevant: 2.57, paginate: 1.1, select_sublist: 1.1 };
 
     /// Checks that every entry is finite and non-negative; errors name `key`.
     pub fn validate(&self, context: &str, key: &str) -> Result<()> {
@@ -102,8 +88,7 @@ impl ActionTable {
 }
 
 /// Names of the actions, in [`ActionTable`] field order.
-pub const ACTION_NAMES: [&str; 7] =
-    ["issue_query", "serp_look", "examine_snippet", "read_document", "mark_relevant", "paginate", "select_sublist"];
+pub const ACTION_NAMES: [&str; 7] = ["issue_query", "serp_look", "examine_snippet", "read_document", "mark_relevant", "paginate", "select_sublist"];
 
 impl ActionTable {
     /// The entries in [`ACTION_NAMES`] order.

@@ -116,10 +116,9 @@ impl GainKind {
     /// When gain is credited.
     pub fn credit_on(&self) -> CreditOn {
         match self {
-            GainKind::Binary { credit_on }
-            | GainKind::Graded { credit_on, .. }
-            | GainKind::Subtopic { credit_on }
-            | GainKind::Profiles { credit_on, .. } => *credit_on,
+            GainKind::Binary { credit_on } | GainKind::Graded { credit_on, .. } | GainKind::Subtopic { credit_on } | GainKind::Profiles { credit_on, .. } => {
+                *credit_on
+            }
         }
     }
 
@@ -158,11 +157,7 @@ impl GainKind {
             GainKind::Binary { .. } => Gain::Binary,
             GainKind::Subtopic { .. } => Gain::Subtopic,
             GainKind::Graded { gains, .. } => Gain::Graded(
-                gains
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| g.value(seed, path_id(&format!("{prefix}.gains[{i}]")), user, Support::NonNegative))
-                    .collect(),
+                gains.iter().enumerate().map(|(i, g)| g.value(seed, path_id(&format!("{prefix}.gains[{i}]")), user, Support::NonNegative)).collect(),
             ),
             GainKind::Profiles { profiles, pick, .. } => {
                 let i = match pick {

@@ -22,14 +22,11 @@ mod profile;
 mod stopping;
 
 pub use clicks::{
-    by_grade, Cascade, ClickBehaviour, ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeMap, GradeMapping, GradeTables, ModelClicks,
-    UNFITTED,
+    by_grade, Cascade, ClickBehaviour, ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeMap, GradeMapping, GradeTables, ModelClicks, UNFITTED,
 };
 pub use continuation::{Cont, ContPaths, Continuation, ContinuationModel, RankOf};
 pub use costs::{Action, ActionParams, ActionTable, CostModel, Costs, Delays, ACTION_NAMES};
 pub use gain::{CreditOn, Gain, GainKind, GainModel};
 pub use param::{Dist, Param, Pick, Support};
-pub use profile::{
-    Budget, ClickModelSpec, NoAlternative, PriorBase, Queries, ResolvedUser, SatisfiedEnds, SublistUse, Unseen, UnseenPolicy, UserProfile,
-};
+pub use profile::{Budget, ClickModelSpec, NoAlternative, PriorBase, Queries, ResolvedUser, SatisfiedEnds, SublistUse, Unseen, UnseenPolicy, UserProfile};
 pub use stopping::{Basis, RelevantEvent, Rule, StoppingRule, StoppingRuleKind, WalkState};

@@ -318,11 +318,7 @@ impl Dist {
         }
         let mean = self.mean();
         if support == Support::NonNegative && !(mean <= crate::limits::MAX_MAGNITUDE) {
-            return Err(Error::config(
-                context,
-                key,
-                format!("the distribution's mean {mean} is above the upper bound of {:e}", crate::limits::MAX_MAGNITUDE),
-            ));
+            return Err(Error::config(context, key, format!("the distribution's mean {mean} is above the upper bound of {:e}", crate::limits::MAX_MAGNITUDE)));
         }
         Ok(())
     }

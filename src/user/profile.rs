@@ -316,11 +316,7 @@ impl UserProfile {
         let cont = self.continuation_model();
         cont.validate(context, &k("continuation"))?;
         if cont == ContinuationModel::ClickModel && self.click_model.is_none() {
-            return Err(Error::config(
-                context,
-                k("continuation.model"),
-                "`click_model` continuation needs a `click_model = { file = ... }` in the profile",
-            ));
+            return Err(Error::config(context, k("continuation.model"), "`click_model` continuation needs a `click_model = { file = ... }` in the profile"));
         }
         self.page_continuation.validate(context, &k("page_continuation"), Support::Probability)?;
         self.clicks.validate(context, &k("clicks"))?;
@@ -370,15 +366,9 @@ impl UserProfile {
     pub fn resolve(&self, seed: u64, user: u64) -> ResolvedUser {
         let mut ids = 0;
         let stopping = self.stopping.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("stopping[{i}]"), &mut ids)).collect();
-        let session_stopping = self
-            .session_stopping
-            .iter()
-            .enumerate()
-            .map(|(i, r)| r.resolve(seed, user, &format!("session_stopping[{i}]"), &mut ids))
-            .collect();
-        let value = |p: &Option<Param>, path: &str| {
-            p.as_ref().map_or(f64::INFINITY, |p| p.value(seed, path_id(path), user, Support::NonNegative))
-        };
+        let session_stopping =
+            self.session_stopping.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("session_stopping[{i}]"), &mut ids)).collect();
+        let value = |p: &Option<Param>, path: &str| p.as_ref().map_or(f64::INFINITY, |p| p.value(seed, path_id(path), user, Support::NonNegative));
         ResolvedUser {
             max_queries: self.queries.max.unwrap_or(usize::MAX),
             continuation: self.continuation_model().resolve(seed, user, &ContPaths::new("continuation")),
@@ -416,7 +406,8 @@ mod tests {
         let with_rules: UserProfile = toml::from_str("name = 'u'\nstopping = [{ rule = 'contiguous_nonrelevant', n = 3 }]\n").unwrap();
         assert_eq!(with_rules.continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(1.0) });
         assert_eq!(UserProfile::named("u").continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(0.8) });
-        let given: UserProfile = toml::from_str("name = 'u'\ncontinuation = { model = 'rbp', p = 0.5 }\nstopping = [{ rule = 'contiguous_nonrelevant', n = 3 }]\n").unwrap();
+        let given: UserProfile =
+            toml::from_str("name = 'u'\ncontinuation = { model = 'rbp', p = 0.5 }\nstopping = [{ rule = 'contiguous_nonrelevant', n = 3 }]\n").unwrap();
         assert_eq!(given.continuation_model(), ContinuationModel::Rbp { p: Param::Fixed(0.5) });
     }
 

@@ -283,9 +283,9 @@ impl StoppingRuleKind {
     pub fn validate(&self, context: &str, key: &str) -> Result<()> {
         let k = |n: &str| format!("{key}.{n}");
         match self {
-            StoppingRuleKind::FixedDepth { n }
-            | StoppingRuleKind::TotalNonrelevant { n, .. }
-            | StoppingRuleKind::ContiguousNonrelevant { n, .. } => n.validate(context, &k("n"), Support::Count),
+            StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n, .. } | StoppingRuleKind::ContiguousNonrelevant { n, .. } => {
+                n.validate(context, &k("n"), Support::Count)
+            }
             StoppingRuleKind::Satisfaction { k: x } => x.validate(context, &k("k"), Support::Count),
             StoppingRuleKind::FindAll => Ok(()),
             StoppingRuleKind::EffortBudget { budget } => budget.validate(context, &k("budget"), Support::NonNegative),
@@ -324,29 +324,20 @@ impl StoppingRuleKind {
         match self {
             StoppingRuleKind::FixedDepth { n } => Rule::FixedDepth(v(n, "n", Support::Count) as usize),
             StoppingRuleKind::TotalNonrelevant { n, basis } => Rule::TotalNonrelevant(v(n, "n", Support::Count) as usize, *basis),
-            StoppingRuleKind::ContiguousNonrelevant { n, basis } => {
-                Rule::ContiguousNonrelevant(v(n, "n", Support::Count) as usize, *basis)
-            }
+            StoppingRuleKind::ContiguousNonrelevant { n, basis } => Rule::ContiguousNonrelevant(v(n, "n", Support::Count) as usize, *basis),
             StoppingRuleKind::Satisfaction { k } => Rule::Satisfaction(v(k, "k", Support::Count) as usize),
             StoppingRuleKind::FindAll => Rule::FindAll,
             StoppingRuleKind::EffortBudget { budget } => Rule::EffortBudget(v(budget, "budget", Support::NonNegative)),
             StoppingRuleKind::TimeBudget { seconds } => Rule::TimeBudget(v(seconds, "seconds", Support::NonNegative)),
-            StoppingRuleKind::TimeSinceRelevant { seconds, on } => {
-                Rule::TimeSinceRelevant(v(seconds, "seconds", Support::NonNegative), *on)
+            StoppingRuleKind::TimeSinceRelevant { seconds, on } => Rule::TimeSinceRelevant(v(seconds, "seconds", Support::NonNegative), *on),
+            StoppingRuleKind::Ift { rate, min_depth } => {
+                Rule::Ift { rate: v(rate, "rate", Support::NonNegative), min_depth: v(min_depth, "min_depth", Support::Count) as usize }
             }
-            StoppingRuleKind::Ift { rate, min_depth } => Rule::Ift {
-                rate: v(rate, "rate", Support::NonNegative),
-                min_depth: v(min_depth, "min_depth", Support::Count) as usize,
-            },
             StoppingRuleKind::Inst { t } => Rule::Inst(v(t, "t", Support::NonNegative), id()),
             StoppingRuleKind::Rbp { p } => Rule::Rbp(v(p, "p", Support::Probability), id()),
             StoppingRuleKind::Random { p } => Rule::Random(v(p, "p", Support::Probability), id()),
-            StoppingRuleKind::Any { of } => {
-                Rule::Any(of.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("{path}.of[{i}]"), next_id)).collect())
-            }
-            StoppingRuleKind::All { of } => {
-                Rule::All(of.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("{path}.of[{i}]"), next_id)).collect())
-            }
+            StoppingRuleKind::Any { of } => Rule::Any(of.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("{path}.of[{i}]"), next_id)).collect()),
+            StoppingRuleKind::All { of } => Rule::All(of.iter().enumerate().map(|(i, r)| r.resolve(seed, user, &format!("{path}.of[{i}]"), next_id)).collect()),
         }
     }
 
@@ -354,9 +345,7 @@ impl StoppingRuleKind {
     pub fn varies(&self) -> bool {
         let d = |p: &Param| p.fixed().is_none();
         match self {
-            StoppingRuleKind::FixedDepth { n }
-            | StoppingRuleKind::TotalNonrelevant { n, .. }
-            | StoppingRuleKind::ContiguousNonrelevant { n, .. } => d(n),
+            StoppingRuleKind::FixedDepth { n } | StoppingRuleKind::TotalNonrelevant { n, .. } | StoppingRuleKind::ContiguousNonrelevant { n, .. } => d(n),
             StoppingRuleKind::Satisfaction { k } => d(k),
             StoppingRuleKind::FindAll => false,
             StoppingRuleKind::EffortBudget { budget } => d(budget),

@@ -107,17 +107,10 @@ impl WordNet {
     /// Missing files give an error that says how to install them.
     pub fn open(dir: &Path) -> Result<WordNet> {
         for pos in Pos::ALL {
-            for name in [
-                format!("data.{}", pos.file_suffix()),
-                format!("index.{}", pos.file_suffix()),
-                format!("{}.exc", pos.file_suffix()),
-            ] {
+            for name in [format!("data.{}", pos.file_suffix()), format!("index.{}", pos.file_suffix()), format!("{}.exc", pos.file_suffix())] {
                 let p = dir.join(&name);
                 if !p.is_file() {
-                    return Err(Error::Invalid(format!(
-                        "WordNet database file {} not found: {INSTALL_HINT}",
-                        p.display()
-                    )));
+                    return Err(Error::Invalid(format!("WordNet database file {} not found: {INSTALL_HINT}", p.display())));
                 }
             }
         }

@@ -26,27 +26,9 @@ pub struct PosDb {
 }
 
 /// NLTK's `MORPHOLOGICAL_SUBSTITUTIONS` for nouns and verbs, in NLTK's order.
-const NOUN_RULES: &[(&str, &str)] = &[
-    ("s", ""),
-    ("ses", "s"),
-    ("ves", "f"),
-    ("xes", "x"),
-    ("zes", "z"),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("men", "man"),
-    ("ies", "y"),
-];
-const VERB_RULES: &[(&str, &str)] = &[
-    ("s", ""),
-    ("ies", "y"),
-    ("es", "e"),
-    ("es", ""),
-    ("ed", "e"),
-    ("ed", ""),
-    ("ing", "e"),
-    ("ing", ""),
-];
+const NOUN_RULES: &[(&str, &str)] =
+    &[("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")];
+const VERB_RULES: &[(&str, &str)] = &[("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")];
 
 /// The whole file through the input layer (BOM removed; CRLF lines and gzip also work).
 fn read(path: &Path) -> Result<String> {
@@ -109,11 +91,7 @@ impl PosDb {
         let mut fill = hyper_start.clone();
         for &(s, target) in &raw_hypers {
             let t = *by_offset.get(&target).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{}: synset {:08} points to hypernym {target:08}, which is not in the file",
-                    data_path.display(),
-                    offsets[s as usize]
-                ))
+                Error::Invalid(format!("{}: synset {:08} points to hypernym {target:08}, which is not in the file", data_path.display(), offsets[s as usize]))
             })?;
             hypers[fill[s as usize] as usize] = t;
             fill[s as usize] += 1;
@@ -141,11 +119,7 @@ impl PosDb {
             // A lemma cannot belong to more synsets than the data file has: the count is bounded
             // by the data before anything is allocated from it (issue 29: a huge count panicked).
             if n_synsets > offsets.len() {
-                return Err(err(format!(
-                    "synset_cnt {n_synsets} is above the upper bound of {} (the synsets of {})",
-                    offsets.len(),
-                    data_path.display()
-                )));
+                return Err(err(format!("synset_cnt {n_synsets} is above the upper bound of {} (the synsets of {})", offsets.len(), data_path.display())));
             }
             let mut ss = Vec::with_capacity(n_synsets);
             for _ in 0..n_synsets {
@@ -165,23 +139,11 @@ impl PosDb {
             }
         }
 
-        let max_depth_of = max_depths(&hyper_start, &hypers).map_err(|s| {
-            Error::Invalid(format!("{}: hypernym cycle through synset {:08}", data_path.display(), offsets[s]))
-        })?;
+        let max_depth_of = max_depths(&hyper_start, &hypers)
+            .map_err(|s| Error::Invalid(format!("{}: hypernym cycle through synset {:08}", data_path.display(), offsets[s])))?;
         let simulate_root = pos == Pos::Verb;
         let taxonomy_depth = max_depth_of.iter().copied().max().unwrap_or(0) + simulate_root as u32;
-        Ok(PosDb {
-            pos,
-            offsets,
-            hyper_start,
-            hypers,
-            lemma_start,
-            lemmas,
-            index,
-            exceptions,
-            max_depth_of,
-            taxonomy_depth,
-        })
+        Ok(PosDb { pos, offsets, hyper_start, hypers, lemma_start, lemmas, index, exceptions, max_depth_of, taxonomy_depth })
     }
 
     /// Part of speech.

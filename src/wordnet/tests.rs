@@ -56,7 +56,7 @@ fn mini_noun_lch_closed_forms() {
     close(s.lch("chimera", "idea", n), 4f64.ln()); // second hypernym: p = 1
     close(s.lch("chimera", "dog", n), 2f64.ln()); // shortest of two routes: p = 3
     close(s.lch("geese", "tree", n), -(5.0f64 / 8.0).ln()); // p = 4
-    // "frump" only shares the second sense of "dog": frump = dog.n.02, p = 0.
+                                                            // "frump" only shares the second sense of "dog": frump = dog.n.02, p = 0.
     close(s.lch("frump", "dog", n), 8f64.ln());
     assert_eq!(s.lch("orphan", "dog", n), None); // no common ancestor, no root for nouns
     assert_eq!(s.lch("unicorn", "dog", n), None);

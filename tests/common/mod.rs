@@ -83,4 +83,3 @@ pub fn log_with_two_bad_lines() -> String {
     }
     text
 }
-

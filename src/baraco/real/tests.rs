@@ -16,16 +16,7 @@ fn paper_decisions_against_hand_made_outcomes() {
         text.push_str("q\tbad,good : good\n");
     }
     let data = LogData::parse(&text, Format::Yandex, "hand", false).unwrap();
-    let v = validate_real(
-        &data.log,
-        &data.vocab,
-        &RealConfig {
-            samples: 200,
-            bootstrap: 50,
-            ..RealConfig::paper()
-        },
-    )
-    .unwrap();
+    let v = validate_real(&data.log, &data.vocab, &RealConfig { samples: 200, bootstrap: 50, ..RealConfig::paper() }).unwrap();
     assert_eq!(v.decisions.len(), 2);
     let (a_to_b, b_to_a) = (&v.decisions[0], &v.decisions[1]);
     assert_eq!((a_to_b.production, a_to_b.candidate), (0, 1));
@@ -35,80 +26,23 @@ fn paper_decisions_against_hand_made_outcomes() {
     assert_eq!(a_to_b.real_se, 0.0);
     assert_eq!(a_to_b.real_class, RealClass::ClearlyWorse);
     assert_eq!(b_to_a.real_class, RealClass::ClearlyNotWorse);
-    assert!(
-        a_to_b.verdict == Verdict::Keep && !a_to_b.em_switch && !a_to_b.mt_switch,
-        "{a_to_b:?}"
-    );
-    assert!(
-        b_to_a.verdict == Verdict::Switch && b_to_a.em_switch && b_to_a.mt_switch,
-        "{b_to_a:?}"
-    );
+    assert!(a_to_b.verdict == Verdict::Keep && !a_to_b.em_switch && !a_to_b.mt_switch, "{a_to_b:?}");
+    assert!(b_to_a.verdict == Verdict::Switch && b_to_a.em_switch && b_to_a.mt_switch, "{b_to_a:?}");
     assert_eq!(v.really_worse, 1);
-    for s in v
-        .summary
-        .iter()
-        .filter(|s| ["baraco", "em_plugin", "mt"].contains(&s.method))
-    {
-        assert_eq!(
-            (
-                s.pairs,
-                s.switches,
-                s.unsafe_switches,
-                s.missed_safe_switches,
-                s.agreement.value
-            ),
-            (2, 1, 0, 0, 1.0),
-            "{s:?}"
-        );
-        assert_eq!(
-            (s.clearly_safe_switches, s.clearly_safe_switch_share.value),
-            (1, 1.0)
-        );
+    for s in v.summary.iter().filter(|s| ["baraco", "em_plugin", "mt"].contains(&s.method)) {
+        assert_eq!((s.pairs, s.switches, s.unsafe_switches, s.missed_safe_switches, s.agreement.value), (2, 1, 0, 0, 1.0), "{s:?}");
+        assert_eq!((s.clearly_safe_switches, s.clearly_safe_switch_share.value), (1, 1.0));
     }
-    let always = v
-        .summary
-        .iter()
-        .find(|s| s.method == "always_switch")
-        .unwrap();
-    assert_eq!(
-        (
-            always.switches,
-            always.unsafe_switches,
-            always.clearly_unsafe_switches,
-            always.unsafe_share.value
-        ),
-        (2, 1, 1, 0.5)
-    );
-    let never = v
-        .summary
-        .iter()
-        .find(|s| s.method == "never_switch")
-        .unwrap();
+    let always = v.summary.iter().find(|s| s.method == "always_switch").unwrap();
+    assert_eq!((always.switches, always.unsafe_switches, always.clearly_unsafe_switches, always.unsafe_share.value), (2, 1, 1, 0.5));
+    let never = v.summary.iter().find(|s| s.method == "never_switch").unwrap();
     assert_eq!((never.switches, never.missed_safe_switches), (0, 1));
     assert!(never.unsafe_share.value.is_nan());
     // Too few sessions: a clear error.
-    let e = validate_real(
-        &data.log,
-        &data.vocab,
-        &RealConfig {
-            min_sessions: 61,
-            ..RealConfig::paper()
-        },
-    )
-    .unwrap_err()
-    .to_string();
+    let e = validate_real(&data.log, &data.vocab, &RealConfig { min_sessions: 61, ..RealConfig::paper() }).unwrap_err().to_string();
     assert!(e.contains("at least 61 sessions"), "{e}");
     // The cross-fitted default needs other queries, and says so.
-    let e = validate_real(
-        &data.log,
-        &data.vocab,
-        &RealConfig {
-            samples: 50,
-            ..RealConfig::default()
-        },
-    )
-    .unwrap_err()
-    .to_string();
+    let e = validate_real(&data.log, &data.vocab, &RealConfig { samples: 50, ..RealConfig::default() }).unwrap_err().to_string();
     assert!(e.contains("only query") && e.contains("paper"), "{e}");
 }
 
@@ -122,35 +56,13 @@ fn real_outcome_standard_error_with_unequal_counts_and_spread() {
     // counts would give sqrt(0.25 / 5 + 0.3 / 3) = 0.3872983).
     let text = "q\tx,y : x\nq\tx,y : y\nq\tx,y : \nq\ty,x : y\nq\ty,x : y\nq\ty,x : y\nq\ty,x : \nq\ty,x : \n";
     let data = LogData::parse(text, Format::Yandex, "hand", false).unwrap();
-    let v = validate_real(
-        &data.log,
-        &data.vocab,
-        &RealConfig {
-            min_sessions: 3,
-            samples: 50,
-            bootstrap: 20,
-            ..RealConfig::paper()
-        },
-    )
-    .unwrap();
-    let d = v
-        .decisions
-        .iter()
-        .find(|d| d.production_sessions == 3)
-        .unwrap();
+    let v = validate_real(&data.log, &data.vocab, &RealConfig { min_sessions: 3, samples: 50, bootstrap: 20, ..RealConfig::paper() }).unwrap();
+    let d = v.decisions.iter().find(|d| d.production_sessions == 3).unwrap();
     assert_eq!(d.candidate_sessions, 5);
     assert!((d.real_diff - 0.1).abs() < 1e-12, "{d:?}");
-    assert!(
-        (d.real_se - 0.1433333333333333f64.sqrt()).abs() < 1e-12,
-        "{}",
-        d.real_se
-    );
+    assert!((d.real_se - 0.1433333333333333f64.sqrt()).abs() < 1e-12, "{}", d.real_se);
     // The other direction has the same standard error and the opposite sign.
-    let e = v
-        .decisions
-        .iter()
-        .find(|d| d.production_sessions == 5)
-        .unwrap();
+    let e = v.decisions.iter().find(|d| d.production_sessions == 5).unwrap();
     assert!((e.real_diff + 0.1).abs() < 1e-12 && (e.real_se - d.real_se).abs() < 1e-15);
     // Abandonment, lower is better: P abandons 1/3 (variance 1/3), C 2/5 (variance 0.3):
     // advantage -(0.4 - 1/3) = -1/15, se = sqrt((1/3) / 3 + 0.3 / 5) = sqrt(0.1711111).
@@ -160,10 +72,7 @@ fn real_outcome_standard_error_with_unequal_counts_and_spread() {
     };
     let ords = group_orderings(&data.log);
     let (adv, se) = real_advantage(OutcomeMetric::Abandonment, ab(&ords[0]), ab(&ords[1]));
-    assert!(
-        (adv + 1.0 / 15.0).abs() < 1e-12 && (se - 0.1711111111111111f64.sqrt()).abs() < 1e-12,
-        "{adv} {se}"
-    );
+    assert!((adv + 1.0 / 15.0).abs() < 1e-12 && (se - 0.1711111111111111f64.sqrt()).abs() < 1e-12, "{adv} {se}");
     // The class reads the outcome against epsilon with its own standard error.
     assert_eq!(RealClass::of(-0.1, 0.04, 0.01), RealClass::ClearlyWorse);
     assert_eq!(RealClass::of(-0.05, 0.04, 0.01), RealClass::Unclear);
@@ -179,47 +88,26 @@ fn real_outcome_standard_error_with_unequal_counts_and_spread() {
 /// sigma^2)`: its users click the top document with probability `p_o = clamp(p_top + e_o, 0, 1)`,
 /// are then satisfied (no more clicks), and otherwise read every filler without clicking. The
 /// true first-click RR of ordering o is `p_o` (returned per ordering, in first-appearance order).
-fn planted(
-    seed: u64,
-    queries: usize,
-    sessions: usize,
-    sigma: f64,
-    same_top: bool,
-) -> (LogData, Vec<f64>) {
+fn planted(seed: u64, queries: usize, sessions: usize, sigma: f64, same_top: bool) -> (LogData, Vec<f64>) {
     let mut rng = crate::rng::stream(seed, &[0]);
     let mut text = String::new();
     let mut truth = Vec::new();
     for q in 0..queries {
         let tops = [rng.random::<f64>(), rng.random::<f64>()];
-        let fillers = [
-            ["f1", "f2", "f3", "f4"],
-            ["f3", "f1", "f4", "f2"],
-            ["f2", "f4", "f1", "f3"],
-            ["f4", "f3", "f2", "f1"],
-        ];
+        let fillers = [["f1", "f2", "f3", "f4"], ["f3", "f1", "f4", "f2"], ["f2", "f4", "f1", "f3"], ["f4", "f3", "f2", "f1"]];
         for o in 0..4 {
             let top = if same_top { 0 } else { o / 2 };
-            let e = if sigma > 0.0 {
-                Normal::new(0.0, sigma).unwrap().sample(&mut rng)
-            } else {
-                0.0
-            };
+            let e = if sigma > 0.0 { Normal::new(0.0, sigma).unwrap().sample(&mut rng) } else { 0.0 };
             let p = (tops[top] + e).clamp(0.0, 1.0);
             truth.push(p);
             let list = format!("{},{}", ["A", "B"][top], fillers[o].join(","));
             for _ in 0..sessions {
                 let click = rng.random::<f64>() < p;
-                text.push_str(&format!(
-                    "q{q}\t{list} : {}\n",
-                    if click { ["A", "B"][top] } else { "" }
-                ));
+                text.push_str(&format!("q{q}\t{list} : {}\n", if click { ["A", "B"][top] } else { "" }));
             }
         }
     }
-    (
-        LogData::parse(&text, Format::Yandex, "generated", false).unwrap(),
-        truth,
-    )
+    (LogData::parse(&text, Format::Yandex, "generated", false).unwrap(), truth)
 }
 
 /// Settings for the generated logs: the generator's users read every result until satisfied,
@@ -250,17 +138,9 @@ fn model_error_recovers_a_planted_misspecification_variance() {
     // Every pair has the same unexamined share (fillers never examined before a click) and
     // one of two displacements: read tau^2 at a pair's features.
     let ords = group_orderings(&data.log);
-    let x = switch::features(
-        &ords[1].pairs,
-        &ords[0].pairs,
-        |p| if p == ords[0].pairs[0] { 300 } else { 0 },
-        10,
-    );
+    let x = switch::features(&ords[1].pairs, &ords[0].pairs, |p| if p == ords[0].pairs[0] { 300 } else { 0 }, 10);
     let tau2 = info.model_error.variance(&x);
-    assert!(
-        (tau2 - 0.0098).abs() < 0.004,
-        "tau^2 {tau2} (planted 0.0098), {info:?}"
-    );
+    assert!((tau2 - 0.0098).abs() < 0.004, "tau^2 {tau2} (planted 0.0098), {info:?}");
     assert_eq!(info.model_error.samples, 40 * 12);
     // The same log without the planted error: the estimate falls to (about) zero. The sampling
     // variance of a pair's observed difference is 2 p (1 - p) / 300, 0.0011-0.0017 here, so an
@@ -276,23 +156,14 @@ fn cross_fitting_keeps_the_decided_query_out() {
     // Changing the decided query's clicks changes nothing it is decided with; changing another
     // query's does.
     let (data, _) = planted(5, 8, 60, 0.05, false);
-    let cfg = RealConfig {
-        gamma: GammaChoice::Fitted,
-        prior: PriorChoice::Fitted,
-        samples: 50,
-        ..generated_cfg()
-    };
+    let cfg = RealConfig { gamma: GammaChoice::Fitted, prior: PriorChoice::Fitted, samples: 50, ..generated_cfg() };
     let base = cross_fitted(&data.log, &data.vocab, "q0", &cfg).unwrap();
     let flip = |query: u32| -> LogData {
         let mut d = data.clone();
         let mut log = ClickLog::new();
         for i in 0..d.log.len() {
             let s = d.log.session(i);
-            let clicks: Vec<bool> = if s.query == query {
-                s.clicks.iter().map(|c| !c).collect()
-            } else {
-                s.clicks.to_vec()
-            };
+            let clicks: Vec<bool> = if s.query == query { s.clicks.iter().map(|c| !c).collect() } else { s.clicks.to_vec() };
             log.push(s.query, s.pairs, &clicks);
         }
         d.log = log;
@@ -300,15 +171,9 @@ fn cross_fitting_keeps_the_decided_query_out() {
     };
     let q0 = data.vocab.queries.iter().position(|q| q == "q0").unwrap() as u32;
     let same = flip(q0);
-    assert_eq!(
-        cross_fitted(&same.log, &same.vocab, "q0", &cfg).unwrap(),
-        base
-    );
+    assert_eq!(cross_fitted(&same.log, &same.vocab, "q0", &cfg).unwrap(), base);
     let other = flip((q0 + 1) % 8);
-    assert_ne!(
-        cross_fitted(&other.log, &other.vocab, "q0", &cfg).unwrap(),
-        base
-    );
+    assert_ne!(cross_fitted(&other.log, &other.vocab, "q0", &cfg).unwrap(), base);
 }
 
 /// Share of pairs truly safe against the mean P(safe), per fifth of P(safe): (mean P(safe),
@@ -317,16 +182,8 @@ fn calibration(v: &RealValidation, truth: &[f64]) -> Vec<(f64, f64, usize, f64)>
     let mut out = Vec::new();
     for b in 0..5 {
         let lo = b as f64 / 5.0;
-        let hi = if b == 4 {
-            1.0 + 1e-9
-        } else {
-            (b + 1) as f64 / 5.0
-        };
-        let rows: Vec<&PairDecision> = v
-            .decisions
-            .iter()
-            .filter(|d| d.p_safe >= lo && d.p_safe < hi)
-            .collect();
+        let hi = if b == 4 { 1.0 + 1e-9 } else { (b + 1) as f64 / 5.0 };
+        let rows: Vec<&PairDecision> = v.decisions.iter().filter(|d| d.p_safe >= lo && d.p_safe < hi).collect();
         if rows.len() < 30 {
             continue;
         }
@@ -334,9 +191,7 @@ fn calibration(v: &RealValidation, truth: &[f64]) -> Vec<(f64, f64, usize, f64)>
         let mut by_query: HashMap<&str, f64> = HashMap::new();
         let (mut p, mut y) = (0.0, 0.0);
         for d in &rows {
-            let safe = f64::from(u8::from(
-                truth[d.candidate] - truth[d.production] >= -v.epsilon,
-            ));
+            let safe = f64::from(u8::from(truth[d.candidate] - truth[d.production] >= -v.epsilon));
             p += d.p_safe;
             y += safe;
             *by_query.entry(d.query.as_str()).or_insert(0.0) += safe - d.p_safe;
@@ -366,43 +221,20 @@ fn p_safe_is_calibrated_on_generated_logs_with_a_known_truth() {
     }
     // The model taken as true (no model error) is over-confident on the filler-only pairs: a
     // bin misses by far more (this is what the model error is for).
-    let v0 = validate_real(
-        &data.log,
-        &data.vocab,
-        &RealConfig {
-            model_error: false,
-            ..generated_cfg()
-        },
-    )
-    .unwrap();
+    let v0 = validate_real(&data.log, &data.vocab, &RealConfig { model_error: false, ..generated_cfg() }).unwrap();
     let bins0 = calibration(&v0, &truth);
-    assert!(
-        bins0
-            .iter()
-            .any(|&(p, y, _, se)| (p - y).abs() > 3.5 * se.max(0.02)),
-        "{bins0:?}"
-    );
+    assert!(bins0.iter().any(|&(p, y, _, se)| (p - y).abs() > 3.5 * se.max(0.02)), "{bins0:?}");
 }
 
 #[test]
 fn deterministic_whatever_the_threads() {
     let (data, _) = planted(3, 6, 60, 0.05, false);
-    let cfg = RealConfig {
-        samples: 50,
-        bootstrap: 50,
-        ..generated_cfg()
-    };
+    let cfg = RealConfig { samples: 50, bootstrap: 50, ..generated_cfg() };
     let a = validate_real(&data.log, &data.vocab, &cfg).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let b = pool.install(|| validate_real(&data.log, &data.vocab, &cfg).unwrap());
     // (NaN != NaN: compare the serialised reports.)
-    assert_eq!(
-        serde_json::to_string(&a).unwrap(),
-        serde_json::to_string(&b).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     // Every answer in words names its verdict.
     for d in &a.decisions {
         let head = match d.verdict {

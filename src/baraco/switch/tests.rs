@@ -12,14 +12,7 @@ fn enumerated(model: &Dbn, len: usize, metric: OutcomeMetric) -> (f64, f64) {
     let mut probs = Vec::new();
     for code in 0..(1u32 << len) {
         let clicks: Vec<bool> = (0..len).map(|r| code & (1 << r) != 0).collect();
-        model.observed_probs(
-            SessionRef {
-                query: 0,
-                pairs: &pairs,
-                clicks: &clicks,
-            },
-            &mut probs,
-        );
+        model.observed_probs(SessionRef { query: 0, pairs: &pairs, clicks: &clicks }, &mut probs);
         let p: f64 = probs.iter().product();
         let x = metric.of_clicks(&clicks);
         total += p;
@@ -35,19 +28,12 @@ fn dbn_moments_equal_the_enumerated_click_patterns() {
     let a = vec![0.7, 0.2, 0.55, 0.05, 0.4];
     let s = vec![0.6, 0.3, 0.9, 0.5, 0.2];
     for gamma in [0.9, 0.5, 1.0] {
-        let model = Dbn {
-            attractiveness: a.clone(),
-            satisfaction: s.clone(),
-            gamma,
-        };
+        let model = Dbn { attractiveness: a.clone(), satisfaction: s.clone(), gamma };
         let params: Vec<(f64, f64)> = a.iter().copied().zip(s.iter().copied()).collect();
         for metric in OutcomeMetric::ALL {
             let (m, v) = metric.dbn(&params, gamma);
             let (em, ev) = enumerated(&model, a.len(), metric);
-            assert!(
-                (m - em).abs() < 1e-12 && (v - ev).abs() < 1e-12,
-                "{metric:?} gamma {gamma}: {m} {v} against {em} {ev}"
-            );
+            assert!((m - em).abs() < 1e-12 && (v - ev).abs() < 1e-12, "{metric:?} gamma {gamma}: {m} {v} against {em} {ev}");
         }
         // Clicks at the top also equal the model's own click probabilities summed.
         let mut ctr = Vec::new();
@@ -83,22 +69,12 @@ fn answer_convolves_the_draws_with_the_model_error() {
     // Two draws, 0 and +0.01: (Phi(0.5) + Phi(1.0)) / 2 = 0.766403603671278.
     let a = answer(&[0.0, 0.01], 0.02 * 0.02, 0.01, 0.05, 0.1, 0.1, 100);
     assert!((a.p_safe - 0.766403603671278).abs() < 1e-9, "{a:?}");
-    assert!(
-        (a.expected_diff - 0.005).abs() < 1e-15
-            && (a.posterior_sd - 0.005).abs() < 1e-15
-            && (a.model_error_sd - 0.02).abs() < 1e-15
-    );
+    assert!((a.expected_diff - 0.005).abs() < 1e-15 && (a.posterior_sd - 0.005).abs() < 1e-15 && (a.model_error_sd - 0.02).abs() < 1e-15);
     // Without model error: Grotov et al.'s share of draws with d + epsilon >= 0.
     let a = answer(&[-0.02, -0.01, 0.0, 0.3], 0.0, 0.01, 0.05, 0.1, 0.1, 100);
     assert_eq!(a.p_safe, 0.75);
-    assert_eq!(
-        answer(&[0.1; 10], 0.0, 0.01, 0.05, 0.1, 0.1, 100).verdict,
-        Verdict::Switch
-    );
-    assert_eq!(
-        answer(&[-0.1; 10], 0.0, 0.01, 0.05, 0.1, 0.1, 100).verdict,
-        Verdict::Keep
-    );
+    assert_eq!(answer(&[0.1; 10], 0.0, 0.01, 0.05, 0.1, 0.1, 100).verdict, Verdict::Switch);
+    assert_eq!(answer(&[-0.1; 10], 0.0, 0.01, 0.05, 0.1, 0.1, 100).verdict, Verdict::Keep);
 }
 
 #[test]

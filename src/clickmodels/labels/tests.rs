@@ -182,10 +182,21 @@ fn label_inputs_resolve_as_the_cli_flags_combine() {
     ] {
         assert_eq!(err(i), format!("{flag} goes with --labels FILE (or --qrels FILE)"));
     }
-    let l = LabelInputs { labels: Some(f), format: Some("tsv"), columns: Some("query=1,doc=3,label=6"), unjudged: Some(-2), grade_map: Some("0:0,1:1"), grade_bootstrap: Some(0), ..none };
+    let l = LabelInputs {
+        labels: Some(f),
+        format: Some("tsv"),
+        columns: Some("query=1,doc=3,label=6"),
+        unjudged: Some(-2),
+        grade_map: Some("0:0,1:1"),
+        grade_bootstrap: Some(0),
+        ..none
+    };
     let r = l.resolve().unwrap().unwrap();
     assert_eq!(r.resamples, 0);
-    assert_eq!(r.options, LabelOptions::new(LabelFormat::new("tsv", Some("query=1,doc=3,label=6"), false).unwrap()).with(Some(-2), None, Some("0:0,1:1")).unwrap());
+    assert_eq!(
+        r.options,
+        LabelOptions::new(LabelFormat::new("tsv", Some("query=1,doc=3,label=6"), false).unwrap()).with(Some(-2), None, Some("0:0,1:1")).unwrap()
+    );
     assert!(err(LabelInputs { grade_bootstrap: Some(1_000_001), ..l }).contains("upper bound of 1000000"));
     assert!(err(LabelInputs { labels: Some(f), qrels: Some(f), ..none }).contains("not both"));
 }

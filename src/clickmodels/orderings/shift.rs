@@ -107,50 +107,30 @@ impl Sums {
         if self.sessions == 0 || ranks == 0 {
             return f64::NAN;
         }
-        (0..ranks)
-            .map(|r| 2f64.powf(-self.log2[r] / self.count[r].max(1) as f64))
-            .sum::<f64>()
-            / ranks as f64
+        (0..ranks).map(|r| 2f64.powf(-self.log2[r] / self.count[r].max(1) as f64)).sum::<f64>() / ranks as f64
     }
 }
 
 /// The four statistics of one model on a set of queries, from its per-query sums.
 /// `seen[q]`, `unseen[q]`: query `q`'s sums; `draws`: the queries, with repetition.
-pub(crate) fn statistics(
-    seen: &[Sums],
-    unseen: &[Sums],
-    draws: &mut dyn Iterator<Item = usize>,
-) -> [f64; 4] {
+pub(crate) fn statistics(seen: &[Sums], unseen: &[Sums], draws: &mut dyn Iterator<Item = usize>) -> [f64; 4] {
     let (mut s, mut u) = (Sums::default(), Sums::default());
     for q in draws {
         s.merge(&seen[q]);
         u.merge(&unseen[q]);
     }
-    [
-        s.log_likelihood(),
-        u.log_likelihood(),
-        s.perplexity(),
-        u.perplexity(),
-    ]
+    [s.log_likelihood(), u.log_likelihood(), s.perplexity(), u.perplexity()]
 }
 
 /// Bootstrap replicates over queries: `out[b][m]` is [`statistics`] of model `m` on the
 /// queries drawn by resample `b` (stream `(seed, 4, b)`, one uniform draw per query).
-pub(crate) fn bootstrap_over_queries(
-    per_model: &[(Vec<Sums>, Vec<Sums>)],
-    queries: usize,
-    resamples: usize,
-    seed: u64,
-) -> Vec<Vec<[f64; 4]>> {
+pub(crate) fn bootstrap_over_queries(per_model: &[(Vec<Sums>, Vec<Sums>)], queries: usize, resamples: usize, seed: u64) -> Vec<Vec<[f64; 4]>> {
     (0..resamples)
         .into_par_iter()
         .map(|b| {
             let mut rng = crate::rng::stream(seed, &[4, b as u64]);
             let idx: Vec<usize> = (0..queries).map(|_| rng.random_range(0..queries)).collect();
-            per_model
-                .iter()
-                .map(|(s, u)| statistics(s, u, &mut idx.iter().copied()))
-                .collect()
+            per_model.iter().map(|(s, u)| statistics(s, u, &mut idx.iter().copied())).collect()
         })
         .collect()
 }
@@ -240,10 +220,7 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
     let mut ords = group_orderings(log);
     assign_folds(&mut ords, cfg.folds, cfg.seed);
     if ords.iter().all(|o| o.fold.is_none()) {
-        return Err(Error::Invalid(
-            "no query of the log was shown in two or more distinct orderings: nothing to hold out"
-                .into(),
-        ));
+        return Err(Error::Invalid("no query of the log was shown in two or more distinct orderings: nothing to hold out".into()));
     }
     // Per session: the fold of its ordering and whether it is a seen test session.
     let mut fold = vec![None; log.len()];
@@ -253,11 +230,7 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
             fold[i] = o.fold;
         }
         if o.fold.is_some() {
-            let mut by_key: Vec<(u64, usize)> = o
-                .sessions
-                .iter()
-                .map(|&i| (crate::rng::derive_key(cfg.seed, &[5, i as u64]), i))
-                .collect();
+            let mut by_key: Vec<(u64, usize)> = o.sessions.iter().map(|&i| (crate::rng::derive_key(cfg.seed, &[5, i as u64]), i)).collect();
             by_key.sort_unstable();
             for &(_, i) in by_key.iter().take(o.sessions.len() / SEEN_SHARE_DIVISOR) {
                 seen[i] = true;
@@ -271,24 +244,13 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
         qpos.entry(log.queries[i]).or_insert(n);
     }
     let nq = qpos.len();
-    let compared: Vec<Option<usize>> = (0..log.len())
-        .map(|i| {
-            if fold[i].is_some() {
-                qpos.get(&log.queries[i]).copied()
-            } else {
-                None
-            }
-        })
-        .collect();
+    let compared: Vec<Option<usize>> = (0..log.len()).map(|i| if fold[i].is_some() { qpos.get(&log.queries[i]).copied() } else { None }).collect();
     let seen_sessions = seen.iter().filter(|&&s| s).count();
     let unseen_sessions = compared.iter().filter(|q| q.is_some()).count();
     let nm = cfg.models.len();
-    let mut per_model: Vec<(Vec<Sums>, Vec<Sums>)> =
-        vec![(vec![Sums::default(); nq], vec![Sums::default(); nq]); nm];
+    let mut per_model: Vec<(Vec<Sums>, Vec<Sums>)> = vec![(vec![Sums::default(); nq], vec![Sums::default(); nq]); nm];
     if nq > 0 {
-        let jobs: Vec<(usize, usize)> = (0..cfg.folds)
-            .flat_map(|f| (0..nm).map(move |m| (f, m)))
-            .collect();
+        let jobs: Vec<(usize, usize)> = (0..cfg.folds).flat_map(|f| (0..nm).map(move |m| (f, m))).collect();
         let scored: Vec<Option<(Vec<Sums>, Vec<Sums>)>> = jobs
             .par_iter()
             .map(|&(f, m)| -> Result<Option<(Vec<Sums>, Vec<Sums>)>> {
@@ -323,11 +285,7 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
             }
         }
     }
-    let boots = if nq > 0 {
-        bootstrap_over_queries(&per_model, nq, cfg.bootstrap, cfg.seed)
-    } else {
-        Vec::new()
-    };
+    let boots = if nq > 0 { bootstrap_over_queries(&per_model, nq, cfg.bootstrap, cfg.seed) } else { Vec::new() };
     let interval = |f: &dyn Fn(&[f64; 4]) -> f64, m: usize| -> (f64, f64) {
         let v: Vec<f64> = boots.iter().map(|b| f(&b[m])).collect();
         percentile_interval(&v, cfg.level)
@@ -363,16 +321,8 @@ pub fn shift_robustness(log: &ClickLog, cfg: &OrderingsConfig) -> Result<ShiftVa
             });
         }
     }
-    let mut v = ShiftValidation {
-        folds: cfg.folds,
-        queries: nq,
-        seen_sessions,
-        unseen_sessions,
-        bootstrap: cfg.bootstrap,
-        level: cfg.level,
-        rows,
-        answer: Vec::new(),
-    };
+    let mut v =
+        ShiftValidation { folds: cfg.folds, queries: nq, seen_sessions, unseen_sessions, bootstrap: cfg.bootstrap, level: cfg.level, rows, answer: Vec::new() };
     v.answer = v.sentences();
     Ok(v)
 }
@@ -392,14 +342,8 @@ impl ShiftValidation {
             self.folds - 1,
             self.unseen_sessions
         )];
-        if let Some(best) = self
-            .rows
-            .iter()
-            .filter(|r| r.ll_unseen.is_finite())
-            .max_by(|a, b| a.ll_unseen.total_cmp(&b.ll_unseen))
-        {
-            let verb =
-                |d: f64, up: &'static str, down: &'static str| if d < 0.0 { down } else { up };
+        if let Some(best) = self.rows.iter().filter(|r| r.ll_unseen.is_finite()).max_by(|a, b| a.ll_unseen.total_cmp(&b.ll_unseen)) {
+            let verb = |d: f64, up: &'static str, down: &'static str| if d < 0.0 { down } else { up };
             out.push(format!(
                 "On orderings never seen in training, {}'s log-likelihood per session {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]) and its perplexity {} from {:.4} [{:.4}, {:.4}] to {:.4} [{:.4}, {:.4}] (difference {:+.4} [{:+.4}, {:+.4}]) (the highest point log-likelihood on unseen orderings; models are not compared pairwise here, so none is called best).",
                 best.model,
@@ -426,12 +370,7 @@ impl ShiftValidation {
             ));
         }
         let names = |f: &dyn Fn(&ShiftRow) -> bool| -> String {
-            let v: Vec<&str> = self
-                .rows
-                .iter()
-                .filter(|r| f(r))
-                .map(|r| r.model.as_str())
-                .collect();
+            let v: Vec<&str> = self.rows.iter().filter(|r| f(r)).map(|r| r.model.as_str()).collect();
             if v.is_empty() {
                 "none".to_string()
             } else {

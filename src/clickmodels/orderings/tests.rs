@@ -41,13 +41,8 @@ fn row<'a>(v: &'a OrderingsValidation, model: &str, measure: &str) -> &'a ErrorR
 #[test]
 fn the_generating_model_beats_both_baselines_on_held_out_orderings() {
     let log = planted_log(7);
-    let cfg = OrderingsConfig {
-        models: vec![ModelKind::Dbn, ModelKind::Rctr, ModelKind::Dctr],
-        folds: 4,
-        replicates: 200,
-        bootstrap: 200,
-        ..Default::default()
-    };
+    let cfg =
+        OrderingsConfig { models: vec![ModelKind::Dbn, ModelKind::Rctr, ModelKind::Dctr], folds: 4, replicates: 200, bootstrap: 200, ..Default::default() };
     let v = validate_orderings(&log, &cfg).unwrap();
     assert_eq!(v.orderings, 72);
     assert_eq!(v.held_out_orderings, 72);

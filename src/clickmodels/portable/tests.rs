@@ -1,11 +1,11 @@
 use super::*;
+use crate::clickmodels::io::ParamTable;
 use crate::clickmodels::synthetic::SyntheticSerps;
 use crate::clickmodels::user::FittedClicks;
 use crate::clickmodels::{Dbn, DbnConfig, Gamma};
 use crate::simulate::walk::FixedChoice;
-use crate::simulate::{walk, PreparedProfile, QueryList, Scratch, SystemOnTopic, Step, World, WorldSystem, WorldTopic};
+use crate::simulate::{walk, PreparedProfile, QueryList, Scratch, Step, SystemOnTopic, World, WorldSystem, WorldTopic};
 use crate::user::{ClickModelSpec, ClickSource, Unseen, UnseenPolicy, UserProfile};
-use crate::clickmodels::io::ParamTable;
 use rand::Rng;
 use serde_json::json;
 use std::sync::Arc;
@@ -35,8 +35,20 @@ fn grades_round_trip_and_bad_rows_are_errors() {
     let names = vec!["attractiveness".to_string(), "satisfaction".to_string()];
     let g = ByGrade {
         rows: vec![
-            GradeRow { grade: 0, impressions: 7, values: vec![("attractiveness".into(), 0.1), ("satisfaction".into(), 0.2)], intervals: Vec::new(), interval_resamples: 0 },
-            GradeRow { grade: 2, impressions: 3, values: vec![("attractiveness".into(), 0.6), ("satisfaction".into(), 0.5)], intervals: Vec::new(), interval_resamples: 0 },
+            GradeRow {
+                grade: 0,
+                impressions: 7,
+                values: vec![("attractiveness".into(), 0.1), ("satisfaction".into(), 0.2)],
+                intervals: Vec::new(),
+                interval_resamples: 0,
+            },
+            GradeRow {
+                grade: 2,
+                impressions: 3,
+                values: vec![("attractiveness".into(), 0.6), ("satisfaction".into(), 0.5)],
+                intervals: Vec::new(),
+                interval_resamples: 0,
+            },
         ],
         fit: None,
         labels: None,
@@ -82,11 +94,8 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
     let (queries, docs) = (50usize, 20usize);
     let shape = SyntheticSerps { queries, rare_queries: 0, rare_share: 0.0, docs_per_query: docs, serp_len: 10, sessions: 200_000, seed: 11 };
     let grade: Vec<i32> = (0..shape.pairs()).map(|p| draw_grade(5, p as u64, &[0.6, 0.85, 1.0])).collect();
-    let truth = Dbn {
-        attractiveness: grade.iter().map(|&g| A[g as usize]).collect(),
-        satisfaction: grade.iter().map(|&g| S[g as usize]).collect(),
-        gamma: GAMMA,
-    };
+    let truth =
+        Dbn { attractiveness: grade.iter().map(|&g| A[g as usize]).collect(), satisfaction: grade.iter().map(|&g| S[g as usize]).collect(), gamma: GAMMA };
     let log = shape.simulate(&truth);
     let mut vocab = Vocab::default();
     let mut qrels = Qrels::default();
@@ -171,7 +180,11 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
     let mut profile = UserProfile::named("portable");
     profile.click_model = Some(ClickModelSpec { file: "planted.json".into(), unseen: Unseen::Policy(UnseenPolicy::Auto) });
     let prepared = PreparedProfile::new(&world, &profile, 3, Some(&src)).unwrap();
-    assert!(prepared.warnings.iter().any(|w| w.contains("fitted on the log's own relevance labels") && w.contains("100.0 % unseen")), "{:?}", prepared.warnings);
+    assert!(
+        prepared.warnings.iter().any(|w| w.contains("fitted on the log's own relevance labels") && w.contains("100.0 % unseen")),
+        "{:?}",
+        prepared.warnings
+    );
     let user = prepared.fixed.clone().unwrap();
     let tables = prepared.clicks.as_ref().unwrap();
     let m = 50_000u64;
@@ -218,7 +231,12 @@ fn planted_grade_level_dbn_is_recovered_and_transfers() {
             let rate = count[r] as f64 / m as f64;
             // Monte-Carlo error of the simulation: binomial over m walks.
             let mc = 4.0 * (fitted[r] * (1.0 - fitted[r]) / m as f64).sqrt();
-            assert!((rate - fitted[r]).abs() <= mc, "topic {t} rank {}: simulated {rate} vs closed form {} with the fitted values (4 sd {mc})", r + 1, fitted[r]);
+            assert!(
+                (rate - fitted[r]).abs() <= mc,
+                "topic {t} rank {}: simulated {rate} vs closed form {} with the fitted values (4 sd {mc})",
+                r + 1,
+                fitted[r]
+            );
             assert!((fitted[r] - truth[r]).abs() <= bound, "topic {t} rank {}: fitted closed form {} vs known {} (bound {bound})", r + 1, fitted[r], truth[r]);
             assert!((rate - truth[r]).abs() <= mc + bound, "topic {t} rank {}: simulated {rate} vs known {}", r + 1, truth[r]);
         }
@@ -350,7 +368,14 @@ fn world_of(topics: &[(&str, Vec<String>, Vec<i32>)]) -> World {
         })
         .collect();
     let serps = topics.iter().map(|t| Some(vec![QueryList::new(t, (0..t.doc_ids.len() as u32).collect())])).collect();
-    World { topics, systems: vec![WorldSystem { name: "s".into(), delays: Default::default(), serps }], categories: Vec::new(), page_size: 10, fold: usize::MAX, below_fold: 0.0 }
+    World {
+        topics,
+        systems: vec![WorldSystem { name: "s".into(), delays: Default::default(), serps }],
+        categories: Vec::new(),
+        page_size: 10,
+        fold: usize::MAX,
+        below_fold: 0.0,
+    }
 }
 
 #[test]
@@ -359,7 +384,15 @@ fn portable_users_run_with_the_gamma_their_grades_were_fitted_with() {
     // pair parity), so the grade-level model is misspecified and its gamma differs from the
     // per-pair fit's: the model file must pair the grade values with the gamma they were
     // fitted with.
-    let (log, vocab, qrels) = seeded_log(30, 400, 7, |g, p| if g == 2 { A[2] } else if p % 2 == 0 { 0.05 } else { 0.85 });
+    let (log, vocab, qrels) = seeded_log(30, 400, 7, |g, p| {
+        if g == 2 {
+            A[2]
+        } else if p % 2 == 0 {
+            0.05
+        } else {
+            0.85
+        }
+    });
     let cfg = ModelConfig::Dbn(DbnConfig { gamma: Gamma::Fitted, iterations: 200, tolerance: 1e-9 });
     let per_pair = cfg.fit(&mut &log).unwrap();
     let gamma_pair = gamma_of(&per_pair.to_table());
@@ -397,17 +430,18 @@ fn portable_users_run_with_the_gamma_their_grades_were_fitted_with() {
     let src: Arc<dyn ClickSource> = Arc::new(FittedClicks::load(&path, "m.json").unwrap());
     // Topic `target` is unknown to the model (every value from the grades); topic `q0` is the
     // log's, with one known document and one unknown (a mix).
-    let world = world_of(&[
-        ("target", vec!["u0".into(), "u1".into(), "u2".into()], vec![2, 0, 1]),
-        ("q0", vec!["d0_0".into(), "u9".into()], vec![0, 1]),
-    ]);
+    let world = world_of(&[("target", vec!["u0".into(), "u1".into(), "u2".into()], vec![2, 0, 1]), ("q0", vec!["d0_0".into(), "u9".into()], vec![0, 1])]);
     let mut profile = UserProfile::named("portable");
     profile.click_model = Some(ClickModelSpec { file: "m.json".into(), unseen: Unseen::Policy(UnseenPolicy::Auto) });
     let prepared = PreparedProfile::new(&world, &profile, 3, Some(&src)).unwrap();
     let tables = prepared.clicks.as_ref().unwrap();
     // JSON keeps a float to its shortest round-trip text; 1e-12 allows one ulp of parsing.
     let d = &tables[0].dynamics;
-    assert!((d.after_skip - direct.gamma).abs() < 1e-12 && (d.after_click - direct.gamma).abs() < 1e-12, "portable user runs with {d:?}, the tied fit's gamma is {}", direct.gamma);
+    assert!(
+        (d.after_skip - direct.gamma).abs() < 1e-12 && (d.after_click - direct.gamma).abs() < 1e-12,
+        "portable user runs with {d:?}, the tied fit's gamma is {}",
+        direct.gamma
+    );
     // The mixed topic keeps the per-pair fit's gamma, and a warning says so.
     assert!((tables[1].dynamics.after_skip - gamma_pair).abs() < 1e-12, "{:?}", tables[1].dynamics);
     assert!(prepared.warnings.iter().any(|w| w.contains("1 topic(s) mix")), "{:?}", prepared.warnings);

@@ -85,7 +85,11 @@ pub fn truth(kind: ModelKind, pairs: usize, seed: u64) -> Box<dyn ClickModel> {
         ModelKind::Ubm => Box::new(Ubm {
             attractiveness: a,
             examination: (0..DOCS)
-                .map(|r| (0..=r).map(|j| if r == 0 { 1.0 } else { 0.85f64.powi((if j == 0 { r + 1 } else { r + 1 - j }) as i32 - 1) * 0.97f64.powi(r as i32) }).collect())
+                .map(|r| {
+                    (0..=r)
+                        .map(|j| if r == 0 { 1.0 } else { 0.85f64.powi((if j == 0 { r + 1 } else { r + 1 - j }) as i32 - 1) * 0.97f64.powi(r as i32) })
+                        .collect()
+                })
                 .collect(),
         }),
         ModelKind::Pbm => Box::new(Pbm { attractiveness: a, examination: (0..DOCS).map(|r| 0.9f64.powi(r as i32)).collect() }),

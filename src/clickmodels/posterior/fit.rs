@@ -5,8 +5,8 @@
 //! follows from the settings is decided here, once, and the shells only pass their progress
 //! callbacks.
 
-use crate::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
 use super::{model_and_posterior, Posterior, PosteriorConfig};
+use crate::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
 use crate::clickmodels::{ClickModel, ModelConfig};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionSource};
@@ -14,7 +14,12 @@ use crate::logs::{ClickLog, SessionSource};
 /// Fits `cfg` over `src` with the EM driver's options (counting models take one pass),
 /// calling `on_pass` after every pass. Returns the model and, for EM fits allowed more than
 /// one pass, how the fit ended (the `fit` key of a model file).
-pub fn fit_em(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource, on_pass: &mut dyn FnMut(&PassInfo)) -> Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
+pub fn fit_em(
+    cfg: &ModelConfig,
+    opts: &EmOptions,
+    src: &mut dyn SessionSource,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
     let (model, report) = cfg.fit_with(src, opts, on_pass)?;
     let summary = report.zip(cfg.em_config()).filter(|(_, em)| em.iterations > 1).map(|(r, em)| FitSummary::new(cfg.kind(), &r, em.tolerance, opts));
     Ok((model, summary))

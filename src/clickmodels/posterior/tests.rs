@@ -1,6 +1,6 @@
 use super::*;
 use crate::clickmodels::gibbs::GibbsConfig;
-use crate::clickmodels::{ModelConfig, EmConfig};
+use crate::clickmodels::{EmConfig, ModelConfig};
 use crate::logs::{Format, LogData};
 use statrs::distribution::{Beta as SBeta, ContinuousCDF};
 
@@ -79,7 +79,9 @@ fn one_pass_fit_and_posterior_match_the_separate_ones() {
             assert_eq!(json(&*model), json(&*want), "{kind} {prior:?}");
             for (a, b) in post.params.iter().zip(&alone.params) {
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                for (x, y) in [(&a.mean, &b.mean), (&a.sd, &b.sd), (&a.lower, &b.lower), (&a.upper, &b.upper), (&a.successes, &b.successes), (&a.trials, &b.trials)] {
+                for (x, y) in
+                    [(&a.mean, &b.mean), (&a.sd, &b.sd), (&a.lower, &b.lower), (&a.upper, &b.upper), (&a.successes, &b.successes), (&a.trials, &b.trials)]
+                {
                     assert_eq!(bits(x), bits(y), "{kind} {prior:?} {}", a.name);
                 }
                 assert_eq!(a.draws, b.draws);
@@ -105,7 +107,8 @@ fn sampler_matches_the_exact_posterior_where_it_is_conjugate() {
         text.push_str(if i < 2 { "q\ty : y\n" } else { "q\ty :\n" });
     }
     let data = LogData::parse(&text, Format::Yandex, "x", false).unwrap();
-    let cfg = PosteriorConfig { sampler: GibbsConfig { chains: 4, warmup: 200, draws: 2000, ..Default::default() }, exact: true, keep_draws: 8000, ..uniform() };
+    let cfg =
+        PosteriorConfig { sampler: GibbsConfig { chains: 4, warmup: 200, draws: 2000, ..Default::default() }, exact: true, keep_draws: 8000, ..uniform() };
     for kind in [ModelKind::Dbn, ModelKind::Ccm, ModelKind::Ubm, ModelKind::Pbm, ModelKind::Sdbn, ModelKind::Dcm] {
         let post = posterior(kind, &data.log, 2, &cfg, &|_| {}).unwrap();
         let a = post.param("attractiveness").unwrap();
@@ -277,7 +280,6 @@ fn bad_settings_are_refused() {
     assert!(posterior(ModelKind::Cm, &crate::logs::ClickLog::new(), 0, &uniform(), &|_| {}).is_err());
 }
 
-
 /// UBM with a direction the data do not identify, against an exact posterior by numerical
 /// integration. Every session shows x at rank 1 (never clicked: its examination is pinned at
 /// 1) and one of y1..y5 at rank 2, in cell (rank 2, no click above) with examination e. The
@@ -327,6 +329,13 @@ fn ubm_ridge_matches_numerical_integration() {
     let a = post.param("attractiveness").unwrap();
     for j in 0..5 {
         let i = j + 1;
-        assert!((a.mean[i] - mean_a[j]).abs() < 4.0 * a.sd[i] / a.ess[i].sqrt(), "a_{j}: {} vs exact {} (sd {}, ESS {})", a.mean[i], mean_a[j], a.sd[i], a.ess[i]);
+        assert!(
+            (a.mean[i] - mean_a[j]).abs() < 4.0 * a.sd[i] / a.ess[i].sqrt(),
+            "a_{j}: {} vs exact {} (sd {}, ESS {})",
+            a.mean[i],
+            mean_a[j],
+            a.sd[i],
+            a.ess[i]
+        );
     }
 }

@@ -117,10 +117,7 @@ fn every_writer_setting_reads_as_the_general_reader_does() {
             "small pages and row groups",
             base().set_write_batch_size(3).set_data_page_row_count_limit(5).set_data_page_size_limit(64).set_max_row_group_row_count(Some(333)).build(),
         ),
-        (
-            "small pages, v2",
-            base().set_write_batch_size(3).set_data_page_row_count_limit(5).set_writer_version(WriterVersion::PARQUET_2_0).build(),
-        ),
+        ("small pages, v2", base().set_write_batch_size(3).set_data_page_row_count_limit(5).set_writer_version(WriterVersion::PARQUET_2_0).build()),
     ];
     for (what, props) in settings {
         let (_dir, path) = write(&batch, props);
@@ -152,12 +149,9 @@ fn integer_ids_and_integer_flags_read_as_decimal_text() {
     }
     let (docs32, docs64, clicks) = (Arc::new(docs32.finish()) as ArrayRef, Arc::new(docs64.finish()) as ArrayRef, Arc::new(clicks.finish()) as ArrayRef);
     for (docs, want_docs) in [(docs32, ["5", "-2", "9"]), (docs64, ["18446744073709551615", "1", "2"])] {
-        let b = RecordBatch::try_from_iter(vec![
-            ("query_id", Arc::new(Int64Array::from(vec![-7, 3, -7])) as ArrayRef),
-            ("docs", docs),
-            ("clicks", clicks.clone()),
-        ])
-        .unwrap();
+        let b =
+            RecordBatch::try_from_iter(vec![("query_id", Arc::new(Int64Array::from(vec![-7, 3, -7])) as ArrayRef), ("docs", docs), ("clicks", clicks.clone())])
+                .unwrap();
         for dictionary in [true, false] {
             let (_dir, path) = write(&b, WriterProperties::builder().set_dictionary_enabled(dictionary).build());
             let (s, _) = direct(&path, &Format::Auto).unwrap().expect("read page by page");
@@ -416,7 +410,16 @@ fn a_row_may_go_on_in_the_next_page() {
     // Hand-made: rows [1 2 3], [4 5 | 6], [7], the second split between the two pages (the
     // second page starts with repetition level 1).
     let pages = Pages(vec![list_page(&[0, 1, 1, 0, 1], &[1, 2, 3, 4, 5]), list_page(&[1, 0], &[6, 7])].into());
-    let leaf = Leaf { index: 0, name: "docs".into(), role: Role::Docs, kind: Kind::Int { unsigned: false }, physical: Physical::INT32, max_def: 1, list_def: 1, repeated: true };
+    let leaf = Leaf {
+        index: 0,
+        name: "docs".into(),
+        role: Role::Docs,
+        kind: Kind::Int { unsigned: false },
+        physical: Physical::INT32,
+        max_def: 1,
+        list_def: 1,
+        repeated: true,
+    };
     let mut c = Cursor::new(leaf, Box::new(pages));
     let mut vocab = Vocab::default();
     c.fill("t", 1, 0, &mut vocab).unwrap();
@@ -433,7 +436,16 @@ fn a_row_may_go_on_in_the_next_page() {
     assert_eq!(rows, [vec!["1", "2", "3"], vec!["4", "5", "6"], vec!["7"]]);
     // A chunk may not start inside a row.
     let pages = Pages(vec![list_page(&[1, 0], &[6, 7])].into());
-    let leaf = Leaf { index: 0, name: "docs".into(), role: Role::Docs, kind: Kind::Int { unsigned: false }, physical: Physical::INT32, max_def: 1, list_def: 1, repeated: true };
+    let leaf = Leaf {
+        index: 0,
+        name: "docs".into(),
+        role: Role::Docs,
+        kind: Kind::Int { unsigned: false },
+        physical: Physical::INT32,
+        max_def: 1,
+        list_def: 1,
+        repeated: true,
+    };
     let e = Cursor::new(leaf, Box::new(pages)).fill("t", 1, 0, &mut vocab).unwrap_err().to_string();
     assert!(e.contains("continues no row"), "{e}");
 }

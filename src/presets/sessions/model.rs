@@ -25,8 +25,7 @@ use crate::error::{check_probability, Error, Result};
 use crate::limits::check_non_negative;
 use crate::simulate::world::World;
 use crate::user::{
-    ActionParams, ActionTable, Basis, Budget, Cascade, ContinuationModel, CreditOn, Delays, GainKind, Param, StoppingRuleKind, SublistUse,
-    UserProfile,
+    ActionParams, ActionTable, Basis, Budget, Cascade, ContinuationModel, CreditOn, Delays, GainKind, Param, StoppingRuleKind, SublistUse, UserProfile,
 };
 use serde::{Deserialize, Serialize};
 
@@ -245,7 +244,7 @@ pub fn threshold_of(rule: &StoppingRuleKind) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::collection::queries::SessionTopic;
-    use crate::simulate::walk::{walk, FixedChoice, Outcome, Scratch, SystemOnTopic, Step};
+    use crate::simulate::walk::{walk, FixedChoice, Outcome, Scratch, Step, SystemOnTopic};
 
     /// One session of `topic` through the engine's walk (as the replicate loop runs it), its
     /// steps pushed to `trace`; `key` is the session key.
@@ -297,8 +296,7 @@ mod tests {
         assert_eq!(out.depth, 3 + 4);
         assert!((out.time - 89.54).abs() < 1e-9, "{}", out.time);
         assert_eq!(out.adjusted_time, out.time);
-        let snippets: Vec<(u32, u32)> =
-            steps.iter().filter_map(|s| if let Step::Examine { rank, doc, .. } = s { Some((*rank, *doc)) } else { None }).collect();
+        let snippets: Vec<(u32, u32)> = steps.iter().filter_map(|s| if let Step::Examine { rank, doc, .. } = s { Some((*rank, *doc)) } else { None }).collect();
         assert_eq!(snippets, vec![(1, 0), (2, 1), (3, 3), (1, 1), (2, 2), (3, 4), (4, 0)]);
     }
 
@@ -328,8 +326,7 @@ mod tests {
         assert!((out.time - 38.95).abs() < 1e-9);
         // Page size 2, page latency 3, query latency 5, document latency 5, fold 1 with 0.5 s.
         let mut cfg = perfect(StoppingRuleKind::FixedDepth { n: Param::Fixed(3.0) });
-        cfg.interface =
-            Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
+        cfg.interface = Interface { page_size: 2, fold: Some(1), below_fold: 0.5, query_latency: 5.0, page_latency: 3.0, document_latency: 5.0 };
         let out = simulate(&fixture(), &cfg, 1);
         // q1: d0 (pos 0), d1 (pos 1, below fold), page 2, d3 (pos 0). q2: d1, d2 (below fold, R), page, d4.
         assert_eq!(out.page_turns, 2);

@@ -9,9 +9,9 @@
 
 use super::sweep::{best_csv, best_points, compare_best, comparisons_csv, depth_rate_svg, results_csv, sweep_world, PointLabel, PointResult, SweepSink};
 use crate::error::{Error, Result};
-use crate::write::csv_field;
 use crate::scenario::{Loaded, Overrides, Scenario};
 use crate::simulate::world::World;
+use crate::write::csv_field;
 use std::path::{Path, PathBuf};
 
 /// What a run wrote.

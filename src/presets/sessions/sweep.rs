@@ -5,9 +5,9 @@
 use super::model::{with_threshold, SessionConfig};
 use crate::collection::queries::SessionTopic;
 use crate::error::{Error, Result};
-use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
-use crate::simulate::Outcome;
+use crate::simulate::engine::{run, PreparedProfile, Record, RunPlan, Sink, Unit};
 use crate::simulate::world::World;
+use crate::simulate::Outcome;
 use crate::stats::multitest::{adjust_finite, Method};
 use crate::stats::{paired_t_test, quantile_of_counts, sd, Moments, PairedT};
 use crate::user::{Param, StoppingRuleKind};
@@ -369,13 +369,7 @@ impl SweepSink {
 
 /// Simulates every point on every topic of its set, `replicates` sessions each (the sessions
 /// preset of [`SessionConfig`] over the engine). Results are in point order.
-pub fn run_points(
-    sets: &[QuerySet],
-    points: &[Point],
-    replicates: usize,
-    seed: u64,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<Vec<PointResult>> {
+pub fn run_points(sets: &[QuerySet], points: &[Point], replicates: usize, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<PointResult>> {
     if points.is_empty() {
         return Err(Error::Invalid("nothing to sweep: no points".into()));
     }
@@ -522,13 +516,26 @@ pub fn results_csv(results: &[PointResult]) -> String {
         let list = |v: &[f64]| v.iter().map(|&x| f(x)).collect::<Vec<_>>().join(",");
         s.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            crate::write::csv_field(&r.set), r.rule, r.threshold, r.sessions, f(r.gain_mean), f(r.gain_sd), f(r.gain_topic_sd),
-            list(&g), f(r.rate_mean), f(r.rate_topic_sd),
+            crate::write::csv_field(&r.set),
+            r.rule,
+            r.threshold,
+            r.sessions,
+            f(r.gain_mean),
+            f(r.gain_sd),
+            f(r.gain_topic_sd),
+            list(&g),
+            f(r.rate_mean),
+            f(r.rate_topic_sd),
             list(&r.rate_quantiles),
             f(r.depth_per_query),
             list(&r.depth_quantiles),
             f(r.queries_mean),
-            list(&q), f(r.snippets_mean), f(r.documents_mean), f(r.pages_per_query), f(r.time_mean), f(r.adjusted_time_mean)
+            list(&q),
+            f(r.snippets_mean),
+            f(r.documents_mean),
+            f(r.pages_per_query),
+            f(r.time_mean),
+            f(r.adjusted_time_mean)
         ));
     }
     s
@@ -639,26 +646,12 @@ mod tests {
 
     #[test]
     fn sweep_is_deterministic_across_threads_and_sane() {
-        let g = SyntheticQueries {
-            topics: 4,
-            docs_per_topic: 300,
-            relevant_per_topic: 40,
-            queries_per_strategy: 10,
-            list_length: 60,
-            ..Default::default()
-        };
-        let sets: Vec<QuerySet> = [QueryStrategy::Qs1, QueryStrategy::Qs3]
-            .iter()
-            .map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() })
-            .collect();
+        let g = SyntheticQueries { topics: 4, docs_per_topic: 300, relevant_per_topic: 40, queries_per_strategy: 10, list_length: 60, ..Default::default() };
+        let sets: Vec<QuerySet> =
+            [QueryStrategy::Qs1, QueryStrategy::Qs3].iter().map(|&s| QuerySet { label: s.name().into(), topics: g.generate(s).unwrap() }).collect();
         let points = grid(2, &paper_rules(), &[1, 3, 10], &SessionConfig::default());
-        let on = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| run_points(&sets, &points, 50, 9, &|_, _| {}).unwrap())
-        };
+        let on =
+            |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| run_points(&sets, &points, 50, 9, &|_, _| {}).unwrap());
         let a = on(1);
         assert_eq!(a, on(2));
         assert_eq!(a.len(), 18);

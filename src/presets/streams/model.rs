@@ -15,7 +15,9 @@
 //! ([`crate::simulate::stream`]): [`user_gain`] and [`msu`] are thin wrappers over it.
 
 use crate::error::Result;
-use crate::simulate::stream::{mean_sd, read_visits, run, MsuSink, StreamList, StreamPlan, StreamProfile, StreamScratch, StreamTopic, StreamWorld, Update, Visit};
+use crate::simulate::stream::{
+    mean_sd, read_visits, run, MsuSink, StreamList, StreamPlan, StreamProfile, StreamScratch, StreamTopic, StreamWorld, Update, Visit,
+};
 use crate::user::{Dist, Param};
 use serde::{Deserialize, Serialize};
 
@@ -68,12 +70,7 @@ fn default_speed() -> [f64; 2] {
 impl Population {
     /// The paper's "reasonable" population: A 3 h (sd 1.5 h), D 2 min (sd 1 min), L = 0.5.
     pub fn reasonable() -> Self {
-        Population {
-            away: MeanSd { mean: 3.0 * 3600.0, sd: 1.5 * 3600.0 },
-            duration: MeanSd { mean: 120.0, sd: 60.0 },
-            speed: default_speed(),
-            lateness: 0.5,
-        }
+        Population { away: MeanSd { mean: 3.0 * 3600.0, sd: 1.5 * 3600.0 }, duration: MeanSd { mean: 120.0, sd: 60.0 }, speed: default_speed(), lateness: 0.5 }
     }
 
     /// The population as a profile of the engine's stream path: A and D log-normal by mean
@@ -98,13 +95,7 @@ impl Population {
 /// with `users` simulated users: the engine's stream path with one profile and [`MsuSink`].
 /// Users and traces do not depend on the system (common random numbers); results do not
 /// depend on the thread count.
-pub fn msu(
-    topics: &[StreamTopic],
-    systems: &[(String, Vec<Vec<Update>>)],
-    population: &Population,
-    users: usize,
-    seed: u64,
-) -> Result<Vec<Msu>> {
+pub fn msu(topics: &[StreamTopic], systems: &[(String, Vec<Vec<Update>>)], population: &Population, users: usize, seed: u64) -> Result<Vec<Msu>> {
     let world = StreamWorld::new(topics.to_vec(), systems)?;
     let profiles = [population.profile("population")];
     let sink = MsuSink::new(&world);
@@ -115,8 +106,8 @@ pub fn msu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::stream_io::parse_time;
     use crate::simulate::stream::reading_order;
+    use crate::simulate::stream_io::parse_time;
 
     fn up(id: &str, time: &str, conf: f64, words: f64, nuggets: &[u32]) -> Update {
         Update { id: id.into(), time: parse_time(time).unwrap(), confidence: conf, words, nuggets: nuggets.to_vec() }
@@ -127,17 +118,11 @@ mod tests {
     /// which reproduce the printed times to read at 225 words per minute.
     #[test]
     fn worked_example_gives_2_875() {
-        let nugget_times: Vec<f64> = [
-            "2012-12-05T15:13:56",
-            "2012-12-06T17:45:12",
-            "2012-12-04T18:31:18",
-            "2012-12-04T03:17:18",
-            "2012-12-05T10:31:21",
-            "2012-12-05T13:55:42",
-        ]
-        .iter()
-        .map(|t| parse_time(t).unwrap())
-        .collect();
+        let nugget_times: Vec<f64> =
+            ["2012-12-05T15:13:56", "2012-12-06T17:45:12", "2012-12-04T18:31:18", "2012-12-04T03:17:18", "2012-12-05T10:31:21", "2012-12-05T13:55:42"]
+                .iter()
+                .map(|t| parse_time(t).unwrap())
+                .collect();
         let mut updates = vec![
             up("u8", "2012-12-07T07:31:00", 0.87, 49.0, &[]),
             up("u1", "2012-12-07T09:52:00", 0.95, 38.0, &[]),
@@ -183,8 +168,7 @@ mod tests {
         let times = [0.0, 0.0];
         // Session 1 at 15 reads `a`; session 2 at 25 reads `b`, then meets `a` (read) and stops,
         // which costs nothing; session 3 at 30 meets `b` at once. Speed 1 word/s, 100 s sessions.
-        let visits =
-            [Visit { start: 15.0, duration: 100.0 }, Visit { start: 25.0, duration: 100.0 }, Visit { start: 30.0, duration: 100.0 }];
+        let visits = [Visit { start: 15.0, duration: 100.0 }, Visit { start: 25.0, duration: 100.0 }, Visit { start: 30.0, duration: 100.0 }];
         // n0 read in session 1: delta 0; n1 (time 0) read in session 2: session 1 started at 15 >= 0: delta 1.
         assert_eq!(user_gain(&updates, &times, &visits, 1.0, 0.5), 1.5);
         // A session too short to finish `b` reads nothing, and `a` behind it stays unread.
@@ -222,12 +206,7 @@ mod tests {
         // session ~ Exp(mean 60), speed V ~ LogNormal(1.29, 0.558): P(read) = E[exp(-240 / (60 V))].
         let topic = StreamTopic { id: "t".into(), start: 100.0, end: 100.0, nugget_ids: vec!["n".into()], nugget_times: vec![50.0] };
         let ups = vec![Update { id: "u".into(), time: 90.0, confidence: 1.0, words: 240.0, nuggets: vec![0] }];
-        let pop = Population {
-            away: MeanSd { mean: 3600.0, sd: 0.0 },
-            duration: MeanSd { mean: 60.0, sd: 0.0 },
-            speed: [1.29, 0.558],
-            lateness: 0.3,
-        };
+        let pop = Population { away: MeanSd { mean: 3600.0, sd: 0.0 }, duration: MeanSd { mean: 60.0, sd: 0.0 }, speed: [1.29, 0.558], lateness: 0.3 };
         let systems = vec![("s".to_string(), vec![ups])];
         let r = msu(&[topic], &systems, &pop, 100_000, 11).unwrap();
         // Numerical expectation over the log-normal (midpoint rule on z in [-8, 8]).

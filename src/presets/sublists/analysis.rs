@@ -182,7 +182,18 @@ pub fn rows_csv(rows: &[HelpRow]) -> String {
     let mut s = String::from("topic,task,Dq,Rq,Hq,Ulevel,helped,users,median_rlr\n");
     for r in rows {
         let f = crate::write::fmt_f64;
-        s += &format!("{},{},{},{},{},{},{},{},{}\n", crate::write::csv_field(&r.topic), r.task, f(r.dq), f(r.rq), f(r.hq), r.ulevel, r.helped, r.users, f(r.median_rlr));
+        s += &format!(
+            "{},{},{},{},{},{},{},{},{}\n",
+            crate::write::csv_field(&r.topic),
+            r.task,
+            f(r.dq),
+            f(r.rq),
+            f(r.hq),
+            r.ulevel,
+            r.helped,
+            r.users,
+            f(r.median_rlr)
+        );
     }
     s
 }

@@ -18,10 +18,10 @@
 
 use super::model::{he_profile, world_of, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use super::sweep::{basic_effort, simulate_users, Quartiles};
-use crate::input::{snippet, ECHO};
 use crate::error::{Error, Result};
+use crate::input::{snippet, ECHO};
 use crate::rng::{hash_str, stream};
-use crate::simulate::walk::{dirichlet_samplers, draw_dirichlet, walk, FixedChoice, Scratch, SystemOnTopic, Step};
+use crate::simulate::walk::{dirichlet_samplers, draw_dirichlet, walk, FixedChoice, Scratch, Step, SystemOnTopic};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 use std::collections::HashMap;
@@ -113,7 +113,11 @@ pub fn parse_log(text: &str, source: &str, topics: &[TopicSublists]) -> Result<V
             "rlr" => Interface::Rlr,
             x => return Err(Error::parse(source, ln, format!("interface `{}` is neither `basic` nor `rlr`", snippet(x, ECHO)))),
         };
-        let time: f64 = f[4].parse().ok().filter(|t: &f64| t.is_finite() && *t >= 0.0).ok_or_else(|| Error::parse(source, ln, format!("time `{}` is not a number >= 0", snippet(f[4], ECHO))))?;
+        let time: f64 = f[4]
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| Error::parse(source, ln, format!("time `{}` is not a number >= 0", snippet(f[4], ECHO))))?;
         let kind = match f[5] {
             "hover" => EventKind::Hover,
             "click" => EventKind::Click,
@@ -122,7 +126,8 @@ pub fn parse_log(text: &str, source: &str, topics: &[TopicSublists]) -> Result<V
             x => return Err(Error::parse(source, ln, format!("unknown event `{x}` (hover, click, filter, paginate)"))),
         };
         let t = &topics[topic];
-        let sublist = t.names.iter().position(|n| n == f[6]).ok_or_else(|| Error::parse(source, ln, format!("topic `{}` has no sublist `{}`", t.id, f[6])))? as u32;
+        let sublist =
+            t.names.iter().position(|n| n == f[6]).ok_or_else(|| Error::parse(source, ln, format!("topic `{}` has no sublist `{}`", t.id, f[6])))? as u32;
         if interface == Interface::Basic && sublist != 0 {
             return Err(Error::parse(source, ln, "the basic interface has only the sublist `All`"));
         }
@@ -132,7 +137,8 @@ pub fn parse_log(text: &str, source: &str, topics: &[TopicSublists]) -> Result<V
             }
             0
         } else {
-            let p: u32 = f[7].parse().ok().filter(|&p| p >= 1).ok_or_else(|| Error::parse(source, ln, format!("position `{}` is not an integer >= 1", f[7])))?;
+            let p: u32 =
+                f[7].parse().ok().filter(|&p| p >= 1).ok_or_else(|| Error::parse(source, ln, format!("position `{}` is not an integer >= 1", f[7])))?;
             let len = t.lists[sublist as usize].len() as u32;
             if matches!(kind, EventKind::Hover | EventKind::Click) && p > len {
                 return Err(Error::parse(source, ln, format!("rank {p} is beyond sublist `{}` of {len} results", f[6])));
@@ -682,7 +688,13 @@ impl LogGenerator {
                             _ => {}
                         }
                     }
-                    out.push(Instance { id: format!("{}-{}-{}", topic.id, iface.name(), i + 1), user: format!("u{}", i + 1), topic: t, interface: iface, events });
+                    out.push(Instance {
+                        id: format!("{}-{}-{}", topic.id, iface.name(), i + 1),
+                        user: format!("u{}", i + 1),
+                        topic: t,
+                        interface: iface,
+                        events,
+                    });
                 }
             }
         }
@@ -767,7 +779,16 @@ mod tests {
         let topics = synthetic(4);
         // Known choice probabilities: a fixed vector, concentrated (users nearly identical).
         let alpha: Vec<Vec<f64>> = topics.iter().map(|t| (0..t.k()).map(|k| 400.0 * (1.0 + (k % 3) as f64) / t.k() as f64).collect()).collect();
-        let gen = LogGenerator { lambda: 0.08, lambda_sigma: 0.0, alpha: Some(alpha.clone()), random_switch: 0.0, rlr_instances: 300, basic_instances: 1, cutoff: CutOff::FindAll, ..Default::default() };
+        let gen = LogGenerator {
+            lambda: 0.08,
+            lambda_sigma: 0.0,
+            alpha: Some(alpha.clone()),
+            random_switch: 0.0,
+            rlr_instances: 300,
+            basic_instances: 1,
+            cutoff: CutOff::FindAll,
+            ..Default::default()
+        };
         let inst = gen.generate(&topics).unwrap();
         let text = write_log(&inst, &topics);
         let back = parse_log(&text, "gen.csv", &topics).unwrap();

@@ -22,7 +22,9 @@
 //! - gain is binary: each examined result with grade > 0 adds 1.
 
 use crate::simulate::world::{QueryList, Sublists, World, WorldSystem, WorldTopic};
-use crate::user::{ActionParams, ActionTable, Budget, Cascade, ContinuationModel, NoAlternative, Param, PriorBase, RankOf, StoppingRuleKind, SublistUse, UserProfile};
+use crate::user::{
+    ActionParams, ActionTable, Budget, Cascade, ContinuationModel, NoAlternative, Param, PriorBase, RankOf, StoppingRuleKind, SublistUse, UserProfile,
+};
 use serde::{Deserialize, Serialize};
 
 /// One topic as an RLR interface shows it: the ranked "All" list and its sublists.
@@ -259,17 +261,27 @@ pub fn he_profile(name: &str, cont: &[f64], weights: &ActionWeights, cutoff: Cut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::walk::{walk, FixedChoice, Outcome, Scratch, SystemOnTopic, Step};
+    use crate::simulate::walk::{walk, FixedChoice, Outcome, Scratch, Step, SystemOnTopic};
 
     /// One action path of He et al.'s user on `topic` (the engine's walk): continuation table
     /// `cont`, choice weights `choice` over the sublists, steps (selections, page turns,
     /// examinations) pushed to `trace`.
     #[allow(clippy::too_many_arguments)]
-    fn path(topic: &TopicSublists, cont: &[f64], choice: &[f64], page_size: u32, w: &ActionWeights, cutoff: CutOff, key: u64, trace: &mut Vec<Step>) -> Outcome {
+    fn path(
+        topic: &TopicSublists,
+        cont: &[f64],
+        choice: &[f64],
+        page_size: u32,
+        w: &ActionWeights,
+        cutoff: CutOff,
+        key: u64,
+        trace: &mut Vec<Step>,
+    ) -> Outcome {
         let world = world_of(std::slice::from_ref(topic), true, page_size);
         let user = he_profile("he", cont, w, cutoff).resolve(0, 0);
         let mut steps = Vec::new();
-        let o = walk(&SystemOnTopic::of(&world, 0, 0).unwrap(), &user, &user.grades, &mut FixedChoice(choice.to_vec()), key, &mut Scratch::default(), &mut steps);
+        let o =
+            walk(&SystemOnTopic::of(&world, 0, 0).unwrap(), &user, &user.grades, &mut FixedChoice(choice.to_vec()), key, &mut Scratch::default(), &mut steps);
         trace.extend(steps.into_iter().filter(|s| matches!(s, Step::Select { .. } | Step::Paginate { .. } | Step::Examine { .. })));
         o
     }

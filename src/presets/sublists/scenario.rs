@@ -103,7 +103,15 @@ impl SublistStudy {
             )));
         }
         let topics = topics_of(&loaded.world)?;
-        let mut grid = SweepGrid { lambdas: Vec::new(), priors: Vec::new(), tasks: Vec::new(), replicates: s.replicates as usize, seed: s.seed, page_size: loaded.world.page_size as u32, weights: ActionWeights::default() };
+        let mut grid = SweepGrid {
+            lambdas: Vec::new(),
+            priors: Vec::new(),
+            tasks: Vec::new(),
+            replicates: s.replicates as usize,
+            seed: s.seed,
+            page_size: loaded.world.page_size as u32,
+            weights: ActionWeights::default(),
+        };
         let mut labels = Vec::new();
         for p in &loaded.prepared {
             let prof = &p.profile;
@@ -125,7 +133,9 @@ impl SublistStudy {
             .tasks
             .iter()
             .enumerate()
-            .map(|(i, t)| CutOff::parse(t).ok_or_else(|| Error::config(context, format!("when.tasks[{i}]"), format!("`{t}` is not find-N, find-all or effort-B"))))
+            .map(|(i, t)| {
+                CutOff::parse(t).ok_or_else(|| Error::config(context, format!("when.tasks[{i}]"), format!("`{t}` is not find-N, find-all or effort-B")))
+            })
             .collect::<Result<Vec<_>>>()?;
         crate::limits::check_non_negative(context, "when.lambda", when.lambda)?;
         if when.hl_groups < 3 {

@@ -5,7 +5,7 @@
 use super::measures::Prior;
 use super::model::{he_profile, world_of, ActionWeights, ContinuationKind, CutOff, TopicSublists};
 use crate::error::{Error, Result};
-use crate::simulate::engine::{run, RunPlan, PreparedProfile, Record, Sink, Unit};
+use crate::simulate::engine::{run, PreparedProfile, Record, RunPlan, Sink, Unit};
 use crate::simulate::world::World;
 use crate::stats::{quantile_sorted, Sketch};
 use crate::user::{NoAlternative, PriorBase, SublistUse, UserProfile};
@@ -133,7 +133,14 @@ fn measure_of(cutoff: CutOff) -> usize {
 
 /// Runs the engine on `world` with `prepared` profiles and returns, per (profile, topic,
 /// system), the distribution of the measure of each profile's cut-off.
-fn cell_sketches(world: &World, prepared: &[PreparedProfile], cutoffs: &[CutOff], users: u64, seed: u64, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<Sketch>> {
+fn cell_sketches(
+    world: &World,
+    prepared: &[PreparedProfile],
+    cutoffs: &[CutOff],
+    users: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<Sketch>> {
     let (nt, ns) = (world.topics.len(), world.systems.len());
     let sink = CellSketches {
         topics: nt,
@@ -180,7 +187,12 @@ pub fn basic_effort(topic: &TopicSublists, cutoff: CutOff, page_size: u32, weigh
 /// The He et al. profile of grid point (task, prior, lambda).
 pub fn grid_profile(grid: &SweepGrid, task: usize, prior: usize, lambda: usize, max_rank: usize) -> UserProfile {
     let table: Vec<f64> = ContinuationKind::Exponential { lambda: grid.lambdas[lambda] }.table(max_rank + 1);
-    let mut p = he_profile(&format!("{} {} {}", grid.tasks[task].name(), grid.priors[prior].name(), crate::write::fmt_f64(grid.lambdas[lambda])), &table, &grid.weights, grid.tasks[task]);
+    let mut p = he_profile(
+        &format!("{} {} {}", grid.tasks[task].name(), grid.priors[prior].name(), crate::write::fmt_f64(grid.lambdas[lambda])),
+        &table,
+        &grid.weights,
+        grid.tasks[task],
+    );
     p.sublists = match grid.priors[prior] {
         Prior::Ndcg => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Ndcg, scale: 1.0, smoothing: 0.0 },
         Prior::Random => SublistUse { switch: true, no_alternative: NoAlternative::Stay, prior: PriorBase::Random, scale: 1.0, smoothing: 0.0 },
@@ -219,7 +231,13 @@ pub fn run_sweep(topics: &[TopicSublists], grid: &SweepGrid, progress: &(dyn Fn(
 /// give each profile's (task, prior, lambda) indices into `grid`. The engine runs the users on
 /// the sublist interface; the basic interface is deterministic for He et al.'s user (a failed
 /// continuation stays in "All"), so it is walked once per (topic, task).
-pub fn run_sweep_world(world: &World, prepared: &[PreparedProfile], labels: &[(usize, usize, usize)], grid: &SweepGrid, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Vec<SweepCell>> {
+pub fn run_sweep_world(
+    world: &World,
+    prepared: &[PreparedProfile],
+    labels: &[(usize, usize, usize)],
+    grid: &SweepGrid,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<SweepCell>> {
     if world.systems.len() != 2 {
         return Err(Error::Invalid("the sublist sweep needs one system with sublists and its basic twin (interface.basic_twin = true)".into()));
     }
@@ -339,10 +357,7 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
                 .map_err(|e| err(&e))?;
             for (p, prior) in grid.priors.iter().enumerate() {
                 let color = prior_colour(p, prior);
-                let band: Vec<(f64, f64)> = (0..nl)
-                    .map(|l| (l as f64, series[p][l].q75))
-                    .chain((0..nl).rev().map(|l| (l as f64, series[p][l].q25)))
-                    .collect();
+                let band: Vec<(f64, f64)> = (0..nl).map(|l| (l as f64, series[p][l].q75)).chain((0..nl).rev().map(|l| (l as f64, series[p][l].q25))).collect();
                 chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled()))).map_err(|e| err(&e))?;
                 chart.draw_series(LineSeries::new((0..nl).map(|l| (l as f64, series[p][l].median)), color.stroke_width(2))).map_err(|e| err(&e))?;
             }

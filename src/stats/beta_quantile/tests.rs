@@ -129,7 +129,6 @@ fn ln_beta_matches_factorials_and_closed_forms() {
     assert!((ln_beta(0.5, 0.5) - std::f64::consts::PI.ln()).abs() <= 1e-15);
 }
 
-
 /// Quantiles at 0.005, 0.05, 0.95 and 0.995 (the tails of 99 % and 90 % intervals) of Beta(a, b)
 /// over a grid of posterior-like shapes (14 x 14, integers and not), from mpmath 1.3.0
 /// (Python 3.11.7) at mp.dps = 40: regularised `betainc` inverted by bisection to a relative

@@ -8,23 +8,12 @@ use crate::clickmodels::{Dbn, ModelKind};
 /// attractiveness whatever the ordering (the users do not change when the ranking does);
 /// `shift = true`: each (document, ordering) draws its own attractiveness, so users behave
 /// differently on every ordering and a model fitted on other orderings cannot know how.
-fn generated_log(
-    seed: u64,
-    queries: u32,
-    docs: u32,
-    orderings: usize,
-    sessions: usize,
-    shift: bool,
-) -> ClickLog {
+fn generated_log(seed: u64, queries: u32, docs: u32, orderings: usize, sessions: usize, shift: bool) -> ClickLog {
     let mut rng = crate::rng::stream(seed, &[0]);
     let n = (queries * docs) as usize;
     let attractiveness: Vec<f64> = (0..n).map(|_| rng.random_range(0.05..0.9)).collect();
     let satisfaction: Vec<f64> = (0..n).map(|_| rng.random_range(0.1..0.8)).collect();
-    let stable = Dbn {
-        attractiveness,
-        satisfaction,
-        gamma: 0.8,
-    };
+    let stable = Dbn { attractiveness, satisfaction, gamma: 0.8 };
     let mut log = ClickLog::new();
     let mut clicks = Vec::new();
     for q in 0..queries {
@@ -52,12 +41,7 @@ fn generated_log(
 }
 
 fn cfg(models: Vec<ModelKind>, folds: usize, bootstrap: usize) -> OrderingsConfig {
-    OrderingsConfig {
-        models,
-        folds,
-        bootstrap,
-        ..Default::default()
-    }
+    OrderingsConfig { models, folds, bootstrap, ..Default::default() }
 }
 
 #[test]
@@ -72,9 +56,7 @@ fn sums_reproduce_evaluate_on_the_same_sessions() {
         let l = 1 + i % s.pairs.len();
         mixed.push(s.query, &s.pairs[..l], &s.clicks[..l]);
     }
-    let model = ModelConfig::new(ModelKind::Dbn, Default::default())
-        .fit(&mut &mixed)
-        .unwrap();
+    let model = ModelConfig::new(ModelKind::Dbn, Default::default()).fit(&mut &mixed).unwrap();
     let want = evaluate(model.as_ref(), &mixed).unwrap();
     let mut per_query = vec![Sums::default(); 6];
     let mut probs = Vec::new();
@@ -82,18 +64,8 @@ fn sums_reproduce_evaluate_on_the_same_sessions() {
         per_query[mixed.queries[i] as usize].add(model.as_ref(), mixed.session(i), &mut probs);
     }
     let got = statistics(&per_query, &per_query, &mut (0..6));
-    assert!(
-        (got[0] - want.log_likelihood).abs() < 1e-12,
-        "{} {}",
-        got[0],
-        want.log_likelihood
-    );
-    assert!(
-        (got[2] - want.perplexity).abs() < 1e-12,
-        "{} {}",
-        got[2],
-        want.perplexity
-    );
+    assert!((got[0] - want.log_likelihood).abs() < 1e-12, "{} {}", got[0], want.log_likelihood);
+    assert!((got[2] - want.perplexity).abs() < 1e-12, "{} {}", got[2], want.perplexity);
 }
 
 #[test]
@@ -118,8 +90,7 @@ fn log_likelihood_and_perplexity_by_hand() {
     // (a clicked, b not): ln(1/4) and ln(3/4). Had the seen session trained, a would be 6/7.
     let ln = f64::ln;
     let ll_seen = ln(5.0 / 6.0);
-    let ll_unseen =
-        (2.0 * (ln(5.0 / 6.0) + ln(1.0 / 6.0)) / 2.0 + 5.0 * (ln(0.25) + ln(0.75)) / 2.0) / 7.0;
+    let ll_unseen = (2.0 * (ln(5.0 / 6.0) + ln(1.0 / 6.0)) / 2.0 + 5.0 * (ln(0.25) + ln(0.75)) / 2.0) / 7.0;
     // Perplexity at rank r: 2^(-mean log2 P(observed at r)), then the mean over 2 ranks.
     let l2 = f64::log2;
     let ppl_seen = 6.0 / 5.0;
@@ -128,48 +99,18 @@ fn log_likelihood_and_perplexity_by_hand() {
     let ppl_unseen = (p1 + p2) / 2.0;
     let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
     assert!(close(r.ll_seen, ll_seen), "{} {}", r.ll_seen, ll_seen);
-    assert!(
-        close(r.ll_unseen, ll_unseen),
-        "{} {}",
-        r.ll_unseen,
-        ll_unseen
-    );
+    assert!(close(r.ll_unseen, ll_unseen), "{} {}", r.ll_unseen, ll_unseen);
     assert!(close(r.ll_unseen_minus_seen, ll_unseen - ll_seen));
-    assert!(
-        close(r.perplexity_seen, ppl_seen),
-        "{} {}",
-        r.perplexity_seen,
-        ppl_seen
-    );
-    assert!(
-        close(r.perplexity_unseen, ppl_unseen),
-        "{} {}",
-        r.perplexity_unseen,
-        ppl_unseen
-    );
+    assert!(close(r.perplexity_seen, ppl_seen), "{} {}", r.perplexity_seen, ppl_seen);
+    assert!(close(r.perplexity_unseen, ppl_unseen), "{} {}", r.perplexity_unseen, ppl_unseen);
     // One query: every resample is the log itself, so each interval is the point.
-    assert!(
-        close(r.ll_seen_lower_over_queries, ll_seen)
-            && close(r.ll_unseen_upper_over_queries, ll_unseen)
-    );
-    assert!(close(
-        r.perplexity_unseen_minus_seen_lower_over_queries,
-        ppl_unseen - ppl_seen
-    ));
+    assert!(close(r.ll_seen_lower_over_queries, ll_seen) && close(r.ll_unseen_upper_over_queries, ll_unseen));
+    assert!(close(r.perplexity_unseen_minus_seen_lower_over_queries, ppl_unseen - ppl_seen));
     let mut csv = Vec::new();
     v.write_csv(&mut csv).unwrap();
     let csv = String::from_utf8(csv).unwrap();
-    assert!(
-        csv.starts_with("model,ll_seen,ll_seen_lower_over_queries,"),
-        "{csv}"
-    );
-    assert!(
-        csv.lines()
-            .nth(1)
-            .unwrap()
-            .starts_with(&format!("dctr,{}", crate::write::fmt_f64(ll_seen))),
-        "{csv}"
-    );
+    assert!(csv.starts_with("model,ll_seen,ll_seen_lower_over_queries,"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().starts_with(&format!("dctr,{}", crate::write::fmt_f64(ll_seen))), "{csv}");
 }
 
 #[test]
@@ -178,11 +119,7 @@ fn query_bootstrap_matches_the_exact_distribution_over_27_resamples() {
     // exact bootstrap distribution, by enumerating the 3^3 = 27 equally likely draws of three
     // queries with replacement and calling eval::evaluate on a log built from the drawn
     // queries' sessions (a query drawn twice contributes its sessions twice).
-    let model = Dbn {
-        attractiveness: vec![0.6, 0.3, 0.2, 0.5, 0.7, 0.4],
-        satisfaction: vec![0.5, 0.4, 0.3, 0.6, 0.2, 0.5],
-        gamma: 0.7,
-    };
+    let model = Dbn { attractiveness: vec![0.6, 0.3, 0.2, 0.5, 0.7, 0.4], satisfaction: vec![0.5, 0.4, 0.3, 0.6, 0.2, 0.5], gamma: 0.7 };
     let serps: [&[u32]; 3] = [&[0, 1, 2], &[3, 4], &[5]];
     let mut seen_logs = Vec::new();
     let mut unseen_logs = Vec::new();
@@ -233,13 +170,7 @@ fn query_bootstrap_matches_the_exact_distribution_over_27_resamples() {
             for k in 0..3 {
                 let s = evaluate(&model, &concat(&seen_logs, [i, j, k])).unwrap();
                 let u = evaluate(&model, &concat(&unseen_logs, [i, j, k])).unwrap();
-                exact.push([
-                    s.log_likelihood,
-                    u.log_likelihood,
-                    s.perplexity,
-                    u.perplexity,
-                    u.log_likelihood - s.log_likelihood,
-                ]);
+                exact.push([s.log_likelihood, u.log_likelihood, s.perplexity, u.perplexity, u.log_likelihood - s.log_likelihood]);
             }
         }
     }
@@ -253,14 +184,8 @@ fn query_bootstrap_matches_the_exact_distribution_over_27_resamples() {
         // Monte-Carlo error: the mean within 4 standard errors (sd / sqrt(b)); the sd within
         // 4 of its standard errors, about sd / sqrt(2 b) for a roughly normal statistic, so 4 %.
         assert!(sd > 0.0, "statistic {c} does not vary over resamples");
-        assert!(
-            (gm - mean).abs() < 4.0 * sd / (b as f64).sqrt(),
-            "statistic {c}: mean {gm} against exact {mean} (sd {sd})"
-        );
-        assert!(
-            (gsd / sd - 1.0).abs() < 0.04,
-            "statistic {c}: sd {gsd} against exact {sd}"
-        );
+        assert!((gm - mean).abs() < 4.0 * sd / (b as f64).sqrt(), "statistic {c}: mean {gm} against exact {mean} (sd {sd})");
+        assert!((gsd / sd - 1.0).abs() < 0.04, "statistic {c}: sd {gsd} against exact {sd}");
     }
 }
 
@@ -273,21 +198,10 @@ fn unchanged_users_score_alike_on_seen_and_unseen_orderings() {
     let v = shift_robustness(&log, &cfg(vec![ModelKind::Dbn], 4, 400)).unwrap();
     let r = &v.rows[0];
     assert_eq!(v.queries, 40);
-    assert!(
-        r.ll_unseen_minus_seen_lower_over_queries < 0.0
-            && r.ll_unseen_minus_seen_upper_over_queries > 0.0,
-        "{r:?}"
-    );
-    assert!(
-        r.perplexity_unseen_minus_seen_lower_over_queries < 0.0
-            && r.perplexity_unseen_minus_seen_upper_over_queries > 0.0,
-        "{r:?}"
-    );
+    assert!(r.ll_unseen_minus_seen_lower_over_queries < 0.0 && r.ll_unseen_minus_seen_upper_over_queries > 0.0, "{r:?}");
+    assert!(r.perplexity_unseen_minus_seen_lower_over_queries < 0.0 && r.perplexity_unseen_minus_seen_upper_over_queries > 0.0, "{r:?}");
     // And the difference is small against the level: within 2 % of the log-likelihood.
-    assert!(
-        r.ll_unseen_minus_seen.abs() < 0.02 * r.ll_seen.abs(),
-        "{r:?}"
-    );
+    assert!(r.ll_unseen_minus_seen.abs() < 0.02 * r.ll_seen.abs(), "{r:?}");
 }
 
 #[test]
@@ -300,23 +214,11 @@ fn users_who_change_with_the_ordering_show_a_drop_on_unseen_orderings() {
     let v = shift_robustness(&log, &cfg(vec![ModelKind::Dbn, ModelKind::Dctr], 4, 400)).unwrap();
     for r in &v.rows {
         assert!(r.ll_unseen_minus_seen_upper_over_queries < 0.0, "{r:?}");
-        assert!(
-            r.perplexity_unseen_minus_seen_lower_over_queries > 0.0,
-            "{r:?}"
-        );
+        assert!(r.perplexity_unseen_minus_seen_lower_over_queries > 0.0, "{r:?}");
     }
+    assert!(v.answer.iter().any(|a| a.contains("(interval of unseen - seen below 0): dbn, dctr;")), "{:?}", v.answer);
     assert!(
-        v.answer
-            .iter()
-            .any(|a| a.contains("(interval of unseen - seen below 0): dbn, dctr;")),
-        "{:?}",
-        v.answer
-    );
-    assert!(
-        v.answer
-            .iter()
-            .any(|a| a.starts_with("On orderings never seen in training, ")
-                && a.contains("log-likelihood per session falls from")),
+        v.answer.iter().any(|a| a.starts_with("On orderings never seen in training, ") && a.contains("log-likelihood per session falls from")),
         "{:?}",
         v.answer
     );
@@ -325,16 +227,9 @@ fn users_who_change_with_the_ordering_show_a_drop_on_unseen_orderings() {
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let log = generated_log(4, 12, 4, 3, 40, true);
-    let c = cfg(
-        vec![ModelKind::Dbn, ModelKind::Pbm, ModelKind::Rctr],
-        3,
-        300,
-    );
+    let c = cfg(vec![ModelKind::Dbn, ModelKind::Pbm, ModelKind::Rctr], 3, 300);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| shift_robustness(&log, &c)).unwrap()
     };
     let (a, b) = (run(1), run(2));
@@ -356,9 +251,5 @@ fn queries_without_a_seen_test_session_give_an_empty_comparison() {
     }
     let v = shift_robustness(&log, &cfg(vec![ModelKind::Dctr], 2, 10)).unwrap();
     assert_eq!((v.queries, v.rows.len()), (0, 0));
-    assert!(
-        v.answer[0].contains("no query has a seen test session"),
-        "{:?}",
-        v.answer
-    );
+    assert!(v.answer[0].contains("no query has a seen test session"), "{:?}", v.answer);
 }
