@@ -52,12 +52,21 @@ fn kept_spilled_and_in_memory_fits_are_the_same_bits_at_any_thread_count() {
             let with = |more: &[&'static str]| -> Vec<&'static str> { [passes, more].concat() };
             let (reference, _) = fit(tmp.path(), dir.path(), model, &with(&["--in-memory"]), 1);
             for threads in [1, 2, 3] {
+                // --shards 0: the parse-once path (kept or spilled), never sharded.
                 for budget in ["1G", "0", "200K"] {
-                    let (got, err) = fit(tmp.path(), dir.path(), model, &with(&["--memory-budget", budget]), threads);
+                    let (got, err) = fit(tmp.path(), dir.path(), model, &with(&["--memory-budget", budget, "--shards", "0"]), threads);
                     assert!(got == reference, "{model} {passes:?} --threads {threads} --memory-budget {budget}: differs");
                     let spilled = err.contains("sessions parsed once and kept in a temporary file");
                     assert_eq!(spilled, budget != "1G", "{model} --memory-budget {budget}: {err}");
                     assert!(spilled || err.contains("30000 sessions parsed once and kept in memory"), "{err}");
+                }
+                // Sharded (issue 41): by the budget (the 3.5 MB log is more than a quarter of
+                // 1M, so it is sharded, in 4 shards: sharded::plan gives a shard at least 1 MiB
+                // of text), or by --shards.
+                for extra in [&["--memory-budget", "1M"][..], &["--shards", "1"], &["--shards", "7"]] {
+                    let (got, err) = fit(tmp.path(), dir.path(), model, &with(extra), threads);
+                    assert!(got == reference, "{model} {passes:?} --threads {threads} {extra:?}: differs");
+                    assert!(err.contains("sharded fit: ") && err.contains("30000 sessions kept as"), "{err}");
                 }
             }
         }

@@ -372,6 +372,13 @@ struct FitArgs {
     /// kept for existing scripts; not with --posterior or a fitted --prior).
     #[arg(long)]
     stream: bool,
+    /// Shards of a sharded fit (EM models): the log is split by query into this many
+    /// temporary files and each EM pass takes them one at a time per thread, so memory is
+    /// bounded by --memory-budget whatever the number of pairs. Default: sharded when the
+    /// log is more than a quarter of --memory-budget (or is read from standard input), with
+    /// shards sized from the budget; `--shards 0` never shards.
+    #[arg(long)]
+    shards: Option<usize>,
     /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
     /// for sampled models) as JSON records, one object per parameter entry.
     #[arg(long)]
@@ -1026,6 +1033,28 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
         let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
+        let size = serpsim::logs::is_rereadable(&a.train).then(|| std::fs::metadata(&a.train).map(|m| m.len()).ok()).flatten();
+        let sharded = match a.shards {
+            Some(0) => false,
+            Some(_) => true,
+            None => cfg.em_config().is_some() && serpsim::clickmodels::sharded::wanted(size, src.store.memory_budget),
+        };
+        if sharded {
+            let shard_opts = serpsim::clickmodels::sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.shards };
+            let read_opts = serpsim::logs::read::ReadOptions::new(format.clone()).skip_bad_lines(a.m.skip_bad_lines);
+            let bar = pass_bar(&cfg);
+            let fit = with_threads(a.threads, || {
+                serpsim::clickmodels::sharded::fit_to_file(&a.train, &read_opts, &cfg, &opts, &shard_opts, &a.out, &mut |p| show_pass(&bar, p))
+            });
+            bar.finish_and_clear();
+            let fit = fit??;
+            print_fit(Some(&FitSummary::new(cfg.kind(), &fit.report, cfg.em_config().map_or(0.0, |e| e.tolerance), &opts)));
+            report_skipped(&a.train, &fit.read);
+            eprintln!("{}", fit.summary());
+            eprintln!("fitted {} on {} sessions ({} query-document pairs)", cfg.kind(), fit.sessions, fit.pairs);
+            outln!("{}", a.out.display())?;
+            return Ok(());
+        }
         let (model, summary) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut src))??;
         report_skipped(&a.train, &src.report);
         if let Some(line) = src.stored_summary() {

@@ -206,7 +206,7 @@ pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool
 
 /// ln P(the session's clicks) under the state's model, each event's probability floored at
 /// [`PROB_MIN`] (as [`super::eval`] does); one logarithm per session.
-fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: &mut Vec<f64>) -> f64 {
+pub(crate) fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: &mut Vec<f64>) -> f64 {
     match state {
         EmState::Sdbn(m) => m.observed_probs(s, probs),
         EmState::Dbn(m, _) => m.observed_probs(s, probs),
@@ -226,7 +226,7 @@ fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: &mut Vec<f6
 }
 
 /// The model's probabilities as slices (the order is fixed per model; SQUAREM works on them).
-fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
+pub(crate) fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
     match state {
         EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
         EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction, std::slice::from_mut(&mut m.gamma)],
@@ -241,7 +241,7 @@ fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
 }
 
 /// The parameters flattened, with the length of each slice (the shape).
-fn flatten(state: &EmState) -> (Vec<f64>, Vec<usize>) {
+pub(crate) fn flatten(state: &EmState) -> (Vec<f64>, Vec<usize>) {
     let mut s = state.clone();
     let slices = slices_mut(&mut s);
     let shape = slices.iter().map(|x| x.len()).collect();
@@ -250,7 +250,7 @@ fn flatten(state: &EmState) -> (Vec<f64>, Vec<usize>) {
 
 /// Largest absolute change between two states' parameters (a missing entry counts as the
 /// prior 0.5, as the models read it).
-fn max_change(a: &EmState, b: &EmState) -> f64 {
+pub(crate) fn max_change(a: &EmState, b: &EmState) -> f64 {
     let (mut a, mut b) = (a.clone(), b.clone());
     let (sa, sb) = (slices_mut(&mut a), slices_mut(&mut b));
     let mut m = 0.0f64;
@@ -264,7 +264,7 @@ fn max_change(a: &EmState, b: &EmState) -> f64 {
 }
 
 /// Holds UBM's or PBM's rank-1 examination at `t`.
-fn pin(state: &mut EmState, top: Option<f64>) {
+pub(crate) fn pin(state: &mut EmState, top: Option<f64>) {
     let Some(t) = top else { return };
     match state {
         EmState::Ubm(m) => match m.examination.first_mut() {
@@ -279,10 +279,122 @@ fn pin(state: &mut EmState, top: Option<f64>) {
     }
 }
 
-/// Runs the EM fit of `state` on `src` (see the module): at most `cfg.iterations` passes,
-/// stopping at `cfg.tolerance`, accelerated by `opts.accel` when the tolerance is > 0.
-/// `on_pass` is called after every pass (progress). The state ends at the fitted model.
-pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn SessionSource, on_pass: &mut dyn FnMut(&PassInfo)) -> Result<EmReport> {
+/// The parameters an EM fit moves through, and the passes that move them: the in-memory
+/// fit ([`InMemory`], a point is an [`EmState`]) and the sharded fit
+/// ([`super::sharded`], a point is a version of every shard's parameter files) run the same
+/// loop ([`run_space`]), so they make the same passes and reach the same bits.
+pub(crate) trait EmSpace {
+    /// One set of parameters.
+    type Point: Clone;
+    /// One pass: the E-step at `from` (with the log-likelihood when `want_ll`), the M-step and
+    /// the pinning of the rank-1 examination. Returns the next point, the log-likelihood at
+    /// `from` (NaN when not asked) and the largest absolute parameter change.
+    fn step(&mut self, from: &Self::Point, want_ll: bool) -> Result<(Self::Point, f64, f64)>;
+    /// SQUAREM's `(|r|^2, |v|^2)` over every parameter, `r = x1 - x0`, `v = x2 - 2 x1 + x0`
+    /// (sums that do not depend on the order of the terms: [`FineSum`]), or `None` when the
+    /// points' tables differ in shape.
+    fn norms(&mut self, x0: &Self::Point, x1: &Self::Point, x2: &Self::Point) -> Result<Option<(f64, f64)>>;
+    /// The extrapolated point `x0 - 2 alpha r + alpha^2 v`, projected into
+    /// `[PROB_MIN, 1 - PROB_MIN]`, the rank-1 examination pinned.
+    fn extrapolate(&mut self, x0: &Self::Point, x1: &Self::Point, x2: &Self::Point, alpha: f64) -> Result<Self::Point>;
+    /// Frees what the points other than `live` hold (files of the sharded fit).
+    fn keep_only(&mut self, live: &[&Self::Point]) -> Result<()> {
+        let _ = live;
+        Ok(())
+    }
+}
+
+/// A sum of squares that does not depend on the order of its terms: each term is truncated
+/// to a multiple of 2^-80 and the multiples are added as integers (terms up to 16, up to
+/// 2^40 of them). SQUAREM's step length is computed from such sums, so a fit whose
+/// parameters are visited in another order (shard by shard) takes the same step, bit for bit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FineSum(i128);
+
+impl FineSum {
+    const SCALE: f64 = (1u128 << 80) as f64;
+    /// Adds a term (finite, |x| <= 16).
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.0 += (x * Self::SCALE) as i128;
+    }
+    /// Adds another sum.
+    pub fn merge(&mut self, other: FineSum) {
+        self.0 += other.0;
+    }
+    /// The sum.
+    pub fn value(self) -> f64 {
+        self.0 as f64 / Self::SCALE
+    }
+}
+
+/// SQUAREM's terms of one parameter: adds `r^2` and `v^2` to the sums and returns the
+/// extrapolated value for `alpha` (projected), given the parameter's values at the three points.
+#[inline]
+pub(crate) fn squarem_terms(x0: f64, x1: f64, x2: f64) -> (f64, f64) {
+    let r = x1 - x0;
+    let v = x2 - 2.0 * x1 + x0;
+    (r * r, v * v)
+}
+
+/// The extrapolated value of one parameter (see [`EmSpace::extrapolate`]).
+#[inline]
+pub(crate) fn squarem_point(x0: f64, x1: f64, x2: f64, alpha: f64) -> f64 {
+    let r = x1 - x0;
+    let v = x2 - 2.0 * x1 + x0;
+    (x0 - 2.0 * alpha * r + alpha * alpha * v).clamp(PROB_MIN, 1.0 - PROB_MIN)
+}
+
+/// The in-memory fit: the state's tables in memory, the sessions from a [`SessionSource`].
+struct InMemory<'a> {
+    src: &'a mut dyn SessionSource,
+    top: Option<f64>,
+}
+
+impl EmSpace for InMemory<'_> {
+    type Point = EmState;
+    fn step(&mut self, from: &EmState, want_ll: bool) -> Result<(EmState, f64, f64)> {
+        let stats = e_step(from, self.src, want_ll)?;
+        let mut next = from.clone();
+        next.m_step(&stats)?;
+        pin(&mut next, self.top);
+        let ll = if want_ll { stats.log_likelihood.value() } else { f64::NAN };
+        let change = max_change(from, &next);
+        Ok((next, ll, change))
+    }
+    fn norms(&mut self, x0: &EmState, x1: &EmState, x2: &EmState) -> Result<Option<(f64, f64)>> {
+        let (x0, shape) = flatten(x0);
+        let (x1, shape1) = flatten(x1);
+        let (x2, shape2) = flatten(x2);
+        if shape != shape1 || shape1 != shape2 {
+            return Ok(None);
+        }
+        let (mut rr, mut vv) = (FineSum::default(), FineSum::default());
+        for i in 0..x0.len() {
+            let (r, v) = squarem_terms(x0[i], x1[i], x2[i]);
+            rr.add(r);
+            vv.add(v);
+        }
+        Ok(Some((rr.value(), vv.value())))
+    }
+    fn extrapolate(&mut self, x0: &EmState, x1: &EmState, x2: &EmState, alpha: f64) -> Result<EmState> {
+        let (f1, _) = flatten(x1);
+        let (f2, _) = flatten(x2);
+        let mut out = x0.clone();
+        let mut k = 0;
+        for s in slices_mut(&mut out) {
+            for x in s.iter_mut() {
+                *x = squarem_point(*x, f1[k], f2[k], alpha);
+                k += 1;
+            }
+        }
+        pin(&mut out, self.top);
+        Ok(out)
+    }
+}
+
+/// Checks the settings of a fit and pins the starting state's rank-1 examination.
+pub(crate) fn check_settings(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions) -> Result<()> {
     if cfg.iterations == 0 {
         return Err(Error::config("em", "iterations", "must be at least 1"));
     }
@@ -296,12 +408,44 @@ pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn 
         crate::error::check_probability(state.kind().name(), "top_examination", t)?;
     }
     pin(state, opts.top_examination);
-    let max = if state.kind() == ModelKind::Sdbn { 1 } else { cfg.iterations };
+    Ok(())
+}
+
+/// Most passes of a fit of `kind` (SDBN: one).
+pub(crate) fn max_passes(kind: ModelKind, cfg: &EmConfig) -> usize {
+    if kind == ModelKind::Sdbn {
+        1
+    } else {
+        cfg.iterations
+    }
+}
+
+/// Runs the EM fit of `state` on `src` (see the module): at most `cfg.iterations` passes,
+/// stopping at `cfg.tolerance`, accelerated by `opts.accel` when the tolerance is > 0.
+/// `on_pass` is called after every pass (progress). The state ends at the fitted model.
+pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn SessionSource, on_pass: &mut dyn FnMut(&PassInfo)) -> Result<EmReport> {
+    check_settings(state, cfg, opts)?;
+    let max = max_passes(state.kind(), cfg);
     // More than one pass: a file source parses its text once and replays the sessions.
     src.expect_passes(max);
-    let tol = cfg.tolerance;
+    let squarem = cfg.tolerance > 0.0 && opts.accel.squarem_for(state.kind());
+    let mut space = InMemory { src, top: opts.top_examination };
+    let (end, report) = run_space(&mut space, state.clone(), max, cfg.tolerance, squarem, on_pass)?;
+    *state = end;
+    Ok(report)
+}
+
+/// The EM loop over any [`EmSpace`]: plain passes, or SQUAREM cycles (see the module), at
+/// most `max` passes, stopping at the relative tolerance `tol` (0: every pass).
+pub(crate) fn run_space<S: EmSpace>(
+    space: &mut S,
+    start: S::Point,
+    max: usize,
+    tol: f64,
+    squarem: bool,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<(S::Point, EmReport)> {
     let want_ll = tol > 0.0;
-    let squarem = want_ll && opts.accel.squarem_for(state.kind());
     let mut report = EmReport {
         passes: 0,
         converged: false,
@@ -311,94 +455,70 @@ pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn 
     let mut prev_ll = f64::NAN;
     // One pass: E-step at `from`, M-step; returns the next point and the log-likelihood at
     // `from`, and says whether the fit has converged.
-    let mut step = |from: &EmState, report: &mut EmReport| -> Result<(EmState, f64, bool)> {
-        let stats = e_step(from, src, want_ll)?;
-        let mut next = from.clone();
-        next.m_step(&stats)?;
-        pin(&mut next, opts.top_examination);
-        let ll = if want_ll { stats.log_likelihood.value() } else { f64::NAN };
+    let mut step = |space: &mut S, from: &S::Point, report: &mut EmReport| -> Result<(S::Point, f64, bool)> {
+        crate::interrupt::check()?;
+        let (next, ll, change) = space.step(from, want_ll)?;
         let rel = (ll - prev_ll).abs() / prev_ll.abs();
         prev_ll = ll;
         report.passes += 1;
-        report.last = PassInfo { pass: report.passes, max_passes: max, log_likelihood: ll, relative_change: rel, parameter_change: max_change(from, &next) };
+        report.last = PassInfo { pass: report.passes, max_passes: max, log_likelihood: ll, relative_change: rel, parameter_change: change };
         on_pass(&report.last);
         let done = want_ll && rel <= tol;
         report.converged |= done;
         Ok((next, ll, done || report.passes >= max))
     };
+    let mut state = start;
     if !squarem {
         loop {
-            let (next, _, stop) = step(state, &mut report)?;
-            *state = next;
+            let (next, _, stop) = step(space, &state, &mut report)?;
+            state = next;
+            space.keep_only(&[&state])?;
             if stop {
-                return Ok(report);
+                return Ok((state, report));
             }
         }
     }
     // SQUAREM. The first pass is plain (it gives every parameter its final shape).
-    let (p0, _, stop) = step(state, &mut report)?;
-    *state = p0;
+    let (p0, _, stop) = step(space, &state, &mut report)?;
+    state = p0;
+    space.keep_only(&[&state])?;
     if stop {
-        return Ok(report);
+        return Ok((state, report));
     }
     loop {
-        let (p1, _, stop) = step(state, &mut report)?;
+        let (p1, _, stop) = step(space, &state, &mut report)?;
         if stop {
-            *state = p1;
-            return Ok(report);
+            space.keep_only(&[&p1])?;
+            return Ok((p1, report));
         }
-        let (p2, ll1, stop) = step(&p1, &mut report)?;
+        let (p2, ll1, stop) = step(space, &p1, &mut report)?;
         if stop {
-            *state = p2;
-            return Ok(report);
+            space.keep_only(&[&p2])?;
+            return Ok((p2, report));
         }
-        let (x0, shape) = flatten(state);
-        let (x1, shape1) = flatten(&p1);
-        let (x2, shape2) = flatten(&p2);
-        if shape != shape1 || shape1 != shape2 {
-            *state = p2;
-            continue;
-        }
-        let (mut rr, mut vv) = (0.0, 0.0);
-        for i in 0..x0.len() {
-            let r = x1[i] - x0[i];
-            let v = x2[i] - 2.0 * x1[i] + x0[i];
-            rr += r * r;
-            vv += v * v;
-        }
-        if !(vv > 0.0) {
-            *state = p2;
-            continue;
-        }
-        let alpha = (-(rr / vv).sqrt()).min(-1.0);
+        let alpha = match space.norms(&state, &p1, &p2)? {
+            Some((rr, vv)) if vv > 0.0 => (-(rr / vv).sqrt()).min(-1.0),
+            // Shapes differ, or no second difference: the plain EM point.
+            _ => -1.0,
+        };
         if alpha == -1.0 {
             // p' = p2: the next pass is a plain EM step from p2.
-            *state = p2;
+            state = p2;
+            space.keep_only(&[&state])?;
             continue;
         }
-        let mut extrapolated = state.clone();
-        {
-            let mut k = 0;
-            for s in slices_mut(&mut extrapolated) {
-                for x in s.iter_mut() {
-                    let r = x1[k] - x0[k];
-                    let v = x2[k] - 2.0 * x1[k] + x0[k];
-                    *x = (x0[k] - 2.0 * alpha * r + alpha * alpha * v).clamp(PROB_MIN, 1.0 - PROB_MIN);
-                    k += 1;
-                }
-            }
-        }
-        pin(&mut extrapolated, opts.top_examination);
-        let (p3, ll_ext, stop) = step(&extrapolated, &mut report)?;
+        let extrapolated = space.extrapolate(&state, &p1, &p2, alpha)?;
+        let (p3, ll_ext, stop) = step(space, &extrapolated, &mut report)?;
         if ll_ext >= ll1 {
             report.extrapolations.0 += 1;
-            *state = p3;
+            state = p3;
         } else {
             report.extrapolations.1 += 1;
-            *state = p2;
+            state = p2;
         }
+        space.keep_only(&[&state])?;
         if stop {
-            return Ok(report);
+            return Ok((state, report));
         }
     }
 }

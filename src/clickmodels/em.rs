@@ -7,7 +7,7 @@
 //! clicks above (PyClick uses the unconditional one there, see `docs/clickmodels.md`).
 
 use super::driver::{self, EmOptions};
-use super::estep::{Counts, EStats, EmState, Scratch};
+use super::estep::{EStats, EmState, Scratch};
 use super::io::ParamTable;
 use super::{draw, param, ClickModel, ModelKind, PRIOR, PROB_MIN};
 use crate::error::Result;
@@ -122,7 +122,7 @@ impl Dbn {
     pub fn accumulate(&self, fit_gamma: bool, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch) {
         let current = self;
         let g = current.gamma;
-        stats.sessions += 1;
+        stats.sessions += stats.weight();
         let [attr, sat, gam] = &mut stats.tables[..] else { unreachable!("dbn statistics have three tables") };
         {
             let n = s.pairs.len();
@@ -293,7 +293,7 @@ impl Ccm {
     pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch) {
         let m = self;
         let (t1, t2, t3) = (m.tau1, m.tau2, m.tau3);
-        stats.sessions += 1;
+        stats.sessions += stats.weight();
         let [attr, tau] = &mut stats.tables[..] else { unreachable!("ccm statistics have two tables") };
         {
             let n = s.pairs.len();
@@ -468,9 +468,10 @@ impl Ubm {
     /// attractiveness, then examination row r at table 1 + r).
     pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
         let m = self;
-        stats.sessions += 1;
+        stats.sessions += stats.weight();
         if stats.tables.len() < s.pairs.len() + 1 {
-            stats.tables.resize_with(s.pairs.len() + 1, || Counts::with_len(s.pairs.len() + 1));
+            let fresh = stats.new_table(s.pairs.len() + 1);
+            stats.tables.resize_with(s.pairs.len() + 1, || fresh.clone());
         }
         let (attr, exam) = stats.tables.split_first_mut().expect("ubm statistics have an attractiveness table");
         {
@@ -595,7 +596,7 @@ impl Pbm {
     /// attractiveness, examination per rank).
     pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
         let m = self;
-        stats.sessions += 1;
+        stats.sessions += stats.weight();
         let [attr, exam] = &mut stats.tables[..] else { unreachable!("pbm statistics have two tables") };
         {
             for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {

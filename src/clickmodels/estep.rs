@@ -85,26 +85,43 @@ impl ExactSum {
 
 /// Expected-count accumulators (numerator, denominator) for probabilities indexed by pair or
 /// rank, in exact fixed point.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// A table has a weight (1 unless set, [`EStats::set_weight`]): each addition counts that many
+/// times, as the same session repeated would (exactly: the fixed-point term times the weight).
+#[derive(Debug, Clone, Eq)]
 pub struct Counts {
     num: Vec<i128>,
     den: Vec<i128>,
+    w: i128,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts { num: Vec::new(), den: Vec::new(), w: 1 }
+    }
+}
+
+impl PartialEq for Counts {
+    /// The counts (not the weight the next additions take).
+    fn eq(&self, other: &Self) -> bool {
+        self.num == other.num && self.den == other.den
+    }
 }
 
 impl Counts {
     /// Zero counts for indices `0..n` (the table grows on demand).
     pub fn with_len(n: usize) -> Self {
-        Counts { num: vec![0; n], den: vec![0; n] }
+        Counts { num: vec![0; n], den: vec![0; n], w: 1 }
     }
 
-    /// Adds `num` expected successes in `den` expected trials at index `i`.
+    /// Adds `num` expected successes in `den` expected trials at index `i` (times the weight).
     #[inline]
     pub fn add(&mut self, i: usize, num: f64, den: f64) {
         if i >= self.num.len() {
             self.grow(i + 1);
         }
-        self.num[i] += to_fixed(num);
-        self.den[i] += to_fixed(den);
+        self.num[i] += to_fixed(num) * self.w;
+        self.den[i] += to_fixed(den) * self.w;
     }
 
     /// Adds one trial at index `i`, a success or not: the same as `add(i, 0 or 1, 1)` (1.0 is
@@ -114,9 +131,9 @@ impl Counts {
         if i >= self.num.len() {
             self.grow(i + 1);
         }
-        const ONE: i128 = 1 << 60;
-        self.num[i] += ONE * i128::from(success);
-        self.den[i] += ONE;
+        let one: i128 = (1 << 60) * self.w;
+        self.num[i] += one * i128::from(success);
+        self.den[i] += one;
     }
 
     #[cold]
@@ -226,6 +243,16 @@ pub struct EStats {
     pub log_likelihood: ExactSum,
 }
 
+/// Pair-indexed tables of `kind`'s statistics: the first ones (the rest are indexed by rank
+/// or hold query-independent values).
+pub fn pair_tables(kind: ModelKind) -> usize {
+    match kind {
+        ModelKind::Dbn | ModelKind::Sdbn => 2,
+        ModelKind::Ccm | ModelKind::Pbm | ModelKind::Ubm => 1,
+        _ => 0,
+    }
+}
+
 const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
@@ -240,6 +267,27 @@ impl EStats {
             _ => Vec::new(),
         };
         EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default() }
+    }
+
+    /// Makes every later addition count `w` times (a session kept once for `w` identical
+    /// ones): the tables' weight, and the weight of tables added later ([`EStats::weight`]).
+    pub fn set_weight(&mut self, w: u64) {
+        for t in &mut self.tables {
+            t.w = i128::from(w);
+        }
+    }
+
+    /// The weight of the next additions (see [`EStats::set_weight`]).
+    #[inline]
+    pub fn weight(&self) -> u64 {
+        self.tables.first().map_or(1, |t| t.w as u64)
+    }
+
+    /// A new table of `len` entries with the statistics' current weight.
+    pub(crate) fn new_table(&self, len: usize) -> Counts {
+        let mut c = Counts::with_len(len);
+        c.w = self.weight() as i128;
+        c
     }
 
     /// Adds the statistics of other sessions (exact: the order of merges does not matter).
@@ -261,12 +309,7 @@ impl EStats {
     /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
     /// indexed by rank or holding scalars are left as they are.
     pub fn remap_pairs(&mut self, map: &[u32]) {
-        let pair_tables = match self.kind {
-            ModelKind::Dbn | ModelKind::Sdbn => 2,
-            ModelKind::Ccm | ModelKind::Pbm | ModelKind::Ubm => 1,
-            _ => 0,
-        };
-        for t in self.tables.iter_mut().take(pair_tables) {
+        for t in self.tables.iter_mut().take(pair_tables(self.kind)) {
             t.remap(map);
         }
     }

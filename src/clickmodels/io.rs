@@ -240,8 +240,61 @@ pub fn save_full(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option
     crate::write::write_atomic(path, text.as_bytes())
 }
 
-/// The text [`save_full`] writes, for callers that write it together with other files.
+/// The text [`save_full`] writes, for callers that write it together with other files. The
+/// pairs are written row by row (not built as a JSON tree first), as [`write_pair_row`] writes
+/// them, so a sharded fit ([`super::sharded`]) writing the same rows gives the same bytes.
 pub fn full_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<String> {
+    let (head, tail) = head_and_tail_full(model, fit, grades)?;
+    let t = model.to_table();
+    let len = t.pairs.iter().map(|(_, v)| v.len()).max().unwrap_or(0).min(vocab.pairs.len());
+    let mut out = head.into_bytes();
+    out.reserve(len * 48 + tail.len());
+    for i in 0..len {
+        if i > 0 {
+            out.push(b',');
+        }
+        let (q, d) = vocab.pairs[i];
+        write_pair_row(&mut out, &vocab.queries[q as usize], &vocab.docs[d as usize], t.pairs.iter().map(|(_, v)| param(v, i)))
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+    }
+    out.extend_from_slice(tail.as_bytes());
+    String::from_utf8(out).map_err(|e| Error::Invalid(e.to_string()))
+}
+
+/// One row of a model file's `pairs` list, `["q","d",0.25,0.5]`, as `serde_json` writes the
+/// same list (strings escaped, numbers shortest round-trip, non-finite numbers `null`).
+pub(crate) fn write_pair_row(out: &mut Vec<u8>, q: &str, d: &str, values: impl Iterator<Item = f64>) -> std::io::Result<()> {
+    out.push(b'[');
+    serde_json::to_writer(&mut *out, q).map_err(std::io::Error::other)?;
+    out.push(b',');
+    serde_json::to_writer(&mut *out, d).map_err(std::io::Error::other)?;
+    for x in values {
+        out.push(b',');
+        serde_json::to_writer(&mut *out, &x).map_err(std::io::Error::other)?;
+    }
+    out.push(b']');
+    Ok(())
+}
+
+/// The text of a model file before and after the rows of its `pairs` list (the model's pair
+/// tables are not read): a writer puts the rows, comma-separated, between them.
+pub(crate) fn head_and_tail(model: &dyn ClickModel, fit: Option<&super::driver::FitSummary>) -> Result<(String, String)> {
+    head_and_tail_full(model, fit, None)
+}
+
+fn head_and_tail_full(model: &dyn ClickModel, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<(String, String)> {
+    let text = tree_text(model, &Vocab::default(), fit, grades)?;
+    const MARK: &str = "\"pairs\":[]";
+    let at = text.find(MARK).ok_or_else(|| Error::Invalid("model file: no pairs list".into()))?;
+    if text.rfind(MARK) != Some(at) {
+        return Err(Error::Invalid("model file: two pairs lists".into()));
+    }
+    let split = at + MARK.len() - 1;
+    Ok((text[..split].to_string(), text[split..].to_string()))
+}
+
+/// The model file's text built as a JSON tree (the pairs named from `vocab`).
+fn tree_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>, grades: Option<&ByGrade>) -> Result<String> {
     let mut v = to_json(model, vocab);
     if let Some(f) = fit {
         v["fit"] = serde_json::to_value(f).map_err(|e| Error::Invalid(e.to_string()))?;

@@ -177,7 +177,7 @@ impl Sdbn {
 
     /// Adds one session's counts to `stats` (tables: attractiveness, satisfaction).
     pub fn accumulate(s: SessionRef<'_>, stats: &mut EStats) {
-        stats.sessions += 1;
+        stats.sessions += stats.weight();
         let [attr, sat] = &mut stats.tables[..] else { unreachable!("sdbn statistics have two tables") };
         let last = last_click_or_len(&s);
         for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {

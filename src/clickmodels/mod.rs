@@ -33,6 +33,7 @@ pub mod portable;
 pub mod posterior;
 pub mod prior;
 pub mod recovery;
+pub mod sharded;
 pub mod synthetic;
 pub mod unseen;
 pub mod user;

@@ -1,0 +1,805 @@
+//! The sharded EM fit (issue 41): memory bounded by a budget whatever the number of distinct
+//! (query, document) pairs, the fitted model the same bits as the in-memory fit's.
+//!
+//! **Partition.** One pass over the log (any format [`read::for_each_session`] reads, also
+//! compressed or standard input) writes every session, with its index in the log, to one of
+//! `S` shard files in a temporary directory, chosen by a hash of its query id: a query's
+//! sessions, and so its pairs, are all in one shard. Nothing but the open shard files' buffers
+//! is held.
+//!
+//! **Build.** Each shard is read back alone: its queries, documents and pairs are numbered in
+//! the order the log shows them (so the shard's pair numbers keep the order of the whole
+//! log's), identical sessions (same query, results and clicks) are kept once with their count
+//! (the *weight*), and the shard's sessions are written in a compact binary form; the pairs'
+//! names go to a names file, with each pair's *key* (the index of the session that showed it
+//! first, and its rank there), which orders pairs as the in-memory fit numbers them.
+//!
+//! **Passes.** An EM pass takes the shards one at a time per worker thread (in parallel): the
+//! shard's pair parameters are read from its parameter file, its sessions replayed (a weight
+//! `w` counts `w` times, exactly: the statistics are fixed-point sums, [`super::estep`]), its
+//! pair parameters re-estimated and written back; the statistics of the query-independent
+//! parameters (DBN's gamma, examination by rank, CCM's taus) and the log-likelihood are
+//! summed over shards and their M-step made once. SQUAREM runs on the same loop as the
+//! in-memory fit ([`driver::run_space`]); its step length is computed from order-independent
+//! sums ([`driver::FineSum`]), so it does not depend on the shards.
+//!
+//! **Output.** The model file is written as [`io::save_with_fit`] writes it: pairs in the
+//! order of the whole log (a merge of the shards by key), so it is byte-identical to the
+//! in-memory fit's, whatever the number of shards or threads (tests `sharded_fit_*`).
+//!
+//! **Memory.** A worker holds one shard: its sessions in the compact form and its pair tables
+//! (parameters and statistics: [`pair_bytes`] per pair). The number of shards is chosen from
+//! the log's size so that a shard per worker fits the budget ([`plan`]); a shard that does not
+//! is refused with the numbers (raise the budget or the number of shards).
+
+use super::driver::{self, EmOptions, EmReport, EmSpace, FineSum, PassInfo};
+use super::estep::{pair_tables, to_fixed, EStats, EmState, Scratch};
+use super::{io, ModelConfig, ModelKind, PRIOR};
+use crate::error::{Error, Result};
+use crate::logs::read::{self, ReadOptions};
+use crate::logs::{ReadReport, SessionRef, Vocab};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Most shards (each is an open file during the partition pass).
+pub const MAX_SHARDS: usize = 4096;
+/// Bits of a pair's key given to its rank (results per SERP below 2^25).
+const RANK_BITS: u32 = 25;
+/// Sessions a log may have in a sharded fit (the key holds the session index in 39 bits).
+pub const MAX_SESSIONS: u64 = 1 << (64 - RANK_BITS);
+/// Write buffer of each shard file during the partition pass.
+const SHARD_BUFFER: usize = 32 << 10;
+
+/// How a sharded fit may use memory and disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardOptions {
+    /// Most bytes of sessions and pair tables in memory, all workers together.
+    pub memory_budget: u64,
+    /// Directory of the temporary shard files (default: `TMPDIR`).
+    pub dir: Option<PathBuf>,
+    /// Number of shards (default: from the log's size and the budget, [`plan`]).
+    pub shards: Option<usize>,
+}
+
+/// Bytes a worker holds per pair of its shard for `kind`: the parameters the pass starts
+/// from and the ones it writes (8 bytes per pair parameter each), the statistics (two 16-byte
+/// fixed-point sums per pair table), and SQUAREM's three points when the norms are taken.
+pub fn pair_bytes(kind: ModelKind) -> u64 {
+    let k = pair_tables(kind) as u64;
+    k * (8 * 3 + 32)
+}
+
+/// The number of shards for a log of `input_bytes` bytes (text; compressed input counts six
+/// times its size) fitted with `threads` workers under `budget`: each worker's shard holds
+/// about `budget / (8 threads)` bytes of the log's text. Typical logs take 20 to 100 bytes of
+/// text per distinct pair, so a shard's pair tables take well under its share of the budget.
+pub fn plan(input_bytes: u64, budget: u64, threads: usize) -> usize {
+    let share = (budget / (8 * threads.max(1) as u64)).max(1 << 20);
+    (input_bytes.div_ceil(share) as usize).clamp(1, MAX_SHARDS)
+}
+
+/// Whether a streamed fit of a log of `input_bytes` bytes should be sharded under `budget`:
+/// when the log's text is more than a quarter of the budget (its pair tables and names may
+/// then not fit), or its size is unknown (standard input).
+pub fn wanted(input_bytes: Option<u64>, budget: u64) -> bool {
+    match input_bytes {
+        Some(b) => b.saturating_mul(4) > budget,
+        None => true,
+    }
+}
+
+/// What a sharded fit did.
+#[derive(Debug, Clone)]
+pub struct ShardedFit {
+    /// How the EM passes ended.
+    pub report: EmReport,
+    /// What reading the log found.
+    pub read: ReadReport,
+    /// Sessions read.
+    pub sessions: u64,
+    /// Distinct sessions (query, results and clicks) kept.
+    pub distinct_sessions: u64,
+    /// Distinct (query, document) pairs.
+    pub pairs: u64,
+    /// Shards.
+    pub shards: usize,
+    /// Pairs of the largest shard.
+    pub largest_shard_pairs: u64,
+}
+
+impl ShardedFit {
+    /// Sessions per distinct session kept (1: no repeats).
+    pub fn dedup_factor(&self) -> f64 {
+        self.sessions as f64 / self.distinct_sessions.max(1) as f64
+    }
+
+    /// One line for the log of a run.
+    pub fn summary(&self) -> String {
+        format!(
+            "sharded fit: {} shards; {} sessions kept as {} distinct (identical sessions counted once with their weight: factor {:.3}); {} query-document pairs, at most {} in a shard",
+            self.shards,
+            self.sessions,
+            self.distinct_sessions,
+            self.dedup_factor(),
+            self.pairs,
+            self.largest_shard_pairs
+        )
+    }
+}
+
+/// The temporary directory of a sharded fit: removed when dropped and on Ctrl-C.
+struct WorkDir {
+    path: PathBuf,
+}
+
+impl WorkDir {
+    fn new(parent: Option<&Path>) -> Result<Self> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let parent = parent.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
+        remove_stale(&parent);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = parent.join(format!(".serpsim-shards-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+        crate::output::register_temp(&path);
+        Ok(WorkDir { path })
+    }
+    fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+/// Removes the shard directories of processes that no longer run (killed fits: a fit that
+/// ends, fails or is interrupted removes its own).
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(".serpsim-shards-") else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        crate::output::forget_temp(&self.path);
+    }
+}
+
+fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn corrupt(path: &Path) -> Error {
+    Error::Invalid(format!("{}: a temporary shard file is corrupt (changed during the run?)", path.display()))
+}
+
+/// Reads a LEB128 number at `*at`.
+fn get_uleb(b: &[u8], at: &mut usize, path: &Path) -> Result<u64> {
+    let (v, used) = crate::logs::read_uleb128(&b[(*at).min(b.len())..]).map_err(|_| corrupt(path))?;
+    *at += used;
+    Ok(v)
+}
+
+fn get_u32(b: &[u8], at: &mut usize, path: &Path) -> Result<u32> {
+    let s = b.get(*at..*at + 4).ok_or_else(|| corrupt(path))?;
+    *at += 4;
+    Ok(u32::from_le_bytes(s.try_into().expect("4 bytes")))
+}
+
+fn get_bytes<'a>(b: &'a [u8], at: &mut usize, n: usize, path: &Path) -> Result<&'a [u8]> {
+    let s = b.get(*at..at.checked_add(n).ok_or_else(|| corrupt(path))?).ok_or_else(|| corrupt(path))?;
+    *at += n;
+    Ok(s)
+}
+
+/// The shard of a query id: FNV-1a, mixed (SplitMix64's finaliser).
+fn shard_of(query: &str, shards: usize) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in query.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    (h % shards as u64) as usize
+}
+
+/// One shard after its build.
+#[derive(Debug, Clone)]
+struct Shard {
+    /// Distinct pairs.
+    pairs: usize,
+    /// Bytes of its sessions file.
+    session_bytes: u64,
+}
+
+/// A point of the sharded fit: the version of every shard's parameter file, the
+/// query-independent parameters, and the length of each shard's pair vectors with the key of
+/// the pair that ends each (the shape of the whole table, as the in-memory fit sees it).
+#[derive(Debug, Clone)]
+struct Point {
+    version: u64,
+    /// The query-independent parameters (pair vectors empty).
+    global: EmState,
+    /// Per pair vector: the largest key + 1 over the shards' last entries (0: empty), which
+    /// orders like the in-memory vector's length.
+    shape: Vec<u64>,
+}
+
+struct Sharded<'a> {
+    dir: &'a WorkDir,
+    shards: &'a [Shard],
+    next_version: u64,
+    top: Option<f64>,
+}
+
+/// The pair vectors of a state.
+fn pair_vecs(state: &mut EmState) -> Vec<&mut Vec<f64>> {
+    match state {
+        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
+        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
+        EmState::Ubm(m) => vec![&mut m.attractiveness],
+        EmState::Ccm(m) => vec![&mut m.attractiveness],
+        EmState::Pbm(m) => vec![&mut m.attractiveness],
+    }
+}
+
+fn take_pair_vecs(state: &mut EmState) -> Vec<Vec<f64>> {
+    pair_vecs(state).into_iter().map(std::mem::take).collect()
+}
+
+fn put_pair_vecs(state: &mut EmState, vecs: Vec<Vec<f64>>) {
+    for (slot, v) in pair_vecs(state).into_iter().zip(vecs) {
+        *slot = v;
+    }
+}
+
+impl Sharded<'_> {
+    fn params_path(&self, shard: usize, version: u64) -> PathBuf {
+        self.dir.file(&format!("s{shard}.v{version}"))
+    }
+
+    fn save(&self, shard: usize, version: u64, vecs: &[Vec<f64>]) -> Result<()> {
+        let path = self.params_path(shard, version);
+        let mut out = Vec::with_capacity(vecs.iter().map(|v| 4 + 8 * v.len()).sum());
+        for v in vecs {
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            for x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        std::fs::write(&path, out).map_err(|e| Error::io(&path, e))
+    }
+
+    /// The pair vectors of `shard` at `p` (empty vectors for the starting point).
+    fn load(&self, shard: usize, p: &Point) -> Result<Vec<Vec<f64>>> {
+        let n = p.shape.len();
+        if p.version == 0 {
+            return Ok(vec![Vec::new(); n]);
+        }
+        let path = self.params_path(shard, p.version);
+        let b = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let mut at = 0;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = get_u32(&b, &mut at, &path)? as usize;
+            let raw = get_bytes(&b, &mut at, len * 8, &path)?;
+            out.push(raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect());
+        }
+        Ok(out)
+    }
+
+    /// The key of pair `i` of `shard`.
+    fn key(&self, shard: usize, i: usize) -> Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        let path = self.dir.file(&format!("s{shard}.keys"));
+        let mut f = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        f.seek(SeekFrom::Start(i as u64 * 8)).map_err(|e| Error::io(&path, e))?;
+        let mut b = [0u8; 8];
+        f.read_exact(&mut b).map_err(|e| Error::io(&path, e))?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// The shape of a point from its shards' vector lengths.
+    fn shape(&self, lens: &[Vec<u32>], vectors: usize) -> Result<Vec<u64>> {
+        let mut shape = vec![0u64; vectors];
+        for (s, l) in lens.iter().enumerate() {
+            for (k, &n) in l.iter().enumerate() {
+                if n > 0 {
+                    shape[k] = shape[k].max(self.key(s, n as usize - 1)? + 1);
+                }
+            }
+        }
+        Ok(shape)
+    }
+
+    fn new_version(&mut self) -> u64 {
+        self.next_version += 1;
+        self.next_version
+    }
+}
+
+/// Largest absolute change between two lists of pair vectors (a missing entry is the prior).
+fn vec_change(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let mut m = 0.0f64;
+    for (x, y) in a.iter().zip(b) {
+        for j in 0..x.len().max(y.len()) {
+            m = m.max((x.get(j).copied().unwrap_or(PRIOR) - y.get(j).copied().unwrap_or(PRIOR)).abs());
+        }
+    }
+    m
+}
+
+/// Replays a shard's sessions file (`weight`, the session).
+fn replay(path: &Path, f: &mut dyn FnMut(u64, SessionRef<'_>)) -> Result<()> {
+    let b = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let (mut pairs, mut clicks) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    while at < b.len() {
+        let w = get_uleb(&b, &mut at, path)?;
+        let n = get_uleb(&b, &mut at, path)? as usize;
+        if n > b.len() {
+            return Err(corrupt(path));
+        }
+        let q = get_u32(&b, &mut at, path)?;
+        pairs.clear();
+        for _ in 0..n {
+            pairs.push(get_u32(&b, &mut at, path)?);
+        }
+        let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
+        clicks.clear();
+        clicks.extend((0..n).map(|r| bits[r / 8] >> (r % 8) & 1 == 1));
+        f(w, SessionRef { query: q, pairs: &pairs, clicks: &clicks });
+    }
+    Ok(())
+}
+
+/// What one shard's pass returns.
+struct ShardPass {
+    global: EStats,
+    change: f64,
+    lens: Vec<u32>,
+}
+
+impl EmSpace for Sharded<'_> {
+    type Point = Point;
+
+    fn step(&mut self, from: &Point, want_ll: bool) -> Result<(Point, f64, f64)> {
+        let version = self.new_version();
+        let this = &*self;
+        let kind = from.global.kind();
+        let k = pair_tables(kind);
+        let results: Vec<ShardPass> = (0..this.shards.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|s| -> Result<ShardPass> {
+                crate::interrupt::check()?;
+                let mut state = from.global.clone();
+                let vecs = this.load(s, from)?;
+                put_pair_vecs(&mut state, vecs);
+                let mut stats = EStats::new(kind, this.shards[s].pairs);
+                let (mut buf, mut probs) = (Scratch::default(), Vec::new());
+                let mut ll = 0i128;
+                let mut weight = 1;
+                replay(&this.dir.file(&format!("s{s}.sessions")), &mut |w, sess| {
+                    if w != weight {
+                        stats.set_weight(w);
+                        weight = w;
+                    }
+                    state.accumulate_with(sess, &mut stats, &mut buf);
+                    if want_ll {
+                        ll += to_fixed(driver::session_log_likelihood(&state, sess, &mut probs)) * i128::from(w);
+                    }
+                })?;
+                stats.log_likelihood.0 = ll;
+                let mut next = state.clone();
+                next.m_step(&stats)?;
+                let new = take_pair_vecs(&mut next);
+                let old = take_pair_vecs(&mut state);
+                let change = vec_change(&old, &new);
+                this.save(s, version, &new)?;
+                let lens = new.iter().map(|v| v.len() as u32).collect();
+                // Keep the query-independent tables and the log-likelihood.
+                for t in stats.tables.iter_mut().take(k) {
+                    *t = Default::default();
+                }
+                Ok(ShardPass { global: stats, change, lens })
+            })
+            .collect::<Result<_>>()?;
+        let mut total = EStats::new(kind, 0);
+        let mut change = 0.0f64;
+        let mut lens = Vec::with_capacity(results.len());
+        for r in results {
+            total.merge(&r.global)?;
+            change = change.max(r.change);
+            lens.push(r.lens);
+        }
+        let mut global = from.global.clone();
+        global.m_step(&total)?;
+        take_pair_vecs(&mut global);
+        driver::pin(&mut global, self.top);
+        change = change.max(driver::max_change(&from.global, &global));
+        let ll = if want_ll { total.log_likelihood.value() } else { f64::NAN };
+        let shape = self.shape(&lens, from.shape.len())?;
+        Ok((Point { version, global, shape }, ll, change))
+    }
+
+    fn norms(&mut self, x0: &Point, x1: &Point, x2: &Point) -> Result<Option<(f64, f64)>> {
+        let (g0, gs0) = driver::flatten(&x0.global);
+        let (g1, gs1) = driver::flatten(&x1.global);
+        let (g2, gs2) = driver::flatten(&x2.global);
+        if x0.shape != x1.shape || x1.shape != x2.shape || gs0 != gs1 || gs1 != gs2 {
+            return Ok(None);
+        }
+        let this = &*self;
+        let parts: Vec<(FineSum, FineSum)> = (0..this.shards.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|s| -> Result<(FineSum, FineSum)> {
+                let (a, b, c) = (this.load(s, x0)?, this.load(s, x1)?, this.load(s, x2)?);
+                let (mut rr, mut vv) = (FineSum::default(), FineSum::default());
+                for k in 0..a.len() {
+                    let n = a[k].len().max(b[k].len()).max(c[k].len());
+                    for i in 0..n {
+                        let at = |v: &Vec<f64>| v.get(i).copied().unwrap_or(PRIOR);
+                        let (r, v) = driver::squarem_terms(at(&a[k]), at(&b[k]), at(&c[k]));
+                        rr.add(r);
+                        vv.add(v);
+                    }
+                }
+                Ok((rr, vv))
+            })
+            .collect::<Result<_>>()?;
+        let (mut rr, mut vv) = (FineSum::default(), FineSum::default());
+        for (r, v) in parts {
+            rr.merge(r);
+            vv.merge(v);
+        }
+        for i in 0..g0.len() {
+            let (r, v) = driver::squarem_terms(g0[i], g1[i], g2[i]);
+            rr.add(r);
+            vv.add(v);
+        }
+        Ok(Some((rr.value(), vv.value())))
+    }
+
+    fn extrapolate(&mut self, x0: &Point, x1: &Point, x2: &Point, alpha: f64) -> Result<Point> {
+        let version = self.new_version();
+        let this = &*self;
+        let lens: Vec<Vec<u32>> = (0..this.shards.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|s| -> Result<Vec<u32>> {
+                let (a, b, c) = (this.load(s, x0)?, this.load(s, x1)?, this.load(s, x2)?);
+                let mut out = Vec::with_capacity(a.len());
+                for k in 0..a.len() {
+                    let n = a[k].len().max(b[k].len()).max(c[k].len());
+                    let at = |v: &Vec<f64>, i: usize| v.get(i).copied().unwrap_or(PRIOR);
+                    out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i), at(&b[k], i), at(&c[k], i), alpha)).collect::<Vec<f64>>());
+                }
+                this.save(s, version, &out)?;
+                Ok(out.iter().map(|v| v.len() as u32).collect())
+            })
+            .collect::<Result<_>>()?;
+        let (f1, _) = driver::flatten(&x1.global);
+        let (f2, _) = driver::flatten(&x2.global);
+        let mut global = x0.global.clone();
+        let mut i = 0;
+        for s in driver::slices_mut(&mut global) {
+            for x in s.iter_mut() {
+                *x = driver::squarem_point(*x, f1[i], f2[i], alpha);
+                i += 1;
+            }
+        }
+        driver::pin(&mut global, self.top);
+        let _ = lens;
+        Ok(Point { version, global, shape: x0.shape.clone() })
+    }
+
+    fn keep_only(&mut self, live: &[&Point]) -> Result<()> {
+        let keep: Vec<u64> = live.iter().map(|p| p.version).collect();
+        let entries = std::fs::read_dir(&self.dir.path).map_err(|e| Error::io(&self.dir.path, e))?;
+        for e in entries {
+            let e = e.map_err(|e| Error::io(&self.dir.path, e))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(v) = name.rsplit_once(".v").and_then(|(_, v)| v.parse::<u64>().ok()) {
+                if !keep.contains(&v) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes one session to a shard file: its index, query, documents and clicks.
+fn write_raw(w: &mut BufWriter<File>, index: u64, s: &crate::logs::formats::SessionBuf, scratch: &mut Vec<u8>) -> std::io::Result<()> {
+    scratch.clear();
+    put_uleb(scratch, index);
+    let q = s.query().as_bytes();
+    put_uleb(scratch, q.len() as u64);
+    scratch.extend_from_slice(q);
+    put_uleb(scratch, s.clicks.len() as u64);
+    for d in s.docs() {
+        put_uleb(scratch, d.len() as u64);
+        scratch.extend_from_slice(d.as_bytes());
+    }
+    for chunk in s.clicks.chunks(8) {
+        scratch.push(chunk.iter().enumerate().fold(0u8, |b, (i, &c)| b | u8::from(c) << i));
+    }
+    w.write_all(scratch)
+}
+
+/// Builds shard `s` from its raw file: numbers its pairs, keeps identical sessions once, and
+/// writes its sessions, keys and names files. Returns the shard and its (sessions, distinct).
+fn build(dir: &WorkDir, s: usize) -> Result<(Shard, u64, u64)> {
+    let raw_path = dir.file(&format!("s{s}.raw"));
+    let b = std::fs::read(&raw_path).map_err(|e| Error::io(&raw_path, e))?;
+    let _ = std::fs::remove_file(&raw_path);
+    let mut vocab = Vocab::default();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut names = Vec::new();
+    let mut distinct: rustc_hash::FxHashMap<Vec<u8>, usize> = Default::default();
+    let mut order: Vec<(Vec<u8>, u64)> = Vec::new();
+    let mut pairs: Vec<u32> = Vec::new();
+    let mut enc = Vec::new();
+    let mut sessions = 0u64;
+    let mut at = 0;
+    let path = raw_path.as_path();
+    while at < b.len() {
+        let index = get_uleb(&b, &mut at, path)?;
+        let qn = get_uleb(&b, &mut at, path)? as usize;
+        let query = std::str::from_utf8(get_bytes(&b, &mut at, qn, path)?).map_err(|_| corrupt(path))?;
+        let q = vocab.intern_query(query);
+        let n = get_uleb(&b, &mut at, path)? as usize;
+        if n > b.len() {
+            return Err(corrupt(path));
+        }
+        pairs.clear();
+        for r in 0..n {
+            let dn = get_uleb(&b, &mut at, path)? as usize;
+            let doc = std::str::from_utf8(get_bytes(&b, &mut at, dn, path)?).map_err(|_| corrupt(path))?;
+            let d = vocab.intern_doc(doc);
+            let before = vocab.pair_count();
+            let p = vocab.intern_pair(q, d);
+            if vocab.pair_count() > before {
+                keys.push(index << RANK_BITS | r as u64);
+                put_uleb(&mut names, query.len() as u64);
+                names.extend_from_slice(query.as_bytes());
+                put_uleb(&mut names, doc.len() as u64);
+                names.extend_from_slice(doc.as_bytes());
+            }
+            pairs.push(p);
+        }
+        let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
+        enc.clear();
+        put_uleb(&mut enc, n as u64);
+        enc.extend_from_slice(&q.to_le_bytes());
+        for p in &pairs {
+            enc.extend_from_slice(&p.to_le_bytes());
+        }
+        enc.extend_from_slice(bits);
+        sessions += 1;
+        match distinct.get(&enc) {
+            Some(&i) => order[i].1 += 1,
+            None => {
+                distinct.insert(enc.clone(), order.len());
+                order.push((enc.clone(), 1));
+            }
+        }
+    }
+    drop(distinct);
+    drop(b);
+    let mut out = Vec::new();
+    for (e, w) in &order {
+        put_uleb(&mut out, *w);
+        out.extend_from_slice(e);
+    }
+    let write = |name: String, bytes: &[u8]| -> Result<()> {
+        let p = dir.file(&name);
+        std::fs::write(&p, bytes).map_err(|e| Error::io(&p, e))
+    };
+    write(format!("s{s}.sessions"), &out)?;
+    write(format!("s{s}.keys"), &keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>())?;
+    write(format!("s{s}.names"), &names)?;
+    Ok((Shard { pairs: vocab.pair_count(), session_bytes: out.len() as u64 }, sessions, order.len() as u64))
+}
+
+/// Fits `cfg` (an EM model: dbn, ubm, ccm, pbm) on the log at `path` in shards and writes the
+/// model file to `out` (see the module). `input_bytes` sizes the shards (the file's size;
+/// `None` for standard input). `on_pass` is called after every EM pass.
+pub fn fit_to_file(
+    path: &Path,
+    read_opts: &ReadOptions,
+    cfg: &ModelConfig,
+    opts: &EmOptions,
+    shard_opts: &ShardOptions,
+    out: &Path,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<ShardedFit> {
+    let em = cfg.em_config().ok_or_else(|| Error::Invalid(format!("a sharded fit is an EM fit (dbn, ubm, ccm, pbm), not {}", cfg.kind())))?;
+    let mut start = EmState::new(cfg)?;
+    driver::check_settings(&mut start, &em, opts)?;
+    let threads = rayon::current_num_threads().max(1);
+    let input = crate::input::open(path)?;
+    let size = if crate::logs::is_rereadable(path) {
+        let len = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+        Some(if input.compression() == crate::input::Compression::None { len } else { len.saturating_mul(6) })
+    } else {
+        None
+    };
+    let n_shards = match shard_opts.shards {
+        Some(0) => return Err(Error::Invalid("--shards must be at least 1".into())),
+        Some(n) if n > MAX_SHARDS => return Err(Error::Invalid(format!("--shards {n}: at most {MAX_SHARDS}"))),
+        Some(n) => n,
+        None => size.map_or(64, |b| plan(b, shard_opts.memory_budget, threads)),
+    };
+    let dir = WorkDir::new(shard_opts.dir.as_deref())?;
+    // Partition.
+    let mut writers = (0..n_shards)
+        .map(|s| {
+            let p = dir.file(&format!("s{s}.raw"));
+            File::create(&p).map(|f| BufWriter::with_capacity(SHARD_BUFFER, f)).map_err(|e| Error::io(&p, e))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut index = 0u64;
+    let mut scratch = Vec::new();
+    let read = read::for_each_session(input, read_opts, &mut |s| {
+        if index >= MAX_SESSIONS {
+            return Err(Error::Invalid(format!("{}: more than {MAX_SESSIONS} sessions (the most a sharded fit numbers)", path.display())));
+        }
+        if s.clicks.len() >= 1 << RANK_BITS {
+            return Err(Error::Invalid(format!(
+                "{}: a SERP of {} results (a sharded fit takes fewer than {})",
+                path.display(),
+                s.clicks.len(),
+                1u64 << RANK_BITS
+            )));
+        }
+        let shard = shard_of(s.query(), n_shards);
+        write_raw(&mut writers[shard], index, s, &mut scratch).map_err(|e| Error::io(&dir.file(&format!("s{shard}.raw")), e))?;
+        index += 1;
+        Ok(())
+    })?;
+    for (s, w) in writers.into_iter().enumerate() {
+        w.into_inner().map_err(|e| Error::io(&dir.file(&format!("s{s}.raw")), e.into_error()))?;
+    }
+    // Build.
+    let built: Vec<(Shard, u64, u64)> = (0..n_shards).into_par_iter().with_max_len(1).map(|s| build(&dir, s)).collect::<Result<_>>()?;
+    let kind = start.kind();
+    let per_worker = shard_opts.memory_budget / threads as u64;
+    for (s, (sh, _, _)) in built.iter().enumerate() {
+        let need = sh.pairs as u64 * pair_bytes(kind) + sh.session_bytes;
+        if need > per_worker && shard_opts.shards.is_none() {
+            return Err(Error::Invalid(format!(
+                "shard {s} of {n_shards} holds {} pairs and {} bytes of sessions ({:.1} MiB in memory), more than the memory budget per worker thread ({:.1} MiB); raise --memory-budget, or give more --shards",
+                sh.pairs,
+                sh.session_bytes,
+                need as f64 / (1u64 << 20) as f64,
+                per_worker as f64 / (1u64 << 20) as f64
+            )));
+        }
+    }
+    let shards: Vec<Shard> = built.iter().map(|b| b.0.clone()).collect();
+    let sessions: u64 = built.iter().map(|b| b.1).sum();
+    let distinct: u64 = built.iter().map(|b| b.2).sum();
+    let pairs: u64 = shards.iter().map(|s| s.pairs as u64).sum();
+    let largest = shards.iter().map(|s| s.pairs as u64).max().unwrap_or(0);
+    // Passes.
+    let max = driver::max_passes(kind, &em);
+    let squarem = em.tolerance > 0.0 && opts.accel.squarem_for(kind);
+    let vectors = pair_vecs(&mut start.clone()).len();
+    let mut global = start;
+    take_pair_vecs(&mut global);
+    let origin = Point { version: 0, global, shape: vec![0; vectors] };
+    let mut space = Sharded { dir: &dir, shards: &shards, next_version: 0, top: opts.top_examination };
+    let (end, report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
+    // Output: rows per shard, merged by key.
+    let summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
+    let end_cut = end.shape.iter().copied().max().unwrap_or(0);
+    let this = &space;
+    (0..n_shards).into_par_iter().with_max_len(1).try_for_each(|s| -> Result<()> {
+        let vecs = this.load(s, &end)?;
+        let names_path = dir.file(&format!("s{s}.names"));
+        let names = std::fs::read(&names_path).map_err(|e| Error::io(&names_path, e))?;
+        let keys_path = dir.file(&format!("s{s}.keys"));
+        let keys = std::fs::read(&keys_path).map_err(|e| Error::io(&keys_path, e))?;
+        let mut rows = Vec::new();
+        let mut at = 0;
+        let mut row = Vec::new();
+        for (i, k) in keys.chunks_exact(8).enumerate() {
+            let key = u64::from_le_bytes(k.try_into().expect("8 bytes"));
+            let qn = get_uleb(&names, &mut at, &names_path)? as usize;
+            let q = std::str::from_utf8(get_bytes(&names, &mut at, qn, &names_path)?).map_err(|_| corrupt(&names_path))?;
+            let dn = get_uleb(&names, &mut at, &names_path)? as usize;
+            let d = std::str::from_utf8(get_bytes(&names, &mut at, dn, &names_path)?).map_err(|_| corrupt(&names_path))?;
+            if key >= end_cut {
+                break;
+            }
+            row.clear();
+            io::write_pair_row(&mut row, q, d, vecs.iter().map(|v| v.get(i).copied().unwrap_or(PRIOR))).map_err(|e| Error::io(&names_path, e))?;
+            rows.extend_from_slice(&key.to_le_bytes());
+            put_uleb(&mut rows, row.len() as u64);
+            rows.extend_from_slice(&row);
+        }
+        let p = dir.file(&format!("s{s}.rows"));
+        std::fs::write(&p, rows).map_err(|e| Error::io(&p, e))
+    })?;
+    let mut model = end.global.clone();
+    put_pair_vecs(&mut model, vec![Vec::new(); vectors]);
+    let (head, tail) = io::head_and_tail(model.model().as_ref(), Some(&summary))?;
+    let mut readers = (0..n_shards)
+        .map(|s| {
+            let p = dir.file(&format!("s{s}.rows"));
+            File::open(&p).map(|f| BufReader::with_capacity(16 << 10, f)).map_err(|e| Error::io(&p, e))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::write::write_atomic_with(out, |w| {
+        w.write_all(head.as_bytes())?;
+        merge_rows(&mut readers, w)?;
+        w.write_all(tail.as_bytes())
+    })?;
+    Ok(ShardedFit { report, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest })
+}
+
+/// Reads the next row (key, text) of a rows file.
+fn next_row(r: &mut BufReader<File>) -> std::io::Result<Option<(u64, Vec<u8>)>> {
+    let mut k = [0u8; 8];
+    match r.read_exact(&mut k) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let mut len = 0u64;
+    for i in 0..10 {
+        let mut b = [0u8; 1];
+        r.read_exact(&mut b)?;
+        len |= u64::from(b[0] & 0x7f) << (7 * i);
+        if b[0] & 0x80 == 0 {
+            break;
+        }
+    }
+    let mut row = vec![0u8; len.min(1 << 30) as usize];
+    r.read_exact(&mut row)?;
+    Ok(Some((u64::from_le_bytes(k), row)))
+}
+
+/// Writes the rows of every shard in the order of their keys, comma-separated.
+fn merge_rows(readers: &mut [BufReader<File>], w: &mut dyn Write) -> std::io::Result<()> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut heads: Vec<Option<Vec<u8>>> = vec![None; readers.len()];
+    let mut heap = BinaryHeap::new();
+    for (s, r) in readers.iter_mut().enumerate() {
+        if let Some((k, row)) = next_row(r)? {
+            heads[s] = Some(row);
+            heap.push(Reverse((k, s)));
+        }
+    }
+    let mut first = true;
+    while let Some(Reverse((_, s))) = heap.pop() {
+        if !first {
+            w.write_all(b",")?;
+        }
+        first = false;
+        w.write_all(heads[s].as_deref().unwrap_or_default())?;
+        if let Some((k, row)) = next_row(&mut readers[s])? {
+            heads[s] = Some(row);
+            heap.push(Reverse((k, s)));
+        }
+    }
+    Ok(())
+}
