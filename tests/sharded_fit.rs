@@ -98,3 +98,45 @@ fn a_failed_sharded_fit_leaves_nothing_and_stale_directories_are_removed() {
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     assert!(!dir.path().join("m.json").exists());
 }
+
+/// `clicks eval` with its output and the saved model.
+fn eval(dir: &Path, tmp: &Path, args: &[&str], save: &str) -> (Vec<u8>, Vec<u8>, String) {
+    let save = dir.join(save);
+    let o = bin().env("TMPDIR", tmp).args(["clicks", "eval"]).args(args).arg("--save").arg(&save).output().unwrap();
+    let err = ok(&o);
+    (o.stdout, std::fs::read(&save).unwrap(), err)
+}
+
+// Checked to fail: with the shard left out of the CTR groups' key (pair numbers of two shards
+// taken for one rank-1 result), the printed numbers differ.
+#[test]
+fn a_sharded_evaluation_prints_the_numbers_of_the_unsharded_one() {
+    // The project's 30,000-session log (300 lines of 100 sessions): the last quarter held out,
+    // or a test log (its first 60 lines), whose pairs the training part (lines 61 on) may
+    // never show. The scores
+    // are exact sums merged over shards (eval::EvalSums), so every one must be the same bytes
+    // as --shards 0 (the parse-once evaluation), and the saved model the same file.
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let yandex = Path::new(env!("CARGO_MANIFEST_DIR")).join("study_logs/clicks/synthetic_yandex_layout.txt");
+    let text = std::fs::read_to_string(&yandex).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (test, train) = (dir.path().join("test.txt"), dir.path().join("train.txt"));
+    std::fs::write(&test, lines[..60].join("\n") + "\n").unwrap();
+    std::fs::write(&train, lines[60..].join("\n") + "\n").unwrap();
+    let y = yandex.to_str().unwrap();
+    let (tr, te) = (train.to_str().unwrap(), test.to_str().unwrap());
+    for model in ["dbn", "ubm"] {
+        for args in [vec!["--model", model, "--train", y], vec!["--model", model, "--train", tr, "--test", te]] {
+            let with = |shards: &'static str| -> Vec<&str> { [args.as_slice(), &["--shards", shards]].concat() };
+            let (reference, saved, _) = eval(dir.path(), tmp.path(), &with("0"), "ref.json");
+            for shards in ["1", "4"] {
+                let (got, got_saved, err) = eval(dir.path(), tmp.path(), &with(shards), &format!("{shards}.json"));
+                assert!(err.contains(&format!("sharded fit: {shards} shards")), "{err}");
+                assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&reference), "{args:?} --shards {shards}");
+                assert!(got_saved == saved, "{args:?} --shards {shards}: saved model differs");
+            }
+        }
+    }
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "temporary shard files were left behind");
+}

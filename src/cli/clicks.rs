@@ -118,6 +118,14 @@ struct ModelArgs {
     /// test sessions and evaluate; docs/performance.md, "EM at scale").
     #[arg(long)]
     memory_budget: Option<String>,
+    /// `fit` and `eval` of EM models (dbn, ubm, ccm, pbm): shards of a sharded fit. The log
+    /// is split by query into this many temporary files and each EM pass takes them one at a
+    /// time per thread, so memory is bounded by --memory-budget whatever the number of pairs;
+    /// identical sessions are kept once with their count. Default: sharded when the logs are
+    /// more than a quarter of --memory-budget (or read from standard input), with shards sized
+    /// from the budget; `--shards 0` never shards. The results do not depend on it.
+    #[arg(long)]
+    shards: Option<usize>,
     #[command(flatten)]
     sampler: SamplerArgs,
 }
@@ -372,13 +380,6 @@ struct FitArgs {
     /// kept for existing scripts; not with --posterior or a fitted --prior).
     #[arg(long)]
     stream: bool,
-    /// Shards of a sharded fit (EM models): the log is split by query into this many
-    /// temporary files and each EM pass takes them one at a time per thread, so memory is
-    /// bounded by --memory-budget whatever the number of pairs. Default: sharded when the
-    /// log is more than a quarter of --memory-budget (or is read from standard input), with
-    /// shards sized from the budget; `--shards 0` never shards.
-    #[arg(long)]
-    shards: Option<usize>,
     /// Also write the posterior of every parameter (mean, sd, credible interval, R-hat and ESS
     /// for sampled models) as JSON records, one object per parameter entry.
     #[arg(long)]
@@ -1034,13 +1035,13 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         let opts = a.m.em_options()?;
         let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
         let size = serpsim::logs::is_rereadable(&a.train).then(|| std::fs::metadata(&a.train).map(|m| m.len()).ok()).flatten();
-        let sharded = match a.shards {
+        let sharded = match a.m.shards {
             Some(0) => false,
             Some(_) => true,
             None => cfg.em_config().is_some() && serpsim::clickmodels::sharded::wanted(size, src.store.memory_budget),
         };
         if sharded {
-            let shard_opts = serpsim::clickmodels::sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.shards };
+            let shard_opts = serpsim::clickmodels::sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
             let read_opts = serpsim::logs::read::ReadOptions::new(format.clone()).skip_bad_lines(a.m.skip_bad_lines);
             let bar = pass_bar(&cfg);
             let fit = with_threads(a.threads, || {
@@ -1147,6 +1148,37 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
     use serpsim::clickmodels::eval::evaluate_stream;
     let opts = a.m.em_options()?;
     let mut src = a.m.file_source(&a.train, EVAL_BUDGET)?;
+    {
+        use serpsim::clickmodels::sharded;
+        let size = |p: &Path| serpsim::logs::is_rereadable(p).then(|| std::fs::metadata(p).map(|m| m.len()).ok()).flatten();
+        let total = match &a.test {
+            None => size(&a.train),
+            Some(t) => size(&a.train).zip(size(t)).map(|(x, y)| x + y),
+        };
+        let wanted = match a.m.shards {
+            Some(0) => false,
+            Some(_) => true,
+            None => cfg.em_config().is_some() && sharded::wanted(total, src.store.memory_budget),
+        };
+        if wanted {
+            let held = a.test.clone().map_or(sharded::HeldOut::LastQuarter, sharded::HeldOut::File);
+            let shard_opts = sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
+            let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
+            let bar = pass_bar(&cfg);
+            let r = with_threads(a.threads, || {
+                sharded::evaluate(&a.train, &held, &read_opts, &cfg, &opts, &shard_opts, a.save.as_deref(), &mut |p| show_pass(&bar, p))
+            });
+            bar.finish_and_clear();
+            let r = r??;
+            print_fit(Some(&FitSummary::new(cfg.kind(), &r.fit.report, cfg.em_config().map_or(0.0, |e| e.tolerance), &opts)));
+            report_skipped(&a.train, &r.fit.read);
+            if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
+                report_skipped(t, rep);
+            }
+            eprintln!("{}", r.fit.summary());
+            return print_eval(cfg.kind().name(), r.fit.sessions, r.test_sessions, &r.scores);
+        }
+    }
     with_threads(a.threads, || src.load().map(|_| ()))??;
     let st = src.stored().expect("load keeps the sessions");
     let n = st.len();

@@ -501,6 +501,7 @@ pub(crate) fn run_space<S: EmSpace>(
             // Shapes differ, or no second difference: the plain EM point.
             _ => -1.0,
         };
+
         if alpha == -1.0 {
             // p' = p2: the next pass is a plain EM step from p2.
             state = p2;

@@ -85,59 +85,103 @@ pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
 /// streamed from a file or from stored sessions: memory by pairs, not sessions). The same
 /// numbers as [`evaluate`] on a log of those sessions.
 pub fn evaluate_stream(model: &dyn ClickModel, replay: &mut dyn FnMut(&mut dyn FnMut(SessionRef<'_>)) -> Result<()>) -> Result<Scores> {
-    // Exact (order-independent) sum, so a sharded evaluation gives the same bits.
-    let mut ll = ExactSum::default();
+    let mut sums = EvalSums::default();
+    let mut probs = Vec::new();
+    replay(&mut |s| sums.add(model, s, 1, u64::from(s.pairs.first().copied().unwrap_or(0)), &mut probs))?;
+    sums.scores()
+}
+
+/// The sums behind [`Scores`], exact (fixed point, [`ExactSum`]), so that an evaluation split
+/// into parts (the shards of a sharded fit, each with its own pair numbers) and merged gives
+/// the same bits, whatever the order of the sessions and parts.
+#[derive(Debug, Clone, Default)]
+pub struct EvalSums {
+    ll: ExactSum,
     // Accumulated at every rank up to RANK_MAX and cut to the longest SERP at the end:
     // ranks beyond it are never touched.
-    let (mut full, mut cond, mut count) = (vec![0.0; RANK_MAX], vec![0.0; RANK_MAX], vec![0usize; RANK_MAX]);
-    let (mut sessions, mut max_len) = (0usize, 0usize);
-    let mut probs = Vec::new();
-    let mut ctr: HashMap<u32, (f64, f64, f64)> = HashMap::new();
-    replay(&mut |s| {
-        sessions += 1;
-        max_len = max_len.max(s.pairs.len());
+    full: [ExactSum; RANK_MAX],
+    cond: [ExactSum; RANK_MAX],
+    count: [u64; RANK_MAX],
+    sessions: u64,
+    max_len: usize,
+    /// Per rank-1 result (a key the caller makes unique): sessions, clicks, predicted clicks.
+    ctr: HashMap<u64, (u64, u64, ExactSum)>,
+}
+
+impl EvalSums {
+    /// Adds one session counted `weight` times; `first` names its rank-1 result (the CTR
+    /// groups; unique across the parts that are merged).
+    pub fn add(&mut self, model: &dyn ClickModel, s: SessionRef<'_>, weight: u64, first: u64, probs: &mut Vec<f64>) {
+        let w = i128::from(weight);
+        self.sessions += weight;
+        self.max_len = self.max_len.max(s.pairs.len());
         if s.pairs.is_empty() {
             return;
         }
-        ll.add(session_log_likelihood(model, s, &mut probs));
+        self.ll.0 += super::estep::to_fixed(session_log_likelihood(model, s, probs)) * w;
         for (r, &p) in probs.iter().enumerate().take(RANK_MAX) {
-            cond[r] += p.max(PROB_MIN).log2();
+            self.cond[r].0 += super::estep::to_fixed(p.max(PROB_MIN).log2()) * w;
         }
-        model.click_probs(s.pairs, &mut probs);
+        model.click_probs(s.pairs, probs);
         for (r, (&p, &c)) in probs.iter().zip(s.clicks).enumerate().take(RANK_MAX) {
             let q = if c { p } else { 1.0 - p };
-            full[r] += q.max(PROB_MIN).log2();
-            count[r] += 1;
+            self.full[r].0 += super::estep::to_fixed(q.max(PROB_MIN).log2()) * w;
+            self.count[r] += weight;
         }
-        let e = ctr.entry(s.pairs[0]).or_insert((0.0, 0.0, 0.0));
-        e.0 += 1.0;
-        e.1 += f64::from(u8::from(s.clicks[0]));
-        e.2 += probs[0];
-    })?;
-    if sessions == 0 {
-        return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
+        let e = self.ctr.entry(first).or_insert((0, 0, ExactSum::default()));
+        e.0 += weight;
+        e.1 += weight * u64::from(s.clicks[0]);
+        e.2 .0 += super::estep::to_fixed(probs[0]) * w;
     }
-    let ranks = max_len.min(RANK_MAX);
-    full.truncate(ranks);
-    cond.truncate(ranks);
-    count.truncate(ranks);
-    let per_rank = |acc: &[f64]| -> Vec<f64> { acc.iter().zip(&count).map(|(&x, &n)| 2f64.powf(-x / n.max(1) as f64)).collect() };
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let perplexity_at_rank = per_rank(&full);
-    let conditional_perplexity_at_rank = per_rank(&cond);
-    let mut groups: Vec<(f64, f64, f64)> = ctr.into_values().collect();
-    groups.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    let (mut se, mut w) = (0.0, 0.0);
-    for (n, clicks, pred) in groups {
-        se += n * (pred / n - clicks / n).powi(2);
-        w += n;
+
+    /// Adds the sums of other sessions (their CTR keys distinct from these).
+    pub fn merge(&mut self, other: EvalSums) {
+        self.ll.merge(other.ll);
+        for r in 0..RANK_MAX {
+            self.full[r].merge(other.full[r]);
+            self.cond[r].merge(other.cond[r]);
+            self.count[r] += other.count[r];
+        }
+        self.sessions += other.sessions;
+        self.max_len = self.max_len.max(other.max_len);
+        for (k, v) in other.ctr {
+            let e = self.ctr.entry(k).or_insert((0, 0, ExactSum::default()));
+            e.0 += v.0;
+            e.1 += v.1;
+            e.2.merge(v.2);
+        }
     }
-    Ok(Scores {
-        log_likelihood: ll.value() / sessions as f64,
-        perplexity: mean(&perplexity_at_rank),
-        perplexity_at_rank,
-        conditional_perplexity: mean(&conditional_perplexity_at_rank),
-        conditional_perplexity_at_rank,
-        ctr_rmse: (se / w).sqrt(),
-    })
+
+    /// Sessions added.
+    pub fn sessions(&self) -> u64 {
+        self.sessions
+    }
+
+    /// The scores.
+    pub fn scores(&self) -> Result<Scores> {
+        if self.sessions == 0 {
+            return Err(Error::Invalid("no test sessions to evaluate on (are the test queries seen in training?)".into()));
+        }
+        let ranks = self.max_len.min(RANK_MAX);
+        let count = &self.count[..ranks];
+        let per_rank = |acc: &[ExactSum]| -> Vec<f64> { acc[..ranks].iter().zip(count).map(|(x, &n)| 2f64.powf(-x.value() / n.max(1) as f64)).collect() };
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let perplexity_at_rank = per_rank(&self.full);
+        let conditional_perplexity_at_rank = per_rank(&self.cond);
+        let mut groups: Vec<(f64, f64, f64)> = self.ctr.values().map(|&(n, c, p)| (n as f64, c as f64, p.value())).collect();
+        groups.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        let (mut se, mut w) = (0.0, 0.0);
+        for (n, clicks, pred) in groups {
+            se += n * (pred / n - clicks / n).powi(2);
+            w += n;
+        }
+        Ok(Scores {
+            log_likelihood: self.ll.value() / self.sessions as f64,
+            perplexity: mean(&perplexity_at_rank),
+            perplexity_at_rank,
+            conditional_perplexity: mean(&conditional_perplexity_at_rank),
+            conditional_perplexity_at_rank,
+            ctr_rmse: (se / w).sqrt(),
+        })
+    }
 }

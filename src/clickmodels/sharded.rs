@@ -543,84 +543,152 @@ fn write_raw(w: &mut BufWriter<File>, index: u64, s: &crate::logs::formats::Sess
     w.write_all(scratch)
 }
 
-/// Builds shard `s` from its raw file: numbers its pairs, keeps identical sessions once, and
-/// writes its sessions, keys and names files. Returns the shard and its (sessions, distinct).
-fn build(dir: &WorkDir, s: usize) -> Result<(Shard, u64, u64)> {
-    let raw_path = dir.file(&format!("s{s}.raw"));
-    let b = std::fs::read(&raw_path).map_err(|e| Error::io(&raw_path, e))?;
-    let _ = std::fs::remove_file(&raw_path);
-    let mut vocab = Vocab::default();
-    let mut keys: Vec<u64> = Vec::new();
-    let mut names = Vec::new();
-    let mut distinct: rustc_hash::FxHashMap<Vec<u8>, usize> = Default::default();
-    let mut order: Vec<(Vec<u8>, u64)> = Vec::new();
-    let mut pairs: Vec<u32> = Vec::new();
-    let mut enc = Vec::new();
-    let mut sessions = 0u64;
-    let mut at = 0;
-    let path = raw_path.as_path();
-    while at < b.len() {
-        let index = get_uleb(&b, &mut at, path)?;
-        let qn = get_uleb(&b, &mut at, path)? as usize;
-        let query = std::str::from_utf8(get_bytes(&b, &mut at, qn, path)?).map_err(|_| corrupt(path))?;
-        let q = vocab.intern_query(query);
-        let n = get_uleb(&b, &mut at, path)? as usize;
-        if n > b.len() {
-            return Err(corrupt(path));
-        }
-        pairs.clear();
-        for r in 0..n {
-            let dn = get_uleb(&b, &mut at, path)? as usize;
-            let doc = std::str::from_utf8(get_bytes(&b, &mut at, dn, path)?).map_err(|_| corrupt(path))?;
-            let d = vocab.intern_doc(doc);
-            let before = vocab.pair_count();
-            let p = vocab.intern_pair(q, d);
-            if vocab.pair_count() > before {
-                keys.push(index << RANK_BITS | r as u64);
-                put_uleb(&mut names, query.len() as u64);
-                names.extend_from_slice(query.as_bytes());
-                put_uleb(&mut names, doc.len() as u64);
-                names.extend_from_slice(doc.as_bytes());
-            }
-            pairs.push(p);
-        }
-        let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
-        enc.clear();
-        put_uleb(&mut enc, n as u64);
-        enc.extend_from_slice(&q.to_le_bytes());
-        for p in &pairs {
-            enc.extend_from_slice(&p.to_le_bytes());
-        }
-        enc.extend_from_slice(bits);
-        sessions += 1;
-        match distinct.get(&enc) {
-            Some(&i) => order[i].1 += 1,
+/// Identical sessions of one part of a shard, in the order first seen, with their counts.
+#[derive(Default)]
+struct Distinct {
+    index: rustc_hash::FxHashMap<Vec<u8>, usize>,
+    order: Vec<(Vec<u8>, u64)>,
+    sessions: u64,
+}
+
+impl Distinct {
+    fn add(&mut self, enc: &[u8]) {
+        self.sessions += 1;
+        match self.index.get(enc) {
+            Some(&i) => self.order[i].1 += 1,
             None => {
-                distinct.insert(enc.clone(), order.len());
-                order.push((enc.clone(), 1));
+                self.index.insert(enc.to_vec(), self.order.len());
+                self.order.push((enc.to_vec(), 1));
             }
         }
     }
-    drop(distinct);
-    drop(b);
-    let mut out = Vec::new();
-    for (e, w) in &order {
-        put_uleb(&mut out, *w);
-        out.extend_from_slice(e);
+    /// The sessions file: per distinct session, its count then the session.
+    fn bytes(self) -> (Vec<u8>, u64, u64) {
+        let mut out = Vec::new();
+        let distinct = self.order.len() as u64;
+        for (e, w) in self.order {
+            put_uleb(&mut out, w);
+            out.extend_from_slice(&e);
+        }
+        (out, self.sessions, distinct)
+    }
+}
+
+/// What building a shard found.
+struct Built {
+    shard: Shard,
+    sessions: u64,
+    distinct: u64,
+    test_sessions: u64,
+}
+
+/// Builds shard `s` from its raw files: numbers its pairs, keeps identical sessions once, and
+/// writes its sessions, keys and names files. Sessions of the training file with an index
+/// below `n_train` are training sessions, the others, and those of the test file (numbered
+/// from `test_offset`), held-out sessions, kept when their query has training sessions.
+fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Built> {
+    let mut vocab = Vocab::default();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut names = Vec::new();
+    let (mut train, mut test) = (Distinct::default(), Distinct::default());
+    let mut seen: Vec<bool> = Vec::new();
+    let mut pairs: Vec<u32> = Vec::new();
+    let mut enc = Vec::new();
+    for (file, offset) in [("raw", 0u64), ("testraw", test_offset)] {
+        let raw_path = dir.file(&format!("s{s}.{file}"));
+        if !raw_path.exists() {
+            continue;
+        }
+        let b = std::fs::read(&raw_path).map_err(|e| Error::io(&raw_path, e))?;
+        let _ = std::fs::remove_file(&raw_path);
+        let mut at = 0;
+        let path = raw_path.as_path();
+        while at < b.len() {
+            let index = get_uleb(&b, &mut at, path)? + offset;
+            let qn = get_uleb(&b, &mut at, path)? as usize;
+            let query = std::str::from_utf8(get_bytes(&b, &mut at, qn, path)?).map_err(|_| corrupt(path))?;
+            let q = vocab.intern_query(query);
+            let n = get_uleb(&b, &mut at, path)? as usize;
+            if n > b.len() {
+                return Err(corrupt(path));
+            }
+            pairs.clear();
+            for r in 0..n {
+                let dn = get_uleb(&b, &mut at, path)? as usize;
+                let doc = std::str::from_utf8(get_bytes(&b, &mut at, dn, path)?).map_err(|_| corrupt(path))?;
+                let d = vocab.intern_doc(doc);
+                let before = vocab.pair_count();
+                let p = vocab.intern_pair(q, d);
+                if vocab.pair_count() > before {
+                    keys.push(index << RANK_BITS | r as u64);
+                    put_uleb(&mut names, query.len() as u64);
+                    names.extend_from_slice(query.as_bytes());
+                    put_uleb(&mut names, doc.len() as u64);
+                    names.extend_from_slice(doc.as_bytes());
+                }
+                pairs.push(p);
+            }
+            let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
+            enc.clear();
+            put_uleb(&mut enc, n as u64);
+            enc.extend_from_slice(&q.to_le_bytes());
+            for p in &pairs {
+                enc.extend_from_slice(&p.to_le_bytes());
+            }
+            enc.extend_from_slice(bits);
+            if seen.len() <= q as usize {
+                seen.resize(q as usize + 1, false);
+            }
+            if file == "raw" && index < n_train {
+                seen[q as usize] = true;
+                train.add(&enc);
+            } else if seen[q as usize] {
+                test.add(&enc);
+            }
+        }
     }
     let write = |name: String, bytes: &[u8]| -> Result<()> {
         let p = dir.file(&name);
         std::fs::write(&p, bytes).map_err(|e| Error::io(&p, e))
     };
+    let (out, sessions, distinct) = train.bytes();
     write(format!("s{s}.sessions"), &out)?;
+    let (held, test_sessions, _) = test.bytes();
+    if !held.is_empty() {
+        write(format!("s{s}.test"), &held)?;
+    }
     write(format!("s{s}.keys"), &keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>())?;
     write(format!("s{s}.names"), &names)?;
-    Ok((Shard { pairs: vocab.pair_count(), session_bytes: out.len() as u64 }, sessions, order.len() as u64))
+    Ok(Built { shard: Shard { pairs: vocab.pair_count(), session_bytes: out.len() as u64 + held.len() as u64 }, sessions, distinct, test_sessions })
+}
+
+/// What a sharded fit holds out for evaluation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeldOut {
+    /// Nothing: every session trains.
+    None,
+    /// The last quarter of the sessions (`clicks eval` without `--test`: the first
+    /// `n * 3 / 4` train).
+    LastQuarter,
+    /// A test log (read with the same options).
+    File(PathBuf),
+}
+
+/// A sharded evaluation's result.
+#[derive(Debug, Clone)]
+pub struct ShardedEval {
+    /// The fit (its `sessions` are the training sessions).
+    pub fit: ShardedFit,
+    /// The scores on the held-out sessions whose query has training sessions.
+    pub scores: super::eval::Scores,
+    /// Held-out sessions evaluated.
+    pub test_sessions: u64,
+    /// What reading the test log found (a test file only).
+    pub test_read: Option<ReadReport>,
 }
 
 /// Fits `cfg` (an EM model: dbn, ubm, ccm, pbm) on the log at `path` in shards and writes the
-/// model file to `out` (see the module). `input_bytes` sizes the shards (the file's size;
-/// `None` for standard input). `on_pass` is called after every EM pass.
+/// model file to `out` (see the module). `on_pass` is called after every EM pass.
 pub fn fit_to_file(
     path: &Path,
     read_opts: &ReadOptions,
@@ -630,36 +698,56 @@ pub fn fit_to_file(
     out: &Path,
     on_pass: &mut dyn FnMut(&PassInfo),
 ) -> Result<ShardedFit> {
-    let em = cfg.em_config().ok_or_else(|| Error::Invalid(format!("a sharded fit is an EM fit (dbn, ubm, ccm, pbm), not {}", cfg.kind())))?;
-    let mut start = EmState::new(cfg)?;
-    driver::check_settings(&mut start, &em, opts)?;
-    let threads = rayon::current_num_threads().max(1);
-    let input = crate::input::open(path)?;
-    let size = if crate::logs::is_rereadable(path) {
-        let len = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
-        Some(if input.compression() == crate::input::Compression::None { len } else { len.saturating_mul(6) })
-    } else {
-        None
-    };
-    let n_shards = match shard_opts.shards {
-        Some(0) => return Err(Error::Invalid("--shards must be at least 1".into())),
-        Some(n) if n > MAX_SHARDS => return Err(Error::Invalid(format!("--shards {n}: at most {MAX_SHARDS}"))),
-        Some(n) => n,
-        None => size.map_or(64, |b| plan(b, shard_opts.memory_budget, threads)),
-    };
-    let dir = WorkDir::new(shard_opts.dir.as_deref())?;
-    // Partition.
+    let (fit, _) = run(path, &HeldOut::None, read_opts, cfg, opts, shard_opts, Some((out, true)), on_pass)?;
+    Ok(fit)
+}
+
+/// `clicks eval` in shards: fits `cfg` on the training sessions, evaluates it on the held-out
+/// ones ([`super::eval::EvalSums`], merged over shards: the numbers of the in-memory
+/// evaluation, bit for bit), and writes the model to `save` when given (as `clicks eval
+/// --save` writes it: without the fit summary).
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate(
+    path: &Path,
+    held: &HeldOut,
+    read_opts: &ReadOptions,
+    cfg: &ModelConfig,
+    opts: &EmOptions,
+    shard_opts: &ShardOptions,
+    save: Option<&Path>,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<ShardedEval> {
+    if *held == HeldOut::None {
+        return Err(Error::Invalid("a sharded evaluation needs held-out sessions".into()));
+    }
+    let (fit, eval) = run(path, held, read_opts, cfg, opts, shard_opts, save.map(|p| (p, false)), on_pass)?;
+    let (scores, test_sessions, test_read) = eval.expect("held-out sessions evaluated");
+    Ok(ShardedEval { fit, scores, test_sessions, test_read })
+}
+
+/// The size that sizes the shards of an input: its bytes (compressed: six times), `None` for
+/// standard input.
+fn input_size(path: &Path, input: &crate::input::Input) -> Result<Option<u64>> {
+    if !crate::logs::is_rereadable(path) {
+        return Ok(None);
+    }
+    let len = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    Ok(Some(if input.compression() == crate::input::Compression::None { len } else { len.saturating_mul(6) }))
+}
+
+/// Writes every session of `input` to the shard files `s{i}.{ext}`; returns the sessions read.
+fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: &ReadOptions, n_shards: usize, ext: &str) -> Result<(u64, ReadReport)> {
     let mut writers = (0..n_shards)
         .map(|s| {
-            let p = dir.file(&format!("s{s}.raw"));
+            let p = dir.file(&format!("s{s}.{ext}"));
             File::create(&p).map(|f| BufWriter::with_capacity(SHARD_BUFFER, f)).map_err(|e| Error::io(&p, e))
         })
         .collect::<Result<Vec<_>>>()?;
     let mut index = 0u64;
     let mut scratch = Vec::new();
     let read = read::for_each_session(input, read_opts, &mut |s| {
-        if index >= MAX_SESSIONS {
-            return Err(Error::Invalid(format!("{}: more than {MAX_SESSIONS} sessions (the most a sharded fit numbers)", path.display())));
+        if index >= MAX_SESSIONS / 2 {
+            return Err(Error::Invalid(format!("{}: more than {} sessions (the most a sharded fit numbers)", path.display(), MAX_SESSIONS / 2)));
         }
         if s.clicks.len() >= 1 << RANK_BITS {
             return Err(Error::Invalid(format!(
@@ -670,18 +758,69 @@ pub fn fit_to_file(
             )));
         }
         let shard = shard_of(s.query(), n_shards);
-        write_raw(&mut writers[shard], index, s, &mut scratch).map_err(|e| Error::io(&dir.file(&format!("s{shard}.raw")), e))?;
+        write_raw(&mut writers[shard], index, s, &mut scratch).map_err(|e| Error::io(&dir.file(&format!("s{shard}.{ext}")), e))?;
         index += 1;
         Ok(())
     })?;
     for (s, w) in writers.into_iter().enumerate() {
-        w.into_inner().map_err(|e| Error::io(&dir.file(&format!("s{s}.raw")), e.into_error()))?;
+        w.into_inner().map_err(|e| Error::io(&dir.file(&format!("s{s}.{ext}")), e.into_error()))?;
+    }
+    Ok((index, read))
+}
+
+type EvalOut = (super::eval::Scores, u64, Option<ReadReport>);
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    path: &Path,
+    held: &HeldOut,
+    read_opts: &ReadOptions,
+    cfg: &ModelConfig,
+    opts: &EmOptions,
+    shard_opts: &ShardOptions,
+    out: Option<(&Path, bool)>,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<(ShardedFit, Option<EvalOut>)> {
+    let em = cfg.em_config().ok_or_else(|| Error::Invalid(format!("a sharded fit is an EM fit (dbn, ubm, ccm, pbm), not {}", cfg.kind())))?;
+    let mut start = EmState::new(cfg)?;
+    driver::check_settings(&mut start, &em, opts)?;
+    let threads = rayon::current_num_threads().max(1);
+    let input = crate::input::open(path)?;
+    let size = input_size(path, &input)?;
+    let test_input = match held {
+        HeldOut::File(t) => Some(crate::input::open(t)?),
+        _ => None,
+    };
+    let test_size = match (held, &test_input) {
+        (HeldOut::File(t), Some(i)) => input_size(t, i)?,
+        _ => Some(0),
+    };
+    let n_shards = match shard_opts.shards {
+        Some(0) => return Err(Error::Invalid("--shards must be at least 1".into())),
+        Some(n) if n > MAX_SHARDS => return Err(Error::Invalid(format!("--shards {n}: at most {MAX_SHARDS}"))),
+        Some(n) => n,
+        None => match (size, test_size) {
+            (Some(a), Some(b)) => plan(a + b, shard_opts.memory_budget, threads),
+            _ => 64,
+        },
+    };
+    let dir = WorkDir::new(shard_opts.dir.as_deref())?;
+    // Partition.
+    let (n, read) = partition(&dir, path, input, read_opts, n_shards, "raw")?;
+    let test_read = match (held, test_input) {
+        (HeldOut::File(t), Some(i)) => Some(partition(&dir, t, i, read_opts, n_shards, "testraw")?.1),
+        _ => None,
+    };
+    let n_train = if *held == HeldOut::LastQuarter { n * 3 / 4 } else { n };
+    if n_train == 0 {
+        return Err(Error::Invalid(format!("{}: no training sessions", path.display())));
     }
     // Build.
-    let built: Vec<(Shard, u64, u64)> = (0..n_shards).into_par_iter().with_max_len(1).map(|s| build(&dir, s)).collect::<Result<_>>()?;
+    let built: Vec<Built> = (0..n_shards).into_par_iter().with_max_len(1).map(|s| build(&dir, s, n_train, n)).collect::<Result<_>>()?;
     let kind = start.kind();
     let per_worker = shard_opts.memory_budget / threads as u64;
-    for (s, (sh, _, _)) in built.iter().enumerate() {
+    for (s, b) in built.iter().enumerate() {
+        let sh = &b.shard;
         let need = sh.pairs as u64 * pair_bytes(kind) + sh.session_bytes;
         if need > per_worker && shard_opts.shards.is_none() {
             return Err(Error::Invalid(format!(
@@ -693,9 +832,10 @@ pub fn fit_to_file(
             )));
         }
     }
-    let shards: Vec<Shard> = built.iter().map(|b| b.0.clone()).collect();
-    let sessions: u64 = built.iter().map(|b| b.1).sum();
-    let distinct: u64 = built.iter().map(|b| b.2).sum();
+    let shards: Vec<Shard> = built.iter().map(|b| b.shard.clone()).collect();
+    let sessions: u64 = built.iter().map(|b| b.sessions).sum();
+    let distinct: u64 = built.iter().map(|b| b.distinct).sum();
+    let test_sessions: u64 = built.iter().map(|b| b.test_sessions).sum();
     let pairs: u64 = shards.iter().map(|s| s.pairs as u64).sum();
     let largest = shards.iter().map(|s| s.pairs as u64).max().unwrap_or(0);
     // Passes.
@@ -707,12 +847,51 @@ pub fn fit_to_file(
     let origin = Point { version: 0, global, shape: vec![0; vectors] };
     let mut space = Sharded { dir: &dir, shards: &shards, next_version: 0, top: opts.top_examination };
     let (end, report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
-    // Output: rows per shard, merged by key.
-    let summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
-    let end_cut = end.shape.iter().copied().max().unwrap_or(0);
     let this = &space;
+    // Evaluation of the held-out sessions, shard by shard.
+    let eval = if *held == HeldOut::None {
+        None
+    } else {
+        let parts: Vec<super::eval::EvalSums> = (0..n_shards)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|s| -> Result<super::eval::EvalSums> {
+                let mut sums = super::eval::EvalSums::default();
+                let p = dir.file(&format!("s{s}.test"));
+                if !p.exists() {
+                    return Ok(sums);
+                }
+                let mut state = end.global.clone();
+                put_pair_vecs(&mut state, this.load(s, &end)?);
+                let model = state.model();
+                let mut probs = Vec::new();
+                replay(&p, &mut |w, sess| {
+                    let first = (s as u64) << 32 | u64::from(sess.pairs.first().copied().unwrap_or(0));
+                    sums.add(model.as_ref(), sess, w, first, &mut probs);
+                })?;
+                Ok(sums)
+            })
+            .collect::<Result<_>>()?;
+        let mut total = super::eval::EvalSums::default();
+        for p in parts {
+            total.merge(p);
+        }
+        Some((total.scores()?, test_sessions, test_read))
+    };
+    // Output: rows per shard, merged by key.
+    if let Some((out, with_fit)) = out {
+        let summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
+        write_model(this, &end, n_shards, vectors, with_fit.then_some(&summary), out)?;
+    }
+    Ok((ShardedFit { report, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest }, eval))
+}
+
+/// Writes the model file of point `end`: rows per shard, merged by key.
+fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize, summary: Option<&driver::FitSummary>, out: &Path) -> Result<()> {
+    let dir = this.dir;
+    let end_cut = end.shape.iter().copied().max().unwrap_or(0);
     (0..n_shards).into_par_iter().with_max_len(1).try_for_each(|s| -> Result<()> {
-        let vecs = this.load(s, &end)?;
+        let vecs = this.load(s, end)?;
         let names_path = dir.file(&format!("s{s}.names"));
         let names = std::fs::read(&names_path).map_err(|e| Error::io(&names_path, e))?;
         let keys_path = dir.file(&format!("s{s}.keys"));
@@ -740,7 +919,7 @@ pub fn fit_to_file(
     })?;
     let mut model = end.global.clone();
     put_pair_vecs(&mut model, vec![Vec::new(); vectors]);
-    let (head, tail) = io::head_and_tail(model.model().as_ref(), Some(&summary))?;
+    let (head, tail) = io::head_and_tail(model.model().as_ref(), summary)?;
     let mut readers = (0..n_shards)
         .map(|s| {
             let p = dir.file(&format!("s{s}.rows"));
@@ -751,8 +930,7 @@ pub fn fit_to_file(
         w.write_all(head.as_bytes())?;
         merge_rows(&mut readers, w)?;
         w.write_all(tail.as_bytes())
-    })?;
-    Ok(ShardedFit { report, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest })
+    })
 }
 
 /// Reads the next row (key, text) of a rows file.
