@@ -18,9 +18,11 @@ sessions of the mean over ranks of ln P(c_r | clicks above r), with CLAX's own
 does, on the sessions whose query occurs in the training log (serpsim leaves the others out),
 and pairs never seen in training at attractiveness and satisfaction 0.5 (serpsim's prior; here
 one extra embedding row whose logit is set to 0). CLAX's own `LogLikelihood` metric averages
-per document instead; on these logs every SERP has the same length, so the two agree; both
-are printed (`*_ll` and `*_ll_per_doc`), with the value CLAX gives unseen pairs natively (its
-baseline logit: `*_ll_native_unseen`) for comparison.
+per document instead, without the floor; on these logs every SERP has 10 results, so the two
+differ by the floor only; both are printed (`*_ll` and `*_ll_per_doc`), with the value CLAX
+gives unseen pairs natively (its baseline logit: `*_ll_native_unseen`) for comparison.
+`--score-serpsim MODEL.json` scores serpsim's fitted model this way instead of training:
+it must give serpsim's own `clicks eval` numbers (race_clax.sh checks it).
 
 CLAX is the PyPI package `clax-models` (imports as `clax`; Hager, Zoeter and de Rijke 2025),
 not `clax`, an unrelated package of prebuilt JAX classifiers. Its trainer module imports
@@ -56,46 +58,69 @@ from flax import nnx  # noqa: E402
 LOG_PROB_MIN = float(np.log(1e-6))  # serpsim's PROB_MIN
 
 
-def read_log(path, pairs, queries, train):
-    """Sessions of a generated log as (query_doc_ids, clicks, lengths, query_seen).
+class Vocab:
+    """Pair ids of the training log, per query a dict of its documents: 1, 2, ... in order of
+    first appearance (0 is CLAX's padding); held-out pairs that training never saw get
+    len + 1 (the unseen row)."""
 
-    Pair ids come from `pairs` (0 is CLAX's padding); in training every new pair gets the
-    next id, otherwise a pair not in `pairs` gets id len(pairs) + 1 (the unseen row).
-    """
-    unseen = len(pairs) + 1
+    def __init__(self):
+        self.by_query = {}
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def lookup(self, q, d):
+        """The id of the pair (q, d) (strings), or None."""
+        return self.by_query.get(q, {}).get(d)
+
+
+def read_log(path, vocab, train):
+    """Sessions of a log in the Yandex layout, one a line (`query<TAB>doc,...,doc :
+    clicked,...`), as (query_doc_ids, clicks, lengths, query_seen); training adds its pairs to
+    `vocab`. Blank lines and `#` lines are skipped."""
     # Compact buffers: 10 M sessions are 100 M positions (Python lists would take GBs).
     ids, clicks, lengths, seen = array("i"), bytearray(), array("i"), bytearray()
+    by_query, none = vocab.by_query, {}
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line or line.startswith("#"):
+            if line == "\n" or line.startswith("#"):
                 continue
             try:
                 q, rest = line.split("\t", 1)
                 docs_part, click_part = rest.split(":", 1)
             except ValueError:
                 sys.exit(f"{path}:{lineno}: not `query<TAB>docs : clicks`")
-            docs = [d.strip() for d in docs_part.split(",")]
-            clicked = {c.strip() for c in click_part.split(",")}
-            for d in docs:
-                key = (q, d)
-                i = pairs.get(key)
-                if i is None:
-                    if train:
-                        i = len(pairs) + 1
-                        pairs[key] = i
-                    else:
-                        i = unseen
-                ids.append(i)
-                clicks.append(d in clicked)
-            lengths.append(len(docs))
+            docs = docs_part.rstrip().split(",")
+            if " " in docs_part.rstrip():
+                docs = [d.strip() for d in docs]
+            qd = by_query.get(q)
+            if qd is None:
+                qd = none
+                if train:
+                    qd = by_query[q] = {}
+            seen.append(qd is not none)
             if train:
-                queries.add(q)
-                seen.append(True)
+                for d in docs:
+                    i = qd.get(d)
+                    if i is None:
+                        vocab.n += 1
+                        i = qd[d] = vocab.n
+                    ids.append(i)
             else:
-                seen.append(q in queries)
+                ids.extend([qd.get(d, -1) for d in docs])
+            cp = click_part.strip()
+            if cp:
+                cs = {c.strip() for c in cp.split(",")}
+                clicks.extend([d in cs for d in docs])
+            else:
+                clicks.extend(bytes(len(docs)))
+            lengths.append(len(docs))
+    ids = np.frombuffer(ids, dtype=np.int32)
+    if not train:
+        ids = np.where(ids < 0, vocab.n + 1, ids).astype(np.int32)
     return (
-        np.frombuffer(ids, dtype=np.int32),
+        ids,
         np.frombuffer(clicks, dtype=np.uint8).astype(np.float32),
         np.frombuffer(lengths, dtype=np.int32),
         np.frombuffer(seen, dtype=np.uint8).astype(bool),
@@ -203,6 +228,40 @@ def evaluate(model, data, size, row, prob_half=True):
     }
 
 
+def score_serpsim(a, out):
+    """Scores serpsim's fitted DBN (its model JSON) with CLAX's `predict_conditional_clicks`
+    and this script's log-likelihood: equal to serpsim's `clicks eval` numbers (up to float32)
+    when the two definitions agree."""
+    with open(a.score_serpsim, encoding="utf-8") as f:
+        m = json.load(f)
+    if m.get("model") != "dbn":
+        sys.exit(f"{a.score_serpsim}: not a DBN model file")
+    vocab = Vocab()
+    tr = read_log(a.train, vocab, True)
+    n_pairs = len(vocab)
+    att = np.zeros(n_pairs + 2, np.float64)  # logits; 0 = probability 0.5 (unseen, padding)
+    sat = np.zeros(n_pairs + 2, np.float64)
+    logit = lambda p: np.log(p) - np.log1p(-p)  # noqa: E731
+    names = m["pair_params"]
+    ia, isat = 2 + names.index("attractiveness"), 2 + names.index("satisfaction")
+    for row in m["pairs"]:
+        i = vocab.lookup(str(row[0]), str(row[1]))
+        if i is not None:
+            att[i], sat[i] = logit(np.clip(row[ia], 1e-7, 1 - 1e-7)), logit(np.clip(row[isat], 1e-7, 1 - 1e-7))
+    model = DynamicBayesianNetwork(query_doc_pairs=n_pairs + 1, rngs=nnx.Rngs(a.seed))
+    for p, v in ((model.attraction, att), (model.satisfaction, sat)):
+        p.baseline.value = jnp.zeros_like(p.baseline.value)
+        p.embeddings.embedding.value = jnp.asarray(v, jnp.float32)[:, None]
+    model.continuation.weight.value = jnp.asarray([logit(m["scalars"]["gamma"])], jnp.float32)
+    width = int(tr[2].max())
+    for name, path in (("val", a.val), ("test", a.test)):
+        d = read_log(path, vocab, False)
+        r = evaluate(model, to_padded(*d[:3], d[3], width), a.eval_batch, n_pairs + 1)
+        out[f"serpsim_model_{name}_ll"] = r["ll"]
+        out[f"serpsim_model_{name}_sessions"] = r["sessions"]
+    print(json.dumps(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("train")
@@ -213,15 +272,18 @@ def main():
     ap.add_argument("--eval-batch", type=int, default=8192, help="evaluation batch (CLAX's Yandex baseline: 8192)")
     ap.add_argument("--lr", type=float, default=0.01, help="AdamW learning rate (CLAX's Yandex baseline: 0.01)")
     ap.add_argument("--seed", type=int, default=42, help="CLAX's random_state")
+    ap.add_argument("--score-serpsim", metavar="MODEL.json", help="only score serpsim's fitted DBN this way (the definition check)")
     a = ap.parse_args()
     out = {"tool": "clax", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()], "import_s": time.perf_counter() - T_START}
+    if a.score_serpsim:
+        return score_serpsim(a, out)
 
     t0 = time.perf_counter()
-    pairs, queries = {}, set()
-    tr = read_log(a.train, pairs, queries, True)
-    va = read_log(a.val, pairs, queries, False)
+    vocab = Vocab()
+    tr = read_log(a.train, vocab, True)
+    va = read_log(a.val, vocab, False)
     out["read_train_val_s"] = time.perf_counter() - t0
-    n_pairs = len(pairs)
+    n_pairs = len(vocab)
     unseen_row = n_pairs + 1
     width = int(max(tr[2].max(), va[2].max()))
     train = to_padded(tr[0], tr[1], tr[2], np.ones(len(tr[2]), bool), width)
@@ -280,7 +342,7 @@ def main():
     out["val_ll_native_unseen"] = evaluate(model, val, a.eval_batch, unseen_row, prob_half=False)["ll"]
 
     t0 = time.perf_counter()
-    te = read_log(a.test, pairs, queries, False)
+    te = read_log(a.test, vocab, False)
     test = to_padded(*te[:3], te[3], width)
     t = evaluate(model, test, a.eval_batch, unseen_row)
     out["test_s"] = time.perf_counter() - t0

@@ -23,7 +23,8 @@
 # over 2,000,000 distinct pairs, and a warning is printed when the fit reports fewer than
 # MIN_PAIRS, 2000000); WORLD (1); THREADS ("1 2", serpsim); CLAX_THREADS ("2": all cores of
 # a 2-core machine; "1" runs CLAX under `taskset -c 0` with XLA's intra-op threads at 1);
-# MAX_EPOCHS (5); SAMPLE ($SERPSIM_DATA/clicks/yandex_sample_train.txt, SERPSIM_DATA
+# MAX_EPOCHS (5); CHECK_LL (1: score serpsim's fitted model through race_clax.py too, which
+# must give serpsim's own log-likelihoods; 0 skips it); SAMPLE ($SERPSIM_DATA/clicks/yandex_sample_train.txt, SERPSIM_DATA
 # defaulting to /work/shared/data); RACE_DIR (/tmp/serpsim_race: logs are kept there for the
 # next run and regenerated when the public fit is newer); SERPSIM (target/release/serpsim);
 # CLAX_PYTHON (python3) with CLAX installed, e.g. in a virtual environment outside the
@@ -126,6 +127,19 @@ s_val=$(jget "$out/eval-val.json" log_likelihood)
 s_test=$(jget "$out/eval-test.json" log_likelihood)
 s_nval=$(jget "$out/eval-val.json" test_sessions)
 s_ntest=$(jget "$out/eval-test.json" test_sessions)
+if [ "${CHECK_LL:-1}" = 1 ]; then
+  # The definition check: serpsim's fitted model scored by race_clax.py (CLAX's
+  # predict_conditional_clicks and its log-likelihood) must give serpsim's numbers.
+  JAX_PLATFORMS=cpu "$py" "$here/race_clax.py" --score-serpsim "$out/serpsim-$first.json" "$train" "$val" "$test" > "$out/check.json" 2> "$out/check.txt" \
+    || { cat "$out/check.txt" >&2; exit 1; }
+  python3 - "$out/check.json" "$s_val" "$s_test" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for name, ours in (("val", float(sys.argv[2])), ("test", float(sys.argv[3]))):
+    theirs = d[f"serpsim_model_{name}_ll"]
+    print(f"definition check ({name}): serpsim's model, serpsim eval {ours:.10f}, scored through CLAX {theirs:.10f}, difference {abs(ours - theirs):.1e}")
+PY
+fi
 for t in $threads; do
   rows+=("$(printf '%-8s %7s %12s %9s %14s %11.6f %11.6f' serpsim "$t" "${fit_wall[t]}" "${fit_rss[t]}" "${fit_passes[t]} passes" "$s_val" "$s_test")")
 done
