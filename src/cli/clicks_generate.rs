@@ -2,7 +2,7 @@
 //! (`serpsim::clickmodels::manypairs`); the shell only wires options to the library.
 
 use super::common::{progress_bar, with_threads};
-use serpsim::clickmodels::manypairs::{ManyPairs, TrueModel};
+use serpsim::clickmodels::manypairs::{FittedParams, ManyPairs, TrueModel};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -42,6 +42,13 @@ pub struct GenerateArgs {
     /// same population (training and held-out test logs).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// DBN model file (`clicks fit --model dbn`) whose fitted pairs give the per-pair
+    /// parameters: each (query, candidate) takes the (attractiveness, satisfaction) of the
+    /// floor(u n)-th of the file's n pairs (u its hash uniform of --world), and gamma is the
+    /// model's, instead of 0.9 u^2, 0.2 + 0.6 u' and 0.9. Only with --model dbn; a file that is
+    /// not DBN or lists no pairs is refused.
+    #[arg(long, value_name = "MODEL.json")]
+    params_from: Option<PathBuf>,
     /// Worker threads (default: all cores). The log does not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -49,6 +56,7 @@ pub struct GenerateArgs {
 
 pub fn generate(a: GenerateArgs) -> anyhow::Result<()> {
     let model: TrueModel = a.model.parse()?;
+    let params_from = a.params_from.as_deref().map(FittedParams::from_model_file).transpose()?;
     let g = ManyPairs {
         sessions: a.sessions,
         queries: a.queries,
@@ -60,8 +68,12 @@ pub fn generate(a: GenerateArgs) -> anyhow::Result<()> {
         model,
         world: a.world,
         seed: a.seed,
+        params_from,
     };
     g.validate()?;
+    if let (Some(f), Some(path)) = (&g.params_from, &a.params_from) {
+        eprintln!("pair parameters from {} fitted pairs of {} (gamma {})", f.pairs.len(), path.display(), f.gamma);
+    }
     let bar = progress_bar("generating", "sessions");
     bar.progress().phase("generating", "sessions", Some(a.sessions));
     let p = bar.progress();

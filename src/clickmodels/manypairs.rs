@@ -23,6 +23,14 @@
 //!     - 1))`, `p` the rank of the last click above (-1 when none), and clicked when examined
 //!     with probability `a`.
 //!
+//! With `params_from` (`--params-from MODEL.json`, a DBN model file such as `clicks fit --model
+//! dbn` writes), the per-pair parameters are drawn instead from the fitted model's empirical
+//! joint distribution of (attractiveness, satisfaction): candidate `k` of query `q` takes the
+//! `floor(u n)`-th of the file's `n` fitted pairs (in file order), `u` the same hash uniform of
+//! the world seed, the query and the candidate that draws the attractiveness above, and gamma is
+//! the model's. Queries, candidates and SERPs are as without it; only `dbn` clicks take it. A
+//! model file that is not DBN, or lists no pairs, is refused (`FILE: reason`).
+//!
 //! The queries' candidates and click parameters depend on the world seed (`world`) only, the
 //! sessions on `seed`: two logs with the same world and other seeds are two samples of the same
 //! population (a training log and a held-out test log). Session `i` draws its query, SERP and
@@ -31,6 +39,8 @@
 //! whatever the thread count. One session per line, in the Yandex sample layout
 //! (`query<TAB>doc,doc,... : clicked,clicked`; docs/clickmodels.md).
 
+use super::io::ParamTable;
+use super::ModelKind;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::rng::{derive_key, item_key, stream, uniform_at};
@@ -39,6 +49,7 @@ use rand::Rng;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::io::Write;
+use std::path::Path;
 
 /// Sessions of a generated log (about 90 bytes of text each).
 pub const MAX_SESSIONS: u64 = 1_000_000_000;
@@ -72,6 +83,58 @@ impl std::str::FromStr for TrueModel {
     }
 }
 
+/// Pair parameters taken from a fitted DBN (`--params-from`; see the module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedParams {
+    /// (attractiveness, satisfaction) of each fitted pair, in the model file's order.
+    pub pairs: Vec<(f64, f64)>,
+    /// The model's continuation probability.
+    pub gamma: f64,
+}
+
+impl FittedParams {
+    /// Reads a DBN model file (plain, gzip or zstd; the format of `docs/clickmodels.md`).
+    /// Errors name the file: `FILE: reason`.
+    pub fn from_model_file(path: &Path) -> Result<Self> {
+        let text = crate::input::read_to_string(path)?;
+        Self::from_json_str(&text, &path.display().to_string())
+    }
+
+    /// Parses a model file's text; `ctx` (the file name) starts every error.
+    pub fn from_json_str(text: &str, ctx: &str) -> Result<Self> {
+        let (model, vocab) = super::io::from_json_str(text, ctx)?;
+        if model.kind() != ModelKind::Dbn {
+            return Err(Error::Invalid(format!(
+                "{ctx}: a `{}` model, not a DBN one: --params-from takes a DBN model file (`clicks fit --model dbn`)",
+                model.kind().name()
+            )));
+        }
+        let t: ParamTable = model.to_table();
+        let column = |name: &str| t.pairs.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
+        let (a, s) = (column("attractiveness"), column("satisfaction"));
+        let n = vocab.pair_count().min(a.len()).min(s.len());
+        let gamma = t.scalars.iter().find(|(n, _)| n == "gamma").map(|x| x.1);
+        let gamma = gamma.ok_or_else(|| Error::Invalid(format!("{ctx}: the DBN model has no `scalars.gamma`")))?;
+        let f = FittedParams { pairs: a[..n].iter().copied().zip(s[..n].iter().copied()).collect(), gamma };
+        f.check(ctx)?;
+        Ok(f)
+    }
+
+    /// Refuses an empty list and values that are not probabilities; `ctx` starts the message.
+    fn check(&self, ctx: &str) -> Result<()> {
+        if self.pairs.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{ctx}: the model lists no (query, document) pairs: --params-from draws each pair's attractiveness and satisfaction from the fitted ones"
+            )));
+        }
+        let prob = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
+        if !prob(self.gamma) || !self.pairs.iter().all(|&(a, s)| prob(a) && prob(s)) {
+            return Err(Error::Invalid(format!("{ctx}: every fitted value and gamma must be a probability in [0, 1]")));
+        }
+        Ok(())
+    }
+}
+
 /// The knobs of a generated many-pairs log (see the module documentation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ManyPairs {
@@ -95,6 +158,8 @@ pub struct ManyPairs {
     pub world: u64,
     /// Seed of the sessions (the sample).
     pub seed: u64,
+    /// Pair parameters and gamma from a fitted DBN instead of the hashed formulas (`dbn` only).
+    pub params_from: Option<FittedParams>,
 }
 
 impl Default for ManyPairs {
@@ -112,6 +177,7 @@ impl Default for ManyPairs {
             model: TrueModel::Dbn,
             world: 1,
             seed: 1,
+            params_from: None,
         }
     }
 }
@@ -161,6 +227,12 @@ impl ManyPairs {
         if !(0.0..=1.0).contains(&self.reorder) {
             return bad("--reorder", format!("{} must be a probability in [0, 1]", self.reorder));
         }
+        if let Some(f) = &self.params_from {
+            if self.model != TrueModel::Dbn {
+                return bad("--params-from", "draws DBN parameters: use it with --model dbn".into());
+            }
+            f.check("--params-from")?;
+        }
         Ok(())
     }
 
@@ -189,12 +261,22 @@ impl ManyPairs {
         }
     }
 
-    /// Attractiveness and satisfaction of candidate `k` of query `q`.
+    /// Attractiveness and satisfaction of candidate `k` of query `q`: hashed, or with
+    /// `params_from` the `floor(u n)`-th fitted pair for the same uniform `u`.
     fn params(&self, q: u64, k: usize) -> (f64, f64) {
         let key = derive_key(self.world, &[TAG_ATTR, q]);
         let u = uniform_at(key, TAG_ATTR, k as u64);
+        if let Some(f) = &self.params_from {
+            let n = f.pairs.len();
+            return f.pairs[((u * n as f64) as usize).min(n - 1)];
+        }
         let v = uniform_at(key, TAG_SAT, k as u64);
         (0.9 * u * u, 0.2 + 0.6 * v)
+    }
+
+    /// DBN continuation probability: 0.9, or the fitted model's.
+    fn gamma(&self) -> f64 {
+        self.params_from.as_ref().map_or(GAMMA, |f| f.gamma)
     }
 
     /// Appends session `i` as one line to `line`; returns its clicks.
@@ -217,6 +299,7 @@ impl ManyPairs {
         line.push_str(" :");
         let mut clicks = 0u64;
         let mut last: i64 = -1;
+        let gamma = self.gamma();
         for (r, &k) in order.iter().enumerate() {
             let (a, s) = self.params(q, k);
             let examined = match self.model {
@@ -231,7 +314,7 @@ impl ManyPairs {
             }
             if self.model == TrueModel::Dbn {
                 let satisfied = click && rng.random::<f64>() < s;
-                if satisfied || rng.random::<f64>() >= GAMMA {
+                if satisfied || rng.random::<f64>() >= gamma {
                     break;
                 }
             }
@@ -322,6 +405,74 @@ mod tests {
         assert_ne!(a, text(&ManyPairs { seed: 8, ..small() }, 2));
         let u = ManyPairs { model: TrueModel::Ubm, ..small() };
         assert_eq!(text(&u, 1), text(&u, 2));
+        let f = ManyPairs { params_from: Some(FittedParams::from_json_str(TINY, "tiny.json").unwrap()), ..small() };
+        let b = text(&f, 1);
+        assert_eq!(b, text(&f, 3));
+        assert_ne!(a, b, "the fitted parameters change the clicks");
+    }
+
+    /// A hand-written DBN model file: 3 pairs, gamma 0.7.
+    const TINY: &str = r#"{"format": "serpsim-click-model", "model": "dbn", "scalars": {"gamma": 0.7},
+        "pair_params": ["attractiveness", "satisfaction"],
+        "pairs": [["q1", "d1", 0.1, 0.2], ["q1", "d2", 0.45, 0.9], ["q2", "d1", 0.8, 0.05]]}"#;
+
+    // --params-from: the file's 3 pairs and gamma are read as written (hand-checked against
+    // TINY), every (a, s) drawn for a candidate is one of the 3, each of them is drawn (with u
+    // uniform, each has probability 1/3 per candidate: missing one in 3,000 draws has
+    // probability below 3 (2/3)^3000), and with the pair's index floor(u * 3).
+    #[test]
+    fn params_from_draws_the_fitted_pairs_and_gamma() {
+        let f = FittedParams::from_json_str(TINY, "tiny.json").unwrap();
+        assert_eq!(f, FittedParams { pairs: vec![(0.1, 0.2), (0.45, 0.9), (0.8, 0.05)], gamma: 0.7 });
+        let g = ManyPairs { params_from: Some(f.clone()), ..small() };
+        assert_eq!(g.gamma(), 0.7);
+        let mut seen = [0usize; 3];
+        for q in 0..200 {
+            for k in 0..15 {
+                let drawn = g.params(q, k);
+                let i = f.pairs.iter().position(|&p| p == drawn).unwrap_or_else(|| panic!("{drawn:?} is not a fitted pair"));
+                let u = uniform_at(derive_key(g.world, &[TAG_ATTR, q]), TAG_ATTR, k as u64);
+                assert_eq!(i, (u * 3.0) as usize);
+                seen[i] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c > 0), "{seen:?}");
+    }
+
+    // Gamma reaches the clicks: with every pair at attractiveness 1 and satisfaction 0 the
+    // user clicks every examined result and goes on with probability gamma, so a session has
+    // at least 2 clicks with probability gamma (0.7) and its mean clicks are
+    // sum_{r=0..9} 0.7^r = (1 - 0.7^10) / 0.3 = 3.2392. 20,000 sessions: the share's standard
+    // error is sqrt(0.21 / 20000) = 0.0032, the mean's below 0.02.
+    #[test]
+    fn params_from_gamma_drives_the_continuation() {
+        let text_ = TINY.replace("0.1, 0.2", "1.0, 0.0").replace("0.45, 0.9", "1.0, 0.0").replace("0.8, 0.05", "1.0, 0.0");
+        let g = ManyPairs { sessions: 20_000, params_from: Some(FittedParams::from_json_str(&text_, "ones.json").unwrap()), ..small() };
+        let log = String::from_utf8(text(&g, 2)).unwrap();
+        let clicks: Vec<usize> = log.lines().map(|l| l.split_once(" :").unwrap().1.split(',').filter(|c| !c.trim().is_empty()).count()).collect();
+        let share = clicks.iter().filter(|&&c| c >= 2).count() as f64 / clicks.len() as f64;
+        let mean = clicks.iter().sum::<usize>() as f64 / clicks.len() as f64;
+        assert!((share - 0.7).abs() < 0.015, "share with 2+ clicks {share}");
+        assert!((mean - 3.2392).abs() < 0.08, "mean clicks {mean}");
+    }
+
+    // Bounded input: a model that is not DBN, a DBN without pairs, a missing file, and
+    // --params-from with UBM clicks are refused with the file (or option) and the reason.
+    #[test]
+    fn params_from_refuses_other_models_and_empty_ones() {
+        let ubm = r#"{"model": "ubm", "matrices": {"examination": [[0.5]]}, "pair_params": ["attractiveness"], "pairs": [["q", "d", 0.5]]}"#;
+        let e = FittedParams::from_json_str(ubm, "m.json").unwrap_err().to_string();
+        assert!(e.starts_with("m.json: a `ubm` model, not a DBN one"), "{e}");
+        let empty = r#"{"model": "dbn", "scalars": {"gamma": 0.7}, "pair_params": ["attractiveness", "satisfaction"], "pairs": []}"#;
+        let e = FittedParams::from_json_str(empty, "e.json").unwrap_err().to_string();
+        assert!(e.starts_with("e.json: the model lists no (query, document) pairs"), "{e}");
+        let e = FittedParams::from_model_file(Path::new("/nonexistent/serpsim-model.json")).unwrap_err().to_string();
+        assert!(e.starts_with("/nonexistent/serpsim-model.json: "), "{e}");
+        let f = FittedParams::from_json_str(TINY, "tiny.json").unwrap();
+        let e = ManyPairs { model: TrueModel::Ubm, params_from: Some(f), ..small() }.validate().unwrap_err().to_string();
+        assert!(e.contains("--params-from") && e.contains("--model dbn"), "{e}");
+        let e = ManyPairs { params_from: Some(FittedParams { pairs: vec![], gamma: 0.5 }), ..small() }.validate().unwrap_err().to_string();
+        assert!(e.contains("lists no (query, document) pairs"), "{e}");
     }
 
     // The world seed fixes the population: a log with another session seed shows the same
