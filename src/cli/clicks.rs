@@ -122,8 +122,9 @@ struct ModelArgs {
     /// is split by query into this many temporary files and each EM pass takes them one at a
     /// time per thread, so memory is bounded by --memory-budget whatever the number of pairs;
     /// identical sessions are kept once with their count. Default: sharded when the logs are
-    /// more than a quarter of --memory-budget (or read from standard input), with shards sized
-    /// from the budget; `--shards 0` never shards. The results do not depend on it.
+    /// more than a quarter of --memory-budget (or read from standard input), unless `fit
+    /// --stream`, with shards sized from the budget; `--shards 0` never shards. The results do
+    /// not depend on it.
     #[arg(long)]
     shards: Option<usize>,
     #[command(flatten)]
@@ -1038,7 +1039,8 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         let sharded = match a.m.shards {
             Some(0) => false,
             Some(_) => true,
-            None => cfg.em_config().is_some() && serpsim::clickmodels::sharded::wanted(size, src.store.memory_budget),
+            // --stream asks for the parse-once path.
+            None => !a.stream && serpsim::clickmodels::sharded::supports(&cfg) && serpsim::clickmodels::sharded::wanted(size, src.store.memory_budget),
         };
         if sharded {
             let shard_opts = serpsim::clickmodels::sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
@@ -1158,7 +1160,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
         let wanted = match a.m.shards {
             Some(0) => false,
             Some(_) => true,
-            None => cfg.em_config().is_some() && sharded::wanted(total, src.store.memory_budget),
+            None => sharded::supports(&cfg) && sharded::wanted(total, src.store.memory_budget),
         };
         if wanted {
             let held = a.test.clone().map_or(sharded::HeldOut::LastQuarter, sharded::HeldOut::File);

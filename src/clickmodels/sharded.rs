@@ -90,6 +90,12 @@ pub fn wanted(input_bytes: Option<u64>, budget: u64) -> bool {
     }
 }
 
+/// Whether `cfg` can be fitted in shards: the EM models (dbn, ubm, ccm, pbm). SDBN and the
+/// other counting models take one pass and are fitted by the parse-once path.
+pub fn supports(cfg: &ModelConfig) -> bool {
+    cfg.em_config().is_some() && cfg.kind() != ModelKind::Sdbn
+}
+
 /// What a sharded fit did.
 #[derive(Debug, Clone)]
 pub struct ShardedFit {
@@ -781,7 +787,10 @@ fn run(
     out: Option<(&Path, bool)>,
     on_pass: &mut dyn FnMut(&PassInfo),
 ) -> Result<(ShardedFit, Option<EvalOut>)> {
-    let em = cfg.em_config().ok_or_else(|| Error::Invalid(format!("a sharded fit is an EM fit (dbn, ubm, ccm, pbm), not {}", cfg.kind())))?;
+    let em = cfg
+        .em_config()
+        .filter(|_| supports(cfg))
+        .ok_or_else(|| Error::Invalid(format!("a sharded fit is an EM fit (dbn, ubm, ccm, pbm), not {}", cfg.kind())))?;
     let mut start = EmState::new(cfg)?;
     driver::check_settings(&mut start, &em, opts)?;
     let threads = rayon::current_num_threads().max(1);
