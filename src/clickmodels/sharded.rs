@@ -49,6 +49,8 @@ pub const MAX_SHARDS: usize = 4096;
 const RANK_BITS: u32 = 25;
 /// Sessions a log may have in a sharded fit (the key holds the session index in 39 bits).
 pub const MAX_SESSIONS: u64 = 1 << (64 - RANK_BITS);
+/// A shard this small (pair tables and sessions, bytes) is taken whatever the budget.
+const SMALL_SHARD: u64 = 16 << 20;
 /// Write buffer of each shard file during the partition pass.
 const SHARD_BUFFER: usize = 32 << 10;
 
@@ -82,8 +84,12 @@ pub fn plan(input_bytes: u64, budget: u64, threads: usize) -> usize {
 
 /// Whether a streamed fit of a log of `input_bytes` bytes should be sharded under `budget`:
 /// when the log's text is more than a quarter of the budget (its pair tables and names may
-/// then not fit), or its size is unknown (standard input).
+/// then not fit), or its size is unknown (standard input). Never with a budget of 0 (parse
+/// once with every session in its spill file, as documented for `--memory-budget 0`).
 pub fn wanted(input_bytes: Option<u64>, budget: u64) -> bool {
+    if budget == 0 {
+        return false;
+    }
     match input_bytes {
         Some(b) => b.saturating_mul(4) > budget,
         None => true,
@@ -831,7 +837,9 @@ fn run(
     for (s, b) in built.iter().enumerate() {
         let sh = &b.shard;
         let need = sh.pairs as u64 * pair_bytes(kind) + sh.session_bytes;
-        if need > per_worker && shard_opts.shards.is_none() {
+        // Shards of up to SMALL_SHARD bytes are always taken (within the 128 MB a process
+        // holds besides its budget): a budget of a few megabytes still shards.
+        if need > per_worker.max(SMALL_SHARD) && shard_opts.shards.is_none() {
             return Err(Error::Invalid(format!(
                 "shard {s} of {n_shards} holds {} pairs and {} bytes of sessions ({:.1} MiB in memory), more than the memory budget per worker thread ({:.1} MiB); raise --memory-budget, or give more --shards",
                 sh.pairs,
