@@ -1035,23 +1035,17 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     if !a.in_memory && !needs_memory {
         let opts = a.m.em_options()?;
         let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
-        let size = serpsim::logs::is_rereadable(&a.train).then(|| std::fs::metadata(&a.train).map(|m| m.len()).ok()).flatten();
-        let sharded = match a.m.shards {
-            Some(0) => false,
-            Some(_) => true,
-            // --stream asks for the parse-once path.
-            None => !a.stream && serpsim::clickmodels::sharded::supports(&cfg) && serpsim::clickmodels::sharded::wanted(size, src.store.memory_budget),
-        };
-        if sharded {
-            let shard_opts = serpsim::clickmodels::sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
+        use serpsim::clickmodels::sharded;
+        let size = sharded::logs_size(&[&a.train]);
+        // --stream asks for the parse-once path.
+        if sharded::decide(&cfg, a.m.shards, size, src.store.memory_budget, a.stream) {
+            let shard_opts = sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
             let read_opts = serpsim::logs::read::ReadOptions::new(format.clone()).skip_bad_lines(a.m.skip_bad_lines);
             let bar = pass_bar(&cfg);
-            let fit = with_threads(a.threads, || {
-                serpsim::clickmodels::sharded::fit_to_file(&a.train, &read_opts, &cfg, &opts, &shard_opts, &a.out, &mut |p| show_pass(&bar, p))
-            });
+            let fit = with_threads(a.threads, || sharded::fit_to_file(&a.train, &read_opts, &cfg, &opts, &shard_opts, &a.out, &mut |p| show_pass(&bar, p)));
             bar.finish_and_clear();
             let fit = fit??;
-            print_fit(Some(&FitSummary::new(cfg.kind(), &fit.report, cfg.em_config().map_or(0.0, |e| e.tolerance), &opts)));
+            print_fit(Some(&fit.fit_summary));
             report_skipped(&a.train, &fit.read);
             eprintln!("{}", fit.summary());
             eprintln!("fitted {} on {} sessions ({} query-document pairs)", cfg.kind(), fit.sessions, fit.pairs);
@@ -1152,17 +1146,8 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
     let mut src = a.m.file_source(&a.train, EVAL_BUDGET)?;
     {
         use serpsim::clickmodels::sharded;
-        let size = |p: &Path| serpsim::logs::is_rereadable(p).then(|| std::fs::metadata(p).map(|m| m.len()).ok()).flatten();
-        let total = match &a.test {
-            None => size(&a.train),
-            Some(t) => size(&a.train).zip(size(t)).map(|(x, y)| x + y),
-        };
-        let wanted = match a.m.shards {
-            Some(0) => false,
-            Some(_) => true,
-            None => sharded::supports(&cfg) && sharded::wanted(total, src.store.memory_budget),
-        };
-        if wanted {
+        let logs: Vec<&Path> = std::iter::once(a.train.as_path()).chain(a.test.as_deref()).collect();
+        if sharded::decide(&cfg, a.m.shards, sharded::logs_size(&logs), src.store.memory_budget, false) {
             let held = a.test.clone().map_or(sharded::HeldOut::LastQuarter, sharded::HeldOut::File);
             let shard_opts = sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
             let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
@@ -1172,7 +1157,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
             });
             bar.finish_and_clear();
             let r = r??;
-            print_fit(Some(&FitSummary::new(cfg.kind(), &r.fit.report, cfg.em_config().map_or(0.0, |e| e.tolerance), &opts)));
+            print_fit(Some(&r.fit.fit_summary));
             report_skipped(&a.train, &r.fit.read);
             if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
                 report_skipped(t, rep);

@@ -102,11 +102,36 @@ pub fn supports(cfg: &ModelConfig) -> bool {
     cfg.em_config().is_some() && cfg.kind() != ModelKind::Sdbn
 }
 
+/// Whether a fit or evaluation of `cfg` on logs of `input_bytes` (all of them; `None`: one is
+/// standard input) is sharded: always with `--shards N > 0`, never with `--shards 0`, a model
+/// that cannot be ([`supports`]) or a caller that asks for parse once (`fit --stream`), and
+/// otherwise when [`wanted`] says so.
+pub fn decide(cfg: &ModelConfig, shards: Option<usize>, input_bytes: Option<u64>, budget: u64, parse_once: bool) -> bool {
+    match shards {
+        Some(0) => false,
+        Some(_) => true,
+        None => !parse_once && supports(cfg) && wanted(input_bytes, budget),
+    }
+}
+
+/// The bytes of the logs at `paths` (on disk, as stored), or `None` when one is not a
+/// re-readable file (standard input, a pipe) or cannot be read.
+pub fn logs_size(paths: &[&Path]) -> Option<u64> {
+    paths.iter().try_fold(0u64, |acc, p| {
+        if !crate::logs::is_rereadable(p) {
+            return None;
+        }
+        std::fs::metadata(p).ok().map(|m| acc + m.len())
+    })
+}
+
 /// What a sharded fit did.
 #[derive(Debug, Clone)]
 pub struct ShardedFit {
     /// How the EM passes ended.
     pub report: EmReport,
+    /// The same, as the model file's `fit` key writes it.
+    pub fit_summary: driver::FitSummary,
     /// What reading the log found.
     pub read: ReadReport,
     /// Sessions read.
@@ -491,21 +516,16 @@ impl EmSpace for Sharded<'_> {
     fn extrapolate(&mut self, x0: &Point, x1: &Point, x2: &Point, alpha: f64) -> Result<Point> {
         let version = self.new_version();
         let this = &*self;
-        let lens: Vec<Vec<u32>> = (0..this.shards.len())
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|s| -> Result<Vec<u32>> {
-                let (a, b, c) = (this.load(s, x0)?, this.load(s, x1)?, this.load(s, x2)?);
-                let mut out = Vec::with_capacity(a.len());
-                for k in 0..a.len() {
-                    let n = a[k].len().max(b[k].len()).max(c[k].len());
-                    let at = |v: &Vec<f64>, i: usize| v.get(i).copied().unwrap_or(PRIOR);
-                    out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i), at(&b[k], i), at(&c[k], i), alpha)).collect::<Vec<f64>>());
-                }
-                this.save(s, version, &out)?;
-                Ok(out.iter().map(|v| v.len() as u32).collect())
-            })
-            .collect::<Result<_>>()?;
+        (0..this.shards.len()).into_par_iter().with_max_len(1).try_for_each(|s| -> Result<()> {
+            let (a, b, c) = (this.load(s, x0)?, this.load(s, x1)?, this.load(s, x2)?);
+            let mut out = Vec::with_capacity(a.len());
+            for k in 0..a.len() {
+                let n = a[k].len().max(b[k].len()).max(c[k].len());
+                let at = |v: &Vec<f64>, i: usize| v.get(i).copied().unwrap_or(PRIOR);
+                out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i), at(&b[k], i), at(&c[k], i), alpha)).collect::<Vec<f64>>());
+            }
+            this.save(s, version, &out)
+        })?;
         let (f1, _) = driver::flatten(&x1.global);
         let (f2, _) = driver::flatten(&x2.global);
         let mut global = x0.global.clone();
@@ -517,7 +537,6 @@ impl EmSpace for Sharded<'_> {
             }
         }
         driver::pin(&mut global, self.top);
-        let _ = lens;
         Ok(Point { version, global, shape: x0.shape.clone() })
     }
 
@@ -558,31 +577,33 @@ fn write_raw(w: &mut BufWriter<File>, index: u64, s: &crate::logs::formats::Sess
 /// Identical sessions of one part of a shard, in the order first seen, with their counts.
 #[derive(Default)]
 struct Distinct {
-    index: rustc_hash::FxHashMap<Vec<u8>, usize>,
-    order: Vec<(Vec<u8>, u64)>,
+    /// Each distinct session (held once): the order it was first seen in, and its count.
+    index: rustc_hash::FxHashMap<Vec<u8>, (usize, u64)>,
     sessions: u64,
 }
 
 impl Distinct {
     fn add(&mut self, enc: &[u8]) {
         self.sessions += 1;
-        match self.index.get(enc) {
-            Some(&i) => self.order[i].1 += 1,
+        let next = self.index.len();
+        match self.index.get_mut(enc) {
+            Some(e) => e.1 += 1,
             None => {
-                self.index.insert(enc.to_vec(), self.order.len());
-                self.order.push((enc.to_vec(), 1));
+                self.index.insert(enc.to_vec(), (next, 1));
             }
         }
     }
-    /// The sessions file: per distinct session, its count then the session.
+    /// The sessions file: per distinct session in the order first seen, its count then the
+    /// session.
     fn bytes(self) -> (Vec<u8>, u64, u64) {
+        let mut order: Vec<(Vec<u8>, (usize, u64))> = self.index.into_iter().collect();
+        order.sort_unstable_by_key(|e| e.1 .0);
         let mut out = Vec::new();
-        let distinct = self.order.len() as u64;
-        for (e, w) in self.order {
-            put_uleb(&mut out, w);
-            out.extend_from_slice(&e);
+        for (e, (_, w)) in &order {
+            put_uleb(&mut out, *w);
+            out.extend_from_slice(e);
         }
-        (out, self.sessions, distinct)
+        (out, self.sessions, order.len() as u64)
     }
 }
 
@@ -896,11 +917,11 @@ fn run(
         Some((total.scores()?, test_sessions, test_read))
     };
     // Output: rows per shard, merged by key.
+    let fit_summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
     if let Some((out, with_fit)) = out {
-        let summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
-        write_model(this, &end, n_shards, vectors, with_fit.then_some(&summary), out)?;
+        write_model(this, &end, n_shards, vectors, with_fit.then_some(&fit_summary), out)?;
     }
-    Ok((ShardedFit { report, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest }, eval))
+    Ok((ShardedFit { report, fit_summary, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest }, eval))
 }
 
 /// Writes the model file of point `end`: rows per shard, merged by key.
@@ -967,7 +988,10 @@ fn next_row(r: &mut BufReader<File>) -> std::io::Result<Option<(u64, Vec<u8>)>> 
             break;
         }
     }
-    let mut row = vec![0u8; len.min(1 << 30) as usize];
+    if len > 1 << 30 {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a temporary rows file is corrupt (row longer than 1 GiB)"));
+    }
+    let mut row = vec![0u8; len as usize];
     r.read_exact(&mut row)?;
     Ok(Some((u64::from_le_bytes(k), row)))
 }
