@@ -147,9 +147,11 @@ def fit(
     gamma, examination by rank, CCM's taus: bytes, not per pair) and collects per partition
     only their statistics (at most a few kilobytes); pair parameters stay on the executors.
     The pair table reaches the driver once, at the end, as the fitted model's rows. An executor
-    task holds one partition: its sessions in a compact form (about 5 bytes per result,
-    identical sessions once), its pairs' parameters and statistics (about 60 bytes per pair for
-    DBN), and, when the shard is built and at the end, the partition's pair ids.
+    task holds one partition: its sessions in a compact form (about 4 bytes per result and 8
+    per distinct session; identical sessions once), its pairs' parameters read and written and
+    their statistics (about 100 bytes per pair for DBN), and, when the shard is built and at
+    the end, the partition's pair ids. The driver holds the fitted model at the end (see
+    ``docs/scale.md``).
     """
     from pyspark import StorageLevel
 
