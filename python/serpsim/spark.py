@@ -159,7 +159,7 @@ def fit(
 
     fitter = _serpsim.SparkFit(model.lower(), int(iterations), gamma)
     data = _normalise(df, columns)
-    n_parts = int(partitions) if partitions else data.rdd.getNumPartitions()
+    n_parts = int(partitions) if partitions is not None else data.rdd.getNumPartitions()
     if n_parts < 1:
         raise ValueError("partitions must be at least 1")
     sc = data.sparkSession.sparkContext

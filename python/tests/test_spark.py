@@ -252,6 +252,11 @@ def test_bad_frames_are_refused(spark):
     df = spark.createDataFrame([("q", ["a"], [True])], "query_id string, docs array<string>, clicks array<boolean>")
     with pytest.raises(serpsim.InvalidInputError, match="not fitted from E-step|single count"):
         serpsim.spark.fit(df, model="cm")
+    with pytest.raises(ValueError, match="partitions must be at least 1"):
+        serpsim.spark.fit(df, model="dbn", iterations=2, partitions=0)
+    empty = spark.createDataFrame([], "query_id string, docs array<string>, clicks array<boolean>")
+    with pytest.raises(serpsim.InvalidInputError, match="no sessions"):
+        serpsim.spark.fit(empty, model="dbn", iterations=2, partitions=2)
 
 
 # The single-machine reference for the Spark simulation: the CLI on a bundled scenario,
