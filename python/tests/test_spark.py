@@ -148,13 +148,9 @@ def driver_traffic(monkeypatch):
     Python driver through pyspark's `_load_from_socket` or `_local_iterator_from_socket`:
     collect, reduce, count, DataFrame.collect/toArrow/toPandas, runJob), counted as they are
     read from the socket; and the pickled size of every value broadcast."""
+    import importlib
     import pickle
 
-    import pyspark.core.context
-    import pyspark.core.rdd
-    import pyspark.sql.classic.dataframe
-    import pyspark.sql.pandas.conversion
-    import pyspark.util
     from pyspark import SparkContext
 
     received, broadcast = [], []
@@ -192,11 +188,23 @@ def driver_traffic(monkeypatch):
         def __getattr__(self, name):
             return getattr(self._ser, name)
 
-    for module in (pyspark.core.rdd, pyspark.core.context, pyspark.sql.classic.dataframe, pyspark.sql.pandas.conversion, pyspark.util):
+    # Where pyspark 4 (and, for the older names, pyspark 3) imports the two readers.
+    patched, seen = 0, set()
+    for path in ("pyspark.core.rdd", "pyspark.core.context", "pyspark.sql.classic.dataframe", "pyspark.sql.pandas.conversion",
+                 "pyspark.util", "pyspark.rdd", "pyspark.context", "pyspark.sql.dataframe"):
+        try:
+            module = importlib.import_module(path)
+        except ImportError:
+            continue
+        if id(module) in seen:  # pyspark 4 keeps the pyspark 3 names as aliases
+            continue
+        seen.add(id(module))
         for name in ("_load_from_socket", "_local_iterator_from_socket"):
             original = getattr(module, name, None)
             if original is not None:
                 monkeypatch.setattr(module, name, lambda info, ser, _o=original: _o(info, CountingSerializer(ser)))
+                patched += 1
+    assert patched >= 4, "pyspark's result readers were not found: the traffic cannot be counted"
     original_broadcast = SparkContext.broadcast
 
     def counting_broadcast(self, value):
