@@ -1,6 +1,7 @@
 """Scaling of serpsim.spark.fit (DBN) in Spark local mode: wall time per EM iteration for
 1x and 20x the real Yandex sample (read in place from $SERPSIM_DATA), with 1 and 2 local cores, and the size of the
-per-iteration traffic (parameters broadcast, statistics collected). Prints the load average.
+per-iteration traffic (parameters broadcast, statistics collected, pair parameters kept in the
+partition). Prints the load average.
 
     python3 analysis/scale/spark_scaling.py   # after installing the package (scripts/test.sh)
 """
@@ -39,13 +40,18 @@ for cores in (1, 2):
         df.unpersist()
     spark.stop()
 
-# Per-iteration traffic for this vocabulary: parameters broadcast, statistics of one
-# partition that touched every pair.
-fit = _serpsim.SparkFit("dbn", serpsim.clicks.fit(log, model="sdbn", progress=False).params[["query_id", "doc_id"]], 1)
-print(f"pairs {fit.pairs}: pair table {len(fit.pair_table())} B (once), parameters {len(fit.state())} B per iteration")
+# Per-iteration traffic of the sharded fit for this log, with every session in one partition:
+# the query-independent parameters broadcast, the statistics sent to the driver, and the pair
+# parameters that stay in the partition.
 import pyarrow as pa  # noqa: E402
 
-part = _serpsim.SparkPart(_serpsim.SparkPairs(bytes(fit.pair_table())), bytes(fit.state()), False)
-for b in pa.Table.from_pandas(log[["query_id", "docs", "clicks"]]).to_batches():
-    part.add(b)
-print(f"statistics of one partition holding all {len(log)} sessions: {len(part.finish())} B")
+table = pa.Table.from_pandas(log[["query_id", "docs", "clicks"]], preserve_index=False)
+table = table.append_column("sid", pa.array(range(len(log)), pa.int64()))
+shard = _serpsim.SparkShard()
+for b in table.to_batches():
+    shard.add(b)
+sessions, names, n, pairs = shard.finish()
+fit = _serpsim.SparkFit("dbn", 1)
+stats, params = _serpsim.spark_step(sessions, b"", fit.globals())
+print(f"{n} sessions, {pairs} pairs in one partition: shard {len(sessions)} B, names {len(names)} B; per pass: "
+      f"broadcast {len(fit.globals())} B, statistics to the driver {len(stats)} B, pair parameters kept {len(params)} B")

@@ -1,13 +1,18 @@
 """Click models fitted on Apache Spark: the same fit as :func:`serpsim.clicks.fit`, bit for bit,
-for any number of partitions.
+for any number of partitions, in the shape of the CLI's sharded fit (``docs/scale.md``).
 
-Each EM iteration broadcasts the current parameters; every partition computes the E-step's
-sufficient statistics in Rust from its Arrow batches (``DataFrame.mapInArrow``); the driver
-adds them up and runs the M-step. The statistics are exact fixed-point sums (see
-``docs/scale.md``), so the result does not depend on how the rows are partitioned or in which
-order the partitions finish. The pair table (every distinct (query, document) pair) is built
-once, sorted, and broadcast once; the parameters (about 16 bytes per pair) are broadcast each
-iteration.
+:func:`fit` numbers the sessions in input order, repartitions them by a hash of the query id
+(every session of a query, so every (query, document) pair, lands in one partition) and builds
+each partition's *shard* in Rust: its pairs numbered locally, identical sessions kept once with
+their count. The pairs' parameters then live with their partition: each EM pass zips the
+shards with their current parameters, runs the E-step and the pairs' M-step in Rust on every
+partition, and keeps the new parameters there (a persisted RDD). The driver holds and
+broadcasts only the query-independent parameters (DBN's gamma, examination by rank for UBM and
+PBM, CCM's taus) and sums only their statistics, exact fixed-point sums (``docs/scale.md``), so
+the result does not depend on the partitioning or on the order the partitions finish. At the
+end each partition sends its pairs' rows, with the key of each pair's first appearance, and the
+driver merges them into the model the single-machine fit returns (pairs in the order of first
+appearance in the log).
 
 The DataFrame needs ``query_id`` (string or integer), ``docs`` (an array of document ids) and
 ``clicks`` (an array of booleans or 0/1 integers aligned with ``docs``); other columns are
@@ -29,8 +34,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
-import uuid
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional
 
@@ -38,20 +41,6 @@ from . import _serpsim
 from .clicks import ClickModel
 
 __all__ = ["fit", "SparkFitResult", "simulate"]
-
-# Worker-side cache of decoded pair tables, keyed by a fresh id per fit (Python workers are
-# reused across tasks, so a table is decoded once per worker, not once per task).
-_PAIRS: Dict[str, Any] = {}
-_PAIRS_LOCK = threading.Lock()
-
-
-def _pairs(key: str, table: Any) -> Any:
-    with _PAIRS_LOCK:
-        p = _PAIRS.get(key)
-        if p is None:
-            _PAIRS.clear()
-            p = _PAIRS[key] = _serpsim.SparkPairs(bytes(table.value))
-        return p
 
 
 @dataclass
@@ -69,6 +58,8 @@ class SparkFitResult:
     """Distinct (query, document) pairs."""
     passes: int
     """Passes over the data (EM iterations; 1 for SDBN)."""
+    partitions: int = 0
+    """Partitions the sessions were spread over by query (the shards)."""
 
 
 def _normalise(df: Any, columns: Optional[Dict[str, str]]) -> Any:
@@ -91,36 +82,43 @@ def _normalise(df: Any, columns: Optional[Dict[str, str]]) -> Any:
     )
 
 
-def _pair_table(df: Any) -> Any:
-    """Every distinct (query, document) pair, sorted, as a pyarrow Table."""
+# A shard leaves its mapInArrow task in rows of at most this many bytes (Arrow binary columns
+# hold at most 2 GiB per batch); the pieces are joined again per partition.
+_CHUNK = 64 << 20
+
+
+def _shards(data: Any, partitions: int) -> Any:
+    """Per partition (by a hash of the query id), one element ``(sessions, names, n, pairs)``:
+    the partition's shard (``SparkShard``)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
-    pairs = df.select("query_id", F.explode("docs").alias("doc_id")).distinct().orderBy("query_id", "doc_id")
-    if hasattr(pairs, "toArrow"):
-        return pairs.toArrow()
-    rows = pairs.collect()
-    return pa.table({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows]})
+    # The session's index in input order (partition, then row: monotonically increasing, not
+    # consecutive), taken before the shuffle; it orders the pairs as the input shows them.
+    by_query = data.withColumn("sid", F.monotonically_increasing_id()).repartition(partitions, "query_id")
+    schema = pa.schema([("part", pa.int8()), ("bytes", pa.binary()), ("n", pa.int64())])
 
-
-def _run(df: Any, pairs_bc: Any, key: str, state: bytes, log_likelihood: bool) -> List[bytes]:
-    import pyarrow as pa
-
-    state_bc = df.sparkSession.sparkContext.broadcast(state)
-
-    def part(batches: Iterator[Any]) -> Iterator[Any]:
+    def build(batches: Iterator[Any]) -> Iterator[Any]:
         from serpsim import _serpsim as native
 
-        acc = native.SparkPart(_pairs(key, pairs_bc), bytes(state_bc.value), log_likelihood)
+        shard = native.SparkShard()
         for b in batches:
-            acc.add(b)
-        yield pa.RecordBatch.from_pydict({"part": [acc.finish()]}, schema=pa.schema([("part", pa.binary())]))
+            shard.add(b)
+        sessions, names, n, pairs = shard.finish()
+        for part, blob, count in ((0, sessions, n), (1, names, pairs)):
+            for at in range(0, max(len(blob), 1), _CHUNK):
+                yield pa.RecordBatch.from_pydict({"part": [part], "bytes": [blob[at:at + _CHUNK]], "n": [count]}, schema=schema)
 
-    try:
-        rows = df.mapInArrow(part, "part binary").collect()
-    finally:
-        state_bc.unpersist()
-    return [bytes(r[0]) for r in rows]
+    def join(rows: Iterator[Any]) -> Iterator[Any]:
+        pieces: Dict[int, List[bytes]] = {0: [], 1: []}
+        counts = {0: 0, 1: 0}
+        for r in rows:
+            pieces[r[0]].append(bytes(r[1]))
+            counts[r[0]] = r[2]
+        if pieces[0]:
+            yield b"".join(pieces[0]), b"".join(pieces[1]), counts[0], counts[1]
+
+    return by_query.mapInArrow(build, "part tinyint, bytes binary, n long").rdd.mapPartitions(join, preservesPartitioning=True)
 
 
 def fit(
@@ -130,38 +128,98 @@ def fit(
     gamma: Optional[float] = None,
     columns: Optional[Dict[str, str]] = None,
     cache: bool = True,
+    partitions: Optional[int] = None,
 ) -> SparkFitResult:
     """Fits ``model`` on a Spark DataFrame of sessions.
 
     ``iterations`` applies to the EM models; ``gamma`` fixes DBN's continuation. ``columns``
-    renames the expected columns (``{"docs": "url_md5", "clicks": "click"}``). With ``cache``
-    the normalised DataFrame is cached for the iterations (and unpersisted at the end).
+    renames the expected columns (``{"docs": "url_md5", "clicks": "click"}``). ``partitions``
+    (default: the DataFrame's current number of partitions) is the number of partitions the
+    sessions are spread over by a hash of the query id: a partition holds every session of its
+    queries and the parameters of their pairs. With ``cache`` the partitions' sessions are kept
+    in executor memory (spilling to disk) for the passes; without, on executor disk only.
 
     Spark runs ``iterations`` passes of plain EM (no convergence test, no acceleration): the
-    result equals :func:`serpsim.clicks.fit` with ``tolerance=0`` on the same sessions
-    (parameters bit for bit, for any partitioning).
+    result equals :func:`serpsim.clicks.fit` with ``tolerance=0`` on the same sessions (the
+    model file's text, pairs in order of first appearance, for any partitioning).
+
+    What moves: the driver broadcasts only the query-independent parameters each pass (DBN's
+    gamma, examination by rank, CCM's taus: bytes, not per pair) and collects per partition
+    only their statistics (at most a few kilobytes); pair parameters stay on the executors.
+    The pair table reaches the driver once, at the end, as the fitted model's rows. An executor
+    task holds one partition: its sessions in a compact form (about 4 bytes per result and 8
+    per distinct session; identical sessions once), its pairs' parameters read and written and
+    their statistics (about 100 bytes per pair for DBN), and, when the shard is built and at
+    the end, the partition's pair ids. The driver holds the fitted model at the end (see
+    ``docs/scale.md``).
     """
+    from pyspark import StorageLevel
+
     from . import clicks
 
-    model = model.lower()
+    fitter = _serpsim.SparkFit(model.lower(), int(iterations), gamma)
     data = _normalise(df, columns)
-    if cache:
-        data = data.cache()
+    n_parts = int(partitions) if partitions is not None else data.rdd.getNumPartitions()
+    if n_parts < 1:
+        raise ValueError("partitions must be at least 1")
+    sc = data.sparkSession.sparkContext
+    level = StorageLevel.MEMORY_AND_DISK if cache else StorageLevel.DISK_ONLY
+    built = _shards(data, n_parts).persist(level)
+    live: List[Any] = [built]
     try:
-        fitter = _serpsim.SparkFit(model, _pair_table(data), int(iterations), gamma)
-        key = uuid.uuid4().hex
-        pairs_bc = data.sparkSession.sparkContext.broadcast(bytes(fitter.pair_table()))
+        # The shards' sessions (read every pass) and pair names (read at the end) are kept
+        # apart, so that a pass does not deserialise the names.
+        sessions = built.map(lambda t: t[0]).persist(level)
+        names = built.map(lambda t: t[1]).persist(level)
+        live += [sessions, names]
+        counts = built.map(lambda t: (t[2], t[3])).collect()  # (sessions, pairs) per partition
+        sessions.count()
+        names.count()
+        live.remove(built)
+        built.unpersist()
+        if sum(n for n, _ in counts) == 0:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError("spark fit: the DataFrame has no sessions")
+        params = sessions.map(lambda _: b"")
+        for _ in range(fitter.passes):
+            globals_bc = sc.broadcast(bytes(fitter.globals()))
+
+            def step(sp: Any, g: Any = globals_bc) -> Any:
+                from serpsim import _serpsim as native
+
+                return native.spark_step(sp[0], sp[1], g.value)
+
+            out = sessions.zip(params).map(step).persist(StorageLevel.MEMORY_AND_DISK)
+            live.append(out)
+            try:
+                fitter.m_step([bytes(s) for s in out.map(lambda t: t[0]).collect()])
+            finally:
+                globals_bc.unpersist()
+            # The new parameters are materialised (the collect ran every partition): drop the
+            # previous pass's.
+            if len(live) > 3:
+                live.pop(2).unpersist()
+            params = out.map(lambda t: t[1])
+        globals_bc = sc.broadcast(bytes(fitter.globals()))
+
+        def last(spn: Any, g: Any = globals_bc) -> Any:
+            from serpsim import _serpsim as native
+
+            (s, p), nm = spn
+            return native.spark_finish(s, p, nm, g.value)
+
         try:
-            for _ in range(fitter.passes):
-                fitter.m_step(_run(data, pairs_bc, key, bytes(fitter.state()), False))
-            ll = fitter.log_likelihood(_run(data, pairs_bc, key, bytes(fitter.state()), True))
+            rows = sessions.zip(params).zip(names).map(last).collect()
         finally:
-            pairs_bc.unpersist()
+            globals_bc.unpersist()
+        ll = fitter.finish([bytes(r) for r in rows])
     finally:
-        if cache:
-            data.unpersist()
+        for r in live:
+            r.unpersist()
     fitted = clicks.ClickModel(_serpsim.loads(fitter.model_json(), f"spark fit of {model}"))
-    return SparkFitResult(model=fitted, log_likelihood=ll, sessions=int(fitter.sessions), pairs=int(fitter.pairs), passes=int(fitter.passes))
+    return SparkFitResult(model=fitted, log_likelihood=ll, sessions=int(fitter.sessions), pairs=int(fitter.pairs),
+                          passes=int(fitter.passes), partitions=n_parts)
 
 
 def _unit_ranges(units: int, parts: int) -> List[tuple]:

@@ -1,99 +1,344 @@
-//! Distributed fitting (Apache Spark, through `serpsim.spark`): the driver holds a
-//! [`SparkFit`] (the pair table and the current parameters); each partition computes E-step
-//! statistics in Rust from Arrow record batches ([`SparkPart`]); the driver merges them, which
-//! is exact and order-free (`serpsim::clickmodels::estep`), and runs the M-step. The bytes
-//! crossing the wire are the library's encodings (`EmState::to_bytes`, `EStats::to_bytes`).
+//! Distributed fitting (Apache Spark, through `serpsim.spark`) in the shape of the sharded fit
+//! (`serpsim::clickmodels::sharded`): sessions are partitioned by a hash of their query, so a
+//! pair's sessions and parameters live in one partition.
+//!
+//! * [`SparkShard`] builds a partition's *shard* from its Arrow batches (each session with its
+//!   index in the input, `sid`): its pairs numbered in the order the input shows them (sessions
+//!   sorted by index), identical sessions kept once with their count, and each pair's name and
+//!   *key* (the index of the session that showed it first, and its rank there), which orders
+//!   the pairs of all shards as the single-machine fit numbers them.
+//! * [`spark_step`] runs one EM pass on a shard: the E-step of its sessions under the
+//!   query-independent parameters the driver broadcast and the shard's own pair parameters,
+//!   the M-step of its pairs (returned, to stay with the partition), and the statistics of the
+//!   query-independent parameters (returned to the driver: DBN's gamma, examination by rank,
+//!   CCM's taus; no pair table).
+//! * [`SparkFit`] is the driver: it sums those statistics exactly (fixed point,
+//!   `serpsim::clickmodels::estep`), runs their M-step, and at the end merges the shards' pair
+//!   rows ([`spark_finish`]) by key into the model file the single-machine fit writes.
+//!
+//! The bytes crossing the wire are the library's encodings (`EmState::to_bytes` of the
+//! query-independent parameters, `EStats::to_bytes` of their statistics) and this module's
+//! shard, parameter and row encodings (executor to executor, and once to the driver).
 
 use crate::arrow_io;
-use crate::errors::{guard, invalid, to_py};
-use arrow_array::RecordBatch;
+use crate::errors::{invalid, panic_to_py, to_py};
+use arrow_array::{Array, Int64Array, RecordBatch};
 use arrow_pyarrow::FromPyArrow;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use serpsim::clickmodels::estep::Scratch;
+use serpsim::clickmodels::estep::{pair_tables, to_fixed, Scratch};
 use serpsim::clickmodels::eval::session_log_likelihood;
-use serpsim::clickmodels::{io, ClickModel, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::{io, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, PRIOR};
 use serpsim::logs::{SessionRef, Vocab};
-use std::sync::Arc;
+use serpsim::{Error, Result};
 
-/// The pair table in a compact encoding: (query id, document id) per pair index.
-fn vocab_to_bytes(v: &Vocab) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&(v.pairs.len() as u64).to_le_bytes());
-    for &(q, d) in &v.pairs {
-        for s in [&v.queries[q as usize], &v.docs[d as usize]] {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
+const SHARD_MAGIC: &[u8; 8] = b"SSPKSH01";
+const NAMES_MAGIC: &[u8; 8] = b"SSPKNM01";
+const PARAMS_MAGIC: &[u8; 8] = b"SSPKPR01";
+const ROWS_MAGIC: &[u8; 8] = b"SSPKRW01";
+
+fn bad(what: &str) -> Error {
+    Error::Invalid(format!("spark fit: corrupt {what} (the bytes of another version or fit?)"))
+}
+
+/// Runs `f` without the GIL; a library error or a panic becomes the Python exception.
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T> + Send) -> PyResult<T> {
+    match py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(py, e)),
+        Err(p) => Err(panic_to_py(py, p)),
+    }
+}
+
+fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A cursor over bytes; every read fails with "corrupt `what`" past the end.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    fn new(b: &'a [u8], magic: &[u8; 8], what: &'static str) -> Result<Self> {
+        let mut r = Reader { b, at: 0, what };
+        if r.take(8)? != magic {
+            return Err(bad(what));
+        }
+        Ok(r)
+    }
+    fn done(&self) -> bool {
+        self.at >= self.b.len()
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.at.checked_add(n).ok_or_else(|| bad(self.what))?;
+        let s = self.b.get(self.at..end).ok_or_else(|| bad(self.what))?;
+        self.at = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn i128(&mut self) -> Result<i128> {
+        Ok(i128::from_le_bytes(self.take(16)?.try_into().expect("16 bytes")))
+    }
+    fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn uleb(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = *self.b.get(self.at).ok_or_else(|| bad(self.what))?;
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(bad(self.what))
+    }
+    fn str(&mut self) -> Result<&'a str> {
+        let n = self.uleb()? as usize;
+        std::str::from_utf8(self.take(n)?).map_err(|_| bad(self.what))
+    }
+}
+
+/// A pair's key: the index of the session that showed it first, and its rank there. Keys order
+/// the pairs as the single-machine fit numbers them (order of first appearance).
+fn key(sid: u64, rank: u32) -> u128 {
+    u128::from(sid) << 32 | u128::from(rank)
+}
+
+/// The pair vectors of a state (the pair-indexed parameters).
+fn pair_vecs(state: &mut EmState) -> Vec<&mut Vec<f64>> {
+    match state {
+        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
+        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
+        EmState::Ubm(m) => vec![&mut m.attractiveness],
+        EmState::Ccm(m) => vec![&mut m.attractiveness],
+        EmState::Pbm(m) => vec![&mut m.attractiveness],
+    }
+}
+
+fn take_pair_vecs(state: &mut EmState) -> Vec<Vec<f64>> {
+    pair_vecs(state).into_iter().map(std::mem::take).collect()
+}
+
+fn put_pair_vecs(state: &mut EmState, vecs: Vec<Vec<f64>>) {
+    for (slot, v) in pair_vecs(state).into_iter().zip(vecs) {
+        *slot = v;
+    }
+}
+
+/// The query-independent parameters broadcast by the driver (pair vectors must be empty).
+fn global_state(bytes: &[u8]) -> Result<EmState> {
+    let mut state = EmState::from_bytes(bytes)?;
+    if take_pair_vecs(&mut state).iter().any(|v| !v.is_empty()) {
+        return Err(Error::Invalid("spark fit: the broadcast parameters hold pair parameters".into()));
+    }
+    Ok(state)
+}
+
+fn params_to_bytes(vecs: &[Vec<f64>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + vecs.iter().map(|v| 8 + 8 * v.len()).sum::<usize>());
+    out.extend_from_slice(PARAMS_MAGIC);
+    out.extend_from_slice(&(vecs.len() as u32).to_le_bytes());
+    for v in vecs {
+        out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
         }
     }
     out
 }
 
-fn vocab_from_bytes(b: &[u8]) -> Result<Vocab, String> {
-    let mut at = 0usize;
-    let mut take = |n: usize| -> Result<&[u8], String> {
-        let s = b.get(at..at + n).ok_or("pair table: truncated")?;
-        at += n;
-        Ok(s)
-    };
-    let n = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes")) as usize;
-    let mut v = Vocab::default();
-    for _ in 0..n {
-        let mut ids = [String::new(), String::new()];
-        for id in &mut ids {
-            let len = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes")) as usize;
-            *id = std::str::from_utf8(take(len)?).map_err(|_| "pair table: invalid UTF-8")?.to_string();
-        }
-        let q = v.intern_query(&ids[0]);
-        let d = v.intern_doc(&ids[1]);
-        v.intern_pair(q, d);
+/// A shard's pair parameters; empty bytes are the starting point (no pair fitted yet).
+fn params_from_bytes(b: &[u8], vectors: usize) -> Result<Vec<Vec<f64>>> {
+    if b.is_empty() {
+        return Ok(vec![Vec::new(); vectors]);
     }
-    Ok(v)
+    let mut r = Reader::new(b, PARAMS_MAGIC, "pair parameters")?;
+    let n = r.u32()? as usize;
+    if n != vectors {
+        return Err(bad("pair parameters"));
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = r.u64()? as usize;
+        if len > b.len() / 8 {
+            return Err(bad("pair parameters"));
+        }
+        out.push((0..len).map(|_| r.f64()).collect::<Result<Vec<f64>>>()?);
+    }
+    if !r.done() {
+        return Err(bad("pair parameters"));
+    }
+    Ok(out)
 }
 
-/// The driver's side of a distributed fit.
+/// A shard's sessions: (weight, the session) in the order first seen.
+struct Sessions<'a> {
+    pairs: u64,
+    sessions: u64,
+    r: Reader<'a>,
+}
+
+impl<'a> Sessions<'a> {
+    fn new(b: &'a [u8]) -> Result<Self> {
+        let mut r = Reader::new(b, SHARD_MAGIC, "shard")?;
+        let pairs = r.u64()?;
+        let sessions = r.u64()?;
+        let _distinct = r.u64()?;
+        Ok(Sessions { pairs, sessions, r })
+    }
+
+    fn replay(mut self, f: &mut dyn FnMut(u64, SessionRef<'_>)) -> Result<()> {
+        let (mut pairs, mut clicks) = (Vec::new(), Vec::new());
+        while !self.r.done() {
+            let w = self.r.uleb()?;
+            let n = self.r.uleb()? as usize;
+            if n > self.r.b.len() {
+                return Err(bad("shard"));
+            }
+            let q = self.r.u32()?;
+            pairs.clear();
+            for _ in 0..n {
+                let p = self.r.u32()?;
+                if u64::from(p) >= self.pairs {
+                    return Err(bad("shard"));
+                }
+                pairs.push(p);
+            }
+            let bits = self.r.take(n.div_ceil(8))?;
+            clicks.clear();
+            clicks.extend((0..n).map(|r| bits[r / 8] >> (r % 8) & 1 == 1));
+            f(w, SessionRef { query: q, pairs: &pairs, clicks: &clicks });
+        }
+        Ok(())
+    }
+}
+
+/// One EM pass on a shard: returns the statistics of the query-independent parameters (and
+/// the sessions) for the driver, and the shard's re-estimated pair parameters.
+fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+    let global = global_state(globals)?;
+    let kind = global.kind();
+    let mut state = global;
+    let vectors = pair_vecs(&mut state).len();
+    put_pair_vecs(&mut state, params_from_bytes(params, vectors)?);
+    let shard = Sessions::new(sessions)?;
+    let mut stats = EStats::new(kind, shard.pairs as usize);
+    let mut buf = Scratch::default();
+    let mut weight = 1;
+    shard.replay(&mut |w, s| {
+        if w != weight {
+            stats.set_weight(w);
+            weight = w;
+        }
+        state.accumulate_with(s, &mut stats, &mut buf);
+    })?;
+    state.m_step(&stats)?;
+    let new = take_pair_vecs(&mut state);
+    for t in stats.tables.iter_mut().take(pair_tables(kind)) {
+        *t = Default::default();
+    }
+    Ok((stats.to_bytes(), params_to_bytes(&new)))
+}
+
+/// The end of a fit on a shard: the log-likelihood of its sessions under the final model
+/// (sum of per-session means, exact, and the number of sessions), the key that ends its
+/// fitted pair vectors, and every pair's row (key, names, parameters).
+fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Result<Vec<u8>> {
+    let mut state = global_state(globals)?;
+    let vectors = pair_vecs(&mut state).len();
+    let vecs = params_from_bytes(params, vectors)?;
+    let lens: Vec<usize> = vecs.iter().map(Vec::len).collect();
+    put_pair_vecs(&mut state, vecs);
+    let model = state.model();
+    let shard = Sessions::new(sessions)?;
+    let pairs = shard.pairs;
+    let n = shard.sessions;
+    let (mut ll, mut probs) = (0i128, Vec::new());
+    shard.replay(&mut |w, s| {
+        if !s.pairs.is_empty() {
+            ll += to_fixed(session_log_likelihood(model.as_ref(), s, &mut probs)) * i128::from(w);
+        }
+    })?;
+    let mut r = Reader::new(names, NAMES_MAGIC, "pair names")?;
+    if r.u64()? != pairs {
+        return Err(bad("pair names"));
+    }
+    let mut rows = Vec::with_capacity(names.len() + pairs as usize * (8 * vectors + 8));
+    rows.extend_from_slice(ROWS_MAGIC);
+    rows.extend_from_slice(&ll.to_le_bytes());
+    rows.extend_from_slice(&n.to_le_bytes());
+    let mut cut = 0u128;
+    let vecs = take_pair_vecs(&mut state);
+    let mut body = Vec::new();
+    for i in 0..pairs as usize {
+        let (sid, rank) = (r.u64()?, r.u32()?);
+        let k = key(sid, rank);
+        if lens.iter().any(|&l| l == i + 1) {
+            cut = cut.max(k + 1);
+        }
+        body.extend_from_slice(&sid.to_le_bytes());
+        body.extend_from_slice(&rank.to_le_bytes());
+        for _ in 0..2 {
+            let s = r.str()?;
+            put_uleb(&mut body, s.len() as u64);
+            body.extend_from_slice(s.as_bytes());
+        }
+        for v in &vecs {
+            body.extend_from_slice(&v.get(i).copied().unwrap_or(PRIOR).to_le_bytes());
+        }
+    }
+    if !r.done() {
+        return Err(bad("pair names"));
+    }
+    rows.extend_from_slice(&cut.to_le_bytes());
+    rows.extend_from_slice(&pairs.to_le_bytes());
+    rows.extend_from_slice(&body);
+    Ok(rows)
+}
+
+/// The driver's side of a distributed fit: the query-independent parameters, their M-step,
+/// and at the end the model (the shards' rows merged by key).
 #[pyclass(module = "serpsim._serpsim", name = "SparkFit")]
 pub struct SparkFit {
-    state: EmState,
-    vocab: Arc<Vocab>,
+    /// The query-independent parameters (pair vectors empty).
+    global: EmState,
     passes: usize,
     done: usize,
     sessions: u64,
+    pairs: u64,
+    model_json: Option<String>,
 }
 
 #[pymethods]
 impl SparkFit {
-    /// A fit of `model` over the pairs of `pairs` (an Arrow table with `query_id` and
-    /// `doc_id`, each pair once; its order fixes the pair indices).
+    /// A fit of `model` (sdbn, dbn, ubm, ccm, pbm) of `iterations` EM passes (1 for sdbn);
+    /// `gamma` fixes DBN's continuation.
     #[new]
-    #[pyo3(signature = (model, pairs, iterations=50, gamma=None))]
-    fn new(py: Python<'_>, model: &str, pairs: &Bound<'_, PyAny>, iterations: usize, gamma: Option<f64>) -> PyResult<Self> {
-        let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
+    #[pyo3(signature = (model, iterations=50, gamma=None))]
+    fn new(py: Python<'_>, model: &str, iterations: usize, gamma: Option<f64>) -> PyResult<Self> {
+        let kind: serpsim::clickmodels::ModelKind = model.parse().map_err(|e| to_py(py, e))?;
         let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance: 0.0 });
         match (&mut cfg, gamma) {
             (ModelConfig::Dbn(d), Some(g)) => d.gamma = Gamma::Fixed(g),
             (_, Some(_)) => return Err(invalid(py, "gamma applies to the dbn model only")),
             _ => {}
         }
-        let state = guard(py, || EmState::new(&cfg))?;
-        let mut vocab = Vocab::default();
-        let (mut qb, mut db) = ([0u8; 24], [0u8; 24]);
-        for batch in arrow_io::read_batches(pairs, "pairs")? {
-            let q = arrow_io::strs(py, arrow_io::column(py, &batch, "query_id", "pairs")?.as_ref(), "pairs: `query_id`")?;
-            let d = arrow_io::strs(py, arrow_io::column(py, &batch, "doc_id", "pairs")?.as_ref(), "pairs: `doc_id`")?;
-            for i in 0..batch.num_rows() {
-                let (Some(q), Some(d)) = (q.get(i, &mut qb), d.get(i, &mut db)) else {
-                    return Err(invalid(py, "pairs: a query or document id is null"));
-                };
-                let (q, d) = (vocab.intern_query(q), vocab.intern_doc(d));
-                let before = vocab.pair_count();
-                vocab.intern_pair(q, d);
-                if vocab.pair_count() == before {
-                    return Err(invalid(py, "pairs: a (query, document) pair is listed twice"));
-                }
-            }
-        }
-        Ok(SparkFit { state, vocab: Arc::new(vocab), passes: EmState::passes_of(&cfg), done: 0, sessions: 0 })
+        let global = crate::errors::guard(py, || EmState::new(&cfg))?;
+        Ok(SparkFit { global, passes: EmState::passes_of(&cfg), done: 0, sessions: 0, pairs: 0, model_json: None })
     }
 
     /// Passes over the data the fit takes (EM iterations; 1 for SDBN).
@@ -114,112 +359,160 @@ impl SparkFit {
         self.sessions
     }
 
-    /// Number of (query, document) pairs.
+    /// Distinct (query, document) pairs (known after [`SparkFit::finish`]).
     #[getter]
-    fn pairs(&self) -> usize {
-        self.vocab.pair_count()
+    fn pairs(&self) -> u64 {
+        self.pairs
     }
 
-    /// The pair table, to broadcast once.
-    fn pair_table<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &vocab_to_bytes(&self.vocab))
+    /// The query-independent parameters (`EmState::to_bytes` without pair parameters), to
+    /// broadcast each pass.
+    fn globals<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.global.to_bytes())
     }
 
-    /// The current parameters, to broadcast each iteration.
-    fn state<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.state.to_bytes())
-    }
-
-    /// Merges the partitions' statistics (exact, in any order) and runs the M-step.
+    /// Merges the shards' statistics of the query-independent parameters ([`spark_step`];
+    /// exact, in any order) and runs their M-step.
     fn m_step(&mut self, py: Python<'_>, parts: Vec<Vec<u8>>) -> PyResult<()> {
-        let mut total = self.state_stats();
-        for p in &parts {
-            let s = guard(py, || EStats::from_bytes(p))?;
-            guard(py, || total.merge(&s))?;
-        }
-        if total.sessions == 0 {
+        let kind = self.global.kind();
+        let k = pair_tables(kind);
+        let mut global = self.global.clone();
+        let total = detached(py, move || {
+            let mut total = EStats::new(kind, 0);
+            for p in &parts {
+                let s = EStats::from_bytes(p)?;
+                if s.tables.iter().take(k).any(|t| !t.is_empty()) {
+                    return Err(Error::Invalid("spark fit: a shard sent pair statistics to the driver".into()));
+                }
+                total.merge(&s)?;
+            }
+            if total.sessions > 0 {
+                global.m_step(&total)?;
+                take_pair_vecs(&mut global);
+            }
+            Ok((total.sessions, global))
+        })?;
+        if total.0 == 0 {
             return Err(invalid(py, "spark fit: the DataFrame has no sessions"));
         }
-        guard(py, || self.state.m_step(&total))?;
-        self.sessions = total.sessions;
+        self.sessions = total.0;
+        self.global = total.1;
         self.done += 1;
         Ok(())
     }
 
-    /// The mean per-session log-likelihood from the partitions' `log_likelihood` results
-    /// (exact sums, so the value does not depend on the partitioning).
-    fn log_likelihood(&self, py: Python<'_>, parts: Vec<Vec<u8>>) -> PyResult<f64> {
-        let (mut sum, mut n) = (ExactSum::default(), 0u64);
-        for p in &parts {
-            let (s, c) = decode_ll(p).ok_or_else(|| invalid(py, "spark fit: corrupt log-likelihood part"))?;
-            sum.merge(s);
-            n += c;
-        }
+    /// Merges the shards' rows ([`spark_finish`]) by key into the model and returns the mean
+    /// per-session log-likelihood (exact sums: the same for any partitioning).
+    fn finish(&mut self, py: Python<'_>, parts: Vec<Vec<u8>>) -> PyResult<f64> {
+        let global = self.global.clone();
+        let (json, ll, n, pairs) = detached(py, move || merge(global, &parts))?;
         if n == 0 {
             return Err(invalid(py, "spark fit: the DataFrame has no sessions"));
         }
-        Ok(sum.value() / n as f64)
+        self.model_json = Some(json);
+        self.pairs = pairs;
+        Ok(ll / n as f64)
     }
 
     /// The model as the JSON text of a model file (`serpsim.clicks.loads` reads it).
-    fn model_json(&self) -> String {
-        io::to_json(self.state.model().as_ref(), &self.vocab).to_string()
+    fn model_json(&self, py: Python<'_>) -> PyResult<String> {
+        self.model_json.clone().ok_or_else(|| invalid(py, "spark fit: not finished"))
     }
 }
 
-impl SparkFit {
-    fn state_stats(&self) -> EStats {
-        self.state.new_stats()
+/// A shard's rows as [`finish`] wrote them.
+struct Row<'a> {
+    key: u128,
+    query: &'a str,
+    doc: &'a str,
+    values: &'a [u8],
+}
+
+/// The model JSON, the log-likelihood sum, the sessions and the pairs from the shards' rows.
+fn merge(mut global: EmState, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u64)> {
+    let vectors = pair_vecs(&mut global).len();
+    let (mut ll, mut n, mut cut) = (ExactSum::default(), 0u64, 0u128);
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    for p in parts {
+        let mut r = Reader::new(p, ROWS_MAGIC, "pair rows")?;
+        ll.merge(ExactSum(r.i128()?));
+        n += r.u64()?;
+        cut = cut.max(u128::from_le_bytes(r.take(16)?.try_into().expect("16 bytes")));
+        let count = r.u64()?;
+        for _ in 0..count {
+            let (sid, rank) = (r.u64()?, r.u32()?);
+            let (query, doc) = (r.str()?, r.str()?);
+            let values = r.take(8 * vectors)?;
+            rows.push(Row { key: key(sid, rank), query, doc, values });
+        }
+        if !r.done() {
+            return Err(bad("pair rows"));
+        }
+    }
+    rows.sort_unstable_by_key(|r| r.key);
+    let fitted = rows.partition_point(|r| r.key < cut);
+    let mut vocab = Vocab::default();
+    let mut vecs = vec![Vec::with_capacity(fitted); vectors];
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 && rows[i - 1].key == row.key {
+            return Err(Error::Invalid("spark fit: two pairs with the same key (the same session index twice)".into()));
+        }
+        let (q, d) = (vocab.intern_query(row.query), vocab.intern_doc(row.doc));
+        let before = vocab.pair_count();
+        vocab.intern_pair(q, d);
+        if vocab.pair_count() == before {
+            return Err(Error::Invalid(format!("spark fit: pair ({}, {}) is in two partitions", row.query, row.doc)));
+        }
+        if i < fitted {
+            for (k, v) in vecs.iter_mut().enumerate() {
+                v.push(f64::from_le_bytes(row.values[8 * k..8 * k + 8].try_into().expect("8 bytes")));
+            }
+        }
+    }
+    put_pair_vecs(&mut global, vecs);
+    let json = io::to_json(global.model().as_ref(), &vocab).to_string();
+    Ok((json, ll.value(), n, rows.len() as u64))
+}
+
+/// Identical sessions in the order first seen, with their counts.
+#[derive(Default)]
+struct Distinct {
+    index: rustc_hash::FxHashMap<Vec<u8>, (usize, u64)>,
+}
+
+impl Distinct {
+    fn add(&mut self, enc: &[u8]) {
+        let next = self.index.len();
+        match self.index.get_mut(enc) {
+            Some(e) => e.1 += 1,
+            None => {
+                self.index.insert(enc.to_vec(), (next, 1));
+            }
+        }
     }
 }
 
-fn decode_ll(b: &[u8]) -> Option<(ExactSum, u64)> {
-    let s = i128::from_le_bytes(b.get(..16)?.try_into().ok()?);
-    let n = u64::from_le_bytes(b.get(16..24)?.try_into().ok()?);
-    (b.len() == 24).then_some((ExactSum(s), n))
-}
-
-/// The pair table on a worker (decoded once per broadcast and cached by the Python side).
-#[pyclass(module = "serpsim._serpsim", name = "SparkPairs", frozen)]
-pub struct SparkPairs {
-    vocab: Arc<Vocab>,
-}
-
-#[pymethods]
-impl SparkPairs {
-    #[new]
-    fn new(py: Python<'_>, table: Vec<u8>) -> PyResult<Self> {
-        let vocab = py.detach(|| vocab_from_bytes(&table)).map_err(|e| invalid(py, e))?;
-        Ok(SparkPairs { vocab: Arc::new(vocab) })
-    }
-}
-
-/// One partition's pass: E-step statistics, or the log-likelihood, of its sessions.
-#[pyclass(module = "serpsim._serpsim", name = "SparkPart")]
-pub struct SparkPart {
-    vocab: Arc<Vocab>,
-    state: EmState,
-    model: Option<Box<dyn ClickModel>>,
-    stats: EStats,
-    ll: ExactSum,
-    sessions: u64,
+/// A partition's shard in the making: its sessions from Arrow batches (`query_id`, `docs`,
+/// `clicks`, `sid`: the session's index in the input), kept as raw records until
+/// [`SparkShard::finish`].
+#[pyclass(module = "serpsim._serpsim", name = "SparkShard")]
+#[derive(Default)]
+pub struct SparkShard {
+    /// Per session: query, documents (length-prefixed) and click bits.
+    raw: Vec<u8>,
+    /// Per session: its index in the input and the offset of its record in `raw`.
+    index: Vec<(u64, usize)>,
     rows: usize,
 }
 
 #[pymethods]
-impl SparkPart {
-    /// A pass with the broadcast `pairs` and `state`; with `log_likelihood`, the pass sums
-    /// per-session log-likelihoods of the state's model instead of E-step statistics.
+impl SparkShard {
     #[new]
-    #[pyo3(signature = (pairs, state, log_likelihood=false))]
-    fn new(py: Python<'_>, pairs: &SparkPairs, state: Vec<u8>, log_likelihood: bool) -> PyResult<Self> {
-        let state = guard(py, || EmState::from_bytes(&state))?;
-        let stats = state.new_stats();
-        let model = log_likelihood.then(|| state.model());
-        Ok(SparkPart { vocab: pairs.vocab.clone(), state, model, stats, ll: ExactSum::default(), sessions: 0, rows: 0 })
+    fn new() -> Self {
+        SparkShard::default()
     }
 
-    /// Adds the sessions of a `pyarrow.RecordBatch` (`query_id`, `docs`, `clicks`).
+    /// Adds the sessions of a `pyarrow.RecordBatch` (`query_id`, `docs`, `clicks`, `sid`).
     fn add(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
         let batch = RecordBatch::from_pyarrow_bound(batch).map_err(|e| invalid(py, format!("spark partition: not an Arrow record batch ({e})")))?;
         let what = "spark partition";
@@ -228,60 +521,152 @@ impl SparkPart {
         let doc_values = arrow_io::strs(py, docs.values().as_ref(), "column `docs` (its items)")?;
         let clicks = arrow_io::lists(py, arrow_io::column(py, &batch, "clicks", what)?.as_ref(), "column `clicks`")?;
         let click_values = arrow_io::flags(py, clicks.values().as_ref(), "column `clicks` (its items)")?;
+        let sid = arrow_io::column(py, &batch, "sid", what)?;
+        let sid = sid.as_any().downcast_ref::<Int64Array>().ok_or_else(|| invalid(py, format!("{what}: column `sid` is not a 64-bit integer")))?;
         let (mut qb, mut db) = ([0u8; 24], [0u8; 24]);
-        let (mut pairs, mut flags, mut probs) = (Vec::new(), Vec::new(), Vec::new());
-        let mut scratch = Scratch::default();
+        let mut bits = Vec::new();
         for i in 0..batch.num_rows() {
             let row = self.rows + i;
             let err = |m: String| invalid(py, format!("{what}: row {row}: {m}"));
+            if sid.is_null(i) || sid.value(i) < 0 {
+                return Err(err("`sid` is null or negative".into()));
+            }
             let query = q.get(i, &mut qb).ok_or_else(|| err("`query_id` is null".into()))?;
-            let qi = self.vocab.query(query).ok_or_else(|| err(format!("query `{query}` is not in the broadcast pair table")))?;
             let range = docs.range(i).ok_or_else(|| err("`docs` is null".into()))?;
             let crange = clicks.range(i).ok_or_else(|| err("`clicks` is null".into()))?;
             if crange.len() != range.len() {
                 return Err(err(format!("{} clicks for {} documents", crange.len(), range.len())));
             }
-            pairs.clear();
+            if range.len() > u32::MAX as usize {
+                return Err(err("more than 2^32 results".into()));
+            }
+            self.index.push((sid.value(i) as u64, self.raw.len()));
+            put_uleb(&mut self.raw, query.len() as u64);
+            self.raw.extend_from_slice(query.as_bytes());
+            put_uleb(&mut self.raw, range.len() as u64);
             for j in range {
                 let d = doc_values.get(j, &mut db).ok_or_else(|| err("a document id is null".into()))?;
-                let p = self.vocab.pair(query, d).ok_or_else(|| err(format!("pair ({query}, {d}) is not in the broadcast pair table")))?;
-                pairs.push(p);
+                put_uleb(&mut self.raw, d.len() as u64);
+                self.raw.extend_from_slice(d.as_bytes());
             }
-            flags.clear();
-            for j in crange {
+            bits.clear();
+            bits.resize(crange.len().div_ceil(8), 0u8);
+            for (r, j) in crange.enumerate() {
                 match click_values.get(j) {
-                    Ok(Some(c)) => flags.push(c),
+                    Ok(Some(c)) => bits[r / 8] |= u8::from(c) << (r % 8),
                     Ok(None) => return Err(err("a click flag is null".into())),
                     Err(e) => return Err(err(format!("click flag {e} is not 0 or 1"))),
                 }
             }
-            let s = SessionRef { query: qi, pairs: &pairs, clicks: &flags };
-            self.sessions += 1;
-            match &self.model {
-                Some(m) if !pairs.is_empty() => self.ll.add(session_log_likelihood(m.as_ref(), s, &mut probs)),
-                Some(_) => {}
-                None => self.state.accumulate_with(s, &mut self.stats, &mut scratch),
-            }
+            self.raw.extend_from_slice(&bits);
         }
         self.rows += batch.num_rows();
         Ok(())
     }
 
-    /// The partition's result as bytes (statistics, or the log-likelihood sum and count).
-    fn finish<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        if self.model.is_some() {
-            let mut b = self.ll.0.to_le_bytes().to_vec();
-            b.extend_from_slice(&self.sessions.to_le_bytes());
-            PyBytes::new(py, &b)
-        } else {
-            PyBytes::new(py, &self.stats.to_bytes())
-        }
+    /// The shard: `(sessions, names, session count, pair count)`. `sessions` is what every
+    /// pass reads (pairs numbered in the order of first appearance, identical sessions once
+    /// with their count); `names` holds each pair's key and ids (read at the end only).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, u64)> {
+        let raw = std::mem::take(&mut self.raw);
+        let index = std::mem::take(&mut self.index);
+        let (sessions, names, n, pairs) = detached(py, move || build(&raw, index))?;
+        Ok((PyBytes::new(py, &sessions), PyBytes::new(py, &names), n, pairs))
     }
+}
+
+/// Numbers a shard's pairs in the order of its sessions' indices and encodes it.
+fn build(raw: &[u8], mut index: Vec<(u64, usize)>) -> Result<(Vec<u8>, Vec<u8>, u64, u64)> {
+    index.sort_unstable_by_key(|e| e.0);
+    if let Some(w) = index.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(Error::Invalid(format!("spark fit: two sessions with index {}", w[0].0)));
+    }
+    let mut vocab = Vocab::default();
+    let mut names = Vec::new();
+    let mut distinct = Distinct::default();
+    let (mut pairs, mut enc) = (Vec::new(), Vec::new());
+    for &(sid, at) in &index {
+        let mut r = Reader { b: raw, at, what: "raw sessions" };
+        let query = r.str()?;
+        let q = vocab.intern_query(query);
+        let n = r.uleb()? as usize;
+        pairs.clear();
+        for rank in 0..n {
+            let doc = r.str()?;
+            let d = vocab.intern_doc(doc);
+            let before = vocab.pair_count();
+            let p = vocab.intern_pair(q, d);
+            if vocab.pair_count() > before {
+                names.extend_from_slice(&sid.to_le_bytes());
+                names.extend_from_slice(&(rank as u32).to_le_bytes());
+                put_uleb(&mut names, query.len() as u64);
+                names.extend_from_slice(query.as_bytes());
+                put_uleb(&mut names, doc.len() as u64);
+                names.extend_from_slice(doc.as_bytes());
+            }
+            pairs.push(p);
+        }
+        let bits = r.take(n.div_ceil(8))?;
+        enc.clear();
+        put_uleb(&mut enc, n as u64);
+        enc.extend_from_slice(&q.to_le_bytes());
+        for p in &pairs {
+            enc.extend_from_slice(&p.to_le_bytes());
+        }
+        enc.extend_from_slice(bits);
+        distinct.add(&enc);
+    }
+    let pair_count = vocab.pair_count() as u64;
+    let mut order: Vec<(Vec<u8>, (usize, u64))> = distinct.index.into_iter().collect();
+    order.sort_unstable_by_key(|e| e.1 .0);
+    let mut sessions = Vec::with_capacity(32 + order.iter().map(|e| e.0.len() + 2).sum::<usize>());
+    sessions.extend_from_slice(SHARD_MAGIC);
+    sessions.extend_from_slice(&pair_count.to_le_bytes());
+    sessions.extend_from_slice(&(index.len() as u64).to_le_bytes());
+    sessions.extend_from_slice(&(order.len() as u64).to_le_bytes());
+    for (e, (_, w)) in &order {
+        put_uleb(&mut sessions, *w);
+        sessions.extend_from_slice(e);
+    }
+    let mut out_names = Vec::with_capacity(16 + names.len());
+    out_names.extend_from_slice(NAMES_MAGIC);
+    out_names.extend_from_slice(&pair_count.to_le_bytes());
+    out_names.extend_from_slice(&names);
+    Ok((sessions, out_names, index.len() as u64, pair_count))
+}
+
+/// One EM pass on a shard (see the module): `(statistics for the driver, new pair
+/// parameters)`. `params` is empty on the first pass.
+#[pyfunction]
+fn spark_step<'py>(
+    py: Python<'py>,
+    sessions: &Bound<'py, PyBytes>,
+    params: &Bound<'py, PyBytes>,
+    globals: &Bound<'py, PyBytes>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (s, p, g) = (sessions.as_bytes(), params.as_bytes(), globals.as_bytes());
+    let (stats, new) = detached(py, || step(s, p, g))?;
+    Ok((PyBytes::new(py, &stats), PyBytes::new(py, &new)))
+}
+
+/// The end of a fit on a shard (see the module): its log-likelihood sum and its pair rows.
+#[pyfunction]
+fn spark_finish<'py>(
+    py: Python<'py>,
+    sessions: &Bound<'py, PyBytes>,
+    params: &Bound<'py, PyBytes>,
+    names: &Bound<'py, PyBytes>,
+    globals: &Bound<'py, PyBytes>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (s, p, n, g) = (sessions.as_bytes(), params.as_bytes(), names.as_bytes(), globals.as_bytes());
+    let rows = detached(py, || finish(s, p, n, g))?;
+    Ok(PyBytes::new(py, &rows))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SparkFit>()?;
-    m.add_class::<SparkPairs>()?;
-    m.add_class::<SparkPart>()?;
+    m.add_class::<SparkShard>()?;
+    m.add_function(wrap_pyfunction!(spark_step, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_finish, m)?)?;
     Ok(())
 }

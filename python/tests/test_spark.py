@@ -93,6 +93,151 @@ def test_spark_fit_equals_single_machine_fit(frame, log, model, partitions):
     assert math.isfinite(got.log_likelihood) and got.log_likelihood < 0
 
 
+# Generated logs (`serpsim clicks generate`, a DBN population): NARROW repeats its queries (Zipf
+# frequencies, 300 queries, 4,000 sessions: about 3,800 pairs), WIDE hardly does (5,000
+# queries drawn uniformly for 6,000 sessions: about 38,000 pairs).
+GENERATED_ITERATIONS = 8
+
+
+def generated_log(cli, tmp_path_factory, name, *args):
+    from conftest import run_cli
+
+    path = tmp_path_factory.mktemp(name) / f"{name}.txt"
+    run_cli(cli, "clicks", "generate", "--out", str(path), "--seed", "5", *args)
+    return serpsim.clicks.read_log(path, progress=False)
+
+
+def frame_in_order(spark, log, slices):
+    """The log as a DataFrame of `slices` partitions that keeps its order (contiguous slices)."""
+    rows = [(q, [str(d) for d in docs], [bool(c) for c in clicks]) for q, docs, clicks in zip(log["query_id"], log["docs"], log["clicks"])]
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, slices), "query_id string, docs array<string>, clicks array<boolean>")
+
+
+@pytest.fixture(scope="module")
+def narrow(cli, tmp_path_factory):
+    return generated_log(cli, tmp_path_factory, "narrow", "--sessions", "4000", "--queries", "300", "--docs", "100000")
+
+
+@pytest.fixture(scope="module")
+def wide(cli, tmp_path_factory):
+    return generated_log(cli, tmp_path_factory, "wide", "--sessions", "6000", "--queries", "5000", "--zipf", "0", "--docs", "1000000")
+
+
+@pytest.mark.parametrize("model", ["dbn", "ubm", "pbm", "ccm"])
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+def test_spark_fit_of_a_generated_log_writes_the_single_machine_model_file(spark, narrow, model, partitions):
+    # The input has 3 partitions in log order; the fit spreads the sessions over `partitions`
+    # partitions by query. The model file's text is the single-machine fit's: the same pairs in
+    # the same order (first appearance in the log), every parameter the same bits.
+    want = serpsim.clicks.fit(narrow, model=model, iterations=GENERATED_ITERATIONS, tolerance=0, progress=False)
+    got = serpsim.spark.fit(frame_in_order(spark, narrow, 3), model=model, iterations=GENERATED_ITERATIONS, partitions=partitions)
+    assert (got.partitions, got.sessions, got.passes) == (partitions, len(narrow), GENERATED_ITERATIONS)
+    assert got.pairs == len(want.params) > 3000
+    assert got.model.to_json() == want.to_json()
+    assert repr(got.log_likelihood) == repr(want.log_likelihood(narrow, known_queries_only=False))
+
+
+def query_independent_parameters(model):
+    """How many parameters of `model` do not belong to a (query, document) pair."""
+    return len(model.scalars) + sum(len(v) for v in model.rank_params.values()) + sum(len(r) for rows in model.matrices.values() for r in rows)
+
+
+@pytest.fixture
+def driver_traffic(monkeypatch):
+    """Bytes the driver receives from the JVM per call (every result of a Spark job reaches the
+    Python driver through pyspark's `_load_from_socket` or `_local_iterator_from_socket`:
+    collect, reduce, count, DataFrame.collect/toArrow/toPandas, runJob), counted as they are
+    read from the socket; and the pickled size of every value broadcast."""
+    import importlib
+    import pickle
+
+    from pyspark import SparkContext
+
+    received, broadcast = [], []
+
+    class CountingFile:
+        def __init__(self, f):
+            self._f = f
+
+        def read(self, *a):
+            b = self._f.read(*a)
+            received[-1] += len(b)
+            return b
+
+        def readinto(self, buf):
+            n = self._f.readinto(buf)
+            received[-1] += n or 0
+            return n
+
+        def readline(self, *a):
+            b = self._f.readline(*a)
+            received[-1] += len(b)
+            return b
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+    class CountingSerializer:
+        def __init__(self, ser):
+            self._ser = ser
+
+        def load_stream(self, stream):
+            received.append(0)
+            return self._ser.load_stream(CountingFile(stream))
+
+        def __getattr__(self, name):
+            return getattr(self._ser, name)
+
+    # Where pyspark 4 (and, for the older names, pyspark 3) imports the two readers.
+    patched, seen = 0, set()
+    for path in ("pyspark.core.rdd", "pyspark.core.context", "pyspark.sql.classic.dataframe", "pyspark.sql.pandas.conversion",
+                 "pyspark.util", "pyspark.rdd", "pyspark.context", "pyspark.sql.dataframe"):
+        try:
+            module = importlib.import_module(path)
+        except ImportError:
+            continue
+        if id(module) in seen:  # pyspark 4 keeps the pyspark 3 names as aliases
+            continue
+        seen.add(id(module))
+        for name in ("_load_from_socket", "_local_iterator_from_socket"):
+            original = getattr(module, name, None)
+            if original is not None:
+                monkeypatch.setattr(module, name, lambda info, ser, _o=original: _o(info, CountingSerializer(ser)))
+                patched += 1
+    assert patched >= 4, "pyspark's result readers were not found: the traffic cannot be counted"
+    original_broadcast = SparkContext.broadcast
+
+    def counting_broadcast(self, value):
+        broadcast.append(len(pickle.dumps(value)))
+        return original_broadcast(self, value)
+
+    monkeypatch.setattr(SparkContext, "broadcast", counting_broadcast)
+    return received, broadcast
+
+
+@pytest.mark.parametrize("model", ["dbn", "ubm", "pbm", "ccm"])
+def test_the_driver_receives_no_pair_table_before_the_model(spark, wide, driver_traffic, model):
+    # Per pass the driver broadcasts the query-independent parameters (8 bytes each, plus
+    # headers) and receives, per partition, their statistics (40 bytes per entry, plus
+    # headers). The only thing it receives that grows with the pairs is the fitted model's
+    # rows, in the last job.
+    received, broadcast = driver_traffic
+    partitions, iterations = 3, 3
+    frame = frame_in_order(spark, wide, 2)
+    received.clear()
+    broadcast.clear()
+    got = serpsim.spark.fit(frame, model=model, iterations=iterations, partitions=partitions)
+    q = query_independent_parameters(got.model)
+    pair_params = got.pairs * len(got.model.params.columns[2:]) * 8
+    per_job, per_broadcast = partitions * (256 + 48 * q), 256 + 16 * q
+    assert got.pairs > 30000 and 10 * per_job < pair_params  # the bound could not hold the pairs
+    assert len(received) >= iterations + 1 and len(broadcast) == iterations + 1
+    *before, last = received
+    assert max(before) <= per_job, (before, per_job)
+    assert max(broadcast) <= per_broadcast, (broadcast, per_broadcast)
+    assert last > pair_params  # the model's rows: ids and parameters of every pair
+
+
 def test_spark_fit_reads_the_baidu_ultr_layout(spark, log):
     # Baidu-ULTR / CLAX column names and integer ids: the same sessions as the bundled log
     # with ids parsed as integers and clicks as 0/1 give the same model.
@@ -115,6 +260,11 @@ def test_bad_frames_are_refused(spark):
     df = spark.createDataFrame([("q", ["a"], [True])], "query_id string, docs array<string>, clicks array<boolean>")
     with pytest.raises(serpsim.InvalidInputError, match="not fitted from E-step|single count"):
         serpsim.spark.fit(df, model="cm")
+    with pytest.raises(ValueError, match="partitions must be at least 1"):
+        serpsim.spark.fit(df, model="dbn", iterations=2, partitions=0)
+    empty = spark.createDataFrame([], "query_id string, docs array<string>, clicks array<boolean>")
+    with pytest.raises(serpsim.InvalidInputError, match="no sessions"):
+        serpsim.spark.fit(empty, model="dbn", iterations=2, partitions=2)
 
 
 # The single-machine reference for the Spark simulation: the CLI on a bundled scenario,
