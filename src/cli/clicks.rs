@@ -2,7 +2,7 @@
 
 use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
-use serpsim::clickmodels::driver::{EmOptions, FitSummary, PassInfo};
+use serpsim::clickmodels::driver::{EmOptions, EmPrior, FitSummary, PassInfo};
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
 use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::posterior::fit::{fit_em, fit_model};
@@ -179,9 +179,21 @@ impl ModelArgs {
     /// The prior scope, defaulting to `global` when a posterior is asked for.
     fn prior(&self, posterior: bool) -> anyhow::Result<PriorScope> {
         match &self.prior {
+            Some(p) if p == "eb" && posterior => anyhow::bail!("--prior eb is a prior of the EM fit; a posterior takes --prior global, query or hierarchical"),
+            // The EM fit's own prior: the EM paths (streamed, sharded) take it.
+            Some(p) if p == "eb" => Ok(PriorScope::Uniform),
             Some(p) => Ok(p.parse()?),
             None if posterior => Ok(PriorScope::Global),
             None => Ok(PriorScope::Uniform),
+        }
+    }
+
+    /// The priors of the EM fit's per-pair tables (`--prior eb`: fitted within the fit).
+    fn em_prior(&self) -> EmPrior {
+        if self.prior.as_deref() == Some("eb") {
+            EmPrior::Fitted
+        } else {
+            EmPrior::Uniform
         }
     }
 
@@ -232,7 +244,7 @@ impl ModelArgs {
 
     /// The EM driver's options.
     fn em_options(&self) -> anyhow::Result<EmOptions> {
-        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)? })
+        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)?, prior: self.em_prior() })
     }
 
     /// Fits the model ([`fit_model`]): the usual fit with the uniform prior (EM or counting),

@@ -25,7 +25,8 @@
 //! `alpha = -1` gives `p' = p2`, plain EM. Each cycle costs three passes. Acceleration is used
 //! only with `tol > 0` (a fixed number of plain passes stays PyClick's fit).
 
-use super::estep::{EStats, EmState, Scratch};
+use super::ebprior::{EbTerms, PairPrior};
+use super::estep::{pair_tables, EStats, EmState, Scratch};
 use super::{ClickModel, EmConfig, ModelKind, PRIOR, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
@@ -78,6 +79,20 @@ pub struct EmOptions {
     pub accel: Accel,
     /// UBM and PBM: the examination of rank 1 held at this value (fixes their scale).
     pub top_examination: Option<f64>,
+    /// The priors of the per-pair tables: Beta(1, 1) (PyClick's) or fitted by empirical Bayes
+    /// within the fit ([`super::ebprior`]).
+    pub prior: EmPrior,
+}
+
+/// The priors of the per-pair tables of an EM fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmPrior {
+    /// Beta(1, 1): `(1 + num) / (2 + den)` (PyClick's M-step).
+    #[default]
+    Uniform,
+    /// One Beta per per-pair table, fitted by marginal likelihood as the fit goes
+    /// ([`super::ebprior`]); pairs unseen in training take its mean.
+    Fitted,
 }
 
 /// What one pass did, for progress lines.
@@ -98,7 +113,7 @@ pub struct PassInfo {
 }
 
 /// How a fit ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmReport {
     /// Passes over the log made.
     pub passes: usize,
@@ -108,6 +123,9 @@ pub struct EmReport {
     pub last: PassInfo,
     /// SQUAREM extrapolations kept and dropped by the safeguard.
     pub extrapolations: (usize, usize),
+    /// With [`EmPrior::Fitted`]: the Beta (a, b) of each per-pair table the fitted pairs were
+    /// computed with.
+    pub prior: Option<Vec<(f64, f64)>>,
 }
 
 /// How an EM fit ended, as written under the `fit` key of a model file.
@@ -130,6 +148,9 @@ pub struct FitSummary {
     pub relative_change: Option<f64>,
     /// Largest absolute parameter change in the last pass.
     pub parameter_change: f64,
+    /// With a fitted prior: the Beta of each per-pair table (absent with Beta(1, 1)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prior: Option<Vec<super::ebprior::TablePrior>>,
 }
 
 impl FitSummary {
@@ -146,6 +167,7 @@ impl FitSummary {
             train_log_likelihood: fin(report.last.log_likelihood),
             relative_change: fin(report.last.relative_change),
             parameter_change: report.last.parameter_change,
+            prior: report.prior.as_ref().map(|p| super::ebprior::table_priors(kind, p)),
         }
     }
 }
@@ -154,9 +176,22 @@ impl FitSummary {
 /// the same bits whether the pass is split into parts on several threads or not). With
 /// `log_likelihood`, the statistics also hold the log-likelihood of the sessions.
 pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool) -> Result<EStats> {
+    e_step_with(state, src, log_likelihood, false)
+}
+
+/// [`e_step`], with the statistics of a fitted prior's informative trials when `eb`
+/// ([`EStats::add_eb_tables`]).
+pub(crate) fn e_step_with(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool, eb: bool) -> Result<EStats> {
     crate::interrupt::check()?;
     let hint = src.pair_count_hint();
     let kind = state.kind();
+    let new_stats = |pairs: usize| {
+        let mut st = EStats::new(kind, pairs);
+        if eb {
+            st.add_eb_tables(pairs);
+        }
+        st
+    };
     let add = |s: SessionRef<'_>, st: &mut EStats, buf: &mut Scratch, probs: &mut Vec<f64>| {
         state.accumulate_with(s, st, buf);
         if log_likelihood {
@@ -168,11 +203,11 @@ pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool
     if state.pair_free() {
         if let Some(fs) = src.as_file_source() {
             type Acc = (EStats, Scratch, Vec<f64>);
-            let init = || -> Acc { (EStats::new(kind, 0), Scratch::default(), Vec::new()) };
+            let init = || -> Acc { (new_stats(0), Scratch::default(), Vec::new()) };
             let add_one = |acc: &mut Acc, s: SessionRef<'_>| add(s, &mut acc.0, &mut acc.1, &mut acc.2);
             let remap = |acc: &mut Acc, map: &[u32]| acc.0.remap_pairs(map);
             if let Some(accs) = fs.first_pass_parallel(&init, &add_one, &remap)? {
-                let mut total = EStats::new(kind, fs.pair_count_hint());
+                let mut total = new_stats(fs.pair_count_hint());
                 for (st, _, _) in &accs {
                     total.merge(st)?;
                 }
@@ -184,7 +219,7 @@ pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool
         return parts
             .par_iter()
             .try_fold(
-                || (EStats::new(kind, hint), Scratch::default(), Vec::new()),
+                || (new_stats(hint), Scratch::default(), Vec::new()),
                 |(mut st, mut buf, mut probs), part| {
                     part.replay(&mut |s| add(s, &mut st, &mut buf, &mut probs))?;
                     Ok::<_, Error>((st, buf, probs))
@@ -192,14 +227,14 @@ pub fn e_step(state: &EmState, src: &mut dyn SessionSource, log_likelihood: bool
             )
             .map(|r| r.map(|(st, _, _)| st))
             .try_reduce(
-                || EStats::new(kind, hint),
+                || new_stats(hint),
                 |mut a, b| {
                     a.merge(&b)?;
                     Ok(a)
                 },
             );
     }
-    let (mut st, mut buf, mut probs) = (EStats::new(kind, hint), Scratch::default(), Vec::new());
+    let (mut st, mut buf, mut probs) = (new_stats(hint), Scratch::default(), Vec::new());
     src.pass(&mut |s| add(s, &mut st, &mut buf, &mut probs))?;
     Ok(st)
 }
@@ -298,6 +333,10 @@ pub(crate) trait EmSpace {
     /// `[PROB_MIN, 1 - PROB_MIN]`, the rank-1 examination pinned.
     fn extrapolate(&mut self, x0: &Self::Point, x1: &Self::Point, x2: &Self::Point, alpha: f64) -> Result<Self::Point>;
     /// Frees what the points other than `live` hold (files of the sharded fit).
+    /// Whether a point's side state allows stopping (a fitted prior that has settled).
+    fn settled(&self, _point: &Self::Point) -> bool {
+        true
+    }
     fn keep_only(&mut self, live: &[&Self::Point]) -> Result<()> {
         let _ = live;
         Ok(())
@@ -351,21 +390,54 @@ struct InMemory<'a> {
     top: Option<f64>,
 }
 
+/// A point of the in-memory fit: the parameters and, with a fitted prior, the priors.
+#[derive(Debug, Clone)]
+struct MemPoint {
+    state: EmState,
+    prior: Option<PairPrior>,
+}
+
+/// The M-step of `from` under its prior (Beta(1, 1) without one) and the prior of the point
+/// after it (one step on from `from.prior.next` given the pass's per-pair counts; see
+/// [`super::ebprior`]). `stats` holds the pass's statistics (a shard's, or the whole log's).
+pub(crate) fn m_step_with(from: &EmState, prior: Option<&PairPrior>, stats: &EStats) -> Result<(EmState, Option<EbTerms>)> {
+    let mut next = from.clone();
+    match prior {
+        None => {
+            next.m_step(stats)?;
+            Ok((next, None))
+        }
+        Some(p) => {
+            next.m_step_prior(stats, &p.next)?;
+            let mut terms = EbTerms::default();
+            for (t, &ab) in p.next.iter().enumerate() {
+                terms.add(t, stats.eb_counts(t), ab);
+            }
+            Ok((next, Some(terms)))
+        }
+    }
+}
+
+/// The prior after a pass from a point with prior `p`, given the pass's summed terms.
+pub(crate) fn next_prior(p: &PairPrior, terms: &EbTerms) -> PairPrior {
+    PairPrior { used: p.next.clone(), next: terms.step(&p.next) }
+}
+
 impl EmSpace for InMemory<'_> {
-    type Point = EmState;
-    fn step(&mut self, from: &EmState, want_ll: bool) -> Result<(EmState, f64, f64)> {
-        let stats = e_step(from, self.src, want_ll)?;
-        let mut next = from.clone();
-        next.m_step(&stats)?;
+    type Point = MemPoint;
+    fn step(&mut self, from: &MemPoint, want_ll: bool) -> Result<(MemPoint, f64, f64)> {
+        let stats = e_step_with(&from.state, self.src, want_ll, from.prior.is_some())?;
+        let (mut next, terms) = m_step_with(&from.state, from.prior.as_ref(), &stats)?;
         pin(&mut next, self.top);
         let ll = if want_ll { stats.log_likelihood.value() } else { f64::NAN };
-        let change = max_change(from, &next);
-        Ok((next, ll, change))
+        let change = max_change(&from.state, &next);
+        let prior = from.prior.as_ref().zip(terms.as_ref()).map(|(p, t)| next_prior(p, t));
+        Ok((MemPoint { state: next, prior }, ll, change))
     }
-    fn norms(&mut self, x0: &EmState, x1: &EmState, x2: &EmState) -> Result<Option<(f64, f64)>> {
-        let (x0, shape) = flatten(x0);
-        let (x1, shape1) = flatten(x1);
-        let (x2, shape2) = flatten(x2);
+    fn norms(&mut self, x0: &MemPoint, x1: &MemPoint, x2: &MemPoint) -> Result<Option<(f64, f64)>> {
+        let (x0, shape) = flatten(&x0.state);
+        let (x1, shape1) = flatten(&x1.state);
+        let (x2, shape2) = flatten(&x2.state);
         if shape != shape1 || shape1 != shape2 {
             return Ok(None);
         }
@@ -377,10 +449,10 @@ impl EmSpace for InMemory<'_> {
         }
         Ok(Some((rr.value(), vv.value())))
     }
-    fn extrapolate(&mut self, x0: &EmState, x1: &EmState, x2: &EmState, alpha: f64) -> Result<EmState> {
-        let (f1, _) = flatten(x1);
-        let (f2, _) = flatten(x2);
-        let mut out = x0.clone();
+    fn extrapolate(&mut self, x0: &MemPoint, x1: &MemPoint, x2: &MemPoint, alpha: f64) -> Result<MemPoint> {
+        let (f1, _) = flatten(&x1.state);
+        let (f2, _) = flatten(&x2.state);
+        let mut out = x0.state.clone();
         let mut k = 0;
         for s in slices_mut(&mut out) {
             for x in s.iter_mut() {
@@ -389,7 +461,22 @@ impl EmSpace for InMemory<'_> {
             }
         }
         pin(&mut out, self.top);
-        Ok(out)
+        Ok(MemPoint { state: out, prior: x2.prior.clone() })
+    }
+    fn settled(&self, p: &MemPoint) -> bool {
+        p.prior.as_ref().is_none_or(PairPrior::settled)
+    }
+}
+
+/// The prior a fit starts from: none with [`EmPrior::Uniform`], Beta(1, 1) per per-pair table
+/// with [`EmPrior::Fitted`] (EM models only; SDBN is a count).
+pub(crate) fn start_prior(kind: ModelKind, opts: &EmOptions) -> Result<Option<PairPrior>> {
+    match opts.prior {
+        EmPrior::Uniform => Ok(None),
+        EmPrior::Fitted if kind == ModelKind::Dbn => Ok(Some(PairPrior::uniform(pair_tables(kind)))),
+        // UBM, CCM and PBM need their informative trials (EStats::add_eb_tables) first: the
+        // expected counts themselves collapse the prior (docs/clickmodels.md).
+        EmPrior::Fitted => Err(Error::Invalid(format!("--prior eb (a prior fitted within the EM fit) is implemented for dbn only, not {kind}; use --prior uniform"))),
     }
 }
 
@@ -430,8 +517,10 @@ pub fn run(state: &mut EmState, cfg: &EmConfig, opts: &EmOptions, src: &mut dyn 
     src.expect_passes(max);
     let squarem = cfg.tolerance > 0.0 && opts.accel.squarem_for(state.kind());
     let mut space = InMemory { src, top: opts.top_examination };
-    let (end, report) = run_space(&mut space, state.clone(), max, cfg.tolerance, squarem, on_pass)?;
-    *state = end;
+    let prior = start_prior(state.kind(), opts)?;
+    let (end, mut report) = run_space(&mut space, MemPoint { state: state.clone(), prior }, max, cfg.tolerance, squarem, on_pass)?;
+    *state = end.state;
+    report.prior = end.prior.map(|p| p.used);
     Ok(report)
 }
 
@@ -451,6 +540,7 @@ pub(crate) fn run_space<S: EmSpace>(
         converged: false,
         last: PassInfo { pass: 0, max_passes: max, log_likelihood: f64::NAN, relative_change: f64::NAN, parameter_change: f64::NAN },
         extrapolations: (0, 0),
+        prior: None,
     };
     let mut prev_ll = f64::NAN;
     // One pass: E-step at `from`, M-step; returns the next point and the log-likelihood at
@@ -463,7 +553,7 @@ pub(crate) fn run_space<S: EmSpace>(
         report.passes += 1;
         report.last = PassInfo { pass: report.passes, max_passes: max, log_likelihood: ll, relative_change: rel, parameter_change: change };
         on_pass(&report.last);
-        let done = want_ll && rel <= tol;
+        let done = want_ll && rel <= tol && space.settled(&next);
         report.converged |= done;
         Ok((next, ll, done || report.passes >= max))
     };
@@ -541,7 +631,7 @@ mod squarem_tests {
     /// state, the report and the log-likelihood each pass reported through `on_pass`.
     fn fit_pbm(log: &ClickLog, passes: usize) -> (EmState, EmReport, Vec<f64>) {
         let cfg = EmConfig { iterations: passes, tolerance: 1e-10 };
-        let opts = EmOptions { accel: Accel::Squarem, top_examination: None };
+        let opts = EmOptions { accel: Accel::Squarem, top_examination: None, ..Default::default() };
         let mut state = EmState::new(&ModelConfig::new(ModelKind::Pbm, cfg)).unwrap();
         let mut lls = Vec::new();
         let mut src: &ClickLog = log;

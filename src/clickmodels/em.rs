@@ -123,7 +123,16 @@ impl Dbn {
         let current = self;
         let g = current.gamma;
         stats.sessions += stats.weight();
-        let [attr, sat, gam] = &mut stats.tables[..] else { unreachable!("dbn statistics have three tables") };
+        let (own, eb) = stats.tables.split_at_mut(3);
+        let [attr, sat, gam] = own else { unreachable!("dbn statistics have three tables") };
+        // A fitted prior's informative trials (EStats::add_eb_tables): attractiveness as a
+        // click of an examination (ranks down to the last click examined for sure, the ranks
+        // below with their examination posterior), satisfaction of a click followed by another
+        // as a failure, of the last click as a success of weight gamma * P(a click below).
+        let mut eb = match eb {
+            [ea, es] => Some((ea, es)),
+            _ => None,
+        };
         {
             let n = s.pairs.len();
             buf.a.clear();
@@ -143,6 +152,20 @@ impl Dbn {
             if let Some(l) = last {
                 for r in 0..=l {
                     let p = s.pairs[r] as usize;
+                    if let Some((ea, es)) = eb.as_mut() {
+                        ea.add(p, f64::from(u8::from(s.clicks[r])), 1.0);
+                        if s.clicks[r] && r < l {
+                            es.add(p, 0.0, 1.0);
+                        } else if s.clicks[r] {
+                            // Informative when the user, unsatisfied, would have clicked below
+                            // (probability w = gamma * P(a click below)): given no click below,
+                            // that happened with probability w s / (1 - w (1 - s)), and then
+                            // the user was satisfied.
+                            let (sv, w) = (buf.s[r], g * buf.car[r + 1]);
+                            let q = w * sv / (1.0 - w * (1.0 - sv));
+                            es.add(p, q, q);
+                        }
+                    }
                     if s.clicks[r] {
                         attr.add(p, 1.0, 1.0);
                         if r < l {
@@ -172,6 +195,9 @@ impl Dbn {
                 let (a, c) = (buf.a[r], buf.car[r]);
                 let d = 1.0 - eps * c;
                 attr.add(s.pairs[r] as usize, a * (1.0 - eps) / d, 1.0);
+                if let Some((ea, _)) = eb.as_mut() {
+                    ea.add(s.pairs[r] as usize, 0.0, eps * (1.0 - c) / d);
+                }
                 if fit_gamma && r + 1 < n {
                     let pe = eps * (1.0 - c) / d;
                     let c1 = buf.car[r + 1];

@@ -253,6 +253,16 @@ pub fn pair_tables(kind: ModelKind) -> usize {
     }
 }
 
+/// The number of a model's own statistics tables when it is fixed (0: UBM, whose rank tables
+/// grow with the lists, and the counting models).
+pub fn base_tables(kind: ModelKind) -> usize {
+    match kind {
+        ModelKind::Dbn => 3,
+        ModelKind::Ccm | ModelKind::Pbm => 2,
+        _ => 0,
+    }
+}
+
 const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
@@ -309,8 +319,51 @@ impl EStats {
     /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
     /// indexed by rank or holding scalars are left as they are.
     pub fn remap_pairs(&mut self, map: &[u32]) {
-        for t in self.tables.iter_mut().take(pair_tables(self.kind)) {
-            t.remap(map);
+        let (k, base) = (pair_tables(self.kind), base_tables(self.kind));
+        let eb = self.has_eb_tables();
+        for (i, t) in self.tables.iter_mut().enumerate() {
+            if i < k || (eb && i >= base) {
+                t.remap(map);
+            }
+        }
+    }
+
+    /// Adds the per-pair tables of a fitted prior's informative trials after the model's own
+    /// tables (DBN: attractiveness as clicks of expected examinations, satisfaction as
+    /// satisfied of informative last clicks; see [`super::ebprior`]). Only models with a
+    /// fixed number of tables take them (DBN, CCM, PBM).
+    pub fn add_eb_tables(&mut self, pairs: usize) {
+        if self.has_eb_tables() || base_tables(self.kind) == 0 {
+            return;
+        }
+        self.tables.resize_with(base_tables(self.kind), Counts::default);
+        for _ in 0..pair_tables(self.kind) {
+            let t = self.new_table(pairs);
+            self.tables.push(t);
+        }
+    }
+
+    /// Whether [`EStats::add_eb_tables`] has added its tables.
+    #[inline]
+    pub fn has_eb_tables(&self) -> bool {
+        let base = base_tables(self.kind);
+        base > 0 && self.tables.len() == base + pair_tables(self.kind)
+    }
+
+    /// The counts a fitted prior is fitted to for per-pair table `t`: the informative trials
+    /// when the statistics have them, else the table itself.
+    pub fn eb_counts(&self, t: usize) -> &Counts {
+        if self.has_eb_tables() {
+            &self.tables[base_tables(self.kind) + t]
+        } else {
+            &self.tables[t]
+        }
+    }
+
+    /// Drops the tables of [`EStats::add_eb_tables`].
+    pub fn drop_eb_tables(&mut self) {
+        if self.has_eb_tables() {
+            self.tables.truncate(base_tables(self.kind));
         }
     }
 
@@ -531,6 +584,34 @@ impl EmState {
             EmState::Pbm(_) => EmState::Pbm(Pbm::m_step(stats)),
         };
         Ok(())
+    }
+
+    /// M-step with the per-pair tables re-estimated under Beta priors (`prior[t]` for the
+    /// state's `t`-th pair vector, [`EmState::pair_vecs`]) instead of Beta(1, 1): `(a + num) /
+    /// (a + b + den)` ([`super::ebprior::value`]); the other parameters as [`EmState::m_step`].
+    pub fn m_step_prior(&mut self, stats: &EStats, prior: &[(f64, f64)]) -> Result<()> {
+        self.m_step(stats)?;
+        for (t, v) in self.pair_vecs().into_iter().enumerate() {
+            let (a, b) = prior[t];
+            let table = &stats.tables[t];
+            for (i, x) in v.iter_mut().enumerate() {
+                let (num, den) = table.sums(i);
+                *x = super::ebprior::value(a, b, num, den);
+            }
+        }
+        Ok(())
+    }
+
+    /// The per-pair parameter vectors, in the order of the statistics' pair tables
+    /// ([`pair_tables`]).
+    pub(crate) fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
+        match self {
+            EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
+            EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
+            EmState::Ubm(m) => vec![&mut m.attractiveness],
+            EmState::Ccm(m) => vec![&mut m.attractiveness],
+            EmState::Pbm(m) => vec![&mut m.attractiveness],
+        }
     }
 
     /// The current model.

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod driver;
+pub mod ebprior;
 mod em;
 pub mod estep;
 pub mod eval;
@@ -232,7 +233,11 @@ impl ModelConfig {
         };
         let mut state = EmState::new(self)?;
         let report = driver::run(&mut state, &em, opts, src, on_pass)?;
-        Ok((state.model(), Some(report)))
+        let model = match &report.prior {
+            Some(p) => ebprior::model_with_prior(&state, p)?,
+            None => state.model(),
+        };
+        Ok((model, Some(report)))
     }
 
     /// The model this config fits.

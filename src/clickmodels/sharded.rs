@@ -33,6 +33,7 @@
 //! is refused with the numbers (raise the budget or the number of shards).
 
 use super::driver::{self, EmOptions, EmReport, EmSpace, FineSum, PassInfo};
+use super::ebprior::{model_with_prior, EbTerms, PairPrior};
 use super::estep::{pair_tables, to_fixed, EStats, EmState, Scratch};
 use super::{io, ModelConfig, ModelKind, PRIOR};
 use crate::error::{Error, Result};
@@ -274,6 +275,16 @@ struct Point {
     /// Per pair vector: the largest key + 1 over the shards' last entries (0: empty), which
     /// orders like the in-memory vector's length.
     shape: Vec<u64>,
+    /// With a fitted prior: the priors ([`super::ebprior`]).
+    prior: Option<PairPrior>,
+}
+
+impl Point {
+    /// The value of an entry missing from a shard's vector `t` (a pair without data in that
+    /// table): 0.5 with Beta(1, 1), the prior mean with a fitted prior.
+    fn fill(&self, t: usize) -> f64 {
+        self.prior.as_ref().map_or(PRIOR, |p| p.mean(t))
+    }
 }
 
 struct Sharded<'a> {
@@ -283,15 +294,8 @@ struct Sharded<'a> {
     top: Option<f64>,
 }
 
-/// The pair vectors of a state.
 fn pair_vecs(state: &mut EmState) -> Vec<&mut Vec<f64>> {
-    match state {
-        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
-        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
-        EmState::Ubm(m) => vec![&mut m.attractiveness],
-        EmState::Ccm(m) => vec![&mut m.attractiveness],
-        EmState::Pbm(m) => vec![&mut m.attractiveness],
-    }
+    state.pair_vecs()
 }
 
 fn take_pair_vecs(state: &mut EmState) -> Vec<Vec<f64>> {
@@ -407,6 +411,7 @@ fn replay(path: &Path, f: &mut dyn FnMut(u64, SessionRef<'_>)) -> Result<()> {
 /// What one shard's pass returns.
 struct ShardPass {
     global: EStats,
+    terms: Option<EbTerms>,
     change: f64,
     lens: Vec<u32>,
 }
@@ -428,6 +433,9 @@ impl EmSpace for Sharded<'_> {
                 let vecs = this.load(s, from)?;
                 put_pair_vecs(&mut state, vecs);
                 let mut stats = EStats::new(kind, this.shards[s].pairs);
+                if from.prior.is_some() {
+                    stats.add_eb_tables(this.shards[s].pairs);
+                }
                 let (mut buf, mut probs) = (Scratch::default(), Vec::new());
                 let mut ll = 0i128;
                 let mut weight = 1;
@@ -442,25 +450,29 @@ impl EmSpace for Sharded<'_> {
                     }
                 })?;
                 stats.log_likelihood.0 = ll;
-                let mut next = state.clone();
-                next.m_step(&stats)?;
+                let (mut next, terms) = driver::m_step_with(&state, from.prior.as_ref(), &stats)?;
                 let new = take_pair_vecs(&mut next);
                 let old = take_pair_vecs(&mut state);
                 let change = vec_change(&old, &new);
                 this.save(s, version, &new)?;
                 let lens = new.iter().map(|v| v.len() as u32).collect();
                 // Keep the query-independent tables and the log-likelihood.
+                stats.drop_eb_tables();
                 for t in stats.tables.iter_mut().take(k) {
                     *t = Default::default();
                 }
-                Ok(ShardPass { global: stats, change, lens })
+                Ok(ShardPass { global: stats, terms, change, lens })
             })
             .collect::<Result<_>>()?;
         let mut total = EStats::new(kind, 0);
         let mut change = 0.0f64;
         let mut lens = Vec::with_capacity(results.len());
+        let mut terms = EbTerms::default();
         for r in results {
             total.merge(&r.global)?;
+            if let Some(t) = r.terms {
+                terms.merge(t);
+            }
             change = change.max(r.change);
             lens.push(r.lens);
         }
@@ -471,7 +483,8 @@ impl EmSpace for Sharded<'_> {
         change = change.max(driver::max_change(&from.global, &global));
         let ll = if want_ll { total.log_likelihood.value() } else { f64::NAN };
         let shape = self.shape(&lens, from.shape.len())?;
-        Ok((Point { version, global, shape }, ll, change))
+        let prior = from.prior.as_ref().map(|p| driver::next_prior(p, &terms));
+        Ok((Point { version, global, shape, prior }, ll, change))
     }
 
     fn norms(&mut self, x0: &Point, x1: &Point, x2: &Point) -> Result<Option<(f64, f64)>> {
@@ -490,9 +503,10 @@ impl EmSpace for Sharded<'_> {
                 let (mut rr, mut vv) = (FineSum::default(), FineSum::default());
                 for k in 0..a.len() {
                     let n = a[k].len().max(b[k].len()).max(c[k].len());
+                    let fill = [x0.fill(k), x1.fill(k), x2.fill(k)];
                     for i in 0..n {
-                        let at = |v: &Vec<f64>| v.get(i).copied().unwrap_or(PRIOR);
-                        let (r, v) = driver::squarem_terms(at(&a[k]), at(&b[k]), at(&c[k]));
+                        let at = |v: &Vec<f64>, f: f64| v.get(i).copied().unwrap_or(f);
+                        let (r, v) = driver::squarem_terms(at(&a[k], fill[0]), at(&b[k], fill[1]), at(&c[k], fill[2]));
                         rr.add(r);
                         vv.add(v);
                     }
@@ -521,8 +535,9 @@ impl EmSpace for Sharded<'_> {
             let mut out = Vec::with_capacity(a.len());
             for k in 0..a.len() {
                 let n = a[k].len().max(b[k].len()).max(c[k].len());
-                let at = |v: &Vec<f64>, i: usize| v.get(i).copied().unwrap_or(PRIOR);
-                out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i), at(&b[k], i), at(&c[k], i), alpha)).collect::<Vec<f64>>());
+                let at = |v: &Vec<f64>, i: usize, f: f64| v.get(i).copied().unwrap_or(f);
+                let fill = [x0.fill(k), x1.fill(k), x2.fill(k)];
+                out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i, fill[0]), at(&b[k], i, fill[1]), at(&c[k], i, fill[2]), alpha)).collect::<Vec<f64>>());
             }
             this.save(s, version, &out)
         })?;
@@ -537,7 +552,11 @@ impl EmSpace for Sharded<'_> {
             }
         }
         driver::pin(&mut global, self.top);
-        Ok(Point { version, global, shape: x0.shape.clone() })
+        Ok(Point { version, global, shape: x0.shape.clone(), prior: x2.prior.clone() })
+    }
+
+    fn settled(&self, p: &Point) -> bool {
+        p.prior.as_ref().is_none_or(PairPrior::settled)
     }
 
     fn keep_only(&mut self, live: &[&Point]) -> Result<()> {
@@ -882,9 +901,10 @@ fn run(
     let vectors = pair_vecs(&mut start.clone()).len();
     let mut global = start;
     take_pair_vecs(&mut global);
-    let origin = Point { version: 0, global, shape: vec![0; vectors] };
+    let origin = Point { version: 0, global, shape: vec![0; vectors], prior: driver::start_prior(kind, opts)? };
     let mut space = Sharded { dir: &dir, shards: &shards, next_version: 0, top: opts.top_examination };
-    let (end, report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
+    let (end, mut report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
+    report.prior = end.prior.as_ref().map(|p| p.used.clone());
     let this = &space;
     // Evaluation of the held-out sessions, shard by shard.
     let eval = if *held == HeldOut::None {
@@ -901,7 +921,10 @@ fn run(
                 }
                 let mut state = end.global.clone();
                 put_pair_vecs(&mut state, this.load(s, &end)?);
-                let model = state.model();
+                let model = match &end.prior {
+                    Some(p) => model_with_prior(&state, &p.used)?,
+                    None => state.model(),
+                };
                 let mut probs = Vec::new();
                 replay(&p, &mut |w, sess| {
                     let first = (s as u64) << 32 | u64::from(sess.pairs.first().copied().unwrap_or(0));
@@ -947,7 +970,7 @@ fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize,
                 break;
             }
             row.clear();
-            io::write_pair_row(&mut row, q, d, vecs.iter().map(|v| v.get(i).copied().unwrap_or(PRIOR))).map_err(|e| Error::io(&names_path, e))?;
+            io::write_pair_row(&mut row, q, d, vecs.iter().enumerate().map(|(t, v)| v.get(i).copied().unwrap_or_else(|| end.fill(t)))).map_err(|e| Error::io(&names_path, e))?;
             rows.extend_from_slice(&key.to_le_bytes());
             put_uleb(&mut rows, row.len() as u64);
             rows.extend_from_slice(&row);
@@ -957,7 +980,11 @@ fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize,
     })?;
     let mut model = end.global.clone();
     put_pair_vecs(&mut model, vec![Vec::new(); vectors]);
-    let (head, tail) = io::head_and_tail(model.model().as_ref(), summary)?;
+    let model = match &end.prior {
+        Some(p) => model_with_prior(&model, &p.used)?,
+        None => model.model(),
+    };
+    let (head, tail) = io::head_and_tail(model.as_ref(), summary)?;
     let mut readers = (0..n_shards)
         .map(|s| {
             let p = dir.file(&format!("s{s}.rows"));
