@@ -100,11 +100,14 @@ struct ModelArgs {
     /// Count and report malformed lines instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `global` or
-    /// `query` (empirical-Bayes Beta priors fitted by marginal likelihood), or `hierarchical`
-    /// (dbn, ubm, pbm, ccm: the per-pair tables' Beta(alpha, beta) sampled with the parameters
-    /// under a hyper-prior). Default: `global` with --posterior, `uniform` otherwise. With a
-    /// fitted prior the model holds posterior means and pairs never seen get the prior mean.
+    /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `eb` (dbn: one
+    /// Beta per per-pair table fitted by empirical Bayes within the EM fit; streams and shards
+    /// like `uniform`; pairs never seen get its mean; docs/clickmodels.md), `global` or `query`
+    /// (empirical-Bayes Beta priors fitted by marginal likelihood, posterior means by the
+    /// sampler, log in memory), or `hierarchical` (dbn, ubm, pbm, ccm: the per-pair tables'
+    /// Beta(alpha, beta) sampled with the parameters under a hyper-prior). Default: `global`
+    /// with --posterior, `uniform` otherwise. With `global`, `query` or `hierarchical` the
+    /// model holds posterior means and pairs never seen get the prior mean.
     #[arg(long)]
     prior: Option<String>,
     /// UBM/PBM: hold the examination of rank 1 at this value (`free`: not held; UBM and PBM are
