@@ -876,7 +876,10 @@ fn run(
     let per_worker = shard_opts.memory_budget / threads as u64;
     for (s, b) in built.iter().enumerate() {
         let sh = &b.shard;
-        let need = sh.pairs as u64 * pair_bytes(kind) + sh.session_bytes;
+        // A fitted prior adds its informative-trial tables (EStats::add_eb_tables): 32 bytes
+        // per pair table.
+        let per_pair = pair_bytes(kind) + if opts.prior == driver::EmPrior::Fitted { 32 * pair_tables(kind) as u64 } else { 0 };
+        let need = sh.pairs as u64 * per_pair + sh.session_bytes;
         // Shards of up to SMALL_SHARD bytes are always taken (within the 128 MB a process
         // holds besides its budget): a budget of a few megabytes still shards.
         if need > per_worker.max(SMALL_SHARD) && shard_opts.shards.is_none() {
