@@ -103,8 +103,11 @@ struct ModelArgs {
     /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `global` or
     /// `query` (empirical-Bayes Beta priors fitted by marginal likelihood), or `hierarchical`
     /// (dbn, ubm, pbm, ccm: the per-pair tables' Beta(alpha, beta) sampled with the parameters
-    /// under a hyper-prior). Default: `global` with --posterior, `uniform` otherwise. With a
-    /// fitted prior the model holds posterior means and pairs never seen get the prior mean.
+    /// under a hyper-prior), or `eb` (dbn, ubm, ccm, pbm, not with --posterior: the EM fit's
+    /// per-pair tables under Beta priors fitted by empirical Bayes within the fit, on each
+    /// model's informative trials). Default: `global` with --posterior, `uniform` otherwise.
+    /// With a fitted prior the model holds posterior means and pairs never seen get the prior
+    /// mean.
     #[arg(long)]
     prior: Option<String>,
     /// UBM/PBM: hold the examination of rank 1 at this value (`free`: not held; UBM and PBM are
