@@ -100,9 +100,10 @@ struct ModelArgs {
     /// Count and report malformed lines instead of stopping at the first.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `eb` (dbn: one
-    /// Beta per per-pair table fitted by empirical Bayes within the EM fit; streams and shards
-    /// like `uniform`; pairs never seen get its mean; docs/clickmodels.md), `global` or `query`
+    /// Prior of the probabilities: `uniform` (Beta(1, 1), PyClick's convention), `eb` (dbn,
+    /// ubm, ccm, pbm: one Beta per per-pair table fitted by empirical Bayes within the EM fit,
+    /// on each model's informative trials; streams and shards like `uniform`; pairs never seen
+    /// get its mean; not with --posterior; docs/clickmodels.md), `global` or `query`
     /// (empirical-Bayes Beta priors fitted by marginal likelihood, posterior means by the
     /// sampler, log in memory), or `hierarchical` (dbn, ubm, pbm, ccm: the per-pair tables'
     /// Beta(alpha, beta) sampled with the parameters under a hyper-prior). Default: `global`

@@ -320,7 +320,21 @@ impl Ccm {
         let m = self;
         let (t1, t2, t3) = (m.tau1, m.tau2, m.tau3);
         stats.sessions += stats.weight();
-        let [attr, tau] = &mut stats.tables[..] else { unreachable!("ccm statistics have two tables") };
+        let (own, eb) = stats.tables.split_at_mut(2);
+        let [attr, tau] = own else { unreachable!("ccm statistics have two tables") };
+        // A fitted prior's informative trials of attractiveness (EStats::add_eb_tables): a
+        // click is a success of one trial; an unclicked result at or above the last click a
+        // failure of one trial (CCM is a cascade: a click at l means ranks 1..l were examined);
+        // an unclicked result r below the last click (or in a session without clicks) a
+        // failure of weight P(E_r = 1 | no click from r on) = eps (1 - c) / (1 - eps c), with
+        // eps = P(E_r = 1 | the clicks above r) and c = car[r] = P(a click at r or below |
+        // E_r = 1): P(E_r = 1, no click from r on) = eps (1 - c) and P(no click from r on) =
+        // 1 - eps c. (The relevance half of a clicked result's attractiveness count is left
+        // out: it is a posterior, not an observation.)
+        let mut eb = match eb {
+            [ea] => Some(ea),
+            _ => None,
+        };
         {
             let n = s.pairs.len();
             buf.a.clear();
@@ -335,6 +349,9 @@ impl Ccm {
             if let Some(l) = last {
                 for r in 0..=l {
                     let (p, a) = (s.pairs[r] as usize, buf.a[r]);
+                    if let Some(ea) = eb.as_mut() {
+                        ea.add_trial(p, s.clicks[r]);
+                    }
                     if !s.clicks[r] {
                         attr.add(p, 0.0, 1.0);
                         tau.add(0, 1.0, 1.0);
@@ -366,6 +383,9 @@ impl Ccm {
                 let (a, c) = (buf.a[r], buf.car[r]);
                 let d = 1.0 - eps * c;
                 attr.add(s.pairs[r] as usize, a * (1.0 - eps) / d, 1.0);
+                if let Some(ea) = eb.as_mut() {
+                    ea.add(s.pairs[r] as usize, 0.0, eps * (1.0 - c) / d);
+                }
                 if r + 1 < n {
                     let pe = eps * (1.0 - c) / d;
                     let c1 = buf.car[r + 1];
@@ -495,11 +515,21 @@ impl Ubm {
     pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
         let m = self;
         stats.sessions += stats.weight();
-        if stats.tables.len() < s.pairs.len() + 1 {
+        // With a fitted prior's informative trials (EStats::add_eb_tables), their table sits
+        // at 1 and the examination rows one place on.
+        let off = if stats.has_eb_tables() { 2 } else { 1 };
+        if stats.tables.len() < s.pairs.len() + off {
             let fresh = stats.new_table(s.pairs.len() + 1);
-            stats.tables.resize_with(s.pairs.len() + 1, || fresh.clone());
+            stats.tables.resize_with(s.pairs.len() + off, || fresh.clone());
         }
-        let (attr, exam) = stats.tables.split_first_mut().expect("ubm statistics have an attractiveness table");
+        let (head, exam) = stats.tables.split_at_mut(off);
+        let (attr, eb) = head.split_first_mut().expect("ubm statistics have an attractiveness table");
+        // The informative trials of attractiveness: a click is a success of one trial; an
+        // unclicked result a failure of weight P(E_r = 1 | C_r = 0, the clicks above) =
+        // g (1 - a) / (1 - a g), g the examination of rank r after the previous click (Bayes,
+        // as in the examination row's count: given the previous click, E_r and A_r are
+        // independent of the rest of the session).
+        let mut eb = eb.first_mut();
         {
             let mut prev = 0;
             for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
@@ -508,11 +538,17 @@ impl Ubm {
                 if c {
                     attr.add(p as usize, 1.0, 1.0);
                     exam[r].add(prev, 1.0, 1.0);
+                    if let Some(ea) = eb.as_mut() {
+                        ea.add(p as usize, 1.0, 1.0);
+                    }
                     prev = r + 1;
                 } else {
                     let d = 1.0 - a * g;
                     attr.add(p as usize, a * (1.0 - g) / d, 1.0);
                     exam[r].add(prev, g * (1.0 - a) / d, 1.0);
+                    if let Some(ea) = eb.as_mut() {
+                        ea.add(p as usize, 0.0, g * (1.0 - a) / d);
+                    }
                 }
             }
         }
@@ -521,6 +557,8 @@ impl Ubm {
     /// M-step from summed statistics.
     pub fn m_step(stats: &EStats) -> Ubm {
         let (attr, exam) = stats.tables.split_first().expect("ubm statistics have an attractiveness table");
+        // Skip a fitted prior's table (EStats::add_eb_tables), before the examination rows.
+        let exam = if stats.has_eb_tables() { &exam[1..] } else { exam };
         let examination = exam.iter().enumerate().map(|(r, c)| c.values(r + 1, true)).collect();
         Ubm { attractiveness: attr.values(attr.used_len(), true), examination }
     }
@@ -623,17 +661,33 @@ impl Pbm {
     pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
         let m = self;
         stats.sessions += stats.weight();
-        let [attr, exam] = &mut stats.tables[..] else { unreachable!("pbm statistics have two tables") };
+        let (own, eb) = stats.tables.split_at_mut(2);
+        let [attr, exam] = own else { unreachable!("pbm statistics have two tables") };
+        // A fitted prior's informative trials (EStats::add_eb_tables): a click is a success of
+        // one trial (examined for sure); an unclicked result a failure of weight
+        // P(E_r = 1 | C_r = 0) = g (1 - a) / (1 - a g) (Bayes: P(C_r = 0 | E_r = 1) = 1 - a,
+        // P(C_r = 0) = 1 - a g; ranks are independent in PBM, so the other clicks say nothing),
+        // the examination table's own expected count.
+        let mut eb = match eb {
+            [ea] => Some(ea),
+            _ => None,
+        };
         {
             for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate() {
                 let (a, g) = (param(&m.attractiveness, p as usize), param(&m.examination, r));
                 if c {
                     attr.add(p as usize, 1.0, 1.0);
                     exam.add(r, 1.0, 1.0);
+                    if let Some(ea) = eb.as_mut() {
+                        ea.add(p as usize, 1.0, 1.0);
+                    }
                 } else {
                     let d = 1.0 - a * g;
                     attr.add(p as usize, a * (1.0 - g) / d, 1.0);
                     exam.add(r, g * (1.0 - a) / d, 1.0);
+                    if let Some(ea) = eb.as_mut() {
+                        ea.add(p as usize, 0.0, g * (1.0 - a) / d);
+                    }
                 }
             }
         }

@@ -241,6 +241,9 @@ pub struct EStats {
     /// Log-likelihood of the sessions added under the model that computed the statistics
     /// (natural log, summed exactly), when the E-step was asked for it; 0 otherwise.
     pub log_likelihood: ExactSum,
+    /// Whether the tables of a fitted prior's informative trials are in (see
+    /// [`EStats::add_eb_tables`]).
+    eb: bool,
 }
 
 /// Pair-indexed tables of `kind`'s statistics: the first ones (the rest are indexed by rank
@@ -263,6 +266,18 @@ pub fn base_tables(kind: ModelKind) -> usize {
     }
 }
 
+/// Where the tables of a fitted prior's informative trials go ([`EStats::add_eb_tables`]):
+/// after the model's own tables when their number is fixed (DBN, CCM, PBM), right after the
+/// attractiveness table for UBM (its examination rows, which grow with the lists, move one
+/// place on); None for the counting models.
+pub fn eb_tables_at(kind: ModelKind) -> Option<usize> {
+    match kind {
+        ModelKind::Dbn | ModelKind::Ccm | ModelKind::Pbm => Some(base_tables(kind)),
+        ModelKind::Ubm => Some(pair_tables(kind)),
+        _ => None,
+    }
+}
+
 const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
@@ -276,7 +291,7 @@ impl EStats {
             ModelKind::Ubm => vec![Counts::with_len(pairs)],
             _ => Vec::new(),
         };
-        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default() }
+        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default(), eb: false }
     }
 
     /// Makes every later addition count `w` times (a session kept once for `w` identical
@@ -305,6 +320,14 @@ impl EStats {
         if self.kind != other.kind {
             return Err(Error::Invalid(format!("cannot merge {} statistics into {} statistics", other.kind, self.kind)));
         }
+        if self.eb != other.eb {
+            // Tables appended after a fixed set line up; UBM's do not (they sit before its
+            // examination rows).
+            if base_tables(self.kind) == 0 {
+                return Err(Error::Invalid(format!("cannot merge {} statistics with and without a fitted prior's tables", self.kind)));
+            }
+            self.eb = true;
+        }
         if other.tables.len() > self.tables.len() {
             self.tables.resize_with(other.tables.len(), Counts::default);
         }
@@ -319,52 +342,67 @@ impl EStats {
     /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
     /// indexed by rank or holding scalars are left as they are.
     pub fn remap_pairs(&mut self, map: &[u32]) {
-        let (k, base) = (pair_tables(self.kind), base_tables(self.kind));
-        let eb = self.has_eb_tables();
+        let k = pair_tables(self.kind);
+        let eb = self.eb_range();
         for (i, t) in self.tables.iter_mut().enumerate() {
-            if i < k || (eb && i >= base) {
+            if i < k || eb.contains(&i) {
                 t.remap(map);
             }
         }
     }
 
-    /// Adds the per-pair tables of a fitted prior's informative trials after the model's own
-    /// tables (DBN: attractiveness as clicks of expected examinations, satisfaction as
-    /// satisfied of informative last clicks; see [`super::ebprior`]). Only models with a
-    /// fixed number of tables take them (DBN, CCM, PBM).
+    /// The indices of the tables of [`EStats::add_eb_tables`] (empty without them).
+    fn eb_range(&self) -> std::ops::Range<usize> {
+        match eb_tables_at(self.kind) {
+            Some(at) if self.eb => at..at + pair_tables(self.kind),
+            _ => 0..0,
+        }
+    }
+
+    /// Adds the per-pair tables of a fitted prior's informative trials, one per per-pair table
+    /// ([`eb_tables_at`]: after the model's own tables; UBM's right after its attractiveness
+    /// table). DBN: attractiveness as clicks of expected examinations, satisfaction as
+    /// satisfied of informative last clicks; CCM, PBM and UBM: attractiveness as clicks of
+    /// expected examinations (see each model's `accumulate` and [`super::ebprior`]). Call it
+    /// on new statistics, before any session is added.
     pub fn add_eb_tables(&mut self, pairs: usize) {
-        if self.has_eb_tables() || base_tables(self.kind) == 0 {
+        let Some(at) = eb_tables_at(self.kind) else { return };
+        if self.eb {
             return;
         }
-        self.tables.resize_with(base_tables(self.kind), Counts::default);
-        for _ in 0..pair_tables(self.kind) {
-            let t = self.new_table(pairs);
-            self.tables.push(t);
+        if self.tables.len() < at {
+            self.tables.resize_with(at, Counts::default);
         }
+        let fresh: Vec<Counts> = (0..pair_tables(self.kind)).map(|_| self.new_table(pairs)).collect();
+        self.tables.splice(at..at, fresh);
+        self.eb = true;
     }
 
     /// Whether [`EStats::add_eb_tables`] has added its tables.
     #[inline]
     pub fn has_eb_tables(&self) -> bool {
-        let base = base_tables(self.kind);
-        base > 0 && self.tables.len() == base + pair_tables(self.kind)
+        self.eb
     }
 
     /// The counts a fitted prior is fitted to for per-pair table `t`: the informative trials
     /// when the statistics have them, else the table itself.
     pub fn eb_counts(&self, t: usize) -> &Counts {
-        if self.has_eb_tables() {
-            &self.tables[base_tables(self.kind) + t]
-        } else {
+        let eb = self.eb_range();
+        if eb.is_empty() {
             &self.tables[t]
+        } else {
+            &self.tables[eb.start + t]
         }
     }
 
-    /// Drops the tables of [`EStats::add_eb_tables`].
+    /// Drops the tables of [`EStats::add_eb_tables`] (the model's own tables stay, in their
+    /// usual places).
     pub fn drop_eb_tables(&mut self) {
-        if self.has_eb_tables() {
-            self.tables.truncate(base_tables(self.kind));
+        let eb = self.eb_range();
+        if !eb.is_empty() {
+            self.tables.drain(eb);
         }
+        self.eb = false;
     }
 
     /// A compact little-endian encoding: only the non-zero entries of each table.
@@ -426,7 +464,10 @@ impl EStats {
         if r.at != bytes.len() {
             return Err(bad("trailing bytes"));
         }
-        Ok(EStats { kind, sessions, tables, log_likelihood })
+        // The tables of a fitted prior are recognised by their number where the model's own
+        // are fixed; UBM's are not shipped with it (a fitted prior runs in one process).
+        let eb = base_tables(kind) > 0 && tables.len() == base_tables(kind) + pair_tables(kind);
+        Ok(EStats { kind, sessions, tables, log_likelihood, eb })
     }
 
     /// Bytes held by the tables (the memory of a streamed fit besides the parameters and the
@@ -749,6 +790,37 @@ mod tests {
         right.merge(&bc);
         assert_eq!(left, right);
         assert_eq!(left.values(1, false), right.values(1, false));
+    }
+
+    #[test]
+    fn a_fitted_priors_tables_leave_the_models_own_statistics_as_they_are() {
+        // The informative-trial tables sit after the model's own (UBM: between attractiveness
+        // and the examination rows); with them dropped the statistics, and with them in the
+        // M-step's model, are those of a fit without them. Two passes, so that the second
+        // E-step runs at fitted (not all-equal) parameters.
+        use crate::logs::{Format, LogData};
+        let data = LogData::parse("q\ta,b,c,d : b; q\tb,a,d :; q\ta,b,c : a,c\nr\tc,d,e,f,g : d,g\n", Format::Yandex, "x", false).unwrap();
+        for kind in [ModelKind::Dbn, ModelKind::Ubm, ModelKind::Ccm, ModelKind::Pbm] {
+            let mut state = EmState::new(&ModelConfig::new(kind, EmConfig::default())).unwrap();
+            for _ in 0..2 {
+                let (mut plain, mut eb) = (state.new_stats(), state.new_stats());
+                eb.add_eb_tables(0);
+                assert!(eb.has_eb_tables() && eb.tables.len() == plain.tables.len() + pair_tables(kind), "{kind}");
+                for s in data.log.iter() {
+                    state.accumulate(s, &mut plain);
+                    state.accumulate(s, &mut eb);
+                }
+                let (mut a, mut b) = (state.clone(), state.clone());
+                a.m_step(&plain).unwrap();
+                b.m_step(&eb).unwrap();
+                assert_eq!(a.to_bytes(), b.to_bytes(), "{kind}");
+                // A click is a success of one trial: 5 clicks in all.
+                assert_eq!(eb.eb_counts(0).entries().map(|(_, n, _)| n).sum::<i128>(), 5 << 60, "{kind}");
+                eb.drop_eb_tables();
+                assert_eq!(eb, plain, "{kind}");
+                state = a;
+            }
+        }
     }
 
     #[test]

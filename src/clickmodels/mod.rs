@@ -228,6 +228,8 @@ impl ModelConfig {
             if opts.top_examination.is_some() {
                 return Err(Error::Invalid("top_examination applies to ubm and pbm only".into()));
             }
+            // Refused as the EM models other than DBN, UBM, CCM and PBM refuse it.
+            driver::start_prior(self.kind(), opts)?;
             let m = self.fit(src)?;
             return Ok((m, None));
         };
