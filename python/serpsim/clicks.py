@@ -130,8 +130,13 @@ def fit(
     grade_map: "Optional[str | Dict[int, int]]" = None,
     grade_bootstrap: Optional[int] = None,
     seed: int = 1,
+    prior: str = "uniform",
 ) -> ClickModel:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
+
+    ``prior``: ``"uniform"`` (Beta(1, 1), PyClick's M-step) or ``"eb"`` (dbn, ubm, ccm, pbm: each
+    per-pair table's Beta prior fitted by empirical Bayes within the EM fit; pairs never seen
+    take its mean; ``serpsim clicks fit --prior eb``, docs/clickmodels.md).
 
     ``iterations`` (the most passes) and ``tolerance`` apply to the EM models (dbn, ccm, ubm,
     pbm): with ``tolerance > 0`` EM stops once the training log-likelihood changes by at most
@@ -170,9 +175,9 @@ def fit(
             None if grade_bootstrap is None else int(grade_bootstrap), int(seed),
         )
         if is_path(log):
-            job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t, labels)
+            job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t, labels, prior)
         else:
-            job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t, labels)
+            job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t, labels, prior)
         inner = _jobs.run(job, progress)
     for note in inner.label_notes:
         warnings.warn(note, stacklevel=2)

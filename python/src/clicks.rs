@@ -9,7 +9,7 @@ use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array}
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3::IntoPyObject;
-use serpsim::clickmodels::driver::FitSummary;
+use serpsim::clickmodels::driver::{EmOptions, EmPrior, FitSummary};
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
 use serpsim::clickmodels::gibbs::GibbsConfig;
 use serpsim::clickmodels::labels::{read_labels, LabelInputs, LabelRequest, LabelSummary};
@@ -204,8 +204,7 @@ impl LabelJob {
 
 /// Fits `cfg` on `data` as `serpsim clicks fit --labels` does: the in-memory fit (with how EM
 /// ended) and the per-grade fit, on the job's pool.
-fn fit_with_labels(cfg: &ModelConfig, data: LogData, labels: ReadLabels, p: &Progress) -> serpsim::Result<Finish> {
-    let opts = serpsim::clickmodels::driver::EmOptions::default();
+fn fit_with_labels(cfg: &ModelConfig, opts: EmOptions, data: LogData, labels: ReadLabels, p: &Progress) -> serpsim::Result<Finish> {
     p.phase(&format!("fitting {}", cfg_name(cfg)), "passes", Some(passes(cfg)));
     let on_pass = |pass: &serpsim::clickmodels::driver::PassInfo| p.set_done(pass.pass as u64);
     let (model, _, fit) = fit_model(cfg, &opts, &data.log, data.vocab.pair_count(), None, &on_pass, &|_| {})?;
@@ -229,7 +228,7 @@ fn fit_with_labels(cfg: &ModelConfig, data: LogData, labels: ReadLabels, p: &Pro
 /// Fits `model` on a click-log table, with the per-grade values of `labels` when given.
 /// Returns a job.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None))]
+#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None, prior="uniform"))]
 #[allow(clippy::too_many_arguments)]
 fn fit_table(
     py: Python<'_>,
@@ -240,8 +239,10 @@ fn fit_table(
     gamma: Option<f64>,
     threads: Option<usize>,
     labels: Option<PyRef<'_, PyLabels>>,
+    prior: &str,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
+    let opts = em_options(py, prior)?;
     let labels = LabelJob::of(labels);
     let mut data = LogData::default();
     data.log = read_log(py, log, &mut data, true, "log")?;
@@ -251,13 +252,24 @@ fn fit_table(
     spawn(&format!("fitting {model}"), threads, move |p| {
         if let Some(l) = &labels {
             let read = l.read(p)?;
-            return fit_with_labels(&cfg, data, read, p);
+            return fit_with_labels(&cfg, opts, data, read, p);
         }
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
-        let m = fit_passes(&cfg, &data.log, p)?;
+        let m = fit_passes(&cfg, &opts, &data.log, p)?;
         Ok(finish_model(m, data.vocab, n))
     })
+}
+
+/// The EM driver's options for `prior`: `uniform` (Beta(1, 1)) or `eb` (the per-pair tables'
+/// priors fitted within the fit, as `clicks fit --prior eb`).
+fn em_options(py: Python<'_>, prior: &str) -> PyResult<EmOptions> {
+    let prior = match prior {
+        "uniform" => EmPrior::Uniform,
+        "eb" => EmPrior::Fitted,
+        p => return Err(invalid(py, &format!("prior `{p}`: expected `uniform` or `eb` (fitted priors with a posterior: fit_posterior)"))),
+    };
+    Ok(EmOptions { prior, ..Default::default() })
 }
 
 fn cfg_name(cfg: &ModelConfig) -> &'static str {
@@ -275,7 +287,7 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None))]
+#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior="uniform"))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
@@ -288,8 +300,10 @@ fn fit_path(
     skip_bad_lines: bool,
     threads: Option<usize>,
     labels: Option<PyRef<'_, PyLabels>>,
+    prior: &str,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
+    let opts = em_options(py, prior)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
     let labels = LabelJob::of(labels);
     spawn(&format!("reading {}", path.display()), threads, move |p| {
@@ -301,20 +315,19 @@ fn fit_path(
         // As `clicks fit`: the labels are read after the log, before fitting.
         if let Some(l) = &labels {
             let read = l.read(p)?;
-            return fit_with_labels(&cfg, data, read, p);
+            return fit_with_labels(&cfg, opts, data, read, p);
         }
         p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
         let n = data.log.len();
-        let m = fit_passes(&cfg, &data.log, p)?;
+        let m = fit_passes(&cfg, &opts, &data.log, p)?;
         Ok(finish_model(m, data.vocab, n))
     })
 }
 
 /// Fits with the library's EM driver (parallel E-steps on the job's rayon pool), one
 /// progress step per pass.
-fn fit_passes(cfg: &ModelConfig, log: &ClickLog, p: &Progress) -> serpsim::Result<Box<dyn ClickModel>> {
-    let opts = serpsim::clickmodels::driver::EmOptions::default();
-    let (m, _) = cfg.fit_with(&mut &*log, &opts, &mut |pass| p.set_done(pass.pass as u64))?;
+fn fit_passes(cfg: &ModelConfig, opts: &EmOptions, log: &ClickLog, p: &Progress) -> serpsim::Result<Box<dyn ClickModel>> {
+    let (m, _) = cfg.fit_with(&mut &*log, opts, &mut |pass| p.set_done(pass.pass as u64))?;
     Ok(m)
 }
 

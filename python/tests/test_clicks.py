@@ -387,3 +387,27 @@ def test_label_arguments_are_checked_as_the_cli_checks_them():
         serpsim.clicks.fit(YANDEX, model="sdbn", qrels=frame, progress=False)
     with pytest.raises(serpsim.errors.InvalidInputError, match="read as TREC qrels"):
         serpsim.clicks.fit(YANDEX, model="sdbn", qrels=frame.assign(relevance=1), label_format="yandex", progress=False)
+
+
+@pytest.mark.parametrize("model", ["dbn", "ubm"])
+def test_eb_prior_fit_equals_the_cli(cli, log, tmp_path, model):
+    # Checked to fail: with `prior="eb"` mapped to Beta(1, 1) in the binding, the models differ.
+    # Expected: the model file of `serpsim clicks fit --prior eb` on the same log (the library's
+    # fit, through the CLI), loaded; and the log-likelihood of `clicks eval --prior eb`.
+    model_file = tmp_path / "model.json"
+    __import__("subprocess").run(
+        [str(cli), "--quiet", "clicks", "fit", "--model", model, "--prior", "eb", "--train", str(YANDEX), "--out", str(model_file)],
+        check=True,
+    )
+    want = serpsim.clicks.load(model_file)
+    for source in (log, YANDEX):
+        got = serpsim.clicks.fit(source, model=model, prior="eb", progress=False)
+        assert got.to_json() == want.to_json()
+    # Pairs never seen take the prior mean, not 0.5 (the model file's `unseen`).
+    unseen = json.loads(model_file.read_text())["unseen"]["attractiveness"]
+    assert unseen != 0.5 and json.loads(got.to_json())["unseen"]["attractiveness"] == unseen
+    expected = run_cli_json(cli, "clicks", "eval", "--model", model, "--prior", "eb", "--train", str(YANDEX))
+    train, test = serpsim.clicks.split(log)
+    assert serpsim.clicks.fit(train, model=model, prior="eb", progress=False).evaluate(test)["log_likelihood"] == expected["log_likelihood"]
+    with pytest.raises(serpsim.Error, match="expected `uniform` or `eb`"):
+        serpsim.clicks.fit(log, model=model, prior="global", progress=False)
