@@ -23,7 +23,7 @@
 # over 2,000,000 distinct pairs, and a warning is printed when the fit reports fewer than
 # MIN_PAIRS, 2000000); WORLD (1); THREADS ("1 2", serpsim); CLAX_THREADS ("2": all cores of
 # a 2-core machine; "1" runs CLAX under `taskset -c 0` with XLA's intra-op threads at 1);
-# MAX_EPOCHS (5); CHECK_LL (1: score serpsim's fitted model through race_clax.py too, which
+# MAX_EPOCHS (5); PRIORS ("uniform eb": serpsim's --prior, rows s-uniform and s-eb); CHECK_LL (1: score serpsim's fitted model through race_clax.py too, which
 # must give serpsim's own log-likelihoods; 0 skips it); SAMPLE ($SERPSIM_DATA/clicks/yandex_sample_train.txt, SERPSIM_DATA
 # defaulting to /work/shared/data); RACE_DIR (/tmp/serpsim_race: logs are kept there for the
 # next run and regenerated when the public fit is newer); SERPSIM (target/release/serpsim);
@@ -52,6 +52,7 @@ world=${WORLD:-1}
 threads=${THREADS:-1 2}
 clax_threads=${CLAX_THREADS:-2}
 max_epochs=${MAX_EPOCHS:-5}
+priors=${PRIORS:-uniform eb}
 min_pairs=${MIN_PAIRS:-2000000}
 sample=${SAMPLE:-${SERPSIM_DATA:-/work/shared/data}/clicks/yandex_sample_train.txt}
 dir=${RACE_DIR:-/tmp/serpsim_race}
@@ -95,9 +96,10 @@ echo "training log: $train ($sessions sessions, $distinct distinct sessions: $(a
 echo "validation log: $val ($val_sessions sessions); test log: $test ($test_sessions sessions)"
 
 rows=()
-# 3. serpsim.
+# 3. serpsim, with each prior of $priors.
+for prior in $priors; do
 for t in $threads; do
-  /usr/bin/time -v "$bin" clicks fit --model dbn --threads "$t" --train "$train" --out "$out/serpsim-$t.json" \
+  /usr/bin/time -v "$bin" clicks fit --model dbn --prior "$prior" --threads "$t" --train "$train" --out "$out/serpsim-$t.json" \
     > /dev/null 2> "$out/fit-$t.txt" || { cat "$out/fit-$t.txt" >&2; exit 1; }
   passes=$(grep -o 'EM: [0-9]* of at most' "$out/fit-$t.txt" | awk '{print $2}')
   pairs=$(sed -n 's/.*fitted dbn on [0-9]* sessions (\([0-9]*\) query-document pairs).*/\1/p' "$out/fit-$t.txt")
@@ -118,7 +120,7 @@ grep -h 'parsed once' "$out/fit-$first.txt" || true
 eval_t=${threads##* }
 for which in val test; do
   f=$val; [ $which = test ] && f=$test
-  "$bin" clicks eval --model dbn --threads "$eval_t" --train "$train" --test "$f" > "$out/eval-$which.json" 2> "$out/eval-$which.txt" \
+  "$bin" clicks eval --model dbn --prior "$prior" --threads "$eval_t" --train "$train" --test "$f" > "$out/eval-$which.json" 2> "$out/eval-$which.txt" \
     || { cat "$out/eval-$which.txt" >&2; exit 1; }
   p=$(grep -o 'EM: [0-9]* of at most' "$out/eval-$which.txt" | awk '{print $2}')
   [ "$p" = "${fit_passes[$first]}" ] || echo "WARNING: clicks eval fitted in $p passes, clicks fit in ${fit_passes[$first]}"
@@ -127,7 +129,7 @@ s_val=$(jget "$out/eval-val.json" log_likelihood)
 s_test=$(jget "$out/eval-test.json" log_likelihood)
 s_nval=$(jget "$out/eval-val.json" test_sessions)
 s_ntest=$(jget "$out/eval-test.json" test_sessions)
-if [ "${CHECK_LL:-1}" = 1 ]; then
+if [ "${CHECK_LL:-1}" = 1 ] && [ "$prior" = uniform ]; then
   # The definition check: serpsim's fitted model scored by race_clax.py (CLAX's
   # predict_conditional_clicks and its log-likelihood) must give serpsim's numbers.
   JAX_PLATFORMS=cpu "$py" "$here/race_clax.py" --score-serpsim "$out/serpsim-$first.json" "$train" "$val" "$test" > "$out/check.json" 2> "$out/check.txt" \
@@ -141,7 +143,8 @@ for name, ours in (("val", float(sys.argv[2])), ("test", float(sys.argv[3]))):
 PY
 fi
 for t in $threads; do
-  rows+=("$(printf '%-8s %7s %12s %9s %14s %11.6f %11.6f' serpsim "$t" "${fit_wall[t]}" "${fit_rss[t]}" "${fit_passes[t]} passes" "$s_val" "$s_test")")
+  rows+=("$(printf '%-8s %7s %12s %9s %14s %11.6f %11.6f' "s-$prior" "$t" "${fit_wall[t]}" "${fit_rss[t]}" "${fit_passes[t]} passes" "$s_val" "$s_test")")
+done
 done
 
 # 4. CLAX.
