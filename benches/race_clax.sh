@@ -114,7 +114,7 @@ for t in $threads; do
 done
 echo "serpsim: $pairs distinct (query, document) pairs in the training log; model files identical at --threads ${threads// /, }"
 [ "$pairs" -ge "$min_pairs" ] || echo "WARNING: $pairs distinct pairs, fewer than $min_pairs (raise QUERIES or SESSIONS)"
-dedup=$(grep -ih 'dedup' "$out"/fit-*.txt | head -1 || true)
+dedup=$(grep -h 'counted once' "$out"/fit-*.txt | head -1 || true)
 echo "serpsim dedup line: ${dedup:-none printed (this build has no dedup factor line)}"
 grep -h 'parsed once' "$out/fit-$first.txt" || true
 eval_t=${threads##* }
