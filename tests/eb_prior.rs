@@ -25,7 +25,15 @@ fn fit(tmp: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
 }
 
 fn fit_model(model: &str, tmp: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
-    let o = bin().env("TMPDIR", tmp).args(["clicks", "fit", "--model", model, "--prior", "eb", "--train"]).arg(yandex()).args(extra).arg("--out").arg(out).output().unwrap();
+    let o = bin()
+        .env("TMPDIR", tmp)
+        .args(["clicks", "fit", "--model", model, "--prior", "eb", "--train"])
+        .arg(yandex())
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
     ok(&o);
     std::fs::read(out).unwrap()
 }
@@ -37,7 +45,13 @@ fn sharded_streamed_and_in_memory_fits_write_the_same_model() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let reference = fit(tmp.path(), &dir.path().join("mem.json"), &["--in-memory"]);
-    for extra in [vec!["--shards", "0"], vec!["--shards", "1"], vec!["--shards", "4", "--threads", "1"], vec!["--shards", "4", "--threads", "2"], vec!["--shards", "0", "--threads", "1"]] {
+    for extra in [
+        vec!["--shards", "0"],
+        vec!["--shards", "1"],
+        vec!["--shards", "4", "--threads", "1"],
+        vec!["--shards", "4", "--threads", "2"],
+        vec!["--shards", "0", "--threads", "1"],
+    ] {
         let got = fit(tmp.path(), &dir.path().join("x.json"), &extra);
         assert!(got == reference, "{extra:?}: the model file differs from the in-memory fit's");
     }
@@ -54,7 +68,14 @@ fn sharded_streamed_and_in_memory_fits_write_the_same_model() {
         assert_eq!(m["unseen"][name].as_f64().unwrap(), a / (a + b), "{name}");
     }
     // A uniform fit writes neither.
-    let o = bin().env("TMPDIR", tmp.path()).args(["clicks", "fit", "--model", "dbn", "--train"]).arg(yandex()).arg("--out").arg(dir.path().join("u.json")).output().unwrap();
+    let o = bin()
+        .env("TMPDIR", tmp.path())
+        .args(["clicks", "fit", "--model", "dbn", "--train"])
+        .arg(yandex())
+        .arg("--out")
+        .arg(dir.path().join("u.json"))
+        .output()
+        .unwrap();
     ok(&o);
     let u: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("u.json")).unwrap()).unwrap();
     assert!(u["fit"].get("prior").is_none() && u.get("unseen").is_none(), "{}", u["fit"]);
@@ -69,7 +90,14 @@ fn counting_models_and_posteriors_refuse_it() {
         (vec!["--model", "dbn", "--posterior", "post.csv"], "a posterior takes --prior global"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let o = bin().current_dir(dir.path()).args(["clicks", "fit", "--prior", "eb", "--train"]).arg(yandex()).args(&args).args(["--out", "m.json"]).output().unwrap();
+        let o = bin()
+            .current_dir(dir.path())
+            .args(["clicks", "fit", "--prior", "eb", "--train"])
+            .arg(yandex())
+            .args(&args)
+            .args(["--out", "m.json"])
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
         assert!(!dir.path().join("m.json").exists());
@@ -81,7 +109,8 @@ fn eval_ll(tmp: &Path, train: &Path, test: &Path, prior: &str) -> f64 {
 }
 
 fn eval_model_ll(model: &str, tmp: &Path, train: &Path, test: &Path, prior: &str) -> f64 {
-    let o = bin().env("TMPDIR", tmp).args(["clicks", "eval", "--model", model, "--prior", prior, "--train"]).arg(train).arg("--test").arg(test).output().unwrap();
+    let o =
+        bin().env("TMPDIR", tmp).args(["clicks", "eval", "--model", model, "--prior", prior, "--train"]).arg(train).arg("--test").arg(test).output().unwrap();
     ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     v["log_likelihood"].as_f64().unwrap()
@@ -101,11 +130,22 @@ fn on_a_generated_log_the_prior_recovers_the_pair_distribution_and_predicts_bett
     let tmp = tempfile::tempdir().unwrap();
     let (train, test) = (dir.path().join("train.txt"), dir.path().join("test.txt"));
     for (path, sessions, seed) in [(&train, "60000", "1"), (&test, "20000", "2")] {
-        let o = bin().args(["--quiet", "clicks", "generate", "--sessions", sessions, "--queries", "20000", "--world", "7", "--seed", seed, "--out"]).arg(path).output().unwrap();
+        let o = bin()
+            .args(["--quiet", "clicks", "generate", "--sessions", sessions, "--queries", "20000", "--world", "7", "--seed", seed, "--out"])
+            .arg(path)
+            .output()
+            .unwrap();
         ok(&o);
     }
     let model = dir.path().join("m.json");
-    let o = bin().env("TMPDIR", tmp.path()).args(["clicks", "fit", "--model", "dbn", "--prior", "eb", "--train"]).arg(&train).arg("--out").arg(&model).output().unwrap();
+    let o = bin()
+        .env("TMPDIR", tmp.path())
+        .args(["clicks", "fit", "--model", "dbn", "--prior", "eb", "--train"])
+        .arg(&train)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
     ok(&o);
     let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
     let mean = |i: usize| {
@@ -159,7 +199,11 @@ fn pbm_ccm_and_ubm_fits_write_the_same_model_sharded_streamed_and_in_memory() {
 fn generated(dir: &Path, model: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     let (train, test) = (dir.join(format!("{model}-train.txt")), dir.join(format!("{model}-test.txt")));
     for (path, sessions, seed) in [(&train, "60000", "1"), (&test, "20000", "2")] {
-        let o = bin().args(["--quiet", "clicks", "generate", "--model", model, "--sessions", sessions, "--queries", "20000", "--world", "7", "--seed", seed, "--out"]).arg(path).output().unwrap();
+        let o = bin()
+            .args(["--quiet", "clicks", "generate", "--model", model, "--sessions", sessions, "--queries", "20000", "--world", "7", "--seed", seed, "--out"])
+            .arg(path)
+            .output()
+            .unwrap();
         ok(&o);
     }
     (train, test)

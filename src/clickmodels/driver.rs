@@ -476,7 +476,9 @@ pub(crate) fn start_prior(kind: ModelKind, opts: &EmOptions) -> Result<Option<Pa
         // Each EM model adds its informative trials (EStats::add_eb_tables, its `accumulate`):
         // the expected counts themselves collapse the prior (docs/clickmodels.md).
         EmPrior::Fitted if matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Ccm | ModelKind::Pbm) => Ok(Some(PairPrior::uniform(pair_tables(kind)))),
-        EmPrior::Fitted => Err(Error::Invalid(format!("--prior eb (a prior fitted within the EM fit) is for the EM models (dbn, ubm, ccm, pbm), not {kind}; use --prior uniform"))),
+        EmPrior::Fitted => Err(Error::Invalid(format!(
+            "--prior eb (a prior fitted within the EM fit) is for the EM models (dbn, ubm, ccm, pbm), not {kind}; use --prior uniform"
+        ))),
     }
 }
 

@@ -537,7 +537,9 @@ impl EmSpace for Sharded<'_> {
                 let n = a[k].len().max(b[k].len()).max(c[k].len());
                 let at = |v: &Vec<f64>, i: usize, f: f64| v.get(i).copied().unwrap_or(f);
                 let fill = [x0.fill(k), x1.fill(k), x2.fill(k)];
-                out.push((0..n).map(|i| driver::squarem_point(at(&a[k], i, fill[0]), at(&b[k], i, fill[1]), at(&c[k], i, fill[2]), alpha)).collect::<Vec<f64>>());
+                out.push(
+                    (0..n).map(|i| driver::squarem_point(at(&a[k], i, fill[0]), at(&b[k], i, fill[1]), at(&c[k], i, fill[2]), alpha)).collect::<Vec<f64>>(),
+                );
             }
             this.save(s, version, &out)
         })?;
@@ -973,7 +975,8 @@ fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize,
                 break;
             }
             row.clear();
-            io::write_pair_row(&mut row, q, d, vecs.iter().enumerate().map(|(t, v)| v.get(i).copied().unwrap_or_else(|| end.fill(t)))).map_err(|e| Error::io(&names_path, e))?;
+            io::write_pair_row(&mut row, q, d, vecs.iter().enumerate().map(|(t, v)| v.get(i).copied().unwrap_or_else(|| end.fill(t))))
+                .map_err(|e| Error::io(&names_path, e))?;
             rows.extend_from_slice(&key.to_le_bytes());
             put_uleb(&mut rows, row.len() as u64);
             rows.extend_from_slice(&row);
