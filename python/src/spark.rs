@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serpsim::clickmodels::estep::{pair_tables, to_fixed, Scratch};
 use serpsim::clickmodels::eval::session_log_likelihood;
+use serpsim::clickmodels::sharded::{put_uleb, Distinct};
 use serpsim::clickmodels::{io, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, PRIOR};
 use serpsim::logs::{SessionRef, Vocab};
 use serpsim::{Error, Result};
@@ -48,14 +49,6 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T> + Send) -> Py
         Ok(Err(e)) => Err(to_py(py, e)),
         Err(p) => Err(panic_to_py(py, p)),
     }
-}
-
-fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// A cursor over bytes; every read fails with "corrupt `what`" past the end.
@@ -118,31 +111,10 @@ fn key(sid: u64, rank: u32) -> u128 {
     u128::from(sid) << 32 | u128::from(rank)
 }
 
-/// The pair vectors of a state (the pair-indexed parameters).
-fn pair_vecs(state: &mut EmState) -> Vec<&mut Vec<f64>> {
-    match state {
-        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
-        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
-        EmState::Ubm(m) => vec![&mut m.attractiveness],
-        EmState::Ccm(m) => vec![&mut m.attractiveness],
-        EmState::Pbm(m) => vec![&mut m.attractiveness],
-    }
-}
-
-fn take_pair_vecs(state: &mut EmState) -> Vec<Vec<f64>> {
-    pair_vecs(state).into_iter().map(std::mem::take).collect()
-}
-
-fn put_pair_vecs(state: &mut EmState, vecs: Vec<Vec<f64>>) {
-    for (slot, v) in pair_vecs(state).into_iter().zip(vecs) {
-        *slot = v;
-    }
-}
-
 /// The query-independent parameters broadcast by the driver (pair vectors must be empty).
 fn global_state(bytes: &[u8]) -> Result<EmState> {
     let mut state = EmState::from_bytes(bytes)?;
-    if take_pair_vecs(&mut state).iter().any(|v| !v.is_empty()) {
+    if state.take_pair_vecs().iter().any(|v| !v.is_empty()) {
         return Err(Error::Invalid("spark fit: the broadcast parameters hold pair parameters".into()));
     }
     Ok(state)
@@ -233,8 +205,8 @@ fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<
     let global = global_state(globals)?;
     let kind = global.kind();
     let mut state = global;
-    let vectors = pair_vecs(&mut state).len();
-    put_pair_vecs(&mut state, params_from_bytes(params, vectors)?);
+    let vectors = state.pair_vecs().len();
+    state.put_pair_vecs(params_from_bytes(params, vectors)?);
     let shard = Sessions::new(sessions)?;
     let mut stats = EStats::new(kind, shard.pairs as usize);
     let mut buf = Scratch::default();
@@ -247,7 +219,7 @@ fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<
         state.accumulate_with(s, &mut stats, &mut buf);
     })?;
     state.m_step(&stats)?;
-    let new = take_pair_vecs(&mut state);
+    let new = state.take_pair_vecs();
     for t in stats.tables.iter_mut().take(pair_tables(kind)) {
         *t = Default::default();
     }
@@ -259,10 +231,10 @@ fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<
 /// fitted pair vectors, and every pair's row (key, names, parameters).
 fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Result<Vec<u8>> {
     let mut state = global_state(globals)?;
-    let vectors = pair_vecs(&mut state).len();
+    let vectors = state.pair_vecs().len();
     let vecs = params_from_bytes(params, vectors)?;
     let lens: Vec<usize> = vecs.iter().map(Vec::len).collect();
-    put_pair_vecs(&mut state, vecs);
+    state.put_pair_vecs(vecs);
     let model = state.model();
     let shard = Sessions::new(sessions)?;
     let pairs = shard.pairs;
@@ -282,7 +254,7 @@ fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Resul
     rows.extend_from_slice(&ll.to_le_bytes());
     rows.extend_from_slice(&n.to_le_bytes());
     let mut cut = 0u128;
-    let vecs = take_pair_vecs(&mut state);
+    let vecs = state.take_pair_vecs();
     let mut body = Vec::new();
     for i in 0..pairs as usize {
         let (sid, rank) = (r.u64()?, r.u32()?);
@@ -388,7 +360,7 @@ impl SparkFit {
             }
             if total.sessions > 0 {
                 global.m_step(&total)?;
-                take_pair_vecs(&mut global);
+                global.take_pair_vecs();
             }
             Ok((total.sessions, global))
         })?;
@@ -430,7 +402,7 @@ struct Row<'a> {
 
 /// The model JSON, the log-likelihood sum, the sessions and the pairs from the shards' rows.
 fn merge(mut global: EmState, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u64)> {
-    let vectors = pair_vecs(&mut global).len();
+    let vectors = global.pair_vecs().len();
     let (mut ll, mut n, mut cut) = (ExactSum::default(), 0u64, 0u128);
     let mut rows: Vec<Row<'_>> = Vec::new();
     for p in parts {
@@ -469,27 +441,9 @@ fn merge(mut global: EmState, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u6
             }
         }
     }
-    put_pair_vecs(&mut global, vecs);
+    global.put_pair_vecs(vecs);
     let json = io::to_json(global.model().as_ref(), &vocab).to_string();
     Ok((json, ll.value(), n, rows.len() as u64))
-}
-
-/// Identical sessions in the order first seen, with their counts.
-#[derive(Default)]
-struct Distinct {
-    index: rustc_hash::FxHashMap<Vec<u8>, (usize, u64)>,
-}
-
-impl Distinct {
-    fn add(&mut self, enc: &[u8]) {
-        let next = self.index.len();
-        match self.index.get_mut(enc) {
-            Some(e) => e.1 += 1,
-            None => {
-                self.index.insert(enc.to_vec(), (next, 1));
-            }
-        }
-    }
 }
 
 /// A partition's shard in the making: its sessions from Arrow batches (`query_id`, `docs`,
@@ -607,27 +561,16 @@ fn build(raw: &[u8], mut index: Vec<(u64, usize)>) -> Result<(Vec<u8>, Vec<u8>, 
             pairs.push(p);
         }
         let bits = r.take(n.div_ceil(8))?;
-        enc.clear();
-        put_uleb(&mut enc, n as u64);
-        enc.extend_from_slice(&q.to_le_bytes());
-        for p in &pairs {
-            enc.extend_from_slice(&p.to_le_bytes());
-        }
-        enc.extend_from_slice(bits);
+        Distinct::encode(&mut enc, q, &pairs, bits);
         distinct.add(&enc);
     }
     let pair_count = vocab.pair_count() as u64;
-    let mut order: Vec<(Vec<u8>, (usize, u64))> = distinct.index.into_iter().collect();
-    order.sort_unstable_by_key(|e| e.1 .0);
-    let mut sessions = Vec::with_capacity(32 + order.iter().map(|e| e.0.len() + 2).sum::<usize>());
+    let mut sessions = Vec::with_capacity(32);
     sessions.extend_from_slice(SHARD_MAGIC);
     sessions.extend_from_slice(&pair_count.to_le_bytes());
     sessions.extend_from_slice(&(index.len() as u64).to_le_bytes());
-    sessions.extend_from_slice(&(order.len() as u64).to_le_bytes());
-    for (e, (_, w)) in &order {
-        put_uleb(&mut sessions, *w);
-        sessions.extend_from_slice(e);
-    }
+    sessions.extend_from_slice(&(distinct.len() as u64).to_le_bytes());
+    distinct.write_to(&mut sessions);
     let mut out_names = Vec::with_capacity(16 + names.len());
     out_names.extend_from_slice(NAMES_MAGIC);
     out_names.extend_from_slice(&pair_count.to_le_bytes());

@@ -645,13 +645,25 @@ impl EmState {
 
     /// The per-pair parameter vectors, in the order of the statistics' pair tables
     /// ([`pair_tables`]).
-    pub(crate) fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
+    pub fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
         match self {
             EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
             EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
             EmState::Ubm(m) => vec![&mut m.attractiveness],
             EmState::Ccm(m) => vec![&mut m.attractiveness],
             EmState::Pbm(m) => vec![&mut m.attractiveness],
+        }
+    }
+
+    /// Moves the per-pair vectors out (leaving them empty): the query-independent state.
+    pub fn take_pair_vecs(&mut self) -> Vec<Vec<f64>> {
+        self.pair_vecs().into_iter().map(std::mem::take).collect()
+    }
+
+    /// Puts per-pair vectors in, in the order of [`EmState::pair_vecs`].
+    pub fn put_pair_vecs(&mut self, vecs: Vec<Vec<f64>>) {
+        for (slot, v) in self.pair_vecs().into_iter().zip(vecs) {
+            *slot = v;
         }
     }
 

@@ -209,7 +209,8 @@ impl Drop for WorkDir {
     }
 }
 
-fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as LEB128 (the shard files' and the Spark shards' integers).
+pub fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -292,20 +293,6 @@ struct Sharded<'a> {
     shards: &'a [Shard],
     next_version: u64,
     top: Option<f64>,
-}
-
-fn pair_vecs(state: &mut EmState) -> Vec<&mut Vec<f64>> {
-    state.pair_vecs()
-}
-
-fn take_pair_vecs(state: &mut EmState) -> Vec<Vec<f64>> {
-    pair_vecs(state).into_iter().map(std::mem::take).collect()
-}
-
-fn put_pair_vecs(state: &mut EmState, vecs: Vec<Vec<f64>>) {
-    for (slot, v) in pair_vecs(state).into_iter().zip(vecs) {
-        *slot = v;
-    }
 }
 
 impl Sharded<'_> {
@@ -431,7 +418,7 @@ impl EmSpace for Sharded<'_> {
                 crate::interrupt::check()?;
                 let mut state = from.global.clone();
                 let vecs = this.load(s, from)?;
-                put_pair_vecs(&mut state, vecs);
+                state.put_pair_vecs(vecs);
                 let mut stats = EStats::new(kind, this.shards[s].pairs);
                 if from.prior.is_some() {
                     stats.add_eb_tables(this.shards[s].pairs);
@@ -451,8 +438,8 @@ impl EmSpace for Sharded<'_> {
                 })?;
                 stats.log_likelihood.0 = ll;
                 let (mut next, terms) = driver::m_step_with(&state, from.prior.as_ref(), &stats)?;
-                let new = take_pair_vecs(&mut next);
-                let old = take_pair_vecs(&mut state);
+                let new = next.take_pair_vecs();
+                let old = state.take_pair_vecs();
                 let change = vec_change(&old, &new);
                 this.save(s, version, &new)?;
                 let lens = new.iter().map(|v| v.len() as u32).collect();
@@ -478,7 +465,7 @@ impl EmSpace for Sharded<'_> {
         }
         let mut global = from.global.clone();
         global.m_step(&total)?;
-        take_pair_vecs(&mut global);
+        global.take_pair_vecs();
         driver::pin(&mut global, self.top);
         change = change.max(driver::max_change(&from.global, &global));
         let ll = if want_ll { total.log_likelihood.value() } else { f64::NAN };
@@ -596,15 +583,30 @@ fn write_raw(w: &mut BufWriter<File>, index: u64, s: &crate::logs::formats::Sess
 }
 
 /// Identical sessions of one part of a shard, in the order first seen, with their counts.
+/// Identical sessions of one part of a shard, in the order first seen, with their counts (the
+/// sharded fit's and the Spark fit's shards).
 #[derive(Default)]
-struct Distinct {
+pub struct Distinct {
     /// Each distinct session (held once): the order it was first seen in, and its count.
     index: rustc_hash::FxHashMap<Vec<u8>, (usize, u64)>,
     sessions: u64,
 }
 
 impl Distinct {
-    fn add(&mut self, enc: &[u8]) {
+    /// A session's encoding (what identical sessions share): its result count, query number,
+    /// pair numbers and click bits.
+    pub fn encode(enc: &mut Vec<u8>, query: u32, pairs: &[u32], click_bits: &[u8]) {
+        enc.clear();
+        put_uleb(enc, pairs.len() as u64);
+        enc.extend_from_slice(&query.to_le_bytes());
+        for p in pairs {
+            enc.extend_from_slice(&p.to_le_bytes());
+        }
+        enc.extend_from_slice(click_bits);
+    }
+
+    /// Adds one session (its [`Distinct::encode`]ing).
+    pub fn add(&mut self, enc: &[u8]) {
         self.sessions += 1;
         let next = self.index.len();
         match self.index.get_mut(enc) {
@@ -614,17 +616,35 @@ impl Distinct {
             }
         }
     }
-    /// The sessions file: per distinct session in the order first seen, its count then the
-    /// session.
-    fn bytes(self) -> (Vec<u8>, u64, u64) {
+
+    /// Distinct sessions so far.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether no session was added.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Appends, per distinct session in the order first seen, its count then the session;
+    /// returns (sessions added, distinct sessions).
+    pub fn write_to(self, out: &mut Vec<u8>) -> (u64, u64) {
         let mut order: Vec<(Vec<u8>, (usize, u64))> = self.index.into_iter().collect();
         order.sort_unstable_by_key(|e| e.1 .0);
-        let mut out = Vec::new();
+        out.reserve(order.iter().map(|e| e.0.len() + 2).sum());
         for (e, (_, w)) in &order {
-            put_uleb(&mut out, *w);
+            put_uleb(out, *w);
             out.extend_from_slice(e);
         }
-        (out, self.sessions, order.len() as u64)
+        (self.sessions, order.len() as u64)
+    }
+
+    /// The sessions file: [`Distinct::write_to`] alone, with the sessions and distinct counts.
+    fn bytes(self) -> (Vec<u8>, u64, u64) {
+        let mut out = Vec::new();
+        let (sessions, distinct) = self.write_to(&mut out);
+        (out, sessions, distinct)
     }
 }
 
@@ -683,13 +703,7 @@ fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Buil
                 pairs.push(p);
             }
             let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
-            enc.clear();
-            put_uleb(&mut enc, n as u64);
-            enc.extend_from_slice(&q.to_le_bytes());
-            for p in &pairs {
-                enc.extend_from_slice(&p.to_le_bytes());
-            }
-            enc.extend_from_slice(bits);
+            Distinct::encode(&mut enc, q, &pairs, bits);
             if seen.len() <= q as usize {
                 seen.resize(q as usize + 1, false);
             }
@@ -903,9 +917,9 @@ fn run(
     // Passes.
     let max = driver::max_passes(kind, &em);
     let squarem = em.tolerance > 0.0 && opts.accel.squarem_for(kind);
-    let vectors = pair_vecs(&mut start.clone()).len();
+    let vectors = start.clone().pair_vecs().len();
     let mut global = start;
-    take_pair_vecs(&mut global);
+    global.take_pair_vecs();
     let origin = Point { version: 0, global, shape: vec![0; vectors], prior: driver::start_prior(kind, opts)? };
     let mut space = Sharded { dir: &dir, shards: &shards, next_version: 0, top: opts.top_examination };
     let (end, mut report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
@@ -925,7 +939,7 @@ fn run(
                     return Ok(sums);
                 }
                 let mut state = end.global.clone();
-                put_pair_vecs(&mut state, this.load(s, &end)?);
+                state.put_pair_vecs(this.load(s, &end)?);
                 let model = match &end.prior {
                     Some(p) => model_with_prior(&state, &p.used)?,
                     None => state.model(),
@@ -985,7 +999,7 @@ fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize,
         std::fs::write(&p, rows).map_err(|e| Error::io(&p, e))
     })?;
     let mut model = end.global.clone();
-    put_pair_vecs(&mut model, vec![Vec::new(); vectors]);
+    model.put_pair_vecs(vec![Vec::new(); vectors]);
     let model = match &end.prior {
         Some(p) => model_with_prior(&model, &p.used)?,
         None => model.model(),
