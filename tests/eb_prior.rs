@@ -67,18 +67,23 @@ fn sharded_streamed_and_in_memory_fits_write_the_same_model() {
         assert!(a > 0.0 && b > 0.0 && a + b >= 1e-2 && a + b <= 1e4, "{p}");
         assert_eq!(m["unseen"][name].as_f64().unwrap(), a / (a + b), "{name}");
     }
-    // A uniform fit writes neither.
-    let o = bin()
-        .env("TMPDIR", tmp.path())
-        .args(["clicks", "fit", "--model", "dbn", "--train"])
-        .arg(yandex())
-        .arg("--out")
-        .arg(dir.path().join("u.json"))
-        .output()
-        .unwrap();
-    ok(&o);
+    // A uniform fit writes neither; a fit without --prior is the eb fit (the default of the
+    // EM models, EmPrior::default_for), the same bytes.
+    for (prior, name) in [(Some("uniform"), "u.json"), (None, "d.json")] {
+        let o = bin()
+            .env("TMPDIR", tmp.path())
+            .args(["clicks", "fit", "--model", "dbn", "--train"])
+            .arg(yandex())
+            .args(prior.map(|p| ["--prior", p]).iter().flatten())
+            .arg("--out")
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        ok(&o);
+    }
     let u: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("u.json")).unwrap()).unwrap();
     assert!(u["fit"].get("prior").is_none() && u.get("unseen").is_none(), "{}", u["fit"]);
+    assert!(std::fs::read(dir.path().join("d.json")).unwrap() == reference, "the default fit is not --prior eb's");
 }
 
 #[test]

@@ -130,13 +130,15 @@ def fit(
     grade_map: "Optional[str | Dict[int, int]]" = None,
     grade_bootstrap: Optional[int] = None,
     seed: int = 1,
-    prior: str = "uniform",
+    prior: Optional[str] = None,
 ) -> ClickModel:
     """Fits ``model`` on ``log`` (a DataFrame/Arrow table or a log file path).
 
     ``prior``: ``"uniform"`` (Beta(1, 1), PyClick's M-step) or ``"eb"`` (dbn, ubm, ccm, pbm: each
     per-pair table's Beta prior fitted by empirical Bayes within the EM fit; pairs never seen
-    take its mean; ``serpsim clicks fit --prior eb``, docs/clickmodels.md).
+    take its mean; ``serpsim clicks fit --prior eb``, docs/clickmodels.md). ``None`` (the
+    default) is ``serpsim clicks fit``'s: ``"eb"`` for dbn, ubm, ccm and pbm, ``"uniform"`` for
+    the counting models; ``"uniform"`` gives PyClick's fit.
 
     ``iterations`` (the most passes) and ``tolerance`` apply to the EM models (dbn, ccm, ubm,
     pbm): with ``tolerance > 0`` EM stops once the training log-likelihood changes by at most

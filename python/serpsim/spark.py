@@ -129,6 +129,7 @@ def fit(
     columns: Optional[Dict[str, str]] = None,
     cache: bool = True,
     partitions: Optional[int] = None,
+    prior: Optional[str] = None,
 ) -> SparkFitResult:
     """Fits ``model`` on a Spark DataFrame of sessions.
 
@@ -138,9 +139,13 @@ def fit(
     sessions are spread over by a hash of the query id: a partition holds every session of its
     queries and the parameters of their pairs. With ``cache`` the partitions' sessions are kept
     in executor memory (spilling to disk) for the passes; without, on executor disk only.
+    ``prior`` means what it means in :func:`serpsim.clicks.fit` (``None``: ``"eb"`` for dbn,
+    ubm, ccm and pbm, ``"uniform"`` for sdbn; ``"uniform"`` is PyClick's fit): with ``"eb"``
+    each partition also returns its exact empirical-Bayes terms (a few hundred bytes) and the
+    driver steps the per-pair tables' priors from their sum.
 
     Spark runs ``iterations`` passes of plain EM (no convergence test, no acceleration): the
-    result equals :func:`serpsim.clicks.fit` with ``tolerance=0`` on the same sessions (the
+    result equals :func:`serpsim.clicks.fit` with ``tolerance=0`` and the same ``prior`` on the same sessions (the
     model file's text, pairs in order of first appearance, for any partitioning).
 
     What moves: the driver broadcasts only the query-independent parameters each pass (DBN's
@@ -157,7 +162,7 @@ def fit(
 
     from . import clicks
 
-    fitter = _serpsim.SparkFit(model.lower(), int(iterations), gamma)
+    fitter = _serpsim.SparkFit(model.lower(), int(iterations), gamma, prior)
     data = _normalise(df, columns)
     n_parts = int(partitions) if partitions is not None else data.rdd.getNumPartitions()
     if n_parts < 1:

@@ -228,7 +228,7 @@ fn fit_with_labels(cfg: &ModelConfig, opts: EmOptions, data: LogData, labels: Re
 /// Fits `model` on a click-log table, with the per-grade values of `labels` when given.
 /// Returns a job.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None, prior="uniform"))]
+#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None, prior=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_table(
     py: Python<'_>,
@@ -239,10 +239,10 @@ fn fit_table(
     gamma: Option<f64>,
     threads: Option<usize>,
     labels: Option<PyRef<'_, PyLabels>>,
-    prior: &str,
+    prior: Option<&str>,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
-    let opts = em_options(py, prior)?;
+    let opts = em_options(py, &cfg, prior)?;
     let labels = LabelJob::of(labels);
     let mut data = LogData::default();
     data.log = read_log(py, log, &mut data, true, "log")?;
@@ -261,14 +261,11 @@ fn fit_table(
     })
 }
 
-/// The EM driver's options for `prior`: `uniform` (Beta(1, 1)) or `eb` (the per-pair tables'
-/// priors fitted within the fit, as `clicks fit --prior eb`).
-fn em_options(py: Python<'_>, prior: &str) -> PyResult<EmOptions> {
-    let prior = match prior {
-        "uniform" => EmPrior::Uniform,
-        "eb" => EmPrior::Fitted,
-        p => return Err(invalid(py, &format!("prior `{p}`: expected `uniform` or `eb` (fitted priors with a posterior: fit_posterior)"))),
-    };
+/// The EM driver's options for `prior`: `uniform` (Beta(1, 1)), `eb` (the per-pair tables'
+/// priors fitted within the fit, as `clicks fit --prior eb`) or `None` (the library's default
+/// for the model, as `clicks fit` without --prior).
+fn em_options(py: Python<'_>, cfg: &ModelConfig, prior: Option<&str>) -> PyResult<EmOptions> {
+    let prior = EmPrior::named(prior, cfg.kind()).map_err(|e| invalid(py, &format!("{e} (fitted priors with a posterior: fit_posterior)")))?;
     Ok(EmOptions { prior, ..Default::default() })
 }
 
@@ -287,7 +284,7 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior="uniform"))]
+#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
@@ -300,10 +297,10 @@ fn fit_path(
     skip_bad_lines: bool,
     threads: Option<usize>,
     labels: Option<PyRef<'_, PyLabels>>,
-    prior: &str,
+    prior: Option<&str>,
 ) -> PyResult<Job> {
     let cfg = config(py, model, iterations, tolerance, gamma)?;
-    let opts = em_options(py, prior)?;
+    let opts = em_options(py, &cfg, prior)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
     let labels = LabelJob::of(labels);
     spawn(&format!("reading {}", path.display()), threads, move |p| {

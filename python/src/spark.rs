@@ -16,9 +16,15 @@
 //!   `serpsim::clickmodels::estep`), runs their M-step, and at the end merges the shards' pair
 //!   rows ([`spark_finish`]) by key into the model file the single-machine fit writes.
 //!
+//! With a fitted prior (`prior="eb"`, the default of the EM models: `clicks fit --prior eb`)
+//! the driver also broadcasts the per-pair tables' Beta priors, each shard returns its exact
+//! empirical-Bayes terms (`EbTerms`) beside its statistics, and the driver takes the prior's
+//! step from their sum, as the sharded fit does.
+//!
 //! The bytes crossing the wire are the library's encodings (`EmState::to_bytes` of the
-//! query-independent parameters, `EStats::to_bytes` of their statistics) and this module's
-//! shard, parameter and row encodings (executor to executor, and once to the driver).
+//! query-independent parameters, `EStats::to_bytes` of their statistics, `EbTerms::to_bytes`)
+//! and this module's shard, parameter, broadcast and row encodings (executor to executor, and
+//! once to the driver).
 
 use crate::arrow_io;
 use crate::errors::{invalid, panic_to_py, to_py};
@@ -26,10 +32,12 @@ use arrow_array::{Array, Int64Array, RecordBatch};
 use arrow_pyarrow::FromPyArrow;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use serpsim::clickmodels::driver::{m_step_with, next_prior, start_prior, EmOptions, EmPrior};
+use serpsim::clickmodels::ebprior::{model_with_prior, EbTerms, PairPrior};
 use serpsim::clickmodels::estep::{pair_tables, to_fixed, Scratch};
 use serpsim::clickmodels::eval::session_log_likelihood;
 use serpsim::clickmodels::sharded::{put_uleb, Distinct};
-use serpsim::clickmodels::{io, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, PRIOR};
+use serpsim::clickmodels::{io, ClickModel, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, PRIOR};
 use serpsim::logs::{SessionRef, Vocab};
 use serpsim::{Error, Result};
 
@@ -37,6 +45,8 @@ const SHARD_MAGIC: &[u8; 8] = b"SSPKSH01";
 const NAMES_MAGIC: &[u8; 8] = b"SSPKNM01";
 const PARAMS_MAGIC: &[u8; 8] = b"SSPKPR01";
 const ROWS_MAGIC: &[u8; 8] = b"SSPKRW01";
+const BROADCAST_MAGIC: &[u8; 8] = b"SSPKBC01";
+const PART_MAGIC: &[u8; 8] = b"SSPKST01";
 
 fn bad(what: &str) -> Error {
     Error::Invalid(format!("spark fit: corrupt {what} (the bytes of another version or fit?)"))
@@ -111,13 +121,86 @@ fn key(sid: u64, rank: u32) -> u128 {
     u128::from(sid) << 32 | u128::from(rank)
 }
 
-/// The query-independent parameters broadcast by the driver (pair vectors must be empty).
-fn global_state(bytes: &[u8]) -> Result<EmState> {
-    let mut state = EmState::from_bytes(bytes)?;
+/// What the driver broadcasts: the query-independent parameters (`EmState::to_bytes`, pair
+/// vectors empty) and, with a fitted prior, its `used` and `next` (a, b) per per-pair table.
+fn broadcast_to_bytes(global: &EmState, prior: Option<&PairPrior>) -> Vec<u8> {
+    let state = global.to_bytes();
+    let mut out = Vec::with_capacity(32 + state.len());
+    out.extend_from_slice(BROADCAST_MAGIC);
+    out.extend_from_slice(&(state.len() as u64).to_le_bytes());
+    out.extend_from_slice(&state);
+    let tables = prior.map_or(0, |p| p.used.len());
+    out.extend_from_slice(&(tables as u32).to_le_bytes());
+    if let Some(p) = prior {
+        for &(a, b) in p.used.iter().chain(&p.next) {
+            out.extend_from_slice(&a.to_le_bytes());
+            out.extend_from_slice(&b.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// The broadcast of [`broadcast_to_bytes`] (pair vectors must be empty).
+fn global_state(bytes: &[u8]) -> Result<(EmState, Option<PairPrior>)> {
+    let mut r = Reader::new(bytes, BROADCAST_MAGIC, "broadcast parameters")?;
+    let n = r.u64()? as usize;
+    let mut state = EmState::from_bytes(r.take(n)?)?;
     if state.take_pair_vecs().iter().any(|v| !v.is_empty()) {
         return Err(Error::Invalid("spark fit: the broadcast parameters hold pair parameters".into()));
     }
-    Ok(state)
+    let tables = r.u32()? as usize;
+    let prior = if tables == 0 {
+        None
+    } else {
+        if tables != pair_tables(state.kind()) {
+            return Err(bad("broadcast parameters"));
+        }
+        let mut ab = Vec::with_capacity(2 * tables);
+        for _ in 0..2 * tables {
+            ab.push((r.f64()?, r.f64()?));
+        }
+        let next = ab.split_off(tables);
+        Some(PairPrior { used: ab, next })
+    };
+    if !r.done() {
+        return Err(bad("broadcast parameters"));
+    }
+    Ok((state, prior))
+}
+
+/// A shard's answer to the driver: its statistics of the query-independent parameters and,
+/// with a fitted prior, its empirical-Bayes terms.
+fn part_to_bytes(stats: &EStats, terms: Option<&EbTerms>) -> Vec<u8> {
+    let s = stats.to_bytes();
+    let t = terms.map(EbTerms::to_bytes).unwrap_or_default();
+    let mut out = Vec::with_capacity(24 + s.len() + t.len());
+    out.extend_from_slice(PART_MAGIC);
+    out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    out.extend_from_slice(&s);
+    out.extend_from_slice(&(t.len() as u64).to_le_bytes());
+    out.extend_from_slice(&t);
+    out
+}
+
+/// The statistics and terms of [`part_to_bytes`].
+fn part_from_bytes(b: &[u8]) -> Result<(EStats, Option<EbTerms>)> {
+    let mut r = Reader::new(b, PART_MAGIC, "shard statistics")?;
+    let n = r.u64()? as usize;
+    let stats = EStats::from_bytes(r.take(n)?)?;
+    let n = r.u64()? as usize;
+    let terms = if n == 0 { None } else { Some(EbTerms::from_bytes(r.take(n)?)?) };
+    if !r.done() {
+        return Err(bad("shard statistics"));
+    }
+    Ok((stats, terms))
+}
+
+/// The fitted model of `state` (pair vectors in place) under the prior's `used` priors.
+fn model_of(state: &EmState, prior: Option<&PairPrior>) -> Result<Box<dyn ClickModel>> {
+    match prior {
+        Some(p) => model_with_prior(state, &p.used),
+        None => Ok(state.model()),
+    }
 }
 
 fn params_to_bytes(vecs: &[Vec<f64>]) -> Vec<u8> {
@@ -202,13 +285,16 @@ impl<'a> Sessions<'a> {
 /// One EM pass on a shard: returns the statistics of the query-independent parameters (and
 /// the sessions) for the driver, and the shard's re-estimated pair parameters.
 fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
-    let global = global_state(globals)?;
+    let (global, prior) = global_state(globals)?;
     let kind = global.kind();
     let mut state = global;
     let vectors = state.pair_vecs().len();
     state.put_pair_vecs(params_from_bytes(params, vectors)?);
     let shard = Sessions::new(sessions)?;
     let mut stats = EStats::new(kind, shard.pairs as usize);
+    if prior.is_some() {
+        stats.add_eb_tables(shard.pairs as usize);
+    }
     let mut buf = Scratch::default();
     let mut weight = 1;
     shard.replay(&mut |w, s| {
@@ -218,24 +304,25 @@ fn step(sessions: &[u8], params: &[u8], globals: &[u8]) -> Result<(Vec<u8>, Vec<
         }
         state.accumulate_with(s, &mut stats, &mut buf);
     })?;
-    state.m_step(&stats)?;
-    let new = state.take_pair_vecs();
+    let (mut next, terms) = m_step_with(&state, prior.as_ref(), &stats)?;
+    let new = next.take_pair_vecs();
+    stats.drop_eb_tables();
     for t in stats.tables.iter_mut().take(pair_tables(kind)) {
         *t = Default::default();
     }
-    Ok((stats.to_bytes(), params_to_bytes(&new)))
+    Ok((part_to_bytes(&stats, terms.as_ref()), params_to_bytes(&new)))
 }
 
 /// The end of a fit on a shard: the log-likelihood of its sessions under the final model
 /// (sum of per-session means, exact, and the number of sessions), the key that ends its
 /// fitted pair vectors, and every pair's row (key, names, parameters).
 fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Result<Vec<u8>> {
-    let mut state = global_state(globals)?;
+    let (mut state, prior) = global_state(globals)?;
     let vectors = state.pair_vecs().len();
     let vecs = params_from_bytes(params, vectors)?;
     let lens: Vec<usize> = vecs.iter().map(Vec::len).collect();
     state.put_pair_vecs(vecs);
-    let model = state.model();
+    let model = model_of(&state, prior.as_ref())?;
     let shard = Sessions::new(sessions)?;
     let pairs = shard.pairs;
     let n = shard.sessions;
@@ -269,8 +356,9 @@ fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Resul
             put_uleb(&mut body, s.len() as u64);
             body.extend_from_slice(s.as_bytes());
         }
-        for v in &vecs {
-            body.extend_from_slice(&v.get(i).copied().unwrap_or(PRIOR).to_le_bytes());
+        for (t, v) in vecs.iter().enumerate() {
+            let unseen = prior.as_ref().map_or(PRIOR, |p| p.mean(t));
+            body.extend_from_slice(&v.get(i).copied().unwrap_or(unseen).to_le_bytes());
         }
     }
     if !r.done() {
@@ -288,6 +376,8 @@ fn finish(sessions: &[u8], params: &[u8], names: &[u8], globals: &[u8]) -> Resul
 pub struct SparkFit {
     /// The query-independent parameters (pair vectors empty).
     global: EmState,
+    /// With a fitted prior: the per-pair tables' priors.
+    prior: Option<PairPrior>,
     passes: usize,
     done: usize,
     sessions: u64,
@@ -298,10 +388,11 @@ pub struct SparkFit {
 #[pymethods]
 impl SparkFit {
     /// A fit of `model` (sdbn, dbn, ubm, ccm, pbm) of `iterations` EM passes (1 for sdbn);
-    /// `gamma` fixes DBN's continuation.
+    /// `gamma` fixes DBN's continuation; `prior` is `uniform`, `eb` or `None` (the default of
+    /// `clicks fit`: `eb` for the EM models).
     #[new]
-    #[pyo3(signature = (model, iterations=50, gamma=None))]
-    fn new(py: Python<'_>, model: &str, iterations: usize, gamma: Option<f64>) -> PyResult<Self> {
+    #[pyo3(signature = (model, iterations=50, gamma=None, prior=None))]
+    fn new(py: Python<'_>, model: &str, iterations: usize, gamma: Option<f64>, prior: Option<&str>) -> PyResult<Self> {
         let kind: serpsim::clickmodels::ModelKind = model.parse().map_err(|e| to_py(py, e))?;
         let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance: 0.0 });
         match (&mut cfg, gamma) {
@@ -310,7 +401,9 @@ impl SparkFit {
             _ => {}
         }
         let global = crate::errors::guard(py, || EmState::new(&cfg))?;
-        Ok(SparkFit { global, passes: EmState::passes_of(&cfg), done: 0, sessions: 0, pairs: 0, model_json: None })
+        let opts = EmOptions { prior: EmPrior::named(prior, kind).map_err(|e| to_py(py, e))?, ..Default::default() };
+        let prior = start_prior(kind, &opts).map_err(|e| to_py(py, e))?;
+        Ok(SparkFit { global, prior, passes: EmState::passes_of(&cfg), done: 0, sessions: 0, pairs: 0, model_json: None })
     }
 
     /// Passes over the data the fit takes (EM iterations; 1 for SDBN).
@@ -340,7 +433,7 @@ impl SparkFit {
     /// The query-independent parameters (`EmState::to_bytes` without pair parameters), to
     /// broadcast each pass.
     fn globals<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.global.to_bytes())
+        PyBytes::new(py, &broadcast_to_bytes(&self.global, self.prior.as_ref()))
     }
 
     /// Merges the shards' statistics of the query-independent parameters ([`spark_step`];
@@ -349,26 +442,35 @@ impl SparkFit {
         let kind = self.global.kind();
         let k = pair_tables(kind);
         let mut global = self.global.clone();
+        let prior = self.prior.clone();
         let total = detached(py, move || {
             let mut total = EStats::new(kind, 0);
+            let mut terms = EbTerms::default();
             for p in &parts {
-                let s = EStats::from_bytes(p)?;
+                let (s, t) = part_from_bytes(p)?;
                 if s.tables.iter().take(k).any(|t| !t.is_empty()) {
                     return Err(Error::Invalid("spark fit: a shard sent pair statistics to the driver".into()));
                 }
+                if t.is_some() != prior.is_some() {
+                    return Err(bad("shard statistics"));
+                }
                 total.merge(&s)?;
+                if let Some(t) = t {
+                    terms.merge(t);
+                }
             }
             if total.sessions > 0 {
                 global.m_step(&total)?;
                 global.take_pair_vecs();
             }
-            Ok((total.sessions, global))
+            Ok((total.sessions, global, prior.map(|p| next_prior(&p, &terms))))
         })?;
         if total.0 == 0 {
             return Err(invalid(py, "spark fit: the DataFrame has no sessions"));
         }
         self.sessions = total.0;
         self.global = total.1;
+        self.prior = total.2;
         self.done += 1;
         Ok(())
     }
@@ -377,7 +479,8 @@ impl SparkFit {
     /// per-session log-likelihood (exact sums: the same for any partitioning).
     fn finish(&mut self, py: Python<'_>, parts: Vec<Vec<u8>>) -> PyResult<f64> {
         let global = self.global.clone();
-        let (json, ll, n, pairs) = detached(py, move || merge(global, &parts))?;
+        let prior = self.prior.clone();
+        let (json, ll, n, pairs) = detached(py, move || merge(global, prior.as_ref(), &parts))?;
         if n == 0 {
             return Err(invalid(py, "spark fit: the DataFrame has no sessions"));
         }
@@ -401,7 +504,7 @@ struct Row<'a> {
 }
 
 /// The model JSON, the log-likelihood sum, the sessions and the pairs from the shards' rows.
-fn merge(mut global: EmState, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u64)> {
+fn merge(mut global: EmState, prior: Option<&PairPrior>, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u64)> {
     let vectors = global.pair_vecs().len();
     let (mut ll, mut n, mut cut) = (ExactSum::default(), 0u64, 0u128);
     let mut rows: Vec<Row<'_>> = Vec::new();
@@ -442,7 +545,7 @@ fn merge(mut global: EmState, parts: &[Vec<u8>]) -> Result<(String, f64, u64, u6
         }
     }
     global.put_pair_vecs(vecs);
-    let json = io::to_json(global.model().as_ref(), &vocab).to_string();
+    let json = io::to_json(model_of(&global, prior)?.as_ref(), &vocab).to_string();
     Ok((json, ll.value(), n, rows.len() as u64))
 }
 

@@ -7,6 +7,7 @@ Java is required: without it the tests fail with a message saying how to install
 skip (a missing resource fails a test).
 """
 
+import json
 import math
 import os
 import shutil
@@ -123,14 +124,19 @@ def wide(cli, tmp_path_factory):
     return generated_log(cli, tmp_path_factory, "wide", "--sessions", "6000", "--queries", "5000", "--zipf", "0", "--docs", "1000000")
 
 
-@pytest.mark.parametrize("model", ["dbn", "ubm", "pbm", "ccm"])
-@pytest.mark.parametrize("partitions", [1, 2, 7])
-def test_spark_fit_of_a_generated_log_writes_the_single_machine_model_file(spark, narrow, model, partitions):
+@pytest.mark.parametrize(
+    "model,partitions,prior",
+    [(m, p, None) for m in ["dbn", "ubm", "pbm", "ccm"] for p in [1, 2, 7]] + [("dbn", 7, "uniform"), ("ubm", 2, "uniform")],
+)
+def test_spark_fit_of_a_generated_log_writes_the_single_machine_model_file(spark, narrow, model, partitions, prior):
     # The input has 3 partitions in log order; the fit spreads the sessions over `partitions`
     # partitions by query. The model file's text is the single-machine fit's: the same pairs in
-    # the same order (first appearance in the log), every parameter the same bits.
-    want = serpsim.clicks.fit(narrow, model=model, iterations=GENERATED_ITERATIONS, tolerance=0, progress=False)
-    got = serpsim.spark.fit(frame_in_order(spark, narrow, 3), model=model, iterations=GENERATED_ITERATIONS, partitions=partitions)
+    # the same order (first appearance in the log), every parameter the same bits. The default
+    # prior (eb: the priors stepped by the driver from the partitions' summed terms, the
+    # `unseen` means in the file) and Beta(1, 1).
+    want = serpsim.clicks.fit(narrow, model=model, iterations=GENERATED_ITERATIONS, tolerance=0, progress=False, prior=prior)
+    got = serpsim.spark.fit(frame_in_order(spark, narrow, 3), model=model, iterations=GENERATED_ITERATIONS, partitions=partitions, prior=prior)
+    assert ("unseen" in json.loads(got.model.to_json())) == (prior is None)
     assert (got.partitions, got.sessions, got.passes) == (partitions, len(narrow), GENERATED_ITERATIONS)
     assert got.pairs == len(want.params) > 3000
     assert got.model.to_json() == want.to_json()
@@ -216,20 +222,26 @@ def driver_traffic(monkeypatch):
 
 
 @pytest.mark.parametrize("model", ["dbn", "ubm", "pbm", "ccm"])
-def test_the_driver_receives_no_pair_table_before_the_model(spark, wide, driver_traffic, model):
+@pytest.mark.parametrize("prior", ["uniform", "eb"])
+def test_the_driver_receives_no_pair_table_before_the_model(spark, wide, driver_traffic, model, prior):
     # Per pass the driver broadcasts the query-independent parameters (8 bytes each, plus
     # headers) and receives, per partition, their statistics (40 bytes per entry, plus
-    # headers). The only thing it receives that grows with the pairs is the fitted model's
-    # rows, in the last job.
+    # headers); with the eb prior also the priors (32 bytes per per-pair table, plus 20 of
+    # headers) and, per partition, the prior's terms (88 bytes per table, plus 28 of headers).
+    # The only thing it receives that grows with the pairs is the fitted model's rows, in the
+    # last job.
     received, broadcast = driver_traffic
     partitions, iterations = 3, 3
     frame = frame_in_order(spark, wide, 2)
     received.clear()
     broadcast.clear()
-    got = serpsim.spark.fit(frame, model=model, iterations=iterations, partitions=partitions)
+    got = serpsim.spark.fit(frame, model=model, iterations=iterations, partitions=partitions, prior=prior)
     q = query_independent_parameters(got.model)
-    pair_params = got.pairs * len(got.model.params.columns[2:]) * 8
-    per_job, per_broadcast = partitions * (256 + 48 * q), 256 + 16 * q
+    tables = len(got.model.params.columns[2:])
+    pair_params = got.pairs * tables * 8
+    eb = prior == "eb"
+    per_job = partitions * (256 + 48 * q + eb * (28 + 88 * tables))
+    per_broadcast = 256 + 16 * q + eb * (20 + 32 * tables)
     assert got.pairs > 30000 and 10 * per_job < pair_params  # the bound could not hold the pairs
     assert len(received) >= iterations + 1 and len(broadcast) == iterations + 1
     *before, last = received

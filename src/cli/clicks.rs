@@ -107,7 +107,8 @@ struct ModelArgs {
     /// (empirical-Bayes Beta priors fitted by marginal likelihood, posterior means by the
     /// sampler, log in memory), or `hierarchical` (dbn, ubm, pbm, ccm: the per-pair tables'
     /// Beta(alpha, beta) sampled with the parameters under a hyper-prior). Default: `global`
-    /// with --posterior, `uniform` otherwise. With `global`, `query` or `hierarchical` the
+    /// with --posterior, else `eb` for dbn, ubm, ccm and pbm (the best held-out fit) and
+    /// `uniform` for the counting models; `uniform` gives PyClick's fit. With `global`, `query` or `hierarchical` the
     /// model holds posterior means and pairs never seen get the prior mean.
     #[arg(long)]
     prior: Option<String>,
@@ -192,13 +193,15 @@ impl ModelArgs {
         }
     }
 
-    /// The priors of the EM fit's per-pair tables (`--prior eb`: fitted within the fit).
-    fn em_prior(&self) -> EmPrior {
-        if self.prior.as_deref() == Some("eb") {
-            EmPrior::Fitted
-        } else {
-            EmPrior::Uniform
-        }
+    /// The priors of the EM fit's per-pair tables: `--prior eb` fitted within the fit, the
+    /// library's default ([`EmPrior::default_for`]) without --prior, else Beta(1, 1) (the
+    /// posterior scopes keep the EM fit at PyClick's prior).
+    fn em_prior(&self) -> anyhow::Result<EmPrior> {
+        let kind: ModelKind = self.model.parse()?;
+        Ok(match self.prior.as_deref() {
+            None | Some("eb") => EmPrior::named(self.prior.as_deref(), kind)?,
+            Some(_) => EmPrior::Uniform,
+        })
     }
 
     /// The held rank-1 examination: None for `free`.
@@ -248,7 +251,7 @@ impl ModelArgs {
 
     /// The EM driver's options.
     fn em_options(&self) -> anyhow::Result<EmOptions> {
-        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)?, prior: self.em_prior() })
+        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)?, prior: self.em_prior()? })
     }
 
     /// Fits the model ([`fit_model`]): the usual fit with the uniform prior (EM or counting),

@@ -95,6 +95,30 @@ pub enum EmPrior {
     Fitted,
 }
 
+impl EmPrior {
+    /// The prior of a fit that names none (`clicks fit|eval|validate` without `--prior`,
+    /// Python's `prior=None`): fitted within the fit for the EM models with per-pair tables
+    /// (dbn, ubm, ccm, pbm), whose held-out log-likelihood it raises on every benchmark log
+    /// (docs/clickmodels.md, "A prior fitted within the fit"); Beta(1, 1) for the others.
+    pub fn default_for(kind: ModelKind) -> EmPrior {
+        if matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Ccm | ModelKind::Pbm) {
+            EmPrior::Fitted
+        } else {
+            EmPrior::Uniform
+        }
+    }
+
+    /// The prior named `uniform` or `eb`, or [`EmPrior::default_for`] `kind` when none is named.
+    pub fn named(name: Option<&str>, kind: ModelKind) -> Result<EmPrior> {
+        match name {
+            None => Ok(EmPrior::default_for(kind)),
+            Some("uniform") => Ok(EmPrior::Uniform),
+            Some("eb") => Ok(EmPrior::Fitted),
+            Some(p) => Err(Error::Invalid(format!("prior `{p}`: expected `uniform` or `eb`"))),
+        }
+    }
+}
+
 /// What one pass did, for progress lines.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PassInfo {
@@ -365,6 +389,14 @@ impl FineSum {
     pub fn value(self) -> f64 {
         self.0 as f64 / Self::SCALE
     }
+    /// The sum as its integer multiple of 2^-80 (for sending it elsewhere exactly).
+    pub fn to_bits(self) -> i128 {
+        self.0
+    }
+    /// The sum of [`FineSum::to_bits`].
+    pub fn from_bits(bits: i128) -> Self {
+        FineSum(bits)
+    }
 }
 
 /// SQUAREM's terms of one parameter: adds `r^2` and `v^2` to the sums and returns the
@@ -400,7 +432,7 @@ struct MemPoint {
 /// The M-step of `from` under its prior (Beta(1, 1) without one) and the prior of the point
 /// after it (one step on from `from.prior.next` given the pass's per-pair counts; see
 /// [`super::ebprior`]). `stats` holds the pass's statistics (a shard's, or the whole log's).
-pub(crate) fn m_step_with(from: &EmState, prior: Option<&PairPrior>, stats: &EStats) -> Result<(EmState, Option<EbTerms>)> {
+pub fn m_step_with(from: &EmState, prior: Option<&PairPrior>, stats: &EStats) -> Result<(EmState, Option<EbTerms>)> {
     let mut next = from.clone();
     match prior {
         None => {
@@ -419,7 +451,7 @@ pub(crate) fn m_step_with(from: &EmState, prior: Option<&PairPrior>, stats: &ESt
 }
 
 /// The prior after a pass from a point with prior `p`, given the pass's summed terms.
-pub(crate) fn next_prior(p: &PairPrior, terms: &EbTerms) -> PairPrior {
+pub fn next_prior(p: &PairPrior, terms: &EbTerms) -> PairPrior {
     PairPrior { used: p.next.clone(), next: terms.step(&p.next) }
 }
 
@@ -470,7 +502,7 @@ impl EmSpace for InMemory<'_> {
 
 /// The prior a fit starts from: none with [`EmPrior::Uniform`], Beta(1, 1) per per-pair table
 /// with [`EmPrior::Fitted`] (EM models only; SDBN is a count).
-pub(crate) fn start_prior(kind: ModelKind, opts: &EmOptions) -> Result<Option<PairPrior>> {
+pub fn start_prior(kind: ModelKind, opts: &EmOptions) -> Result<Option<PairPrior>> {
     match opts.prior {
         EmPrior::Uniform => Ok(None),
         // Each EM model adds its informative trials (EStats::add_eb_tables, its `accumulate`):

@@ -25,7 +25,7 @@
 use super::driver::FineSum;
 use super::estep::{Counts, EmState};
 use super::{ClickModel, ModelKind, PROB_MIN};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stats::beta_binomial::{trigamma, KAPPA_MAX, KAPPA_MIN};
 use statrs::function::gamma::digamma;
 
@@ -36,6 +36,8 @@ pub const SETTLED: f64 = 1e-3;
 const MAX_STEP: f64 = 1.0;
 /// Smallest a and b (keeps every term of [`EbTerms`] within the fixed-point range).
 const AB_MIN: f64 = 1e-3;
+/// The first bytes of [`EbTerms::to_bytes`].
+const TERMS_MAGIC: &[u8; 8] = b"SSEBTRM1";
 /// Pairs with data a table needs before its prior moves from Beta(1, 1).
 pub const MIN_PAIRS: u64 = 3;
 
@@ -125,6 +127,42 @@ impl EbTerms {
             }
             self.pairs[t] += n;
         }
+    }
+
+    /// A little-endian encoding, exact (for terms summed on other machines: the Spark fit).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + self.sums.len() * 88);
+        out.extend_from_slice(TERMS_MAGIC);
+        out.extend_from_slice(&(self.sums.len() as u32).to_le_bytes());
+        for (s, n) in self.sums.iter().zip(&self.pairs) {
+            for x in s {
+                out.extend_from_slice(&x.to_bits().to_le_bytes());
+            }
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out
+    }
+
+    /// The terms of [`EbTerms::to_bytes`]; an error for anything else.
+    pub fn from_bytes(b: &[u8]) -> Result<Self> {
+        let bad = || Error::Invalid("empirical-Bayes prior terms: not serpsim's encoding, or truncated".into());
+        if b.len() < 12 || &b[..8] != TERMS_MAGIC {
+            return Err(bad());
+        }
+        let n = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")) as usize;
+        if b.len() != 12 + n * 88 {
+            return Err(bad());
+        }
+        let mut t = EbTerms { sums: Vec::with_capacity(n), pairs: Vec::with_capacity(n) };
+        for rec in b[12..].chunks_exact(88) {
+            let mut s = [FineSum::default(); 5];
+            for (k, x) in s.iter_mut().enumerate() {
+                *x = FineSum::from_bits(i128::from_le_bytes(rec[16 * k..16 * k + 16].try_into().expect("16 bytes")));
+            }
+            t.sums.push(s);
+            t.pairs.push(u64::from_le_bytes(rec[80..88].try_into().expect("8 bytes")));
+        }
+        Ok(t)
     }
 
     /// Pairs with data in table `t`.
