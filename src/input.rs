@@ -135,28 +135,50 @@ impl Input {
     }
 
     /// The whole decompressed text: BOM removed, CRLF kept (text parsers split lines themselves).
-    /// Invalid UTF-8 is reported with the line it is on.
+    /// The bytes are checked as they arrive, so invalid UTF-8 stops the read at once (a binary
+    /// file or `/dev/urandom` fails on its first bad byte instead of being read whole), and is
+    /// reported with the line it is on.
     pub fn read_to_string(mut self) -> Result<String> {
         let mut bytes = Vec::new();
-        if let Err(e) = self.reader.read_to_end(&mut bytes) {
-            let line = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
-            return Err(stream_error(&self.name, self.compression, line, &e));
+        // Bytes before `checked` are valid UTF-8 (a character cut by a read boundary waits for
+        // the next read).
+        let mut checked = 0usize;
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let line = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
+                    return Err(stream_error(&self.name, self.compression, line, &e));
+                }
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let n = chunk.len();
+            bytes.extend_from_slice(chunk);
+            self.reader.consume(n);
+            match std::str::from_utf8(&bytes[checked..]) {
+                Ok(_) => checked = bytes.len(),
+                Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+                Err(e) => return Err(utf8_error(&self.name, &bytes, checked + e.valid_up_to())),
+            }
+        }
+        if checked < bytes.len() {
+            return Err(utf8_error(&self.name, &bytes, checked));
         }
         let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        match String::from_utf8(bytes) {
-            Ok(mut s) => {
-                s.drain(..start);
-                Ok(s)
-            }
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let bytes = e.as_bytes();
-                let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
-                let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-                Err(Error::parse(&self.name, line, format!("invalid UTF-8 (byte 0x{:02x} at column {})", bytes[at], col + 1)))
-            }
-        }
+        let mut s = String::from_utf8(bytes).expect("checked above");
+        s.drain(..start);
+        Ok(s)
     }
+}
+
+/// The error for invalid UTF-8 at byte `at` of `bytes`: `name:line: invalid UTF-8 (byte 0x.. at column c)`.
+fn utf8_error(name: &str, bytes: &[u8], at: usize) -> Error {
+    let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+    let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    Error::parse(name, line, format!("invalid UTF-8 (byte 0x{:02x} at column {})", bytes[at], col + 1))
 }
 
 /// Reads `path` whole (see [`Input::read_to_string`]).

@@ -109,6 +109,85 @@ fn yandex_log(p: &Path) -> Result<String> {
     Ok(format!("{:?}", (0..d.log.len()).map(|i| d.log.session(i).clicks.to_vec()).collect::<Vec<_>>()))
 }
 
+const QRELS: &str = "301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n";
+const SUBTOPICS: &str = "301 s1 d1 1\n301 s2 d2 1\n302 s1 d3 2\n";
+
+fn judgements_with(p: &Path, add: impl FnOnce(&mut crate::metrics::Judgements, &Path) -> Result<()>) -> Result<String> {
+    let mut j = crate::metrics::Judgements::parse(QRELS, "qrels")?;
+    add(&mut j, p)?;
+    Ok(format!("{j:?}"))
+}
+
+fn eval_subtopics(p: &Path) -> Result<String> {
+    judgements_with(p, |j, p| j.add_subtopics_file(p))
+}
+
+fn eval_subtopic_weights(p: &Path) -> Result<String> {
+    judgements_with(p, |j, p| {
+        j.add_subtopics(SUBTOPICS, "subtopics")?;
+        j.add_subtopic_weights_file(p)
+    })
+}
+
+fn eval_doc_lengths(p: &Path) -> Result<String> {
+    judgements_with(p, |j, p| j.add_document_values_file(p, false))
+}
+
+fn eval_doc_times(p: &Path) -> Result<String> {
+    judgements_with(p, |j, p| j.add_document_values_file(p, true))
+}
+
+fn trec_collection() -> Result<crate::collection::Collection> {
+    let q = crate::collection::trec::Qrels::parse(QRELS, "qrels")?;
+    let r = crate::collection::trec::Run::parse("301 Q0 d2 1 2.5 sys\n302 Q0 d3 1 0.5 sys\n", "run")?;
+    Ok(crate::collection::trec::collection_from_trec(&q, &[r])?.0)
+}
+
+/// A collection's topics, documents and categories (not its id index, a `HashMap` whose
+/// debug order changes from run to run).
+fn render_collection(c: &crate::collection::Collection) -> String {
+    let topics: Vec<_> = c.topics.iter().map(|t| (&t.id, &t.documents, &t.subtopics)).collect();
+    format!("{topics:?} {:?}", c.categories)
+}
+
+fn scenario_subtopic_qrels(p: &Path) -> Result<String> {
+    let mut c = trec_collection()?;
+    crate::collection::trec::load_subtopic_qrels_file(&mut c, p)?;
+    Ok(render_collection(&c))
+}
+
+fn scenario_docinfo(p: &Path) -> Result<String> {
+    let mut c = trec_collection()?;
+    let n = crate::collection::docinfo::apply_docinfo_file(&mut c, p)?;
+    Ok(format!("{n} {}", render_collection(&c)))
+}
+
+fn scenario_qrels(p: &Path) -> Result<String> {
+    Ok(format!("{:?}", crate::collection::trec::Qrels::from_file(p)?))
+}
+
+fn scenario_run(p: &Path) -> Result<String> {
+    Ok(format!("{:?}", crate::collection::trec::Run::from_file(p)?))
+}
+
+fn labels(p: &Path, format: &str) -> Result<String> {
+    use crate::clickmodels::labels::{read_labels, LabelFormat, LabelOptions};
+    let opts = LabelOptions::new(LabelFormat::new(format, None, false)?);
+    Ok(format!("{:?}", read_labels(p, &opts)?))
+}
+
+fn labels_trec(p: &Path) -> Result<String> {
+    labels(p, "trec")
+}
+
+fn labels_yandex(p: &Path) -> Result<String> {
+    labels(p, "yandex")
+}
+
+fn labels_tiangong(p: &Path) -> Result<String> {
+    labels(p, "tiangong")
+}
+
 /// (name, file name, clean text with at least two lines, reader).
 fn table() -> Vec<(&'static str, &'static str, String, Read)> {
     vec![
@@ -125,6 +204,17 @@ fn table() -> Vec<(&'static str, &'static str, String, Read)> {
         ("LETOR", "letor.txt", "0 qid:1 1:0.5 2:0.1 #docid = d1\n1 qid:1 1:0.9 2:0.3 #docid = d2\n".into(), letor),
         ("WordNet pairs", "pairs.tsv", "dog\tcat\nhouse\tcar\n".into(), wordnet_pairs),
         ("click log (Yandex layout)", "clicks.txt", "q1\td1,d2,d3 : d2;\nq1\td2,d1,d3 :\n".into(), yandex_log),
+        ("eval --subtopics", "subtopics.txt", SUBTOPICS.into(), eval_subtopics),
+        ("eval --subtopic-weights", "weights.txt", "301 s1 0.5\n301 s2 2\n302 s1 1\n".into(), eval_subtopic_weights),
+        ("eval --doc-lengths", "lengths.txt", "301 d1 120\n301 d2 80\n302 d3 40\n".into(), eval_doc_lengths),
+        ("eval --doc-times", "times.txt", "301 d1 12.5\n301 d2 8\n302 d3 4\n".into(), eval_doc_times),
+        ("scenario subtopic_qrels", "subtopics.txt", SUBTOPICS.into(), scenario_subtopic_qrels),
+        ("scenario docinfo", "docinfo.tsv", "docno\tlength\tcategories\nd1\t120\tnews\nd2\t\tblog|news\n".into(), scenario_docinfo),
+        ("scenario qrels", "qrels.txt", QRELS.into(), scenario_qrels),
+        ("scenario run", "run.txt", "301 Q0 d2 1 2.5 sys\n301 Q0 d1 2 1.5 sys\n302 Q0 d3 1 0.5 sys\n".into(), scenario_run),
+        ("clicks fit --qrels (--labels, trec)", "qrels.txt", QRELS.into(), labels_trec),
+        ("clicks fit --labels (yandex)", "labels.tsv", "q1\t0\tu1\t1\nq1\t0\tu2\t0\nq2\t1\tu3\t2\n".into(), labels_yandex),
+        ("clicks fit --labels (tiangong)", "labels.txt", "1 t1 q1 u1 1\n2 t1 q1 u2 0\n3 t2 q2 u3 2\n".into(), labels_tiangong),
     ]
 }
 
@@ -192,4 +282,114 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
     let (r2, _) = crate::baraco::log::parse_rankings(&format!("\u{feff}{BARACO_RANKINGS}"), "cand.tsv", &mut log2).unwrap();
     assert_eq!(r2, r);
     assert_eq!(log2.queries, log.queries);
+}
+
+/// The readers that check their lines as they stream (issue 42): given an endless input they
+/// fail on its first line at once instead of reading it whole. The others take their whole
+/// text ([`crate::input::read_to_string`]), which stops at the first invalid byte only.
+const STREAMING: [&str; 14] = [
+    "TREC qrels",
+    "TREC run",
+    "click log (Yandex layout)",
+    "eval --subtopics",
+    "eval --subtopic-weights",
+    "eval --doc-lengths",
+    "eval --doc-times",
+    "scenario subtopic_qrels",
+    "scenario docinfo",
+    "scenario qrels",
+    "scenario run",
+    "clicks fit --qrels (--labels, trec)",
+    "clicks fit --labels (yandex)",
+    "clicks fit --labels (tiangong)",
+];
+
+/// Readers that compare document ids as bytes (trec_eval's rule): random bytes fail them on
+/// the line's layout (its fields), still on line 1.
+const BYTES: [&str; 2] = ["TREC qrels", "TREC run"];
+
+/// Most bytes the writer of [`endless`] offers; a reader that read them all did not stop early.
+const OFFERED: u64 = 256 << 20;
+/// Most bytes a reader may take from an endless input before failing: its read buffers (the
+/// input layer's 256 KiB, the pipe's 64 KiB) many times over.
+const FAST: u64 = 16 << 20;
+
+/// Runs `read` on a FIFO fed with `chunk` over and over (up to [`OFFERED`] bytes): the read's
+/// result (or `None` when it took more than 60 s) and the bytes written into the FIFO by then.
+#[cfg(unix)]
+fn endless(read: Read, chunk: Vec<u8>) -> (Option<Result<String>>, u64) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("endless");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let written = Arc::new(AtomicU64::new(0));
+    let (w, path) = (written.clone(), fifo.clone());
+    std::thread::spawn(move || {
+        let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&path) else { return };
+        while w.load(Ordering::SeqCst) < OFFERED {
+            if f.write_all(&chunk).is_err() {
+                return;
+            }
+            w.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+        }
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(read(&path));
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(60)).ok();
+    // Unblocks a writer still waiting for a reader (a reader that failed before opening).
+    use std::os::unix::fs::OpenOptionsExt;
+    drop(std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo));
+    let n = written.load(Ordering::SeqCst);
+    std::mem::forget(dir); // the writer may still hold the FIFO's path
+    (got, n)
+}
+
+/// Issue 42, item 1: `/dev/urandom` (here: seeded random bytes without end, through a FIFO)
+/// fails every reader on line 1 with `FILE:1: invalid UTF-8` after at most [`FAST`] bytes;
+/// and an endless text of bad lines fails every streaming reader on line 1 just as fast.
+/// Expected values: random bytes hold an invalid UTF-8 sequence within their first bytes
+/// (checked below on the seeded stream), so line 1 fails as invalid UTF-8 (or, for the
+/// byte-level [`BYTES`] readers, on its number of fields), and `garbage` is one field, which
+/// no format here accepts as a line (each needs 3 to 6 fields, a header or a TAB).
+#[cfg(unix)]
+#[test]
+fn endless_inputs_fail_on_line_one_at_once() {
+    use rand::RngCore;
+    let mut random = vec![0u8; 64 * 1024];
+    crate::rng::stream(42, &[]).fill_bytes(&mut random);
+    // Hand check of the premise: the first byte is not ASCII and not a valid UTF-8 lead on
+    // its own, so line 1 holds the first error.
+    assert!(std::str::from_utf8(&random[..16]).is_err() && !random[..16].contains(&b'\n'), "{:?}", &random[..16]);
+    let text = b"garbage\n".repeat(8 * 1024);
+    let mut failures = Vec::new();
+    for (name, _, _, read) in table() {
+        let streams = STREAMING.contains(&name);
+        let invalid = if BYTES.contains(&name) { "expected" } else { "invalid UTF-8" };
+        for (what, chunk, reason) in [("random bytes", &random, invalid), ("endless bad lines", &text, "")] {
+            if reason.is_empty() && !streams {
+                continue;
+            }
+            let (got, written) = endless(read, chunk.clone());
+            match got {
+                None => failures.push(format!("{name}, {what}: no answer within 60 s")),
+                Some(Ok(r)) => failures.push(format!("{name}, {what}: accepted: {}", crate::input::snippet(&r, 200))),
+                Some(Err(e)) => {
+                    let e = e.to_string();
+                    if !e.contains("endless:1: ") || !e.contains(reason) {
+                        failures.push(format!("{name}, {what}: the error does not name line 1 ({reason}): {e}"));
+                    }
+                    if written > FAST {
+                        failures.push(format!("{name}, {what}: read {written} bytes before failing (at most {FAST})"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
