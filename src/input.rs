@@ -336,6 +336,90 @@ pub fn snippet(text: &str, max: usize) -> String {
     format!("{}… ({} bytes)", &text[..end], text.len())
 }
 
+/// Parses JSON text into a [`serde_json::Value`] like `serde_json::from_str`, but refuses an
+/// object with a key given twice (`{"model":"dbn","model":"sdbn"}`), which `serde_json` would
+/// resolve to the last value without a word. The error names the key, with serde_json's line
+/// and column.
+///
+/// ```
+/// let v = serpsim::input::parse_json(r#"{"a": [1, {"b": 2}]}"#).unwrap();
+/// assert_eq!(v["a"][1]["b"], 2);
+/// let e = serpsim::input::parse_json(r#"{"model":"dbn","model":"sdbn"}"#).unwrap_err();
+/// assert!(e.to_string().starts_with("duplicate key `model` at line 1 column "), "{e}");
+/// ```
+pub fn parse_json(text: &str) -> std::result::Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_str::<StrictJson>(text).map(|v| v.0)
+}
+
+/// [`parse_json`] from bytes (not necessarily UTF-8: serde_json reports where they are not).
+pub fn parse_json_slice(bytes: &[u8]) -> std::result::Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_slice::<StrictJson>(bytes).map(|v| v.0)
+}
+
+/// A JSON value whose objects have no repeated key (see [`parse_json`]).
+struct StrictJson(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = StrictJson;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Value::Null))
+    }
+    fn visit_none<E>(self) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<StrictJson, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<StrictJson, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(StrictJson(x)) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(StrictJson(serde_json::Value::Array(v)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<StrictJson, A::Error> {
+        let mut m = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if m.contains_key(&k) {
+                return Err(serde::de::Error::custom(format_args!("duplicate key `{}`", snippet(&k, ECHO))));
+            }
+            let StrictJson(v) = map.next_value()?;
+            m.insert(k, v);
+        }
+        Ok(StrictJson(serde_json::Value::Object(m)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

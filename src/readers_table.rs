@@ -444,4 +444,48 @@ mod silent_cases {
         let p = file(dir.path(), "clean.txt", "q1\td1,d2 : d1\n");
         assert!(yandex(&p).unwrap().report.warnings("clean.txt").is_empty());
     }
+
+    fn simeval_line(query_time: f64, click_time: f64) -> String {
+        format!(
+            r#"{{"session_id":"s","events":[{{"event_id":"q1","type":"query_issued","timestamp":{query_time},"query":"q","ranked_items":[{{"doc_id":"a","rank":1}}]}},{{"event_id":"c1","type":"click","timestamp":{click_time},"clicked_items":[{{"doc_id":"a","rank":1}}]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_simeval_click_before_its_query_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = |p: &Path| crate::logs::LogData::read(p, crate::logs::Format::SimEval, false);
+        // Click at 3 s, query at 5 s: the click time would be 3 - 5 = -2 s.
+        let p = file(dir.path(), "s.jsonl", &format!("{}\n{}\n", simeval_line(0.0, 1.0), simeval_line(5.0, 3.0)));
+        let e = read(&p).unwrap_err().to_string();
+        let want = format!("{}:2: click event `c1`: timestamp 3 is before the timestamp 5 of its query_issued event `q1`", p.display());
+        assert!(e.starts_with(&want), "{e}");
+        // A click at the query's own time (a zero click time) is kept.
+        let p = file(dir.path(), "tied.jsonl", &format!("{}\n", simeval_line(5.0, 5.0)));
+        assert!(read(&p).is_ok());
+    }
+
+    const SDBN: &str = r#"{"format":"serpsim-click-model","model":"sdbn","scalars":{},"ranks":{},"matrices":{},"pair_params":["attractiveness","satisfaction"],"pairs":[["q","d",0.5,0.25]]}"#;
+
+    #[test]
+    fn duplicate_json_keys_are_errors() {
+        use crate::clickmodels::io::from_json_str;
+        // The hand-written SDBN file loads as SDBN.
+        assert_eq!(from_json_str(SDBN, "m.json").unwrap().0.kind().to_string(), "sdbn");
+        // `"model":"dbn","model":"sdbn"` ran as SDBN (serde_json keeps the last key).
+        let twice = SDBN.replace(r#""model":"sdbn""#, r#""model":"dbn","model":"sdbn""#);
+        let e = from_json_str(&twice, "m.json").unwrap_err().to_string();
+        assert!(e.contains("m.json") && e.contains("duplicate key `model` at line 1"), "{e}");
+        // Nested objects too: a scalar given twice.
+        let e = crate::input::parse_json(r#"{"scalars":{"gamma":0.9,"gamma":0.1}}"#).unwrap_err().to_string();
+        assert!(e.starts_with("duplicate key `gamma` at line 1"), "{e}");
+        // A SimEval-IR session line and a study log line with a key twice.
+        let dir = tempfile::tempdir().unwrap();
+        let line = simeval_line(0.0, 1.0).replacen(r#""session_id":"s""#, r#""session_id":"s","session_id":"t""#, 1);
+        let p = file(dir.path(), "s.jsonl", &format!("{line}\n"));
+        let e = crate::logs::LogData::read(&p, crate::logs::Format::SimEval, false).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:1: invalid JSON session: duplicate key `session_id`", p.display())), "{e}");
+        let e = crate::study::log::StudyLog::parse("{\"event\":\"query\",\"event\":\"click\"}\n", "log.jsonl").unwrap_err().to_string();
+        assert!(e.starts_with("log.jsonl:1: not a JSON object: duplicate key `event`"), "{e}");
+    }
 }

@@ -343,7 +343,8 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
 
 /// Parses a model file's text with its per-grade parameters; `ctx` names it in errors.
 pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
-    let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
+    // A key given twice is an error, not the last one silently (docs/formats.md, "Silent cases").
+    let v: Value = crate::input::parse_json(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
     const KEYS: [&str; 12] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades", "grade_fit", "labels"];
     for k in obj.keys() {
