@@ -488,4 +488,32 @@ mod silent_cases {
         let e = crate::study::log::StudyLog::parse("{\"event\":\"query\",\"event\":\"click\"}\n", "log.jsonl").unwrap_err().to_string();
         assert!(e.starts_with("log.jsonl:1: not a JSON object: duplicate key `event`"), "{e}");
     }
+
+    #[test]
+    fn a_model_file_parameter_the_model_lacks_is_an_error() {
+        use crate::clickmodels::io::from_json_str;
+        // SDBN has no gamma (it is DBN with gamma = 1): the value was loaded and ignored.
+        let with_gamma = SDBN.replace(r#""scalars":{}"#, r#""scalars":{"gamma":0.9}"#);
+        let e = from_json_str(&with_gamma, "m.json").unwrap_err().to_string();
+        assert!(e.contains("m.json") && e.contains("scalars.gamma") && e.contains("is not a parameter of sdbn"), "{e}");
+        // DBN has it: the same file as DBN loads.
+        let dbn = with_gamma.replace(r#""model":"sdbn""#, r#""model":"dbn""#);
+        assert!(from_json_str(&dbn, "m.json").is_ok());
+        // A per-rank vector PBM lacks.
+        let pbm = r#"{"format":"serpsim-click-model","model":"pbm","ranks":{"examination":[1.0,0.5],"continuation":[0.5]},"pair_params":["attractiveness"],"pairs":[["q","d",0.5]]}"#;
+        let e = from_json_str(pbm, "p.json").unwrap_err().to_string();
+        assert!(e.contains("ranks.continuation") && e.contains("is not a parameter of pbm"), "{e}");
+    }
+
+    #[test]
+    fn an_infinite_run_score_is_an_error() {
+        let j = crate::metrics::Judgements::parse("1 0 a 1\n", "q").unwrap();
+        for score in ["inf", "-inf", "infinity"] {
+            let text = format!("1 Q0 b 1 2.5 r\n1 Q0 a 2 {score} r\n");
+            let e = crate::metrics::eval::RankedRun::parse(&j, &text, "run.txt", &Default::default()).unwrap_err().to_string();
+            // Line 2 holds the infinite score.
+            assert_eq!(e, format!("run.txt:2: score `{score}` is not finite"));
+        }
+        assert!(crate::metrics::eval::RankedRun::parse(&j, "1 Q0 a 1 1e308 r\n", "run.txt", &Default::default()).is_ok());
+    }
 }
