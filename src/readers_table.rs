@@ -516,4 +516,31 @@ mod silent_cases {
         }
         assert!(crate::metrics::eval::RankedRun::parse(&j, "1 Q0 a 1 1e308 r\n", "run.txt", &Default::default()).is_ok());
     }
+
+    /// `study_logs/clicks/simeval_tied_times.jsonl` (hand-written) has tied time stamps. The
+    /// documented rule (docs/validation.md: `inter_event_time_ks` pools the *positive* gaps
+    /// between successive event times) leaves the zero gaps out. By hand, per session, events
+    /// at (query = 0, then each clicked rank's first click minus the query's time):
+    /// a: 0, 0, 4 -> gaps 0, 4 -> positive: 4;
+    /// b: query at 10, clicks at 12, 12, 15 -> 0, 2, 2, 5 -> gaps 2, 0, 3 -> positive: 2, 3;
+    /// c: 0, 1.5 -> gap 1.5.
+    /// So 4 gaps pooled (not 6), mean (4 + 2 + 3 + 1.5) / 4 = 2.625.
+    #[test]
+    fn simeval_tied_time_stamps_give_zero_gaps_that_are_left_out() {
+        use crate::stats::simeval::{compare, SessionSample};
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/study_logs/clicks/simeval_tied_times.jsonl"));
+        let mut real = SessionSample::new();
+        let opts = crate::logs::ReadOptions::new(crate::logs::Format::SimEval);
+        crate::logs::for_each_session(crate::input::open(path).unwrap(), &opts, &mut |s| {
+            let ranks: Vec<u32> = (0..s.len()).filter(|&r| s.clicks[r]).map(|r| r as u32 + 1).collect();
+            let times: Vec<f64> = (0..s.len()).filter(|&r| s.clicks[r]).map(|r| s.click_times[r]).collect();
+            real.push(&ranks, Some(&times), 1);
+            Ok(())
+        })
+        .unwrap();
+        let mut simulated = SessionSample::new();
+        simulated.push(&[1], Some(&[1.0]), 1);
+        let timing = compare(&real, &simulated).into_iter().find(|m| m.measure == "inter_event_time_ks").unwrap();
+        assert_eq!((timing.n_real, timing.real_mean), (4, 2.625), "{timing:?}");
+    }
 }
