@@ -135,28 +135,50 @@ impl Input {
     }
 
     /// The whole decompressed text: BOM removed, CRLF kept (text parsers split lines themselves).
-    /// Invalid UTF-8 is reported with the line it is on.
+    /// The bytes are checked as they arrive, so invalid UTF-8 stops the read at once (a binary
+    /// file or `/dev/urandom` fails on its first bad byte instead of being read whole), and is
+    /// reported with the line it is on.
     pub fn read_to_string(mut self) -> Result<String> {
         let mut bytes = Vec::new();
-        if let Err(e) = self.reader.read_to_end(&mut bytes) {
-            let line = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
-            return Err(stream_error(&self.name, self.compression, line, &e));
+        // Bytes before `checked` are valid UTF-8 (a character cut by a read boundary waits for
+        // the next read).
+        let mut checked = 0usize;
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let line = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
+                    return Err(stream_error(&self.name, self.compression, line, &e));
+                }
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let n = chunk.len();
+            bytes.extend_from_slice(chunk);
+            self.reader.consume(n);
+            match std::str::from_utf8(&bytes[checked..]) {
+                Ok(_) => checked = bytes.len(),
+                Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+                Err(e) => return Err(utf8_error(&self.name, &bytes, checked + e.valid_up_to())),
+            }
+        }
+        if checked < bytes.len() {
+            return Err(utf8_error(&self.name, &bytes, checked));
         }
         let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        match String::from_utf8(bytes) {
-            Ok(mut s) => {
-                s.drain(..start);
-                Ok(s)
-            }
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let bytes = e.as_bytes();
-                let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
-                let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-                Err(Error::parse(&self.name, line, format!("invalid UTF-8 (byte 0x{:02x} at column {})", bytes[at], col + 1)))
-            }
-        }
+        let mut s = String::from_utf8(bytes).expect("checked above");
+        s.drain(..start);
+        Ok(s)
     }
+}
+
+/// The error for invalid UTF-8 at byte `at` of `bytes`: `name:line: invalid UTF-8 (byte 0x.. at column c)`.
+fn utf8_error(name: &str, bytes: &[u8], at: usize) -> Error {
+    let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+    let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    Error::parse(name, line, format!("invalid UTF-8 (byte 0x{:02x} at column {})", bytes[at], col + 1))
 }
 
 /// Reads `path` whole (see [`Input::read_to_string`]).
@@ -312,6 +334,90 @@ pub fn snippet(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
+/// Parses JSON text into a [`serde_json::Value`] like `serde_json::from_str`, but refuses an
+/// object with a key given twice (`{"model":"dbn","model":"sdbn"}`), which `serde_json` would
+/// resolve to the last value without a word. The error names the key, with serde_json's line
+/// and column.
+///
+/// ```
+/// let v = serpsim::input::parse_json(r#"{"a": [1, {"b": 2}]}"#).unwrap();
+/// assert_eq!(v["a"][1]["b"], 2);
+/// let e = serpsim::input::parse_json(r#"{"model":"dbn","model":"sdbn"}"#).unwrap_err();
+/// assert!(e.to_string().starts_with("duplicate key `model` at line 1 column "), "{e}");
+/// ```
+pub fn parse_json(text: &str) -> std::result::Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_str::<StrictJson>(text).map(|v| v.0)
+}
+
+/// [`parse_json`] from bytes (not necessarily UTF-8: serde_json reports where they are not).
+pub fn parse_json_slice(bytes: &[u8]) -> std::result::Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_slice::<StrictJson>(bytes).map(|v| v.0)
+}
+
+/// A JSON value whose objects have no repeated key (see [`parse_json`]).
+struct StrictJson(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = StrictJson;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(v.into()))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Value::Null))
+    }
+    fn visit_none<E>(self) -> std::result::Result<StrictJson, E> {
+        Ok(StrictJson(serde_json::Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<StrictJson, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<StrictJson, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(StrictJson(x)) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(StrictJson(serde_json::Value::Array(v)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<StrictJson, A::Error> {
+        let mut m = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if m.contains_key(&k) {
+                return Err(serde::de::Error::custom(format_args!("duplicate key `{}`", snippet(&k, ECHO))));
+            }
+            let StrictJson(v) = map.next_value()?;
+            m.insert(k, v);
+        }
+        Ok(StrictJson(serde_json::Value::Object(m)))
+    }
 }
 
 #[cfg(test)]

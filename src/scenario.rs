@@ -13,7 +13,7 @@ use crate::collection::coverage::Coverage;
 use crate::collection::letor::LetorData;
 use crate::collection::queries::{split_variant, QueryStrategy, SyntheticQueries};
 use crate::collection::synthetic::SyntheticConfig;
-use crate::collection::trec::{collection_from_trec, load_subtopic_qrels, Qrels, Run};
+use crate::collection::trec::{collection_from_trec, load_subtopic_qrels_file, Qrels, Run};
 use crate::collection::Collection;
 use crate::error::{Error, Result};
 use crate::simulate::world::{Perturbation, QueryList, World, WorldSystem, WorldTopic};
@@ -1142,14 +1142,10 @@ impl Scenario {
                 crate::collection::coverage::drop_unranked(&mut qrels, &runs);
                 let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
                 if let Some(sq) = &t.subtopic_qrels {
-                    let path = resolve(base, sq);
-                    let text = crate::input::read_to_string(&path)?;
-                    load_subtopic_qrels(&mut c, &text, &path.display().to_string())?;
+                    load_subtopic_qrels_file(&mut c, &resolve(base, sq))?;
                 }
                 if let Some(di) = &t.docinfo {
-                    let path = resolve(base, di);
-                    let text = crate::input::read_to_string(&path)?;
-                    crate::collection::docinfo::apply_docinfo(&mut c, &text, &path.display().to_string())?;
+                    crate::collection::docinfo::apply_docinfo_file(&mut c, &resolve(base, di))?;
                 }
                 if let Some(name) = &t.ideal_system {
                     c.add_ideal_system(name)?;

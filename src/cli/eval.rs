@@ -127,10 +127,6 @@ pub struct EvalArgs {
     skip_missing: bool,
 }
 
-fn read_text(path: &Path) -> anyhow::Result<String> {
-    Ok(serpsim::input::read_to_string(path)?)
-}
-
 /// A run path that does not exist but reads as a measure name: `-m map P_10` put `P_10`
 /// among the runs.
 fn check_run_paths(runs: &[PathBuf]) -> anyhow::Result<()> {
@@ -202,16 +198,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let (output, agreement, comparison, dropped) = with_threads(args.threads, || -> anyhow::Result<_> {
         let mut judgements = Judgements::read(&args.qrels)?;
         if let Some(p) = &args.subtopics {
-            judgements.add_subtopics(&read_text(p)?, &p.display().to_string())?;
+            judgements.add_subtopics_file(p)?;
         }
         if let Some(p) = &args.subtopic_weights {
-            judgements.add_subtopic_weights(&read_text(p)?, &p.display().to_string())?;
+            judgements.add_subtopic_weights_file(p)?;
         }
         if let Some(p) = &args.doc_lengths {
-            judgements.add_document_values(&read_text(p)?, &p.display().to_string(), false)?;
+            judgements.add_document_values_file(p, false)?;
         }
         if let Some(p) = &args.doc_times {
-            judgements.add_document_values(&read_text(p)?, &p.display().to_string(), true)?;
+            judgements.add_document_values_file(p, true)?;
         }
         let runs = {
             use rayon::prelude::*;

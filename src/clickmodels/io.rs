@@ -311,6 +311,38 @@ fn tree_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::
     serde_json::to_string(&v).map_err(|e| Error::Invalid(e.to_string()))
 }
 
+/// The scalars, per-rank vectors and matrices of each model (as `to_table` writes them).
+fn parameter_names(model: ModelKind) -> [&'static [&'static str]; 3] {
+    match model {
+        ModelKind::Cm | ModelKind::Sdbn | ModelKind::Dctr => [&[], &[], &[]],
+        ModelKind::Dcm => [&[], &["continuation"], &[]],
+        ModelKind::Gctr => [&["ctr"], &[], &[]],
+        ModelKind::Rctr => [&[], &["ctr"], &[]],
+        ModelKind::Dbn => [&["gamma"], &[], &[]],
+        ModelKind::Ccm => [&["tau1", "tau2", "tau3"], &[], &[]],
+        ModelKind::Ubm => [&[], &[], &["examination"]],
+        ModelKind::Pbm => [&[], &["examination"], &[]],
+    }
+}
+
+/// Refuses a scalar, rank vector or matrix the model does not have (an SDBN file with a
+/// `gamma` loaded and ignored it; docs/formats.md, "Silent cases").
+fn check_parameter_names(t: &ParamTable, ctx: &str) -> Result<()> {
+    let [scalars, ranks, matrices] = parameter_names(t.model);
+    let given = [
+        ("scalars", t.scalars.iter().map(|x| &x.0).collect::<Vec<_>>(), scalars),
+        ("ranks", t.ranks.iter().map(|x| &x.0).collect(), ranks),
+        ("matrices", t.matrices.iter().map(|x| &x.0).collect(), matrices),
+    ];
+    for (section, names, known) in given {
+        if let Some(n) = names.into_iter().find(|n| !known.contains(&n.as_str())) {
+            let has = if known.is_empty() { "none".to_string() } else { known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ") };
+            return Err(Error::config(ctx, format!("{section}.{n}"), format!("is not a parameter of {} (its {section}: {has})", t.model)));
+        }
+    }
+    Ok(())
+}
+
 /// Reads a model file with its per-grade parameters (the optional `grades` key, written by
 /// `clicks fit --qrels`).
 pub fn load_with_grades(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
@@ -343,7 +375,8 @@ pub fn from_json_str(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Voca
 
 /// Parses a model file's text with its per-grade parameters; `ctx` names it in errors.
 pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn ClickModel>, Vocab, Option<ByGrade>)> {
-    let v: Value = serde_json::from_str(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
+    // A key given twice is an error, not the last one silently (docs/formats.md, "Silent cases").
+    let v: Value = crate::input::parse_json(text).map_err(|e| Error::config(ctx, "(document)", format!("invalid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| Error::config(ctx, "(document)", "must be a JSON object"))?;
     const KEYS: [&str; 12] = ["format", "model", "scalars", "ranks", "matrices", "pair_params", "pairs", "unseen", "fit", "grades", "grade_fit", "labels"];
     for k in obj.keys() {
@@ -363,6 +396,7 @@ pub fn from_json_str_with_grades(text: &str, ctx: &str) -> Result<(Box<dyn Click
         .parse()
         .map_err(|e: Error| Error::config(ctx, "model", e.to_string()))?;
     let mut t = read_sections(obj, "", model, ctx, "")?;
+    check_parameter_names(&t, ctx)?;
     let section = |name: &str| -> Result<Map<String, Value>> {
         match obj.get(name) {
             None => Ok(Map::new()),

@@ -17,6 +17,7 @@
 
 use super::{Collection, Serp, SubtopicGrade, System, Topic};
 use crate::error::{Error, Result};
+use crate::input::Input;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -82,10 +83,6 @@ impl std::hash::Hasher for FxHasher {
 /// A `HashMap` with [`FxHasher`].
 pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
-fn read_text(path: &Path) -> Result<String> {
-    crate::input::read_to_string(path)
-}
-
 /// Whether a line is blank or a `#` comment (its first non-blank character).
 fn skipped(line: &str) -> bool {
     line.trim_start().is_empty() || line.trim_start().starts_with('#')
@@ -99,26 +96,38 @@ pub fn trec_eval_order(docs: &mut [Retrieved]) {
 impl Qrels {
     /// Reads `qid iter docno rel` lines from a file (plain, gzip or zstd; `-` for standard input).
     pub fn from_file(path: &Path) -> Result<Self> {
-        Self::parse(&read_text(path)?, &path.display().to_string())
+        Self::from_input(crate::input::open(path)?)
     }
 
     /// Parses qrels text; `source` names it in errors. Blank lines are skipped.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
+        Self::from_input(Input::from_bytes(source, text.as_bytes().to_vec())?)
+    }
+
+    /// Reads qrels from an opened input, checking each line as it streams (the first bad line
+    /// fails at once; lines are bounded by [`crate::input::DEFAULT_MAX_LINE`]).
+    pub fn from_input(input: Input) -> Result<Self> {
+        let source = input.name().to_string();
+        let source = source.as_str();
         let mut qrels = Qrels::default();
-        let mut topic_pos: FastMap<&str, usize> = FastMap::default();
-        let mut seen: FastMap<(usize, &str), usize> = FastMap::default();
-        for (i, line) in text.lines().enumerate() {
-            let lineno = i + 1;
-            let Some(l) = parse_qrels_line(line, source, lineno)? else { continue };
-            let t = *topic_pos.entry(l.topic).or_insert_with(|| {
-                qrels.topics.push((l.topic.to_string(), Vec::new()));
-                qrels.topics.len() - 1
-            });
-            if let Some(prev) = seen.insert((t, l.docno), lineno) {
+        let mut topic_pos: FastMap<String, usize> = FastMap::default();
+        let mut seen: FastMap<(usize, String), usize> = FastMap::default();
+        input.lines().for_each(|lineno, line| {
+            let Some(l) = parse_qrels_line(line, source, lineno)? else { return Ok(()) };
+            let t = match topic_pos.get(l.topic) {
+                Some(&t) => t,
+                None => {
+                    qrels.topics.push((l.topic.to_string(), Vec::new()));
+                    topic_pos.insert(l.topic.to_string(), qrels.topics.len() - 1);
+                    qrels.topics.len() - 1
+                }
+            };
+            if let Some(prev) = seen.insert((t, l.docno.to_string()), lineno) {
                 return Err(judged_twice_error(source, lineno, l.docno, l.topic, prev));
             }
             qrels.topics[t].1.push((l.docno.to_string(), l.grade));
-        }
+            Ok(())
+        })?;
         if qrels.topics.is_empty() {
             return Err(empty_qrels_error(source));
         }
@@ -176,7 +185,7 @@ pub fn empty_qrels_error(source: &str) -> Error {
 impl Run {
     /// Reads a TREC run file (plain, gzip or zstd; `-` for standard input).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let mut run = Self::parse(&read_text(path)?, &path.display().to_string())?;
+        let mut run = Self::from_input(crate::input::open(path)?)?;
         if run.name.is_empty() {
             run.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         }
@@ -185,13 +194,20 @@ impl Run {
 
     /// Parses `qid Q0 docno rank score tag` lines; `source` names the text in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
+        Self::from_input(Input::from_bytes(source, text.as_bytes().to_vec())?)
+    }
+
+    /// Reads a run from an opened input, checking each line as it streams (see
+    /// [`Qrels::from_input`]).
+    pub fn from_input(input: Input) -> Result<Self> {
+        let source = input.name().to_string();
+        let source = source.as_str();
         let mut run = Run::default();
-        let mut topic_pos: FastMap<&str, usize> = FastMap::default();
+        let mut topic_pos: FastMap<String, usize> = FastMap::default();
         // Per topic: docno -> line, for the duplicate check.
-        let mut seen: Vec<FastMap<&str, u32>> = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let lineno = i + 1;
-            let Some(l) = parse_run_line(line, source, lineno)? else { continue };
+        let mut seen: Vec<FastMap<String, u32>> = Vec::new();
+        input.lines().for_each(|lineno, line| {
+            let Some(l) = parse_run_line(line, source, lineno)? else { return Ok(()) };
             if run.name.is_empty() {
                 run.name = l.tag.to_string();
             }
@@ -200,15 +216,16 @@ impl Run {
                 None => {
                     run.topics.push((l.topic.to_string(), Vec::new()));
                     seen.push(FastMap::default());
-                    topic_pos.insert(l.topic, run.topics.len() - 1);
+                    topic_pos.insert(l.topic.to_string(), run.topics.len() - 1);
                     run.topics.len() - 1
                 }
             };
-            if let Some(prev) = seen[t].insert(l.docno, lineno as u32) {
+            if let Some(prev) = seen[t].insert(l.docno.to_string(), lineno as u32) {
                 return Err(duplicate_error(source, lineno, l.docno, l.topic, prev as usize));
             }
             run.topics[t].1.push(Retrieved { docno: l.docno.to_string(), score: l.score });
-        }
+            Ok(())
+        })?;
         if run.topics.is_empty() {
             return Err(Error::parse(source, 1, "no results found (empty run)"));
         }
@@ -263,11 +280,22 @@ pub fn duplicate_error(source: &str, lineno: usize, docno: &str, topic: &str, fi
 /// Reads subtopic judgements `topic subtopic docno grade` into an existing collection.
 /// Documents not yet known are added with topic-level grade 0; unknown topics are an error.
 pub fn load_subtopic_qrels(collection: &mut Collection, text: &str, source: &str) -> Result<()> {
-    for (i, line) in text.lines().enumerate() {
-        let lineno = i + 1;
+    load_subtopic_qrels_from(collection, Input::from_bytes(source, text.as_bytes().to_vec())?)
+}
+
+/// [`load_subtopic_qrels`] from a file (plain, gzip or zstd; `-` is standard input).
+pub fn load_subtopic_qrels_file(collection: &mut Collection, path: &Path) -> Result<()> {
+    load_subtopic_qrels_from(collection, crate::input::open(path)?)
+}
+
+/// [`load_subtopic_qrels`] from an opened input, checking each line as it streams.
+pub fn load_subtopic_qrels_from(collection: &mut Collection, input: Input) -> Result<()> {
+    let source = input.name().to_string();
+    let source = source.as_str();
+    input.lines().for_each(|lineno, line| {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.is_empty() {
-            continue;
+            return Ok(());
         }
         if f.len() != 4 {
             return Err(Error::parse(source, lineno, format!("expected 4 fields `topic subtopic docno grade`, found {}", f.len())));
@@ -285,8 +313,8 @@ pub fn load_subtopic_qrels(collection: &mut Collection, text: &str, source: &str
             return Err(Error::parse(source, lineno, format!("document `{}` judged twice for subtopic `{}`", f[2], f[1])));
         }
         doc.subtopics.push(SubtopicGrade { subtopic: s, grade });
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Builds a collection from qrels and runs (one system per run).

@@ -400,7 +400,7 @@ fn parallel_sessions(path: &Path, opts: &ReadOptions, ranges: &[std::ops::Range<
                     sessions.push(s.clone());
                     Ok(())
                 });
-                let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
+                let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0 || r.outside_clicks > 0);
                 let run = if needs_lines && range.start > 0 {
                     // Parsed again from its true first line, for the messages.
                     part.first_line().and_then(|first| super::read::for_each_session_in_lines(&name, &bytes, first, opts, &opts.format, &mut |_| Ok(())))
@@ -423,6 +423,10 @@ fn parallel_sessions(path: &Path, opts: &ReadOptions, ranges: &[std::ops::Range<
             report.skipped_lines += r.skipped_lines;
             if report.first_error.is_none() {
                 report.first_error = r.first_error;
+            }
+            report.outside_clicks += r.outside_clicks;
+            if report.first_outside_line.is_none() {
+                report.first_outside_line = r.first_outside_line;
             }
         }
     }

@@ -31,6 +31,9 @@ pub struct SessionBuf {
     /// The query and documents are those of the session handed out just before this one by
     /// the same read (see [`SessionBuf::same_serp`]).
     same_serp: bool,
+    /// Yandex layout: clicks on document ids that are not in the result list (ignored, and
+    /// counted for the read's warning).
+    pub(crate) outside_clicks: u32,
 }
 
 impl SessionBuf {
@@ -45,6 +48,7 @@ impl SessionBuf {
         self.dwell.clear();
         self.click_times.clear();
         self.same_serp = false;
+        self.outside_clicks = 0;
     }
 
     /// Clears everything but the query and the documents, and marks them as those of the
@@ -57,6 +61,7 @@ impl SessionBuf {
         self.dwell.clear();
         self.click_times.clear();
         self.same_serp = true;
+        self.outside_clicks = 0;
     }
 
     /// True when the query and the document ids are those of the session the same read
@@ -267,13 +272,8 @@ pub(crate) fn yandex_impressions_ascii(line: &str, s: &mut SessionBuf, emit: &mu
                 if c.iter().any(|&x| ascii_ws(x)) {
                     return Err(at("clicked document ids must be separated by commas"));
                 }
-                // Clicked ids not on the SERP are ignored (as PyClick's parser does).
                 if !c.is_empty() {
-                    for i in 0..s.len() {
-                        if s.doc(i).as_bytes() == c {
-                            s.clicks[i] = true;
-                        }
-                    }
+                    mark_click(s, &line[ps + cs..ps + ce]).map_err(|r| at(&r))?;
                 }
                 c0 = c1 + 1;
             }
@@ -320,14 +320,35 @@ pub(crate) fn yandex_impressions_text(line: &str, s: &mut SessionBuf, emit: &mut
             if c.contains(char::is_whitespace) {
                 return Err(at("clicked document ids must be separated by commas"));
             }
-            // Clicked ids not on the SERP are ignored (as PyClick's parser does).
-            for i in 0..s.len() {
-                if s.doc(i) == c {
-                    s.clicks[i] = true;
-                }
-            }
+            mark_click(s, c).map_err(|r| at(&r))?;
         }
         emit(s)?;
+    }
+    Ok(())
+}
+
+/// Marks the click on document `c` of a Yandex-layout impression. A clicked id that is not in
+/// the result list is ignored, as PyClick's parser does, but counted (the read warns with the
+/// count); one listed at two ranks is an error, since the click cannot be placed on one rank
+/// (marking both turned one click into two). See docs/formats.md, "Silent cases".
+fn mark_click(s: &mut SessionBuf, c: &str) -> Result<(), Reason> {
+    let mut at = None;
+    for i in 0..s.len() {
+        if s.doc(i) == c {
+            if let Some(first) = at {
+                return Err(format!(
+                    "clicked document {} is listed twice in the result list (ranks {} and {}): the click cannot be placed on one rank",
+                    quoted(c),
+                    first + 1,
+                    i + 1
+                ));
+            }
+            at = Some(i);
+        }
+    }
+    match at {
+        Some(i) => s.clicks[i] = true,
+        None => s.outside_clicks += 1,
     }
     Ok(())
 }

@@ -156,6 +156,11 @@ pub struct ReadReport {
     pub first_error: Option<String>,
     /// `yandex-rpc`: clicks on a URL that is not on the session's latest SERP (ignored).
     pub unmatched_clicks: usize,
+    /// Yandex layout: clicks on a document id that is not in the impression's result list
+    /// (ignored, as PyClick does), and the line of the first.
+    pub outside_clicks: usize,
+    /// The line of the first click counted in `outside_clicks`.
+    pub first_outside_line: Option<usize>,
     /// The format read (the detected one for [`Format::Auto`]).
     pub format: Option<Format>,
     /// The input could be read only once (standard input, a pipe): the sessions were kept
@@ -172,6 +177,13 @@ impl ReadReport {
         }
         if self.unmatched_clicks > 0 {
             w.push(format!("{file}: ignored {} click(s) on URLs that are not on the session's latest result page", self.unmatched_clicks));
+        }
+        if self.outside_clicks > 0 {
+            w.push(format!(
+                "{file}:{}: ignored {} click(s) on documents that are not in their impression's result list (the first on this line)",
+                self.first_outside_line.unwrap_or(0),
+                self.outside_clicks
+            ));
         }
         if self.buffered {
             w.push(format!(
@@ -694,7 +706,7 @@ impl FileSource {
                         add(&mut acc, s);
                         Ok(())
                     });
-                    let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0);
+                    let needs_lines = run.as_ref().map_or(true, |r| r.skipped_lines > 0 || r.outside_clicks > 0);
                     let run = if needs_lines && range.start > 0 {
                         // Parsed again from its true first line, for the messages.
                         read::for_each_session_in_lines(&name, &bytes, part.first_line()?, &opts, &self.format, &mut |_| Ok(()))
@@ -719,6 +731,10 @@ impl FileSource {
                 report.skipped_lines += r.skipped_lines;
                 if report.first_error.is_none() {
                     report.first_error = r.first_error;
+                }
+                report.outside_clicks += r.outside_clicks;
+                if report.first_outside_line.is_none() {
+                    report.first_outside_line = r.first_outside_line;
                 }
             }
         }

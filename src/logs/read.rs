@@ -117,6 +117,10 @@ impl Driver<'_> {
             let mut failed: Option<Error> = None;
             let report = &mut self.report;
             let result = formats::yandex_impressions(line, &mut self.one, &mut |s| {
+                if s.outside_clicks > 0 {
+                    report.outside_clicks += s.outside_clicks as usize;
+                    report.first_outside_line.get_or_insert(line_no);
+                }
                 Self::emit(report, s, f).map_err(|e| {
                     failed = Some(e);
                     String::new()

@@ -16,8 +16,9 @@
 //! `dwell_time`; the SERP has dwell when at least one click carries one. Other event types
 //! (`dwell`, `bookmark`, `navigation`, utterances, ...) carry nothing a click log holds and are
 //! passed over. A session without a `query_issued`, a query without a result list, a click
-//! before any query or on a rank or document not on the list, or a second, different result
-//! list for one query is an error (`file:line: reason`).
+//! before any query or on a rank or document not on the list, a click time-stamped before its
+//! query (a negative click time), or a second, different result list for one query is an
+//! error (`file:line: reason`).
 //!
 //! **Writing** (`clicks convert --to simeval`): one line per SERP impression: a
 //! `query_issued` event with the whole result list as `ranked_items`, then one `click` event
@@ -130,7 +131,7 @@ fn flush(serp: Option<Serp>, id: &str, start: Option<f64>, pool: &mut Pool) -> R
 /// Parses one `InteractionSession` line into one SERP impression per `query_issued` event.
 pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
     pool.clear();
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON session: {e}"))?;
+    let v: Value = crate::input::parse_json(line).map_err(|e| format!("invalid JSON session: {e}"))?;
     let o = v.as_object().ok_or("a SimEval-IR session must be a JSON object")?;
     let id = o.get("session_id").and_then(id_of).ok_or("`session_id` (a non-empty string or a number) is required")?;
     let events = match o.get("events") {
@@ -222,6 +223,12 @@ pub(crate) fn parse_simeval_line(line: &str, pool: &mut Pool) -> Result<(), Reas
                     sp.clicks[r] = true;
                     if let Some(t) = ts {
                         let q = sp.query_time.ok_or_else(|| format!("click event {ev} has a timestamp but its query_issued event {} has none", sp.event))?;
+                        if t < q {
+                            return Err(format!(
+                                "click event {ev}: timestamp {t} is before the timestamp {q} of its query_issued event {}: a click cannot come before its query",
+                                sp.event
+                            ));
+                        }
                         if !(sp.click_times[r] <= t - q) {
                             sp.click_times[r] = t - q;
                         }

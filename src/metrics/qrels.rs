@@ -433,15 +433,30 @@ impl Judgements {
     /// added as not judged for the topic; unknown topics and repeated (subtopic, document)
     /// pairs are errors.
     pub fn add_subtopics(&mut self, text: &str, source: &str) -> Result<()> {
+        self.add_subtopics_from(Input::from_bytes(source, text.as_bytes().to_vec())?)
+    }
+
+    /// [`add_subtopics`](Self::add_subtopics) from a file (plain, gzip or zstd; `-` is standard input).
+    pub fn add_subtopics_file(&mut self, path: &Path) -> Result<()> {
+        self.add_subtopics_from(crate::input::open(path)?)
+    }
+
+    /// [`add_subtopics`](Self::add_subtopics) from an opened input, checked line by line as it
+    /// streams (the first bad line fails at once, lines are bounded by
+    /// [`crate::input::DEFAULT_MAX_LINE`]); nothing is added unless every line is good.
+    pub fn add_subtopics_from(&mut self, input: Input) -> Result<()> {
+        let source = input.name().to_string();
+        let source = source.as_str();
         let mut rows = Vec::new();
         let mut max = 0i32;
-        for (i, line) in text.lines().enumerate() {
-            let Some(f) = fields(line, 4, "topic subtopic docno grade", source, i + 1)? else { continue };
-            let grade: i32 = f[3].parse().map_err(|_| Error::parse(source, i + 1, format!("grade `{}` is not an integer", f[3])))?;
-            let t = self.topic_at(f[0], source, i + 1)?;
+        input.lines().for_each(|lineno, line| {
+            let Some(f) = fields(line, 4, "topic subtopic docno grade", source, lineno)? else { return Ok(()) };
+            let grade: i32 = f[3].parse().map_err(|_| Error::parse(source, lineno, format!("grade `{}` is not an integer", f[3])))?;
+            let t = self.topic_at(f[0], source, lineno)?;
             max = max.max(grade);
-            rows.push((i + 1, t, f[1].to_string(), f[2].to_string(), grade));
-        }
+            rows.push((lineno, t, f[1].to_string(), f[2].to_string(), grade));
+            Ok(())
+        })?;
         if rows.is_empty() {
             return Err(Error::parse(source, 1, "no subtopic judgements found"));
         }
@@ -471,36 +486,60 @@ impl Judgements {
 
     /// Adds raw subtopic weights for the Cube Test's "p" weighting, lines `topic subtopic weight`.
     pub fn add_subtopic_weights(&mut self, text: &str, source: &str) -> Result<()> {
-        for (i, line) in text.lines().enumerate() {
-            let Some(f) = fields(line, 3, "topic subtopic weight", source, i + 1)? else { continue };
+        self.add_subtopic_weights_from(Input::from_bytes(source, text.as_bytes().to_vec())?)
+    }
+
+    /// [`add_subtopic_weights`](Self::add_subtopic_weights) from a file.
+    pub fn add_subtopic_weights_file(&mut self, path: &Path) -> Result<()> {
+        self.add_subtopic_weights_from(crate::input::open(path)?)
+    }
+
+    /// [`add_subtopic_weights`](Self::add_subtopic_weights) from an opened input, line by line.
+    pub fn add_subtopic_weights_from(&mut self, input: Input) -> Result<()> {
+        let source = input.name().to_string();
+        let source = source.as_str();
+        input.lines().for_each(|lineno, line| {
+            let Some(f) = fields(line, 3, "topic subtopic weight", source, lineno)? else { return Ok(()) };
             let w: f64 = f[2]
                 .parse()
                 .ok()
                 .filter(|w: &f64| w.is_finite() && *w >= 0.0)
-                .ok_or_else(|| Error::parse(source, i + 1, format!("weight `{}` is not a finite number >= 0", f[2])))?;
-            let t = self.topic_at(f[0], source, i + 1)?;
+                .ok_or_else(|| Error::parse(source, lineno, format!("weight `{}` is not a finite number >= 0", f[2])))?;
+            let t = self.topic_at(f[0], source, lineno)?;
             let topic = &mut self.topics[t];
             let s = topic
                 .subtopic_names
                 .iter()
                 .position(|n| n == f[1])
-                .ok_or_else(|| Error::parse(source, i + 1, format!("subtopic `{}` has no judgements for topic `{}`", f[1], f[0])))?;
+                .ok_or_else(|| Error::parse(source, lineno, format!("subtopic `{}` has no judgements for topic `{}`", f[1], f[0])))?;
             topic.subtopic_weights[s] = Some(w);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Adds per-document values, lines `topic docno value`: lengths in words (`times` false)
     /// or examination times in seconds (`times` true).
     pub fn add_document_values(&mut self, text: &str, source: &str, times: bool) -> Result<()> {
-        for (i, line) in text.lines().enumerate() {
-            let Some(f) = fields(line, 3, "topic docno value", source, i + 1)? else { continue };
+        self.add_document_values_from(Input::from_bytes(source, text.as_bytes().to_vec())?, times)
+    }
+
+    /// [`add_document_values`](Self::add_document_values) from a file.
+    pub fn add_document_values_file(&mut self, path: &Path, times: bool) -> Result<()> {
+        self.add_document_values_from(crate::input::open(path)?, times)
+    }
+
+    /// [`add_document_values`](Self::add_document_values) from an opened input, line by line.
+    pub fn add_document_values_from(&mut self, input: Input, times: bool) -> Result<()> {
+        let source = input.name().to_string();
+        let source = source.as_str();
+        let result = input.lines().for_each(|lineno, line| {
+            let Some(f) = fields(line, 3, "topic docno value", source, lineno)? else { return Ok(()) };
             let v: f64 = f[2]
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| Error::parse(source, i + 1, format!("value `{}` is not a finite number >= 0", f[2])))?;
-            let t = self.topic_at(f[0], source, i + 1)?;
+                .ok_or_else(|| Error::parse(source, lineno, format!("value `{}` is not a finite number >= 0", f[2])))?;
+            let t = self.topic_at(f[0], source, lineno)?;
             let topic = &mut self.topics[t];
             let d = topic.doc(f[1].as_bytes());
             let target = if times { &mut topic.times } else { &mut topic.lengths };
@@ -508,9 +547,10 @@ impl Judgements {
                 target.resize(topic.grades.len(), None);
             }
             target[d] = Some(v);
-        }
+            Ok(())
+        });
         self.refresh();
-        Ok(())
+        result
     }
 }
 

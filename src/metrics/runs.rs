@@ -326,7 +326,8 @@ fn duplicate(source: &str, line: usize, docno: &[u8], topic: &str, first: u32) -
     Error::parse(source, line, format!("document `{}` retrieved twice for topic `{topic}` (first at line {first})", show(docno)))
 }
 
-/// Parses a score field: a decimal number (`1.5`, `-2e-3`, `inf`); NaN and text are refused.
+/// Parses a score field: a decimal number (`1.5`, `-2e-3`, `inf`); NaN and text are refused
+/// (the reader refuses `inf` after it: scores must be finite).
 /// Plain decimals with at most 19 digits take the exact fast path (an integer below 2^53
 /// divided by a power of ten up to 10^22, both exact, one correctly rounded division: the
 /// same double as a correctly rounded parser such as C's `strtod`).
@@ -407,6 +408,11 @@ impl RankedRun {
                 }
             }
             let score = parse_score(f[4]).ok_or_else(|| Error::parse(&source, lineno, format!("score `{}` is not a number", show(f[4]))))?;
+            if !score.is_finite() {
+                // docs/formats.md: scores are finite; `inf` ties every infinite score and sorts
+                // them by docno, an order the run did not give.
+                return Err(Error::parse(&source, lineno, format!("score `{}` is not finite", show(f[4]))));
+            }
             if f[5] != tag.as_slice() {
                 tag.clear();
                 tag.extend_from_slice(f[5]);

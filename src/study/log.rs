@@ -185,8 +185,13 @@ impl StudyLog {
             if l.trim().is_empty() {
                 continue;
             }
-            let mut map: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(l).map_err(|e| Error::parse(file, line, format!("not a JSON object: {e}")))?;
+            let mut map: serde_json::Map<String, serde_json::Value> = match crate::input::parse_json(l) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(other) => {
+                    return Err(Error::parse(file, line, format!("not a JSON object: {}", crate::input::snippet(&other.to_string(), crate::input::ECHO))))
+                }
+                Err(e) => return Err(Error::parse(file, line, format!("not a JSON object: {e}"))),
+            };
             let mut take_str = |k: &str, required: bool| -> Result<Option<String>> {
                 match map.remove(k) {
                     Some(serde_json::Value::String(s)) => Ok(Some(s)),
