@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(tables clicks study config)
+[ ${#targets[@]} -eq 0 ] && targets=(tables clicks study config arrow_ipc parquet subtopic_qrels labels)
 command -v cargo-fuzz >/dev/null || { echo "error: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2; exit 1; }
 
 seed() { # target selector file...
@@ -46,6 +46,30 @@ seed study 2 study_logs/gaze/pymovements/*.csv study_logs/gaze/csv/*.csv
 seed study 3 study_logs/examples/log.jsonl
 seed study 4 study_logs/examples/aoi/*.csv study_logs/gaze/fixation_report_reading.csv study_logs/gaze/char_aoi_page.csv
 seed study 5 study_logs/cursor/*.csv study_logs/examples/cursor/*.txt
+# Columnar logs (issue 42): project-made Parquet (page v1 and v2, list and large_list) and Arrow
+# IPC (file and stream) files, written by pyarrow from a small log when it is installed.
+mkdir -p fuzz/corpus/arrow_ipc fuzz/corpus/parquet
+python3 - <<'PY' || echo "pyarrow missing: the arrow_ipc and parquet targets start from an empty corpus" >&2
+import io, pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc
+rows = [("q%d" % (i % 7), ["d%d" % ((i * 3 + k) % 11) for k in range(1 + i % 4)], [int((i + k) % 3 == 0) for k in range(1 + i % 4)]) for i in range(40)]
+for lt, mk in (("list", pa.list_), ("large_list", pa.large_list)):
+    t = pa.table({"query_id": [r[0] for r in rows], "docs": pa.array([r[1] for r in rows], mk(pa.string())), "clicks": pa.array([r[2] for r in rows], mk(pa.int8()))})
+    for v in ("1.0", "2.0"):
+        b = io.BytesIO(); pq.write_table(t, b, data_page_version=v, data_page_size=256)
+        open("fuzz/corpus/parquet/0-%s-v%s" % (lt, v), "wb").write(b"\x00" + b.getvalue())
+    b = io.BytesIO(); w = ipc.new_file(b, t.schema); w.write_table(t, max_chunksize=16); w.close()
+    open("fuzz/corpus/arrow_ipc/0-%s-file" % lt, "wb").write(b"\x00" + b.getvalue())
+    b = io.BytesIO(); w = ipc.new_stream(b, t.schema); w.write_table(t, max_chunksize=16); w.close()
+    open("fuzz/corpus/arrow_ipc/0-%s-stream" % lt, "wb").write(b"\x00" + b.getvalue())
+PY
+# Subtopic judgements (qrels NUL subtopics) and labels in each layout (selector byte).
+mkdir -p fuzz/corpus/subtopic_qrels fuzz/corpus/labels
+printf '1 0 a 1\n1 0 b 0\n2 0 a 2\n\0001 s1 a 1\n1 s2 a 1\n1 s2 b 1\n2 s1 a 0.5\n' > fuzz/corpus/subtopic_qrels/small
+printf '\x00q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n' > fuzz/corpus/labels/trec
+printf '\x01100\t225\t5\t1\n100\t225\t7\t0\n101\t0\t5\t-1\n' > fuzz/corpus/labels/yandex
+printf '\x03q1\td1\t1\nq1\td2\t0\n' > fuzz/corpus/labels/tsv
+printf '\x04q1,r1,d1,1\nq1,r1,d2,0\n' > fuzz/corpus/labels/csv
+printf '\x05d1 q1 1\nd2 q1 0\n' > fuzz/corpus/labels/whitespace
 mkdir -p fuzz/corpus/config
 cp simulations/*.toml fuzz/corpus/config/ 2>/dev/null || true
 printf 'm:map P@5 ndcg_cut.10 rbp(p=0.8) RBP(p=0.8) nDCG@10 iprec_at_recall.0.5\n' > fuzz/corpus/config/measures

@@ -86,3 +86,54 @@ mod tests {
         assert!(check_probability("s", "x", 0.0).is_ok() && check_probability("s", "x", 1.0).is_ok());
     }
 }
+
+thread_local! {
+    /// Depth of [`catch_decoder_panic`] calls on this thread.
+    static QUIET_PANICS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Messages of the panics [`catch_decoder_panic`] caught on this thread (the first 100).
+    static CAUGHT_PANICS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The messages (`file:line: message` of the panic site) of the decoder panics
+/// [`catch_decoder_panic`] has caught on this thread, the first 100 (tests check that corrupt
+/// inputs are refused by validation, not by a caught panic).
+pub fn caught_decoder_panics() -> Vec<String> {
+    CAUGHT_PANICS.with(|c| c.borrow().clone())
+}
+
+/// When set (the fuzz targets set it, `src/fuzzing.rs`), a panic caught by
+/// [`catch_decoder_panic`] still goes to the panic hook, so that a fuzzer that aborts on any
+/// panic finds it.
+pub static REPORT_CAUGHT_PANICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs third-party decoder code (Arrow, Parquet) that may panic on a corrupt file, turning a
+/// panic into `Err` without the panic message on standard error: the caller reports a clean
+/// `FILE: reason` error instead. The panic hook is wrapped once (other threads' panics are
+/// printed as before).
+pub fn catch_decoder_panic<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let quiet = QUIET_PANICS.with(|q| q.get()) > 0;
+            if quiet {
+                let payload = info.payload();
+                let what = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_default();
+                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+                CAUGHT_PANICS.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.len() < 100 {
+                        c.push(format!("{at}: {what}"));
+                    }
+                });
+            }
+            if !quiet || REPORT_CAUGHT_PANICS.load(std::sync::atomic::Ordering::Relaxed) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET_PANICS.with(|q| q.set(q.get() + 1));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET_PANICS.with(|q| q.set(q.get() - 1));
+    out
+}

@@ -8,6 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
+/// Caught panics inside the Arrow and Parquet decoders still reach the panic hook, so that
+/// libFuzzer (which aborts on any panic) reports them (`error::REPORT_CAUGHT_PANICS`).
+fn strict() {
+    crate::error::REPORT_CAUGHT_PANICS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A file per process and target, rewritten for each input.
 fn with_file<T>(target: &str, suffix: &str, data: &[u8], read: impl FnOnce(&Path) -> T) -> T {
     let path: PathBuf = std::env::temp_dir().join(format!("serpsim-fuzz-{}-{target}{suffix}", std::process::id()));
@@ -90,6 +96,7 @@ pub fn tables(data: &[u8]) {
 
 /// Click logs in every layout (and auto-detection), and click-model JSON files.
 pub fn clicks(data: &[u8]) {
+    strict();
     use crate::logs::{Format, LogData};
     let Some((&which, rest)) = data.split_first() else { return };
     let format = match which % 8 {
@@ -186,4 +193,76 @@ fn generated_documents(s: &crate::scenario::Scenario) -> u64 {
         }
         _ => 0,
     }
+}
+
+/// A columnar click log read both ways: the in-memory reader (`LogData::read`, the general
+/// Arrow-based reader) and the streamed first pass of a fit (`FileSource`, which tries the
+/// page-level Parquet reader first). Bit 0x80 of the selector asks for `--skip-bad-lines`.
+fn columnar_log(target: &str, container: &str, which: u8, rest: &[u8]) {
+    use crate::logs::{FileSource, Format, LogData, SessionSource};
+    strict();
+    let formats: [Format; 2] = [container.parse().expect("a known format"), Format::Auto];
+    let format = formats[usize::from(which & 1)].clone();
+    let skip = which & 0x80 != 0;
+    let suffix = format!(".{container}");
+    let _ = with_file(target, &suffix, rest, |p| LogData::read(p, format.clone(), skip));
+    let _ = with_file(target, &suffix, rest, |p| FileSource::new(p, format.clone(), skip).pass(&mut |_| {}));
+}
+
+/// Arrow IPC click logs (file and stream formats).
+pub fn arrow_ipc(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else { return };
+    columnar_log("arrow", "arrow", which, rest);
+}
+
+/// Parquet click logs (the page reader of the streamed fits and the general reader).
+pub fn parquet(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else { return };
+    columnar_log("parquet", "parquet", which, rest);
+}
+
+/// Subtopic judgements `topic subtopic docno grade`, through their public entry points: a
+/// scenario's `subtopic_qrels` (loaded onto its TREC collection) and `eval --subtopics` /
+/// `--subtopic-weights` (added to judgements). The input is split at the first NUL into the
+/// qrels and the subtopic file.
+pub fn subtopic_qrels(data: &[u8]) {
+    let (qrels, subtopics) = split2(data);
+    let dir = std::env::temp_dir().join(format!("serpsim-fuzz-{}-subtopics", std::process::id()));
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).expect("the temporary directory is writable");
+    write("qrels", qrels);
+    write("subtopics", subtopics);
+    write("run", b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 a 1 1.0 r\n");
+    let scenario = "[collection]\nsource = \"trec\"\nqrels = \"qrels\"\nruns = [\"run\"]\nsubtopic_qrels = \"subtopics\"\n\n\
+                    [[profiles]]\nname = \"p\"\ncontinuation = { model = \"rbp\", p = 0.8 }\n";
+    if let Ok(s) = crate::scenario::Scenario::parse(scenario, "fuzz.toml") {
+        let _ = s.load(&dir);
+    }
+    if let Ok(mut j) = crate::metrics::Judgements::read(&dir.join("qrels")) {
+        if let Ok(text) = std::str::from_utf8(subtopics) {
+            let _ = j.clone().add_subtopics(text, "subtopics");
+            let _ = j.add_subtopic_weights(text, "subtopics");
+        }
+    }
+}
+
+/// Relevance labels (`clicks fit --labels FILE --label-format F`) in every layout. The first
+/// byte picks the layout and the options.
+pub fn labels(data: &[u8]) {
+    use crate::clickmodels::labels::{read_labels, LabelFormat, LabelOptions};
+    let Some((&which, rest)) = data.split_first() else { return };
+    let format = match which % 6 {
+        0 => LabelFormat::new("trec", None, false),
+        1 => LabelFormat::new("yandex", None, false),
+        2 => LabelFormat::new("tiangong", None, false),
+        3 => LabelFormat::new("tsv", Some("query=1,doc=2,label=3"), which & 0x40 != 0),
+        4 => LabelFormat::new("csv", Some("query=1,region=2,doc=3,label=4"), which & 0x40 != 0),
+        _ => LabelFormat::new("whitespace", Some("query=2,doc=1,label=3"), false),
+    };
+    let Ok(format) = format else { return };
+    let opts = if which & 0x80 != 0 { LabelOptions::new(format).with(Some(-1), Some(0), Some("0:0,1:1,2:1,3:2")) } else { Ok(LabelOptions::new(format)) };
+    let Ok(opts) = opts else { return };
+    let _ = with_file("labels", "", rest, |p| read_labels(p, &opts));
 }

@@ -50,6 +50,26 @@ pub const MAX_SESSIONS: u64 = 10_000_000;
 pub const MAX_SEGMENTS: u64 = 10_000;
 /// Displayed segments of a whole synthetic suggestion log (sessions * queries * segments).
 pub const MAX_LOG_SEGMENTS: u64 = 10_000_000;
+/// Gaze sampling rate of a synthetic study (Hz): the fastest trackers record at 2,000 Hz.
+pub const MAX_SAMPLE_RATE_HZ: f64 = 10_000.0;
+/// Gaze samples of one synthetic study session (held in memory with its ASC text: about 64
+/// bytes each), estimated by [`crate::study::synthetic::StudyConfig::size_estimates`].
+pub const MAX_SESSION_SAMPLES: u64 = 10_000_000;
+/// Gaze samples of a whole synthetic study (its ASC files: about 40 bytes each).
+pub const MAX_STUDY_SAMPLES: u64 = 1_000_000_000;
+/// Clock of one synthetic study session in milliseconds (10^11 ms is 3 years): keeps the
+/// sample clock far from where adding a sample interval no longer changes it.
+pub const MAX_SESSION_MS: f64 = 1e11;
+/// AOI boxes of a whole synthetic study (held in memory until the end), worst case.
+pub const MAX_STUDY_AOIS: u64 = 10_000_000;
+/// Suggestions of a whole synthetic suggestion log (sessions * queries * candidates).
+pub const MAX_LOG_SUGGESTIONS: u64 = 10_000_000;
+/// Result entries of a generated click log (`clicks generate`: sessions * SERP length).
+pub const MAX_GENERATED_RESULTS: u64 = 20_000_000_000;
+/// Instances per topic and interface of a synthetic sublist log (`sublists gen-log`).
+pub const MAX_LOG_INSTANCES: u64 = 1_000_000;
+/// Events of a synthetic sublist log, worst case (held in memory, then written).
+pub const MAX_LOG_EVENTS: u64 = 50_000_000;
 /// Largest cost, gain, time, budget or other non-negative magnitude of a scenario
 /// (seconds, effort units or gain units): 10^9 seconds is 31 years, so a larger value is a
 /// typing error, and sums of many such values stay far from overflow.
@@ -96,6 +116,44 @@ pub fn check_product(context: &str, keys: &str, factors: &[u64], max: u64, what:
     }
 }
 
+/// Refuses an estimated size above `max`: ``CONTEXT: key `KEYS`: an estimated N WHAT (about
+/// SIZE) is above the upper bound of MAX``, where SIZE is `estimate * bytes_each` in readable
+/// units (left out when `bytes_each` is 0). `keys` names the knobs the estimate comes from.
+///
+/// ```
+/// let err = serpsim::limits::check_estimate("study synth", "sample_rate_hz * session length", 2.5e7, 10_000_000, "gaze samples per session", 64.0).unwrap_err();
+/// assert_eq!(err.to_string(), "study synth: key `sample_rate_hz * session length`: an estimated 25000000 gaze samples per session (about 1.6 GB) is above the upper bound of 10000000");
+/// ```
+pub fn check_estimate(context: &str, keys: &str, estimate: f64, max: u64, what: &str, bytes_each: f64) -> Result<()> {
+    if estimate.is_finite() && estimate <= max as f64 {
+        return Ok(());
+    }
+    let n = if estimate.is_finite() && estimate < 1e19 { format!("{}", estimate.ceil() as u64) } else { format!("{estimate:e}") };
+    let size = if bytes_each > 0.0 { format!(" (about {})", human_bytes(estimate * bytes_each)) } else { String::new() };
+    Err(Error::config(context, keys, format!("an estimated {n} {what}{size} is above the upper bound of {max}")))
+}
+
+/// `bytes` as `1.6 GB` (powers of 1000, two significant digits).
+pub fn human_bytes(bytes: f64) -> String {
+    if !bytes.is_finite() {
+        return "more than any disk".into();
+    }
+    let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut v = bytes;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < units.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{} bytes", v.round())
+    } else if v < 10.0 {
+        format!("{v:.1} {}", units[u])
+    } else {
+        format!("{v:.0} {}", units[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +170,19 @@ mod tests {
         let e = check_product("s", "a * b", &[1000, 1001], 1_000_000, "x").unwrap_err().to_string();
         assert!(e.contains("1001000 is above the upper bound of 1000000"), "{e}");
         assert!(check_product("s", "a * b", &[1000, 1000], 1_000_000, "x").is_ok());
+    }
+
+    #[test]
+    fn estimates_name_the_estimate_its_size_and_the_bound() {
+        // Hand-computed: 3e9 samples * 40 bytes = 1.2e11 bytes = 120 GB.
+        let e = check_estimate("c", "k", 3e9, 1_000_000_000, "gaze samples", 40.0).unwrap_err().to_string();
+        assert_eq!(e, "c: key `k`: an estimated 3000000000 gaze samples (about 120 GB) is above the upper bound of 1000000000");
+        assert!(check_estimate("c", "k", 1e9, 1_000_000_000, "x", 1.0).is_ok());
+        let e = check_estimate("c", "k", f64::INFINITY, 10, "x", 0.0).unwrap_err().to_string();
+        assert!(e.contains("an estimated inf x is above the upper bound of 10"), "{e}");
+        let e = check_estimate("c", "k", f64::NAN, 10, "x", 0.0).unwrap_err().to_string();
+        assert!(e.contains("NaN"), "{e}");
+        assert_eq!(human_bytes(999.0), "999 bytes");
+        assert_eq!(human_bytes(1.6e9), "1.6 GB");
     }
 }

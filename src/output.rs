@@ -236,6 +236,27 @@ fn clean_leftovers(parent: &Path, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Removes the temporary files and directories `PREFIX{PID}-...` in `parent` whose process
+/// PID no longer runs (left by a killed run; a run that ends, fails or is interrupted removes
+/// its own). Only on Linux, where a process's liveness is known (`/proc/PID`). Used for the
+/// parse-once spill files (`.serpsim-sessions-PID-N.bin`); the shard directories of a sharded
+/// fit have their own copy of this rule (`clickmodels::sharded`).
+pub fn remove_stale_temps(parent: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(prefix) else { continue };
+        let pid = rest.split(['-', '.']).next().unwrap_or("");
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
+            continue;
+        }
+        if cfg!(target_os = "linux") && !process_alive(pid) {
+            let path = e.path();
+            let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        }
+    }
+}
+
 /// Whether process `pid` (decimal) is running (Linux: `/proc/PID` exists; elsewhere assumed).
 fn process_alive(pid: &str) -> bool {
     if cfg!(target_os = "linux") {

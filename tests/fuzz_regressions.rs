@@ -43,3 +43,23 @@ fn study_regressions() {
 fn config_regressions() {
     replay("config", serpsim::fuzzing::config);
 }
+
+#[test]
+fn arrow_ipc_regressions() {
+    replay("arrow_ipc", serpsim::fuzzing::arrow_ipc);
+}
+
+#[test]
+fn parquet_regressions() {
+    replay("parquet", serpsim::fuzzing::parquet);
+}
+
+#[test]
+fn subtopic_qrels_regressions() {
+    replay("subtopic_qrels", serpsim::fuzzing::subtopic_qrels);
+}
+
+#[test]
+fn labels_regressions() {
+    replay("labels", serpsim::fuzzing::labels);
+}

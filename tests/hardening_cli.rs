@@ -12,6 +12,7 @@ mod common;
 
 use common::{root, serpsim as bin};
 use sha2::{Digest, Sha256};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
@@ -598,6 +599,66 @@ fn every_knob_has_an_upper_bound() {
             s(&["suggest", "generate", "--config", &study_cfg(5, "sessions = 100000\nqueries = 10\nsegments = 100"), "--out", &out]),
             vec!["sessions * queries * segments", "100000000", "upper bound of 10000000"],
         ),
+        // Issue 42: every generator knob, and the products that size memory or the output
+        // (bounds from docs/reliability.md's table; estimates checked by their unit tests).
+        (
+            s(&["study", "synth", "--config", &study_cfg(6, "sample_rate_hz = 9223372036854775807"), "--out", &out]),
+            // The TOML integer 2^63 - 1 read as an f64 (2^63) and printed with Rust's shortest
+            // round-trip digits: 9223372036854776000.
+            vec!["sample_rate_hz", "9223372036854776000", "upper bound of 10000"],
+        ),
+        (s(&["study", "synth", "--config", &study_cfg(7, "sample_rate_hz = 1e6"), "--out", &out]), vec!["sample_rate_hz", "1000000", "upper bound of 10000"]),
+        (
+            s(&["study", "synth", "--config", &study_cfg(8, "sample_rate_hz = 10000\nserp_look_ms = 1000000"), "--out", &out]),
+            vec!["sample_rate_hz * session length", "gaze samples per session", "GB)", "upper bound of 10000000"],
+        ),
+        (
+            s(&[
+                "study",
+                "synth",
+                "--config",
+                &study_cfg(9, "participants = 2000\ntasks = 1\nqueries = 1\nmax_pages = 1\npage_size = 1\ntokens_per_result = 1\nsample_rate_hz = 10000\nserp_look_ms = 100000"),
+                "--out",
+                &out,
+            ]),
+            vec!["participants * tasks", "gaze samples of the whole study", "GB)", "upper bound of 1000000000"],
+        ),
+        (
+            s(&[
+                "study",
+                "synth",
+                "--config",
+                &study_cfg(10, "participants = 1\ntasks = 1\nqueries = 100\nmax_pages = 100\ndocument_ms = 1000000000\nclick = [1.0, 1.0]"),
+                "--out",
+                &out,
+            ]),
+            vec!["ms of a session's clock", "upper bound of 100000000000"],
+        ),
+        (
+            s(&["study", "synth", "--config", &study_cfg(11, "participants = 1000\ntasks = 100\nqueries = 10\nmax_pages = 10"), "--out", &out]),
+            vec!["tokens_per_result + 1", "AOI boxes", "upper bound of 10000000"],
+        ),
+        (s(&["study", "synth", "--config", &study_cfg(12, "mean_extra_ms = 1e10"), "--out", &out]), vec!["mean_extra_ms", "10000000000", "upper bound of 1e9"]),
+        (
+            s(&["study", "synth", "--config", &study_cfg(13, "query_duration_factor = 1e10"), "--out", &out]),
+            vec!["query_duration_factor", "10000000000", "upper bound of 1e9"],
+        ),
+        (
+            s(&["clicks", "generate", "--sessions", "1000000000", "--serp-len", "21", "--candidates", "21", "--out", &d("g.txt")]),
+            vec!["--sessions * --serp-len", "21000000000 results", "GB)", "upper bound of 20000000000"],
+        ),
+        (
+            s(&["suggest", "generate", "--config", &study_cfg(14, "sessions = 100000\nqueries = 10\ncandidates = 11\nsegments = 1"), "--out", &out]),
+            vec!["sessions * queries * candidates", "11000000", "upper bound of 10000000"],
+        ),
+        (s(&["sublists", "gen-log", "--log", &d("gl.csv"), "--rlr-instances", "100000000000"]), vec!["--rlr-instances", "100000000000", "upper bound of 1000000"]),
+        (s(&["sublists", "gen-log", "--log", &d("gl.csv"), "--basic-instances", "1000001"]), vec!["--basic-instances", "1000001", "upper bound of 1000000"]),
+        (
+            s(&["sublists", "gen-log", "--log", &d("gl.csv"), "--rlr-instances", "1000000", "--basic-instances", "1000000"]),
+            vec!["topics * (--rlr-instances + --basic-instances)", "events of the log", "upper bound of 50000000"],
+        ),
+        (s(&["sublists", "gen-log", "--log", &d("gl.csv"), "--lambda-sigma", "1e9"]), vec!["--lambda-sigma", "1000000000", "upper bound of 10"]),
+        (s(&["sublists", "gen-log", "--log", &d("gl.csv"), "--lambda", "1e10"]), vec!["--lambda", "10000000000", "upper bound of 1e9"]),
         (s(&["wordnet", "lch", "dog", "cat", "--wordnet", &wn.display().to_string()]), vec!["index.noun:", "synset_cnt 4294967296", "upper bound of"]),
         (
             s(&["simulate", &scen(1, "", "", "", &[]), "--replicates", "1000000001", "--out", &out]),
@@ -801,4 +862,79 @@ fn killed_eval_with_compare_and_agreement_leaves_one_set() {
         a
     };
     kill_file_set_at_several_points(&args, &outs);
+}
+
+/// Spill files of the parse-once store (`.serpsim-sessions-PID-N.bin`) under `tmp`.
+fn spill_files(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".serpsim-sessions-")).collect()
+}
+
+#[test]
+fn a_killed_fit_that_spills_leaves_no_spill_file() {
+    // Issue 42: a SIGKILLed `clicks fit` whose kept sessions went to the spill file left
+    // `.serpsim-sessions-PID-N.bin` in TMPDIR for good. A project-made log (`clicks
+    // generate`), a budget of 0 (every session spilled), no sharding, many EM passes: the fit
+    // is killed once its spill file is open (seen in /proc/PID/fd), and TMPDIR must then hold
+    // no spill file.
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let log = dir.path().join("log.txt").display().to_string();
+    let o = bin().args(["--quiet", "clicks", "generate", "--sessions", "300000", "--queries", "2000", "--docs", "20000", "--out", &log]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let model = dir.path().join("m.json").display().to_string();
+    let args = [
+        "--quiet",
+        "clicks",
+        "fit",
+        "--model",
+        "dbn",
+        "--train",
+        &log,
+        "--memory-budget",
+        "0",
+        "--shards",
+        "0",
+        "--iterations",
+        "1000",
+        "--tolerance",
+        "0",
+        "--out",
+        &model,
+    ];
+    let mut child = bin().args(args).env("TMPDIR", &tmp).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let fd_dir = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let t0 = std::time::Instant::now();
+    let spilling = loop {
+        let open = std::fs::read_dir(&fd_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().contains(".serpsim-sessions-")));
+        if open || t0.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+            break open;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    // SAFETY: sending a signal to our own child process by its pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(spilling, "the fit never opened a spill file (exit {status:?}): {err}");
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{err}");
+    assert_eq!(spill_files(&tmp), Vec::<String>::new(), "a killed fit left its spill file");
+    // A spill file left by a process that no longer runs (a kill between creating and
+    // unlinking it, or an earlier version) is removed by the next fit that keeps sessions.
+    let stale = tmp.join(format!(".serpsim-sessions-{}-0.bin", child.id()));
+    std::fs::write(&stale, b"left by a killed run").unwrap();
+    let o = bin()
+        .args(["--quiet", "clicks", "fit", "--model", "dbn", "--train", &log, "--memory-budget", "0", "--shards", "0", "--iterations", "2", "--out", &model])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(spill_files(&tmp), Vec::<String>::new(), "the stale spill file was not removed");
 }

@@ -218,6 +218,18 @@ impl ManyPairs {
         if self.serp_len == 0 || self.serp_len > self.candidates {
             return bad("--serp-len", format!("{} must be between 1 and --candidates ({})", self.serp_len, self.candidates));
         }
+        // The log's size: a line per session, its query and `serp_len` document ids (decimal,
+        // below --queries and --docs) with separators, and a few clicks.
+        let digits = |n: u64| n.max(2).ilog10() as f64 + 1.0;
+        let line = digits(self.queries) + 4.0 + self.serp_len as f64 * (digits(self.docs) + 1.0);
+        limits::check_estimate(
+            ctx,
+            "--sessions * --serp-len",
+            self.sessions as f64 * self.serp_len as f64,
+            limits::MAX_GENERATED_RESULTS,
+            "results in the log",
+            line / self.serp_len as f64,
+        )?;
         if self.docs < self.candidates as u64 {
             return bad("--docs", format!("{} is fewer than --candidates ({}): a query's candidates are distinct documents", self.docs, self.candidates));
         }
@@ -511,6 +523,13 @@ mod tests {
             (ManyPairs { zipf: f64::NAN, ..small() }, "--zipf"),
             (ManyPairs { reorder: 1.5, ..small() }, "--reorder"),
             (ManyPairs { queries: 0, ..small() }, "--queries"),
+            // Issue 42: the log's size. 10^9 sessions * 21 results = 2.1 * 10^10 results; a line
+            // of 4 (digits of --queries 5000) + 4 + 21 * (6 + 1) (digits of --docs 100000, and a
+            // comma) = 155 bytes, so 1.55 * 10^11 bytes: hand-computed 155 GB.
+            (
+                ManyPairs { sessions: MAX_SESSIONS, serp_len: 21, candidates: 21, ..small() },
+                "key `--sessions * --serp-len`: an estimated 21000000000 results in the log (about 155 GB) is above the upper bound of 20000000000",
+            ),
         ];
         for (g, want) in cases {
             let e = g.write(&mut Vec::new(), &mut |_| {}).unwrap_err().to_string();

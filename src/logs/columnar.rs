@@ -493,6 +493,10 @@ fn open_arrow(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [Opt
     macro_rules! build {
         ($reader:expr, $head:expr) => {{
             let mut r = $reader;
+            // The IPC reader slices buffers at the offsets a message states before it
+            // validates anything (a corrupt offset panics in arrow-buffer): check them first.
+            check_ipc(&mut r, is_file($head)).map_err(|why| Error::Invalid(format!("{name}: not a readable Arrow IPC file: {why}")))?;
+            r.rewind().map_err(|e| Error::io(name, e))?;
             if is_file($head) {
                 let schema = FileReader::try_new(&mut r, None).map_err(corrupt)?.schema();
                 let (keep, cols) = projected(&schema)?;
@@ -521,6 +525,132 @@ fn open_arrow(name: &str, src: Source, map: &ColumnMap) -> Result<(Batches, [Opt
     })
 }
 
+/// `text` on one line (the flatbuffers verifier's messages span lines).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Checks the framing of an Arrow IPC file (`file`: the `ARROW1` file format, else the
+/// stream format) without decoding any data: every message lies inside the input, its
+/// metadata is a valid flatbuffer, and every buffer and node of a record batch or dictionary
+/// batch lies inside the message body with non-negative sizes. The arrow-ipc reader assumes
+/// all of this (it slices buffers, and unwraps block sizes, before validating), so a corrupt
+/// file would otherwise panic inside it; the arrays themselves are then validated by the
+/// reader (`ArrayData` validation is on).
+fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::result::Result<(), String> {
+    use std::io::SeekFrom;
+    let len = r.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    let read_at = |r: &mut R, at: u64, n: u64| -> std::result::Result<Vec<u8>, String> {
+        if at.checked_add(n).is_none_or(|end| end > len) {
+            return Err(format!("a message at byte {at} of {n} bytes runs past the end of the input ({len} bytes)"));
+        }
+        r.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+        let mut buf = vec![0u8; n as usize];
+        r.read_exact(&mut buf).map_err(|e| e.to_string())?;
+        Ok(buf)
+    };
+    // One encapsulated message's metadata (`meta`: continuation marker, length, flatbuffer)
+    // against a body of `body` bytes.
+    let check_message = |meta: &[u8], body: u64, at: u64| -> std::result::Result<(), String> {
+        let fb = match meta {
+            [0xff, 0xff, 0xff, 0xff, _, _, _, _, rest @ ..] => rest,
+            [_, _, _, _, rest @ ..] => rest,
+            _ => return Err(format!("the message at byte {at} is shorter than its header")),
+        };
+        let m = arrow_ipc::root_as_message(fb).map_err(|e| format!("the message at byte {at} is not a valid IPC message ({})", one_line(&e.to_string())))?;
+        if m.bodyLength() < 0 || m.bodyLength() as u64 > body {
+            return Err(format!("the message at byte {at} declares a body of {} bytes, more than the {body} there are", m.bodyLength()));
+        }
+        let batch = match m.header_type() {
+            arrow_ipc::MessageHeader::RecordBatch => m.header_as_record_batch(),
+            arrow_ipc::MessageHeader::DictionaryBatch => m.header_as_dictionary_batch().and_then(|d| d.data()),
+            _ => None,
+        };
+        if let Some(b) = batch {
+            if b.length() < 0 {
+                return Err(format!("the record batch at byte {at} has {} rows", b.length()));
+            }
+            for buf in b.buffers().into_iter().flatten() {
+                // Buffers start at multiples of 8 bytes in the body (the IPC format's alignment).
+                if buf.offset() < 0 || buf.offset() % 8 != 0 || buf.length() < 0 || (buf.offset() as u64).saturating_add(buf.length() as u64) > body {
+                    return Err(format!(
+                        "the record batch at byte {at} has a buffer at offset {} of {} bytes outside its body of {body} bytes",
+                        buf.offset(),
+                        buf.length()
+                    ));
+                }
+            }
+            for node in b.nodes().into_iter().flatten() {
+                if node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length() {
+                    return Err(format!("the record batch at byte {at} has a column of {} values with {} nulls", node.length(), node.null_count()));
+                }
+            }
+        }
+        Ok(())
+    };
+    if file {
+        // Footer: `... FOOTER footer_len:i32 "ARROW1"`.
+        if len < 16 {
+            return Err("the file is too short for an Arrow IPC file".into());
+        }
+        let tail = read_at(r, len - 10, 10)?;
+        let footer_len = i32::from_le_bytes(tail[..4].try_into().expect("4 bytes"));
+        if &tail[4..] != b"ARROW1" || footer_len < 0 || footer_len as u64 > len - 10 {
+            return Err("the footer is missing or damaged".into());
+        }
+        let footer = read_at(r, len - 10 - footer_len as u64, footer_len as u64)?;
+        let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| format!("the footer is not valid ({})", one_line(&e.to_string())))?;
+        for block in footer.dictionaries().into_iter().flatten().chain(footer.recordBatches().into_iter().flatten()) {
+            let (at, meta, body) = (block.offset(), block.metaDataLength(), block.bodyLength());
+            if at < 0 || meta < 8 || body < 0 {
+                return Err(format!("a block of the footer has offset {at}, metadata length {meta} and body length {body}"));
+            }
+            let (at, meta, body) = (at as u64, meta as u64, body as u64);
+            if at.saturating_add(meta).saturating_add(body) > len {
+                return Err(format!("the block at byte {at} runs past the end of the file ({len} bytes)"));
+            }
+            let m = read_at(r, at, meta)?;
+            check_message(&m, body, at)?;
+        }
+        Ok(())
+    } else {
+        let mut at = 0u64;
+        while at < len {
+            let mut head = read_at(r, at, 4.min(len - at))?;
+            if head.len() < 4 {
+                return Err(format!("the message at byte {at} is shorter than its header"));
+            }
+            let mut skip = 4;
+            if head == [0xff; 4] {
+                head = read_at(r, at + 4, 4.min(len - at - 4))?;
+                if head.len() < 4 {
+                    return Err(format!("the message at byte {at} is shorter than its header"));
+                }
+                skip = 8;
+            }
+            let meta_len = i32::from_le_bytes(head[..].try_into().expect("4 bytes"));
+            if meta_len == 0 {
+                return Ok(()); // end of stream
+            }
+            if meta_len < 0 {
+                return Err(format!("the message at byte {at} has a metadata length of {meta_len}"));
+            }
+            let meta = read_at(r, at, skip + meta_len as u64)?;
+            let fb = &meta[skip as usize..];
+            let m =
+                arrow_ipc::root_as_message(fb).map_err(|e| format!("the message at byte {at} is not a valid IPC message ({})", one_line(&e.to_string())))?;
+            let body = u64::try_from(m.bodyLength()).map_err(|_| format!("the message at byte {at} has a body length of {}", m.bodyLength()))?;
+            let end = (at + skip + meta_len as u64).saturating_add(body);
+            if end > len {
+                return Err(format!("the message at byte {at} runs past the end of the input ({len} bytes)"));
+            }
+            check_message(&meta, body, at)?;
+            at = end;
+        }
+        Ok(())
+    }
+}
+
 /// Reads every row of a Parquet or Arrow IPC log, calling `f` on each session in file order.
 /// With `skip_bad_rows`, bad rows are counted and skipped; a file that cannot be decoded
 /// stops the read either way.
@@ -535,17 +665,17 @@ pub(crate) fn for_each_row(
     let name = input.name().to_string();
     let src = source(input)?;
     // The decoders are third-party code: a panic on a corrupt file becomes an error.
-    let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match container {
+    let opened = crate::error::catch_decoder_panic(|| match container {
         Container::Parquet => open_parquet(&name, src, map),
         Container::Arrow => open_arrow(&name, src, map),
-    }))
+    })
     .unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: not a readable {container} file (the decoder failed)"))));
     let (mut batches, cols) = opened?;
     let mut s = SessionBuf::default();
     let mut order = Vec::new();
     let mut row = 0usize;
     loop {
-        let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| batches.next()));
+        let next = crate::error::catch_decoder_panic(|| batches.next());
         let batch = match next {
             Ok(None) => break,
             Ok(Some(Ok(b))) => b,

@@ -107,13 +107,13 @@ pub(crate) fn pass(path: &Path, format: &Format, skip_bad_lines: bool, vocab: &m
     }
     // The decoder is third-party code: a panic on a corrupt file becomes an error (the
     // vocabulary may then hold ids of the rows before; the run fails and writes nothing).
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Option<ReadReport>> {
+    let run = crate::error::catch_decoder_panic(|| -> Result<Option<ReadReport>> {
         let Ok(reader) = SerializedFileReader::new(file) else { return Ok(None) };
         let Some(leaves) = plan(&name, &reader, &map)? else { return Ok(None) };
         let mut report = ReadReport { format: Some(Format::Columnar(Container::Parquet, map.clone())), ..Default::default() };
         read_all(&name, &reader, &leaves, vocab, &mut report, f)?;
         Ok(Some(report))
-    }));
+    });
     match run {
         Ok(Ok(Some(report))) => super::read::finish(&name, report).map(Some),
         Ok(other) => other,
@@ -367,9 +367,10 @@ impl Cursor {
         }
     }
 
-    /// Complete rows not yet handed out.
+    /// Complete rows not yet handed out (`open` only holds back a row there is: a chunk whose
+    /// first page has no values has none).
     fn ready(&self) -> usize {
-        self.lens.len() - self.row_at - usize::from(self.open)
+        self.lens.len().saturating_sub(self.row_at + usize::from(self.open))
     }
 
     /// The next row: its length, its mark and the index of its first value in `vals`.

@@ -13,7 +13,12 @@
 //! **Memory.** Blocks stay in memory while their total is at most the budget
 //! ([`DEFAULT_MEMORY_BUDGET`], at most [`MAX_MEMORY_BUDGET`]); the first block that would
 //! exceed it moves every block to a spill file in the temporary directory (or a given one),
-//! and every later block is appended there. The spill file is removed when the store is
+//! and every later block is appended there. On Unix the spill file is unlinked as soon as it
+//! is created and then used through its open handle (positional reads, safe from several
+//! threads), so the operating system frees it when the process ends, however it ends (a
+//! SIGKILL included, issue 42); a run that is killed in the microseconds between creating and
+//! unlinking it leaves a `.serpsim-sessions-PID-N.bin` that the next run that keeps sessions removes
+//! ([`crate::output::remove_stale_temps`]). Elsewhere the file is removed when the store is
 //! dropped (success or error) and, being registered with [`crate::output`], on Ctrl-C.
 //! Memory is then the budget plus the blocks being read by the worker threads.
 //!
@@ -190,9 +195,11 @@ struct Block {
     sessions: u64,
 }
 
-/// The spill file: removed when dropped, and on Ctrl-C (registered with [`crate::output`]).
+/// The spill file: on Unix already unlinked (the handle is all there is); elsewhere removed
+/// when dropped, and on Ctrl-C (registered with [`crate::output`]).
 #[derive(Debug)]
 struct Spill {
+    /// Where it was created (for messages).
     path: PathBuf,
     file: std::fs::File,
     len: u64,
@@ -200,10 +207,15 @@ struct Spill {
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        crate::output::forget_temp(&self.path);
+        if cfg!(not(unix)) {
+            let _ = std::fs::remove_file(&self.path);
+            crate::output::forget_temp(&self.path);
+        }
     }
 }
+
+/// The prefix of spill file names, `.serpsim-sessions-PID-N.bin`.
+const SPILL_PREFIX: &str = ".serpsim-sessions-";
 
 /// Interned sessions of a log, in memory up to a budget and in a spill file beyond it (see
 /// the module).
@@ -219,8 +231,10 @@ pub struct StoredSessions {
 }
 
 impl StoredSessions {
-    /// An empty store.
+    /// An empty store. Spill files of killed runs left in its spill directory are removed
+    /// first ([`crate::output::remove_stale_temps`]).
     pub fn new(cfg: StoreConfig) -> Self {
+        crate::output::remove_stale_temps(&cfg.spill_dir.clone().unwrap_or_else(std::env::temp_dir), SPILL_PREFIX);
         StoredSessions { cfg, blocks: Vec::new(), sessions: 0, max_len: 0, bytes: 0, memory: 0, spill: None }
     }
 
@@ -291,11 +305,19 @@ impl StoredSessions {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = self.cfg.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-        let path = dir.join(format!(".serpsim-sessions-{}-{}.bin", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        let path = dir.join(format!("{SPILL_PREFIX}{}-{}.bin", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         crate::output::register_temp(&path);
         let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path);
         match file {
             Ok(file) => {
+                // Unlinked at once: the open handle keeps the data, and the operating system
+                // frees it when the process ends, however it ends.
+                #[cfg(unix)]
+                {
+                    let removed = std::fs::remove_file(&path);
+                    crate::output::forget_temp(&path);
+                    removed.map_err(|e| Error::io(&path, e))?;
+                }
                 self.spill = Some(Spill { path, file, len: 0 });
                 Ok(())
             }
@@ -314,13 +336,19 @@ impl StoredSessions {
         match &self.blocks[i].data {
             Data::Memory(b) => Ok(std::borrow::Cow::Borrowed(b)),
             Data::Disk { offset, len } => {
-                use std::io::{Read, Seek, SeekFrom};
                 let spill = self.spill.as_ref().expect("spilled blocks have a spill file");
-                // A handle per read, so parts can be read on several threads at once.
-                let mut file = std::fs::File::open(&spill.path).map_err(|e| Error::io(&spill.path, e))?;
-                file.seek(SeekFrom::Start(*offset)).map_err(|e| Error::io(&spill.path, e))?;
                 let mut bytes = vec![0u8; *len];
-                file.read_exact(&mut bytes).map_err(|e| Error::io(&spill.path, e))?;
+                // Positional reads on the one handle (the file has no name any more), so parts
+                // can be read on several threads at once.
+                #[cfg(unix)]
+                std::os::unix::fs::FileExt::read_exact_at(&spill.file, &mut bytes, *offset).map_err(|e| Error::io(&spill.path, e))?;
+                #[cfg(not(unix))]
+                {
+                    use std::io::{Read, Seek, SeekFrom};
+                    let mut file = std::fs::File::open(&spill.path).map_err(|e| Error::io(&spill.path, e))?;
+                    file.seek(SeekFrom::Start(*offset)).map_err(|e| Error::io(&spill.path, e))?;
+                    file.read_exact(&mut bytes).map_err(|e| Error::io(&spill.path, e))?;
+                }
                 Ok(std::borrow::Cow::Owned(bytes))
             }
         }
@@ -483,9 +511,38 @@ mod tests {
             }
             assert_eq!(st.spill_path().is_some(), budget < u64::MAX, "block {block} budget {budget}");
             assert!(st.memory_bytes() <= budget);
+            // The spill file has no name while the store is alive (unlinked after opening, so
+            // that a SIGKILL cannot leave it behind; issue 42), and the replays above read it.
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "block {block} budget {budget}");
         }
         // Every spill file was removed with its store.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn spill_files_of_dead_processes_are_removed_by_the_next_store() {
+        // A dead PID: a child that has exited and been waited for (its /proc entry is gone).
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(format!(".serpsim-sessions-{dead}-0.bin"));
+        // Kept: a live process's file (PID 1 always runs), this process's own, and files
+        // that only look alike.
+        let kept = [
+            dir.path().join(".serpsim-sessions-1-0.bin"),
+            dir.path().join(format!(".serpsim-sessions-{}-7.bin", std::process::id())),
+            dir.path().join(".serpsim-sessions-x-0.bin"),
+            dir.path().join("serpsim-sessions-99999999-0.bin"),
+        ];
+        for p in kept.iter().chain([&stale]) {
+            std::fs::write(p, b"left by a killed run").unwrap();
+        }
+        let _st = StoredSessions::new(StoreConfig { memory_budget: 0, spill_dir: Some(dir.path().to_path_buf()) });
+        assert!(!stale.exists(), "the dead process's spill file is removed");
+        for p in &kept {
+            assert!(p.exists(), "{} is kept", p.display());
+        }
     }
 
     #[test]

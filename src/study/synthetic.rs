@@ -212,16 +212,92 @@ impl StudyConfig {
             ("serp_look_ms", self.serp_look_ms),
             ("document_ms", self.document_ms),
             ("mark_ms", self.mark_ms),
+            ("min_fixation_ms", self.min_fixation_ms),
+            ("saccade_ms", self.saccade_ms),
         ] {
             crate::limits::check_non_negative(c, k, v)?;
         }
+        use crate::limits::{check_estimate, MAX_SAMPLE_RATE_HZ, MAX_SESSION_MS, MAX_SESSION_SAMPLES, MAX_STUDY_AOIS, MAX_STUDY_SAMPLES};
+        if self.sample_rate_hz > MAX_SAMPLE_RATE_HZ {
+            return Err(Error::config(
+                c,
+                "sample_rate_hz",
+                format!("{} is above the upper bound of {MAX_SAMPLE_RATE_HZ} (Hz; the fastest eye trackers record at 2000 Hz)", self.sample_rate_hz),
+            ));
+        }
+        for (k, v) in [("query_duration_factor", self.query_duration_factor), ("query_attention_ratio", self.query_attention_ratio)] {
+            crate::limits::check_non_negative(c, k, v)?;
+        }
+        let size = self.size_estimates();
+        check_estimate(
+            c,
+            "participants * tasks * queries * max_pages * page_size * (tokens_per_result + 1)",
+            size.aois,
+            MAX_STUDY_AOIS,
+            "AOI boxes of the whole study (every page reached), held in memory",
+            150.0,
+        )?;
+        let durations = "queries * max_pages * page_size * tokens_per_result and the durations";
+        check_estimate(c, durations, size.session_ms, MAX_SESSION_MS as u64, "ms of a session's clock", 0.0)?;
+        check_estimate(
+            c,
+            &format!("sample_rate_hz * session length ({durations})"),
+            size.session_samples,
+            MAX_SESSION_SAMPLES,
+            "gaze samples per session (every page reached), held in memory with their ASC text",
+            64.0,
+        )?;
+        check_estimate(
+            c,
+            "sample_rate_hz * session length * participants * tasks",
+            size.session_samples * (self.participants * self.tasks) as f64,
+            MAX_STUDY_SAMPLES,
+            "gaze samples of the whole study (every page reached), written as ASC files",
+            40.0,
+        )?;
         self.screen.validate()
+    }
+
+    /// Upper estimates of what the knobs make the generator produce, each assuming that every
+    /// page is reached and every rank examined (the most a session can hold) and durations at
+    /// their means: see [`StudySize`]. All in `f64`, so no product overflows.
+    pub fn size_estimates(&self) -> StudySize {
+        let f = |n: usize| n as f64;
+        let pages = f(self.queries) * f(self.max_pages);
+        // Fixations per page: the SERP look, a URL line and the fixated tokens per result.
+        let p_token = (self.fixation_prob * self.query_attention_ratio.max(1.0)).min(1.0);
+        let tokens = f(self.tokens_per_result) * p_token;
+        let fixations = 1.0 + f(self.page_size) * (1.0 + tokens);
+        let fixation_ms = self.min_fixation_ms + self.mean_extra_ms;
+        let looking_ms = self.serp_look_ms.max(self.min_fixation_ms) + f(self.page_size) * fixation_ms * (1.0 + tokens * self.query_duration_factor.max(1.0));
+        let recorded_ms = looking_ms + fixations * (self.saccade_ms + self.blink_prob * self.blink_ms);
+        // Each fixation adds at most two samples to its duration's (the rounding of a hold
+        // and a saccade of at least one sample).
+        let page_samples = recorded_ms * self.sample_rate_hz / 1000.0 + 2.0 * fixations;
+        let click = self.click.iter().copied().fold(0.0, f64::max);
+        let page_ms = recorded_ms + 800.0 + f(self.page_size) * click * (400.0 + self.document_ms + self.mark_ms);
+        StudySize {
+            session_samples: pages * page_samples,
+            session_ms: pages * page_ms + f(self.queries) * self.query_ms + 1000.0,
+            aois: f(self.participants) * f(self.tasks) * pages * f(self.page_size) * (f(self.tokens_per_result) + 1.0),
+        }
     }
 
     /// Planted rank-visit probabilities `v_r = continuation^(r-1)`, r = 1..page_size*max_pages.
     pub fn rank_visits(&self) -> Vec<f64> {
         (0..self.page_size * self.max_pages).map(|r| self.continuation.powi(r as i32)).collect()
     }
+}
+
+/// Upper estimates of a synthetic study's size ([`StudyConfig::size_estimates`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StudySize {
+    /// Gaze samples of one session.
+    pub session_samples: f64,
+    /// Length of one session's clock (ms), time on documents included.
+    pub session_ms: f64,
+    /// AOI boxes of the whole study.
+    pub aois: f64,
 }
 
 /// One simulated session (participant × task) with its raw signals.
@@ -557,6 +633,43 @@ mod tests {
     use crate::study::log::StudyLog;
     use crate::study::pipeline::{annotate, session_input, AttentionSource};
     use crate::study::Eye;
+
+    #[test]
+    fn knobs_that_size_the_study_are_bounded() {
+        // Issue 42: bounds from src/limits.rs (docs/reliability.md's table); the estimates are
+        // recomputed by hand for the defaults below.
+        let err = |c: StudyConfig| c.validate().unwrap_err().to_string();
+        let e = err(StudyConfig { sample_rate_hz: 1e6, ..Default::default() });
+        assert!(e.contains("key `sample_rate_hz`: 1000000 is above the upper bound of 10000"), "{e}");
+        let e = err(StudyConfig { sample_rate_hz: 10_000.0, serp_look_ms: 1e6, ..Default::default() });
+        assert!(e.contains("gaze samples per session") && e.contains("upper bound of 10000000"), "{e}");
+        let c = StudyConfig {
+            participants: 2000,
+            tasks: 1,
+            queries: 1,
+            max_pages: 1,
+            page_size: 1,
+            tokens_per_result: 1,
+            sample_rate_hz: 10_000.0,
+            serp_look_ms: 1e5,
+            ..Default::default()
+        };
+        let e = err(c);
+        assert!(e.contains("gaze samples of the whole study") && e.contains("upper bound of 1000000000"), "{e}");
+        let e = err(StudyConfig { participants: 1, tasks: 1, queries: 100, max_pages: 100, document_ms: 1e9, click: vec![1.0, 1.0], ..Default::default() });
+        assert!(e.contains("ms of a session's clock") && e.contains("upper bound of 100000000000"), "{e}");
+        let e = err(StudyConfig { participants: 1000, tasks: 100, queries: 10, max_pages: 10, ..Default::default() });
+        // 1000 * 100 * 10 * 10 pages * 10 results * 13 boxes = 1.3 * 10^9.
+        assert!(e.contains("an estimated 1300000000 AOI boxes"), "{e}");
+        let e = err(StudyConfig { mean_extra_ms: 1e10, ..Default::default() });
+        assert!(e.contains("key `mean_extra_ms`: 10000000000 is above the upper bound of 1e9"), "{e}");
+        // The defaults, by hand: 6 pages of 71 fixations (1 + 10 * (1 + 12 * 0.5)), 28,656 ms
+        // recorded each (1100 + 10 * 250 * (1 + 6 * 1.5) + 71 * 36) -> 6 * (28656 * 0.25 + 142)
+        // = 43,836 samples per session.
+        let size = StudyConfig::default().size_estimates();
+        assert!((size.session_samples - 43_836.0).abs() < 1e-6, "{size:?}");
+        StudyConfig::default().validate().unwrap();
+    }
 
     /// The whole pipeline against the generator's truth: raw samples → I-DT → AOI mapping →
     /// JSONL log → fitted rank visits, P(click | grade), and the query-term attention ratio.

@@ -109,6 +109,13 @@ impl SyntheticSuggestConfig {
             crate::limits::MAX_LOG_SEGMENTS,
             "displayed segments of the whole log, held in memory",
         )?;
+        crate::limits::check_product(
+            ctx,
+            "sessions * queries * candidates",
+            &[self.sessions as u64, self.queries as u64, self.candidates as u64],
+            crate::limits::MAX_LOG_SUGGESTIONS,
+            "suggestions of the whole log, held in memory",
+        )?;
         Ok(())
     }
 }
@@ -389,4 +396,19 @@ fn segments_and_fixations(
         segments.push(Segment { text, fixations: None });
     }
     (segments, fixations)
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_of_the_whole_log_are_bounded() {
+        // Issue 42: sessions * queries * candidates at most 10^7 (src/limits.rs); here
+        // 100,000 * 10 * 11 = 1.1 * 10^7 (segments 1 keeps the segment product at 10^6).
+        let c = SyntheticSuggestConfig { sessions: 100_000, queries: 10, candidates: 11, segments: 1, ..Default::default() };
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("key `sessions * queries * candidates`: the product 11000000 is above the upper bound of 10000000"), "{e}");
+        SyntheticSuggestConfig { candidates: 10, ..c }.validate().unwrap();
+    }
 }

@@ -449,3 +449,44 @@ fn a_row_may_go_on_in_the_next_page() {
     let e = Cursor::new(leaf, Box::new(pages)).fill("t", 1, 0, &mut vocab).unwrap_err().to_string();
     assert!(e.contains("continues no row"), "{e}");
 }
+
+#[test]
+fn a_page_without_values_starts_no_row() {
+    // Hand-made: a v2 data page with no values (levels and values empty) before the pages of
+    // `a_row_may_go_on_in_the_next_page`; the rows are those of that test, [1 2 3], [4 5 6],
+    // [7]. Before the fix, the empty page left `open` set with no row, `ready()` wrapped
+    // around and `next_row` indexed past the rows (the panic of issue 42 at direct.rs:379).
+    let empty = Page::DataPageV2 {
+        buf: bytes::Bytes::new(),
+        num_values: 0,
+        encoding: Encoding::PLAIN,
+        num_nulls: 0,
+        num_rows: 0,
+        def_levels_byte_len: 0,
+        rep_levels_byte_len: 0,
+        is_compressed: false,
+        statistics: None,
+    };
+    let pages = Pages(vec![empty, list_page(&[0, 1, 1, 0, 1], &[1, 2, 3, 4, 5]), list_page(&[1, 0], &[6, 7])].into());
+    let leaf = Leaf {
+        index: 0,
+        name: "docs".into(),
+        role: Role::Docs,
+        kind: Kind::Int { unsigned: false },
+        physical: Physical::INT32,
+        max_def: 1,
+        list_def: 1,
+        repeated: true,
+    };
+    let mut c = Cursor::new(leaf, Box::new(pages));
+    let mut vocab = Vocab::default();
+    c.fill("t", 3, 0, &mut vocab).unwrap();
+    assert_eq!(c.ready(), 3);
+    let mut rows = Vec::new();
+    for _ in 0..3 {
+        let (n, mark, at) = c.next_row();
+        assert_eq!(mark, NO_MARK);
+        rows.push(c.vals[at..at + n].iter().map(|&d| vocab.docs[d as usize].clone()).collect::<Vec<_>>());
+    }
+    assert_eq!(rows, [vec!["1", "2", "3"], vec!["4", "5", "6"], vec!["7"]]);
+}

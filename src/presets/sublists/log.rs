@@ -639,8 +639,42 @@ impl LogGenerator {
         }
     }
 
+    /// Checks the knobs against their bounds (`src/limits.rs`) for `topics`; errors name the
+    /// `sublists gen-log` option.
+    pub fn validate(&self, topics: &[TopicSublists]) -> Result<()> {
+        use crate::limits::{check_count, check_estimate, check_non_negative, MAX_LOG_EVENTS, MAX_LOG_INSTANCES};
+        let ctx = "sublists gen-log";
+        check_non_negative(ctx, "--lambda", self.lambda)?;
+        check_non_negative(ctx, "--lambda-sigma", self.lambda_sigma)?;
+        // exp(sigma z) for a normal z stays finite up to |z| = 70 at sigma 10 (709 / 10).
+        if self.lambda_sigma > 10.0 {
+            return Err(crate::error::Error::config(
+                ctx,
+                "--lambda-sigma",
+                format!("{} is above the upper bound of 10 (a larger log-normal spread makes lambda overflow)", self.lambda_sigma),
+            ));
+        }
+        check_non_negative(ctx, "concentration", self.concentration)?;
+        for (k, v) in [("--rlr-instances", self.rlr_instances), ("--basic-instances", self.basic_instances)] {
+            check_count(ctx, k, v as u64, MAX_LOG_INSTANCES, "task instances per topic")?;
+        }
+        // Worst case per instance: a hover and a click on every result of the longest list,
+        // and a filter or page event before each.
+        let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0) as f64;
+        let instances = topics.len() as f64 * (self.rlr_instances as f64 + self.basic_instances as f64);
+        check_estimate(
+            ctx,
+            "topics * (--rlr-instances + --basic-instances) * documents per topic",
+            instances * (3.0 * max_n + 1.0),
+            MAX_LOG_EVENTS,
+            "events of the log (every result examined and clicked), held in memory",
+            32.0,
+        )
+    }
+
     /// Generates task instances (deterministic in `seed`).
     pub fn generate(&self, topics: &[TopicSublists]) -> Result<Vec<Instance>> {
+        self.validate(topics)?;
         let mut out = Vec::new();
         let max_n = topics.iter().map(|t| t.grades.len()).max().unwrap_or(0);
         let mut scratch = Scratch::default();
@@ -713,6 +747,26 @@ mod tests {
         g[3] = 1;
         g[21] = 1;
         TopicSublists::new("T", g, vec![("a".into(), (0..12).map(|i| 2 * i + 1).collect())]).unwrap()
+    }
+
+    #[test]
+    fn generator_knobs_are_bounded() {
+        // Issue 42: bounds from src/limits.rs (docs/reliability.md's table). The toy topic has
+        // 25 results: worst case 3 * 25 + 1 = 76 events per instance.
+        let topics = vec![toy()];
+        let err = |g: LogGenerator| g.generate(&topics).unwrap_err().to_string();
+        let e = err(LogGenerator { rlr_instances: 1_000_001, ..Default::default() });
+        assert!(e.contains("key `--rlr-instances`: 1000001 is above the upper bound of 1000000"), "{e}");
+        let e = err(LogGenerator { basic_instances: usize::MAX, ..Default::default() });
+        assert!(e.contains("key `--basic-instances`") && e.contains("upper bound of 1000000"), "{e}");
+        // 1 topic * 1,000,000 instances * 76 = 7.6 * 10^7 events.
+        let e = err(LogGenerator { rlr_instances: 1_000_000, basic_instances: 0, ..Default::default() });
+        assert!(e.contains("an estimated 76000000 events") && e.contains("upper bound of 50000000"), "{e}");
+        let e = err(LogGenerator { lambda_sigma: 11.0, ..Default::default() });
+        assert!(e.contains("key `--lambda-sigma`: 11 is above the upper bound of 10"), "{e}");
+        let e = err(LogGenerator { lambda: 1e10, ..Default::default() });
+        assert!(e.contains("key `--lambda`: 10000000000 is above the upper bound of 1e9"), "{e}");
+        LogGenerator::default().generate(&topics).unwrap();
     }
 
     #[test]
