@@ -198,9 +198,16 @@ fn generated_documents(s: &crate::scenario::Scenario) -> u64 {
 /// A columnar click log read both ways: the in-memory reader (`LogData::read`, the general
 /// Arrow-based reader) and the streamed first pass of a fit (`FileSource`, which tries the
 /// page-level Parquet reader first). Bit 0x80 of the selector asks for `--skip-bad-lines`.
+///
+/// Not [`strict`]: a panic inside the third-party decoders that `error::catch_decoder_panic`
+/// catches and refuses as a clean `FILE: reason` error counts as a refusal here, as it does
+/// for the user (no panic text, exit 1). Two are known and not yet prevented by validation
+/// (docs/reliability.md): the parquet crate's general reader on corrupt definition levels
+/// (`fuzz/regressions/parquet/`), and arrow-data on a typed buffer whose length is not a whole
+/// number of elements. A panic that escapes, an abort, a hang or running out of memory is
+/// still a finding.
 fn columnar_log(target: &str, container: &str, which: u8, rest: &[u8]) {
     use crate::logs::{FileSource, Format, LogData, SessionSource};
-    strict();
     let formats: [Format; 2] = [container.parse().expect("a known format"), Format::Auto];
     let format = formats[usize::from(which & 1)].clone();
     let skip = which & 0x80 != 0;
