@@ -21,7 +21,7 @@
 //! shard, parameter and row encodings (executor to executor, and once to the driver).
 
 use crate::arrow_io;
-use crate::errors::{invalid, panic_to_py, to_py};
+use crate::errors::{invalid, panic_to_py, to_py, UInt};
 use arrow_array::{Array, Int64Array, RecordBatch};
 use arrow_pyarrow::FromPyArrow;
 use pyo3::prelude::*;
@@ -300,8 +300,9 @@ impl SparkFit {
     /// A fit of `model` (sdbn, dbn, ubm, ccm, pbm) of `iterations` EM passes (1 for sdbn);
     /// `gamma` fixes DBN's continuation.
     #[new]
-    #[pyo3(signature = (model, iterations=50, gamma=None))]
-    fn new(py: Python<'_>, model: &str, iterations: usize, gamma: Option<f64>) -> PyResult<Self> {
+    #[pyo3(signature = (model, iterations=UInt(50), gamma=None))]
+    fn new(py: Python<'_>, model: &str, iterations: UInt, gamma: Option<f64>) -> PyResult<Self> {
+        let iterations = iterations.usize(py, "spark.ClickModelFit", "iterations")?;
         let kind: serpsim::clickmodels::ModelKind = model.parse().map_err(|e| to_py(py, e))?;
         let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance: 0.0 });
         match (&mut cfg, gamma) {
