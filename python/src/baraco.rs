@@ -2,7 +2,7 @@
 //! on historical clicks (`serpsim compare-rankers`, the same library calls).
 
 use crate::arrow_io::{self, read_batches};
-use crate::errors::{invalid, to_py};
+use crate::errors::{invalid, to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, StringArray};
 use pyo3::prelude::*;
@@ -103,7 +103,7 @@ fn rankings_text(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult
 /// BARACO: the job's result is a record batch `candidate, p_safe, expected_diff, switch,
 /// unseen_share` (the CLI's CSV columns).
 #[pyfunction]
-#[pyo3(signature = (log, production, candidates, epsilon=0.01, delta=0.05, samples=1000, gamma=0.9, depth=10, metric="rrmetric", sampler="inverse-cdf", seed=1, threads=None))]
+#[pyo3(signature = (log, production, candidates, epsilon=0.01, delta=0.05, samples=UInt(1000), gamma=0.9, depth=UInt(10), metric="rrmetric", sampler="inverse-cdf", seed=UInt(1), threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_rankers(
     py: Python<'_>,
@@ -112,14 +112,18 @@ fn compare_rankers(
     candidates: &Bound<'_, PyAny>,
     epsilon: f64,
     delta: f64,
-    samples: usize,
+    samples: UInt,
     gamma: f64,
-    depth: usize,
+    depth: UInt,
     metric: &str,
     sampler: &str,
-    seed: u64,
-    threads: Option<usize>,
+    seed: UInt,
+    threads: Option<UInt>,
 ) -> PyResult<Job> {
+    let samples = samples.usize(py, "compare_rankers", "samples")?;
+    let depth = depth.usize(py, "compare_rankers", "depth")?;
+    let seed = seed.u64(py, "compare_rankers", "seed")?;
+    let threads = crate::errors::opt_usize(py, threads, "compare_rankers", "threads")?;
     let m = Metric::parse(metric).ok_or_else(|| invalid(py, format!("metric: `{metric}` is not rrmetric or dcg")))?;
     let s = match sampler {
         "inverse-cdf" => Sampler::InverseCdf,

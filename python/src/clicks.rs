@@ -2,7 +2,7 @@
 //! save and load (the CLI's JSON format).
 
 use crate::arrow_io;
-use crate::errors::{guard, invalid, to_py};
+use crate::errors::{guard, invalid, to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
@@ -138,7 +138,7 @@ fn grade_map_text(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
 /// Checks the label arguments of `fit` as `serpsim clicks fit` checks its flags (`path` is
 /// `--labels`; `label_format` `None` is trec): `None` when no label file is given.
 #[pyfunction]
-#[pyo3(signature = (path, name=None, label_format=None, label_columns=None, label_header=false, unjudged=None, unjudged_grade=None, grade_map=None, grade_bootstrap=None, seed=1))]
+#[pyo3(signature = (path, name=None, label_format=None, label_columns=None, label_header=false, unjudged=None, unjudged_grade=None, grade_map=None, grade_bootstrap=None, seed=UInt(1)))]
 #[allow(clippy::too_many_arguments)]
 fn labels(
     py: Python<'_>,
@@ -150,9 +150,11 @@ fn labels(
     unjudged: Option<i32>,
     unjudged_grade: Option<i32>,
     grade_map: Option<&Bound<'_, PyAny>>,
-    grade_bootstrap: Option<usize>,
-    seed: u64,
+    grade_bootstrap: Option<UInt>,
+    seed: UInt,
 ) -> PyResult<Option<PyLabels>> {
+    let grade_bootstrap = crate::errors::opt_usize(py, grade_bootstrap, "clicks.labels", "grade_bootstrap")?;
+    let seed = seed.u64(py, "clicks.labels", "seed")?;
     let columns = label_columns.map(|c| columns_text(py, c)).transpose()?;
     let map = grade_map.map(|m| grade_map_text(py, m)).transpose()?;
     let inputs = LabelInputs {
@@ -228,19 +230,21 @@ fn fit_with_labels(cfg: &ModelConfig, opts: EmOptions, data: LogData, labels: Re
 /// Fits `model` on a click-log table, with the per-grade values of `labels` when given.
 /// Returns a job.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=50, tolerance=None, gamma=None, threads=None, labels=None, prior=None))]
+#[pyo3(signature = (log, model, iterations=UInt(50), tolerance=None, gamma=None, threads=None, labels=None, prior=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_table(
     py: Python<'_>,
     log: &Bound<'_, PyAny>,
     model: &str,
-    iterations: usize,
+    iterations: UInt,
     tolerance: Option<f64>,
     gamma: Option<f64>,
-    threads: Option<usize>,
+    threads: Option<UInt>,
     labels: Option<PyRef<'_, PyLabels>>,
     prior: Option<&str>,
 ) -> PyResult<Job> {
+    let iterations = iterations.usize(py, "clicks.fit", "iterations")?;
+    let threads = crate::errors::opt_usize(py, threads, "clicks.fit", "threads")?;
     let cfg = config(py, model, iterations, tolerance, gamma)?;
     let opts = em_options(py, &cfg, prior)?;
     let labels = LabelJob::of(labels);
@@ -284,21 +288,23 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=50, tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior=None))]
+#[pyo3(signature = (path, model, format="yandex", iterations=UInt(50), tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
     path: PathBuf,
     model: &str,
     format: &str,
-    iterations: usize,
+    iterations: UInt,
     tolerance: Option<f64>,
     gamma: Option<f64>,
     skip_bad_lines: bool,
-    threads: Option<usize>,
+    threads: Option<UInt>,
     labels: Option<PyRef<'_, PyLabels>>,
     prior: Option<&str>,
 ) -> PyResult<Job> {
+    let iterations = iterations.usize(py, "clicks.fit", "iterations")?;
+    let threads = crate::errors::opt_usize(py, threads, "clicks.fit", "threads")?;
     let cfg = config(py, model, iterations, tolerance, gamma)?;
     let opts = em_options(py, &cfg, prior)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
@@ -342,18 +348,24 @@ fn fit_posterior(
     model: &str,
     prior: &str,
     level: f64,
-    chains: usize,
-    warmup: usize,
-    samples: usize,
-    thin: usize,
-    seed: u64,
-    draws: usize,
+    chains: UInt,
+    warmup: UInt,
+    samples: UInt,
+    thin: UInt,
+    seed: UInt,
+    draws: UInt,
     gamma: Option<f64>,
     top_examination: Option<f64>,
     exact: bool,
     format: &str,
     skip_bad_lines: bool,
 ) -> PyResult<Job> {
+    let chains = chains.usize(py, "clicks.fit", "chains")?;
+    let warmup = warmup.usize(py, "clicks.fit", "warmup")?;
+    let samples = samples.usize(py, "clicks.fit", "samples")?;
+    let thin = thin.usize(py, "clicks.fit", "thin")?;
+    let seed = seed.u64(py, "clicks.fit", "seed")?;
+    let draws = draws.usize(py, "clicks.fit", "draws")?;
     let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
     let em = config(py, model, 50, Some(0.0), gamma)?;
     let prior: PriorScope = prior.parse().map_err(|e| to_py(py, e))?;
@@ -462,18 +474,25 @@ fn validate_orderings(
     log: Option<&Bound<'_, PyAny>>,
     path: Option<PathBuf>,
     models: Vec<String>,
-    folds: usize,
-    seed: u64,
-    iterations: usize,
+    folds: UInt,
+    seed: UInt,
+    iterations: UInt,
     tolerance: Option<f64>,
-    replicates: usize,
-    bootstrap: usize,
+    replicates: UInt,
+    bootstrap: UInt,
     level: f64,
-    min_pair_sessions: usize,
+    min_pair_sessions: UInt,
     format: &str,
     skip_bad_lines: bool,
-    threads: Option<usize>,
+    threads: Option<UInt>,
 ) -> PyResult<Job> {
+    let folds = folds.usize(py, "clicks.validate_orderings", "folds")?;
+    let seed = seed.u64(py, "clicks.validate_orderings", "seed")?;
+    let iterations = iterations.usize(py, "clicks.validate_orderings", "iterations")?;
+    let replicates = replicates.usize(py, "clicks.validate_orderings", "replicates")?;
+    let bootstrap = bootstrap.usize(py, "clicks.validate_orderings", "bootstrap")?;
+    let min_pair_sessions = min_pair_sessions.usize(py, "clicks.validate_orderings", "min_pair_sessions")?;
+    let threads = crate::errors::opt_usize(py, threads, "clicks.validate_orderings", "threads")?;
     use serpsim::clickmodels::orderings::{shift::shift_robustness, validate_orderings, OrderingsConfig};
     let models: Vec<ModelKind> = models.iter().map(|m| m.parse()).collect::<serpsim::Result<_>>().map_err(|e| to_py(py, e))?;
     // `None`: the library's default tolerance, as `serpsim clicks validate`.
@@ -661,8 +680,10 @@ impl PyClickModel {
 
     /// Simulates `n` sessions per SERP with the CLI's streams (`clicks simulate`): a record
     /// batch (`serp`, `replicate`, `query_id`, `docs`, `clicks`) in the click-log layout.
-    #[pyo3(signature = (serps, n=1, seed=1))]
-    fn simulate(&self, py: Python<'_>, serps: &Bound<'_, PyAny>, n: usize, seed: u64) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (serps, n=UInt(1), seed=UInt(1)))]
+    fn simulate(&self, py: Python<'_>, serps: &Bound<'_, PyAny>, n: UInt, seed: UInt) -> PyResult<Py<PyAny>> {
+        let n = n.usize(py, "ClickModel.simulate", "n")?;
+        let seed = seed.u64(py, "ClickModel.simulate", "seed")?;
         if n == 0 {
             return Err(invalid(py, "n must be at least 1"));
         }

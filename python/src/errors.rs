@@ -1,7 +1,7 @@
 //! serpsim errors as Python exceptions. The classes live in `serpsim/errors.py` so that they
 //! can inherit from both `serpsim.Error` and the matching built-in (`ValueError`, `OSError`).
 
-use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyRuntimeError};
+use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyOverflowError, PyRuntimeError};
 use pyo3::prelude::*;
 
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -49,4 +49,60 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> serpsim::Result<T>) -> PyRes
         Ok(Err(e)) => Err(to_py(py, e)),
         Err(p) => Err(panic_to_py(py, p)),
     }
+}
+
+/// An integer argument that the library takes as unsigned (a count, a seed, a thread count).
+/// pyo3's own conversion to `usize`/`u64` raises a bare `OverflowError` for a negative value
+/// (issue 42: `validate_orderings(folds=-1)`); this takes any Python `int` (anything else is
+/// still pyo3's `TypeError`, naming the argument), and [`UInt::usize`] / [`UInt::u64`] refuse
+/// what does not fit with `serpsim.ConfigError` (a `ValueError`) naming the function and the
+/// argument: ``clicks.validate_orderings: key `folds`: -1 must be a whole number >= 0``. Values
+/// within range go on to the library's bounds, whose messages are the CLI's.
+#[derive(Debug, Clone, Copy)]
+pub struct UInt(pub i128);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for UInt {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match obj.extract::<i128>() {
+            Ok(v) => Ok(UInt(v)),
+            // Beyond i128: kept as its sign, refused by `usize`/`u64` below.
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(UInt(if obj.lt(0)? { i128::MIN } else { i128::MAX })),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl UInt {
+    fn fit<T: TryFrom<i128>>(self, py: Python<'_>, context: &str, key: &str, max: u128) -> PyResult<T> {
+        T::try_from(self.0).map_err(|_| {
+            let v = match self.0 {
+                i128::MIN => "a negative number".to_string(),
+                i128::MAX => "a number".to_string(),
+                v => v.to_string(),
+            };
+            let reason = if self.0 < 0 { format!("{v} must be a whole number >= 0") } else { format!("{v} is above the upper bound of {max}") };
+            to_py(py, serpsim::Error::config(context, key, reason))
+        })
+    }
+
+    /// The value as a `usize`, or `serpsim.ConfigError` naming `context` and `key`.
+    pub fn usize(self, py: Python<'_>, context: &str, key: &str) -> PyResult<usize> {
+        self.fit(py, context, key, usize::MAX as u128)
+    }
+
+    /// The value as a `u64`, or `serpsim.ConfigError` naming `context` and `key`.
+    pub fn u64(self, py: Python<'_>, context: &str, key: &str) -> PyResult<u64> {
+        self.fit(py, context, key, u64::MAX as u128)
+    }
+}
+
+/// [`UInt::usize`] of an optional argument.
+pub fn opt_usize(py: Python<'_>, v: Option<UInt>, context: &str, key: &str) -> PyResult<Option<usize>> {
+    v.map(|v| v.usize(py, context, key)).transpose()
+}
+
+/// [`UInt::u64`] of an optional argument.
+pub fn opt_u64(py: Python<'_>, v: Option<UInt>, context: &str, key: &str) -> PyResult<Option<u64>> {
+    v.map(|v| v.u64(py, context, key)).transpose()
 }

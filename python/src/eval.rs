@@ -3,7 +3,7 @@
 //! measure-name parser, output formats, ranking agreement and paired significance tests.
 
 use crate::arrow_io::{self, read_batches};
-use crate::errors::to_py;
+use crate::errors::{to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
@@ -245,9 +245,10 @@ fn evaluate(
     runs: Vec<(Option<String>, Bound<'_, PyAny>)>,
     measures: Vec<String>,
     complete: bool,
-    threads: Option<usize>,
+    threads: Option<UInt>,
     subtopics: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Job> {
+    let threads = crate::errors::opt_usize(py, threads, "evaluate", "threads")?;
     let plan = if measures.is_empty() { MeasurePlan::official() } else { MeasurePlan::parse(&measures).map_err(|e| to_py(py, e))? };
     let qrels = source(qrels, "qrels")?;
     let subtopics = subtopics.map(|s| source(&s, "subtopics")).transpose()?;
@@ -397,8 +398,10 @@ impl PyEvaluation {
 
     /// Paired comparisons of every pair of runs on every measure (`serpsim eval --compare`):
     /// mean difference, paired t-test and Wilcoxon p-values, 95 % bootstrap interval.
-    #[pyo3(signature = (seed=1, resamples=10_000))]
-    fn compare(&self, py: Python<'_>, seed: u64, resamples: usize) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (seed=UInt(1), resamples=UInt(10_000)))]
+    fn compare(&self, py: Python<'_>, seed: UInt, resamples: UInt) -> PyResult<Py<PyAny>> {
+        let seed = seed.u64(py, "Evaluation.compare", "seed")?;
+        let resamples = resamples.usize(py, "Evaluation.compare", "resamples")?;
         if self.e.runs.len() < 2 {
             return Err(crate::errors::invalid(py, "comparisons need at least two runs"));
         }
@@ -429,18 +432,20 @@ impl PyEvaluation {
     /// `a - b` with `a` before `b`), so a baseline placed last gives every `run - baseline`.
     /// Differences carry the effect size d_z (mean / sd of the per-topic differences) of
     /// `stats::topics::over_topics`.
-    #[pyo3(signature = (method="bca", level=0.95, resamples=10_000, seed=1, test="randomisation", order=None))]
+    #[pyo3(signature = (method="bca", level=0.95, resamples=UInt(10_000), seed=UInt(1), test="randomisation", order=None))]
     #[allow(clippy::too_many_arguments)]
     fn ci(
         &self,
         py: Python<'_>,
         method: &str,
         level: f64,
-        resamples: usize,
-        seed: u64,
+        resamples: UInt,
+        seed: UInt,
         test: &str,
         order: Option<Vec<usize>>,
     ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+        let resamples = resamples.usize(py, "Evaluation.ci", "resamples")?;
+        let seed = seed.u64(py, "Evaluation.ci", "seed")?;
         use serpsim::metrics::ci::{differences, mean_intervals, CiSettings, TestKind};
         use serpsim::stats::bootstrap::CiMethod;
         use serpsim::stats::topics::{over_topics, TopicDiff};
@@ -539,9 +544,11 @@ impl PyEvaluation {
     }
 
     /// `serpsim eval --compare`'s CSV text.
-    #[pyo3(signature = (seed=1, resamples=10_000))]
-    fn compare_csv(&self, seed: u64, resamples: usize) -> String {
-        comparisons_csv(&paired_comparisons(&self.e, seed, resamples))
+    #[pyo3(signature = (seed=UInt(1), resamples=UInt(10_000)))]
+    fn compare_csv(&self, py: Python<'_>, seed: UInt, resamples: UInt) -> PyResult<String> {
+        let seed = seed.u64(py, "Evaluation.compare_csv", "seed")?;
+        let resamples = resamples.usize(py, "Evaluation.compare_csv", "resamples")?;
+        Ok(comparisons_csv(&paired_comparisons(&self.e, seed, resamples)))
     }
 
     fn __repr__(&self) -> String {

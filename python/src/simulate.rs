@@ -3,7 +3,7 @@
 //! writing the same report files.
 //! The Python side reads the report's tables into DataFrames.
 
-use crate::errors::to_py;
+use crate::errors::{to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use pyo3::prelude::*;
 use pyo3::IntoPyObject;
@@ -23,12 +23,15 @@ fn simulate(
     text: Option<String>,
     json: Option<String>,
     base: Option<PathBuf>,
-    replicates: Option<u64>,
-    seed: Option<u64>,
-    threads: Option<usize>,
+    replicates: Option<UInt>,
+    seed: Option<UInt>,
+    threads: Option<UInt>,
     samples: bool,
     detail: Option<String>,
 ) -> PyResult<Job> {
+    let replicates = crate::errors::opt_u64(py, replicates, "simulate", "replicates")?;
+    let seed = crate::errors::opt_u64(py, seed, "simulate", "seed")?;
+    let threads = crate::errors::opt_usize(py, threads, "simulate", "threads")?;
     let detail = match detail {
         None => None,
         Some(d) => Some(d.parse::<serpsim::scenario::Detail>().map_err(|e| crate::errors::invalid(py, format!("detail: {e}")))?),

@@ -27,7 +27,7 @@
 //! once to the driver).
 
 use crate::arrow_io;
-use crate::errors::{invalid, panic_to_py, to_py};
+use crate::errors::{invalid, panic_to_py, to_py, UInt};
 use arrow_array::{Array, Int64Array, RecordBatch};
 use arrow_pyarrow::FromPyArrow;
 use pyo3::prelude::*;
@@ -391,8 +391,9 @@ impl SparkFit {
     /// `gamma` fixes DBN's continuation; `prior` is `uniform`, `eb` or `None` (the default of
     /// `clicks fit`: `eb` for the EM models).
     #[new]
-    #[pyo3(signature = (model, iterations=50, gamma=None, prior=None))]
-    fn new(py: Python<'_>, model: &str, iterations: usize, gamma: Option<f64>, prior: Option<&str>) -> PyResult<Self> {
+    #[pyo3(signature = (model, iterations=UInt(50), gamma=None, prior=None))]
+    fn new(py: Python<'_>, model: &str, iterations: UInt, gamma: Option<f64>, prior: Option<&str>) -> PyResult<Self> {
+        let iterations = iterations.usize(py, "spark.fit", "iterations")?;
         let kind: serpsim::clickmodels::ModelKind = model.parse().map_err(|e| to_py(py, e))?;
         let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance: 0.0 });
         match (&mut cfg, gamma) {

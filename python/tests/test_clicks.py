@@ -411,3 +411,32 @@ def test_eb_prior_fit_equals_the_cli(cli, log, tmp_path, model):
     assert serpsim.clicks.fit(train, model=model, prior="eb", progress=False).evaluate(test)["log_likelihood"] == expected["log_likelihood"]
     with pytest.raises(serpsim.Error, match="expected `uniform` or `eb`"):
         serpsim.clicks.fit(log, model=model, prior="global", progress=False)
+
+
+def test_integer_arguments_out_of_range_raise_serpsim_errors():
+    # Issue 42: a negative count (or one beyond 2^64) reached pyo3's conversion to an unsigned
+    # integer and raised a bare OverflowError. Expected messages: the library's config-error
+    # format `CONTEXT: key `KEY`: REASON` (src/error.rs), with the reasons written in
+    # python/src/errors.rs (`UInt`) and, within range, the library's bound (src/clickmodels/
+    # orderings.rs: at most 1,000 folds), which is the CLI's message for the same value.
+    def validate(**kw):
+        args = dict(models=["dctr"], min_pair_sessions=1, replicates=10, bootstrap=10, progress=False)
+        args.update(kw)
+        return serpsim.clicks.validate_orderings(HAND, **args)
+
+    cases = [
+        (lambda: validate(folds=-1), "clicks.validate_orderings: key `folds`: -1 must be a whole number >= 0"),
+        (lambda: validate(seed=-5), "clicks.validate_orderings: key `seed`: -5 must be a whole number >= 0"),
+        (lambda: validate(seed=2**64), "clicks.validate_orderings: key `seed`: 18446744073709551616 is above the upper bound of 18446744073709551615"),
+        (lambda: validate(threads=-1), "clicks.validate_orderings: key `threads`: -1 must be a whole number >= 0"),
+        (lambda: validate(bootstrap=-(2**200)), "clicks.validate_orderings: key `bootstrap`: a negative number must be a whole number >= 0"),
+        (lambda: serpsim.clicks.fit(HAND, model="dbn", iterations=-1, progress=False), "clicks.fit: key `iterations`: -1 must be a whole number >= 0"),
+        (lambda: serpsim.clicks.fit(HAND, model="sdbn", progress=False).simulate(HAND, n=-3), "ClickModel.simulate: key `n`: -3 must be a whole number >= 0"),
+    ]
+    for call, message in cases:
+        with pytest.raises(serpsim.ConfigError) as e:
+            call()
+        assert str(e.value) == message
+        assert isinstance(e.value, ValueError) and isinstance(e.value, serpsim.Error)
+    with pytest.raises(serpsim.ConfigError, match="key `folds`: 1001 is above the upper bound of 1000"):
+        validate(folds=1001)
