@@ -176,7 +176,9 @@ impl WorkDir {
     fn new(parent: Option<&Path>) -> Result<Self> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let parent = parent.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
-        remove_stale(&parent);
+        // The shard directories of processes that no longer run (killed fits: a fit that
+        // ends, fails or is interrupted removes its own).
+        crate::output::remove_stale_temps(&parent, ".serpsim-shards-");
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = parent.join(format!(".serpsim-shards-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
@@ -185,20 +187,6 @@ impl WorkDir {
     }
     fn file(&self, name: &str) -> PathBuf {
         self.path.join(name)
-    }
-}
-
-/// Removes the shard directories of processes that no longer run (killed fits: a fit that
-/// ends, fails or is interrupted removes its own).
-fn remove_stale(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(".serpsim-shards-") else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid != std::process::id() && cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
     }
 }
 
