@@ -118,7 +118,14 @@ criterion_group!(benches, single_thread_sessions, engine_scaling);
 /// Runs a whole scenario (load, simulate, summarise, write) on `threads` threads; wall seconds.
 fn whole(scenario: &serpsim::scenario::Scenario, base: &std::path::Path, out: &std::path::Path, threads: usize) -> f64 {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    let overrides = serpsim::scenario::Overrides { replicates: None, seed: None, out: Some(out.to_path_buf()), samples: None, detail: None };
+    let overrides = serpsim::scenario::Overrides {
+        replicates: None,
+        seed: None,
+        out: Some(out.to_path_buf()),
+        samples: None,
+        detail: None,
+        allow_partial_judgements: false,
+    };
     let start = Instant::now();
     pool.install(|| serpsim::run::run_scenario(scenario.clone(), base, &overrides, &|_, _| {}).unwrap());
     start.elapsed().as_secs_f64()

@@ -821,7 +821,7 @@ fn killed_clicks_simulate_leaves_the_old_or_the_new_file() {
         a.extend(["--seed".into(), (variant + 1).to_string(), "--out".into(), out.display().to_string()]);
         a
     };
-    kill_file_set_at_several_points(&args, &[out.clone()]);
+    kill_file_set_at_several_points(&args, std::slice::from_ref(&out));
 }
 
 #[test]

@@ -495,8 +495,8 @@ fn attention(py: Python<'_>, log: PathBuf, source: &str) -> PyResult<Job> {
         let ra = pipeline::rank_attention(&log, src);
         let ranks = arrow_io::batch(vec![
             ("rank", Arc::new(UInt64Array::from(ra.iter().map(|r| r.rank as u64).collect::<Vec<_>>())) as ArrayRef),
-            ("searches", Arc::new(UInt64Array::from(ra.iter().map(|r| r.searches as u64).collect::<Vec<_>>()))),
-            ("events", Arc::new(UInt64Array::from(ra.iter().map(|r| r.events as u64).collect::<Vec<_>>()))),
+            ("searches", Arc::new(UInt64Array::from(ra.iter().map(|r| r.searches).collect::<Vec<_>>()))),
+            ("events", Arc::new(UInt64Array::from(ra.iter().map(|r| r.events).collect::<Vec<_>>()))),
             ("duration_ms", f64s(ra.iter().map(|r| r.duration_ms))),
         ]);
         Ok(Box::new(move |py: Python<'_>| {

@@ -902,7 +902,7 @@ mod tests {
         assert_eq!(c.get(2, &mut tmp), Some("a"));
         assert!(c.is_null(5) && c.is_null(6) && c.get(6, &mut tmp).is_none());
         assert!(c.same_run(0..2, 3..5), "same keys");
-        assert!(c.same_run(0..2, 2..4) == false, "b against a");
+        assert!(!c.same_run(0..2, 2..4), "b against a");
         assert!(c.same(0, 2), "equal values under other keys");
         assert!(!c.same_run(3..5, 4..6), "a null");
         let strs = StringArray::from(vec!["x", "y", "x", "y"]);

@@ -188,7 +188,7 @@ impl<'a> Nums<'a> {
         where
             T::Native: num_cast::AsF64,
         {
-            a.as_primitive_opt::<T>().map(|p| p.values().iter().map(|v| num_cast::AsF64::as_f64(*v) * scale).collect())
+            a.as_primitive_opt::<T>().map(|p| p.values().iter().map(|v| num_cast::AsF64::to_f64(*v) * scale).collect())
         }
         let values = match a.data_type() {
             DataType::Float64 => conv::<Float64Type>(a, 1.0),
@@ -217,10 +217,10 @@ impl<'a> Nums<'a> {
 mod num_cast {
     /// Lossless-enough conversion of the numeric column types to `f64`.
     pub trait AsF64 {
-        fn as_f64(self) -> f64;
+        fn to_f64(self) -> f64;
     }
     macro_rules! impl_as {
-        ($($t:ty),*) => {$(impl AsF64 for $t { #[inline] fn as_f64(self) -> f64 { self as f64 } })*};
+        ($($t:ty),*) => {$(impl AsF64 for $t { #[inline] fn to_f64(self) -> f64 { self as f64 } })*};
     }
     impl_as!(f64, f32, i64, i32, i16, i8, u64, u32, u16, u8);
 }

@@ -327,7 +327,7 @@ impl<W: Write + Send> SessionWriter for ColumnarWriter<W> {
 pub fn parse_target(s: &str) -> Result<Format> {
     match s {
         "parquet" | "arrow" | "tsv" | "jsonl" | "simeval" | "yandex" => s.parse(),
-        other => Err(Error::Invalid(format!("--to `{other}`: expected parquet, arrow, tsv, jsonl, simeval or yandex"))),
+        other => Err(Error::Invalid(format!("--out-format `{other}`: expected parquet, arrow, tsv, jsonl, simeval or yandex"))),
     }
 }
 
@@ -414,7 +414,7 @@ fn parallel_sessions(path: &Path, opts: &ReadOptions, ranges: &[std::ops::Range<
             // The sessions before a bad line are written first, as in a sequential read.
             for s in &sessions {
                 report.sessions += 1;
-                if report.sessions % 8192 == 0 {
+                if report.sessions.is_multiple_of(8192) {
                     crate::interrupt::check()?;
                 }
                 f(s)?;

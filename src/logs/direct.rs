@@ -457,10 +457,8 @@ impl Cursor {
         let present = self.levels(rep, def, slots)?;
         let start = self.vals.len();
         self.values(values, encoding, present, vocab)?;
-        if self.leaf.role == Role::Clicks {
-            if self.leaf.kind != Kind::Bool {
-                self.bools.extend(self.vals[start..].iter().map(|&v| v == 1));
-            }
+        if self.leaf.role == Role::Clicks && self.leaf.kind != Kind::Bool {
+            self.bools.extend(self.vals[start..].iter().map(|&v| v == 1));
         }
         Ok(())
     }

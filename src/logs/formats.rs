@@ -831,7 +831,7 @@ pub(crate) fn line_fits(line: &str, format: &Format, pool: &mut Pool) -> bool {
     match format {
         Format::YandexRpc => split_rpc(line).is_ok(),
         Format::Auto | Format::Columnar(..) => false,
-        f => parse_line(line, f, pool).is_ok() && (pool.sessions().len() > 0 || line.starts_with("session_id")),
+        f => parse_line(line, f, pool).is_ok() && (!pool.sessions().is_empty() || line.starts_with("session_id")),
     }
 }
 

@@ -223,7 +223,7 @@ pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(
     }
     loop {
         let n = lines.line_no() + 1;
-        if n % 8192 == 0 {
+        if n.is_multiple_of(8192) {
             crate::interrupt::check()?;
         }
         let Some(b) = lines.next_bytes()? else { break };
@@ -315,7 +315,7 @@ pub(crate) fn for_each_session_in_lines(
         if n == 1 && line.starts_with(b"\xEF\xBB\xBF") {
             line = &line[3..];
         }
-        if n % 8192 == 0 {
+        if n.is_multiple_of(8192) {
             crate::interrupt::check()?;
         }
         d.line(n, line, f)?;

@@ -462,7 +462,7 @@ mod tests {
         for i in 0..500u32 {
             let n = (i % 20) as usize;
             let pairs: Vec<u32> = (0..n as u32).map(|r| (i / 3) * 7 + r).collect();
-            let clicks: Vec<bool> = (0..n).map(|r| (i as usize * 31 + r * 7) % 5 == 0).collect();
+            let clicks: Vec<bool> = (0..n).map(|r| (i as usize * 31 + r * 7).is_multiple_of(5)).collect();
             log.push(i / 3, &pairs, &clicks);
             if i % 4 == 0 {
                 log.push(i / 3, &pairs, &clicks.iter().map(|c| !c).collect::<Vec<_>>());

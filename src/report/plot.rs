@@ -384,7 +384,7 @@ fn forest_panel(root: &DrawingArea<SVGBackend, Shift>, area: &DrawingArea<SVGBac
         }
         chart.draw_series([Circle::new((*d, y), r, colour.filled())]).map_err(plot_err)?;
         // Every `every`-th topic from the top is labelled.
-        if (t - 1 - k) % every == 0 {
+        if (t - 1 - k).is_multiple_of(every) {
             let (px_x, px_y) = chart.backend_coord(&(xt.lo, y));
             root.draw(&Text::new(fit(topic, label_w, label_font), (px_x - 6, px_y), label_style.clone())).map_err(plot_err)?;
         }

@@ -325,7 +325,7 @@ pub fn verdict(p: &PairSummary) -> Verdict {
             parts.push((format!("{name} gains more per unit spent ({})", join(&eff)), format!("{name} gains more per unit spent ({names})")));
         }
     }
-    if topics >= 2 && topics < crate::stats::topics::FEW_TOPICS {
+    if (2..crate::stats::topics::FEW_TOPICS).contains(&topics) {
         parts.push((
             format!("only {topics} topics: the interval speaks for a population of topics like these few, and is wide or unreliable"),
             format!("only {topics} topics"),

@@ -671,7 +671,7 @@ mod tests {
             let sink = Collect(Mutex::new(Vec::new()));
             rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| run(&plan, &sink, &|_, _| {}).unwrap());
             let mut v = sink.0.into_inner().unwrap();
-            v.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
+            v.sort_by_key(|a| (a.0, a.1, a.2, a.3));
             v
         };
         let one = run_with(1, None);

@@ -320,7 +320,7 @@ impl Sketch {
         }
         self.n += c;
         match &mut self.repr {
-            Repr::Dense(v) if x >= 0.0 && x <= DENSE_MAX && x.fract() == 0.0 => {
+            Repr::Dense(v) if (0.0..=DENSE_MAX).contains(&x) && x.fract() == 0.0 => {
                 let i = x as usize;
                 if i >= v.len() {
                     v.resize(i + 1, 0);
@@ -329,7 +329,7 @@ impl Sketch {
                 return;
             }
             Repr::Dense(_) => {
-                self.to_exact();
+                self.switch_to_exact();
             }
             _ => {}
         }
@@ -337,7 +337,7 @@ impl Sketch {
             Repr::Exact(m) => {
                 *m.entry(normalise(x).to_bits()).or_insert(0) += c;
                 if m.len() > EXACT_CAP {
-                    self.to_buckets();
+                    self.switch_to_buckets();
                 }
             }
             Repr::Buckets { .. } => self.bucket_add(x, c),
@@ -357,7 +357,7 @@ impl Sketch {
         }
     }
 
-    fn to_exact(&mut self) {
+    fn switch_to_exact(&mut self) {
         if let Repr::Dense(v) = &self.repr {
             let mut m: HashMap<u64, u64, BuildMix> = HashMap::with_hasher(BuildMix);
             for (i, &c) in v.iter().enumerate() {
@@ -368,13 +368,13 @@ impl Sketch {
             self.repr = Repr::Exact(m);
             if let Repr::Exact(m) = &self.repr {
                 if m.len() > EXACT_CAP {
-                    self.to_buckets();
+                    self.switch_to_buckets();
                 }
             }
         }
     }
 
-    fn to_buckets(&mut self) {
+    fn switch_to_buckets(&mut self) {
         // Unsorted: a bucket's count does not depend on the order its values arrive in.
         let entries = self.raw_entries();
         self.repr = Repr::Buckets { zero: 0, pos: Side::default(), neg: Side::default() };
@@ -401,8 +401,8 @@ impl Sketch {
             _ => {
                 if matches!(o.repr, Repr::Buckets { .. }) && !matches!(self.repr, Repr::Buckets { .. }) {
                     // The union has more than EXACT_CAP distinct values too.
-                    self.to_exact();
-                    self.to_buckets();
+                    self.switch_to_exact();
+                    self.switch_to_buckets();
                 }
                 if let (Repr::Buckets { zero, pos, neg }, Repr::Buckets { zero: oz, pos: op, neg: on }) = (&mut self.repr, &o.repr) {
                     // Bucket by bucket. Adding the other's representative values instead lands

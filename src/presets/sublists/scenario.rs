@@ -48,9 +48,9 @@ fn prior_of(p: &UserProfile) -> Option<Prior> {
         return None;
     }
     match (s.prior, s.smoothing) {
-        (PriorBase::Ndcg, x) if x == 0.0 => Some(Prior::Ndcg),
+        (PriorBase::Ndcg, 0.0) => Some(Prior::Ndcg),
         (PriorBase::Ndcg, x) => Some(Prior::Smoothed(x)),
-        (PriorBase::Random, x) if x == 0.0 => Some(Prior::Random),
+        (PriorBase::Random, 0.0) => Some(Prior::Random),
         _ => None,
     }
 }

@@ -369,6 +369,52 @@ pub fn fig6_svg(grid: &SweepGrid, cells: &[SweepCell]) -> Result<String> {
     Ok(svg)
 }
 
+/// The short answer of a sublist sweep (printed by `sublists sweep`, `answer.txt`): per task
+/// and prior, RLR's mean effort (gain for effort budgets) minus the basic interface's, as the
+/// mean over topics of each topic's mean over users, with its 95 % t interval and P(RLR better)
+/// over topics and users ([`crate::stats::topics`]), at the sweep's lambda closest to `lambda`.
+pub fn answer(grid: &SweepGrid, topics: usize, cells: &[SweepCell], lambda: f64) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let Some(l) = (0..grid.lambdas.len()).min_by(|&a, &b| (grid.lambdas[a] - lambda).abs().total_cmp(&(grid.lambdas[b] - lambda).abs())) else {
+        return s;
+    };
+    let _ = writeln!(s, "serpsim sublists: RLR (sublists) minus the basic list, {topics} topics, lambda = {}", grid.lambdas[l]);
+    let _ = writeln!(s, "mean difference with 95 % interval and P(RLR better) over topics and users");
+    let _ = writeln!(s, "{:<10} {:<8} {:<7} {:>10} {:>22} {:>13}", "task", "prior", "measure", "RLR-basic", "95 % interval", "P(RLR better)");
+    let mut mc = 0.0f64;
+    let mut few = false;
+    for (k, task) in grid.tasks.iter().enumerate() {
+        let lower_better = task.measure_name() == "effort";
+        for (p, prior) in grid.priors.iter().enumerate() {
+            let diffs: Vec<crate::stats::TopicDiff> = cells
+                .iter()
+                .filter(|c| c.task == k && c.prior == p && c.lambda == l && c.samples.n() > 0)
+                .map(|c| {
+                    let e = c.samples.entries();
+                    let n: u64 = e.iter().map(|x| x.1).sum();
+                    let mean = e.iter().map(|&(v, k)| k as f64 * v).sum::<f64>() / n as f64;
+                    let var = if n > 1 { e.iter().map(|&(v, k)| k as f64 * (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+                    crate::stats::TopicDiff { mean: mean - c.basic, se: (var / n as f64).sqrt() }
+                })
+                .collect();
+            let inf = crate::stats::over_topics(&diffs, 0.95);
+            mc = mc.max(inf.mc_se);
+            few |= !inf.generalises();
+            let p_better = if lower_better { 1.0 - inf.p_positive } else { inf.p_positive };
+            let ci = if inf.lo.is_finite() { format!("[{:+.2}, {:+.2}]", inf.lo, inf.hi) } else { "(1 topic)".into() };
+            let pb = if p_better.is_finite() { format!("{p_better:.2}") } else { String::new() };
+            let _ = writeln!(s, "{:<10} {:<8} {:<7} {:>+10.2} {:>22} {:>13}", task.name(), prior.name(), task.measure_name(), inf.mean, ci, pb);
+        }
+    }
+    let _ = writeln!(s, "simulation error (users only): +-{:.3} (1.96 se, largest row)", 1.96 * mc);
+    if few {
+        let _ = writeln!(s, "fewer than 10 topics: the result does not generalise to other topics");
+    }
+    let _ = writeln!(s, "details: sweep.csv (every topic and lambda), fig6.csv, fig6.svg; --quiet hides this");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,50 +506,4 @@ mod tests {
             assert!(slow < fast, "find-all: lambda 0.01 {slow} vs lambda 1 {fast}");
         }
     }
-}
-
-/// The short answer of a sublist sweep (printed by `sublists sweep`, `answer.txt`): per task
-/// and prior, RLR's mean effort (gain for effort budgets) minus the basic interface's, as the
-/// mean over topics of each topic's mean over users, with its 95 % t interval and P(RLR better)
-/// over topics and users ([`crate::stats::topics`]), at the sweep's lambda closest to `lambda`.
-pub fn answer(grid: &SweepGrid, topics: usize, cells: &[SweepCell], lambda: f64) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let Some(l) = (0..grid.lambdas.len()).min_by(|&a, &b| (grid.lambdas[a] - lambda).abs().total_cmp(&(grid.lambdas[b] - lambda).abs())) else {
-        return s;
-    };
-    let _ = writeln!(s, "serpsim sublists: RLR (sublists) minus the basic list, {topics} topics, lambda = {}", grid.lambdas[l]);
-    let _ = writeln!(s, "mean difference with 95 % interval and P(RLR better) over topics and users");
-    let _ = writeln!(s, "{:<10} {:<8} {:<7} {:>10} {:>22} {:>13}", "task", "prior", "measure", "RLR-basic", "95 % interval", "P(RLR better)");
-    let mut mc = 0.0f64;
-    let mut few = false;
-    for (k, task) in grid.tasks.iter().enumerate() {
-        let lower_better = task.measure_name() == "effort";
-        for (p, prior) in grid.priors.iter().enumerate() {
-            let diffs: Vec<crate::stats::TopicDiff> = cells
-                .iter()
-                .filter(|c| c.task == k && c.prior == p && c.lambda == l && c.samples.n() > 0)
-                .map(|c| {
-                    let e = c.samples.entries();
-                    let n: u64 = e.iter().map(|x| x.1).sum();
-                    let mean = e.iter().map(|&(v, k)| k as f64 * v).sum::<f64>() / n as f64;
-                    let var = if n > 1 { e.iter().map(|&(v, k)| k as f64 * (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
-                    crate::stats::TopicDiff { mean: mean - c.basic, se: (var / n as f64).sqrt() }
-                })
-                .collect();
-            let inf = crate::stats::over_topics(&diffs, 0.95);
-            mc = mc.max(inf.mc_se);
-            few |= !inf.generalises();
-            let p_better = if lower_better { 1.0 - inf.p_positive } else { inf.p_positive };
-            let ci = if inf.lo.is_finite() { format!("[{:+.2}, {:+.2}]", inf.lo, inf.hi) } else { "(1 topic)".into() };
-            let pb = if p_better.is_finite() { format!("{p_better:.2}") } else { String::new() };
-            let _ = writeln!(s, "{:<10} {:<8} {:<7} {:>+10.2} {:>22} {:>13}", task.name(), prior.name(), task.measure_name(), inf.mean, ci, pb);
-        }
-    }
-    let _ = writeln!(s, "simulation error (users only): +-{:.3} (1.96 se, largest row)", 1.96 * mc);
-    if few {
-        let _ = writeln!(s, "fewer than 10 topics: the result does not generalise to other topics");
-    }
-    let _ = writeln!(s, "details: sweep.csv (every topic and lambda), fig6.csv, fig6.svg; --quiet hides this");
-    s
 }
