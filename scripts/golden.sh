@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Output fingerprints for refactorings that must not change any result (issue 43): runs a fixed
+# set of commands over the project-made inputs with the binary BIN and writes every output file
+# (model files, `eval` outputs, scenario reports and manifests, stdout and stderr of each
+# command, exit codes) under OUTDIR, then OUTDIR/SHA256SUMS. Compare two commits with
+#
+#   scripts/golden.sh OLD_BIN /tmp/g-old && scripts/golden.sh NEW_BIN /tmp/g-new
+#   diff /tmp/g-old/SHA256SUMS /tmp/g-new/SHA256SUMS && echo identical
+#
+# Commands run in a fixed scratch directory ($GOLDEN_WORK, default /tmp/serpsim-golden; two
+# runs at once need two) with the inputs linked in and outputs under `g/`, so the outputs of
+# two runs are comparable byte for byte. Progress lines on stderr are off (--quiet). Takes about two minutes on 2 cores.
+set -uo pipefail
+BIN=$(readlink -f "$1")
+OUT=$(mkdir -p "$2" && readlink -f "$2")
+cd "$(dirname "$0")/.."
+rm -rf "$OUT"/*
+# A fixed scratch directory: a scenario made from --qrels/--run names its files by absolute
+# path (so it runs from anywhere), and the manifest hashes that scenario.
+W=${GOLDEN_WORK:-/tmp/serpsim-golden}
+rm -rf "$W" && mkdir -p "$W"
+ln -s "$PWD/study_logs" "$PWD/tests" "$PWD/simulations" "$W/"
+cd "$W"
+mkdir g
+# run NAME ARGS...: stdout, stderr and the exit code of one command, kept under g/NAME.*
+run() {
+    local name=$1
+    shift
+    "$BIN" "$@" > "g/$name.out" 2> "g/$name.err"
+    echo $? > "g/$name.rc"
+}
+LOG=study_logs/clicks/synthetic_yandex_layout.txt
+for m in cm dcm ccm dbn sdbn ubm pbm gctr rctr dctr; do
+    run "fit-$m" clicks fit --quiet --model "$m" --train "$LOG" --out "g/fit-$m.json"
+done
+for m in dbn ubm ccm pbm; do
+    run "fit-$m-uniform" clicks fit --quiet --model "$m" --prior uniform --train "$LOG" --out "g/fit-$m-uniform.json"
+    run "fit-$m-shards3" clicks fit --quiet --model "$m" --shards 3 --train "$LOG" --out "g/fit-$m-shards3.json"
+    run "fit-$m-stream" clicks fit --quiet --model "$m" --stream --train "$LOG" --out "g/fit-$m-stream.json"
+done
+run fit-dbn-gamma clicks fit --quiet --model dbn --gamma 0.9 --tolerance 0 --iterations 7 --train "$LOG" --out g/fit-dbn-gamma.json
+run fit-sdbn-posterior clicks fit --quiet --model sdbn --posterior global --samples 50 --warmup 20 --train "$LOG" --out g/fit-sdbn-posterior.json
+run fit-pbm-posterior clicks fit --quiet --model pbm --posterior global --samples 30 --warmup 20 --chains 2 --train "$LOG" --out g/fit-pbm-posterior.json
+run fit-ncm clicks fit --quiet --model dbn --format ncm --train study_logs/clicks/ncm_handmade_train.txt --out g/fit-ncm.json
+run fit-simeval clicks fit --quiet --model ubm --format simeval --train study_logs/clicks/simeval_tied_times.jsonl --out g/fit-simeval.json
+for m in dbn pbm sdbn ccm; do
+    run "clicks-eval-$m" clicks eval --quiet --model "$m" --train "$LOG"
+done
+run clicks-validate clicks validate --quiet --model dbn --train "$LOG" --replicates 1 --bootstrap 20
+run clicks-simulate clicks simulate --quiet --model-file g/fit-dbn.json --serps "$LOG" --seed 3 --out g/simulated.txt
+# TREC evaluation.
+Q=study_logs/trec/qrels.test
+R=study_logs/trec/results.test
+# A second run under its own name (the bundled untied copy has the same tag).
+awk '{ $6 = "UNTIED"; print }' OFS='\t' study_logs/trec/results_untied.test > untied.test
+run eval-all-trec eval -q -m all_trec --format trec "$Q" "$R"
+run eval-csv eval -q -m ndcg_cut.5,10 -m P.5 -m map -m recip_rank -m ERR@10 -m RBP -m bpref --format csv "$Q" "$R"
+run eval-json eval -m ndcg -m map --format json "$Q" "$R"
+run eval-graded eval -q -m all_trec study_logs/metrics/graded_qrels.txt study_logs/metrics/graded_run.txt
+run eval-ci eval -m map -m ndcg_cut.10 --ci --seed 3 --resamples 500 "$Q" "$R" untied.test
+run eval-test eval -m map --test randomisation --seed 3 --resamples 500 "$Q" "$R" untied.test
+run eval-unknown eval -m ndgc_cut.10 "$Q" "$R"
+# Scenarios (each report directory holds its manifest).
+run sim-default simulate --quiet --replicates 200 --seed 5 --out g/sim-default
+for f in simulations/*.toml; do
+    n=$(basename "$f" .toml)
+    run "sim-$n" simulate --quiet "$f" --replicates 100 --seed 5 --out "g/sim-$n"
+done
+run sim-robust simulate --quiet --users robust --qrels "$Q" --run "$R" --replicates 100 --seed 5 --out g/sim-robust
+run sessions-run sessions run --quiet simulations/sessions/maxwell2015.toml --replicates 20 --out g/sessions
+# BARACO.
+run baraco compare-rankers --log tests/fixtures/baraco/log.tsv --production tests/fixtures/baraco/production.tsv --candidates tests/fixtures/baraco/candidates.tsv
+run baraco-bad compare-rankers --log tests/fixtures/baraco/bad_log.tsv --production tests/fixtures/baraco/production.tsv --candidates tests/fixtures/baraco/candidates.tsv
+# Every file, in a fixed order.
+(cd g && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$OUT/SHA256SUMS"
+cp -r g/. "$OUT/"
+echo "$(wc -l < "$OUT/SHA256SUMS") files; nonzero exits: $(grep -L '^0$' "$OUT"/*.rc | wc -l)" >&2
