@@ -40,9 +40,11 @@
 //! | scenarios | `scenario` |
 //! | summaries | `report` |
 //! | orchestrator | `run` |
-//! | presets | `presets`, `sessions`, `sublists`, `streams` |
+//! | presets | `presets` |
 //! | applications | `baraco`, `suggest`, `study` |
 //! | harnesses | `fuzzing`, `readers_table` |
+//!
+//! The paper presets (`sessions`, `sublists`, `streams`) are folders of `presets`.
 #![warn(missing_docs)]
 
 // floor

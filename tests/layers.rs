@@ -421,6 +421,12 @@ fn check(files: &[(String, String)]) -> Vec<String> {
             }
         }
     }
+    // The table names only modules that exist (a renamed or removed module leaves a stale row).
+    for (name, (_, row)) in &table {
+        if !top.contains(name) {
+            problems.push(format!("src/lib.rs: the layer table's row `{row}` names `{name}`, which src/lib.rs does not declare"));
+        }
+    }
     let mut reexport: BTreeMap<String, String> = BTreeMap::new();
     for (k, w) in lib_toks.windows(2).enumerate() {
         if w[0].0 == "use" && top.contains(&w[1].0) {
@@ -623,6 +629,14 @@ fn a_module_missing_from_the_table_is_named() {
     let lib = format!("{LIB}pub mod d;\n");
     let files = crate_of(&[("lib.rs", &lib), ("d.rs", "")]);
     assert_eq!(check(&files), vec!["src/lib.rs:13: module `d` is in no row of the layer table".to_string()]);
+}
+
+#[test]
+fn a_table_row_naming_a_missing_module_is_named() {
+    // The hand-written crate's table has `a`, `b`, `c`; `b` is not declared here.
+    let lib = LIB.replace("pub mod b;\n", "");
+    let files = crate_of(&[("lib.rs", &lib), ("a.rs", ""), ("c.rs", "")]);
+    assert_eq!(check(&files), vec!["src/lib.rs: the layer table's row `mid` names `b`, which src/lib.rs does not declare".to_string()]);
 }
 
 #[test]
