@@ -115,5 +115,5 @@ fn simulate_runs_stream_scenarios() {
         .args(["simulate", scen.to_str().unwrap(), "--samples", "--out", dir.path().join("x").to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--samples is not available for stream scenarios"));
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--write-samples is not available for stream scenarios"));
 }

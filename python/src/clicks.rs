@@ -269,7 +269,7 @@ fn fit_table(
 /// priors fitted within the fit, as `clicks fit --prior eb`) or `None` (the library's default
 /// for the model, as `clicks fit` without --prior).
 fn em_options(py: Python<'_>, cfg: &ModelConfig, prior: Option<&str>) -> PyResult<EmOptions> {
-    let prior = EmPrior::named(prior, cfg.kind()).map_err(|e| invalid(py, &format!("{e} (fitted priors with a posterior: fit_posterior)")))?;
+    let prior = EmPrior::named(prior, cfg.kind()).map_err(|e| invalid(py, format!("{e} (fitted priors with a posterior: fit_posterior)")))?;
     Ok(EmOptions { prior, ..Default::default() })
 }
 
@@ -386,6 +386,8 @@ fn fit_posterior(
     };
     cfg.sampler.validate().map_err(|e| to_py(py, e))?;
     /// Where the sessions come from: a table already read, or a file read on the job's thread.
+    // One value per call, moved once into the job: its size does not matter.
+    #[allow(clippy::large_enum_variant)]
     enum Source {
         Table(LogData),
         File(PathBuf, Format),

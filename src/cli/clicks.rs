@@ -52,17 +52,17 @@ enum ClicksCommand {
 #[derive(clap::Args)]
 struct ConvertArgs {
     /// Input log (`-` for standard input; gzip and zstd are detected).
-    #[arg(long = "in")]
+    #[arg(long = "log", alias = "in", value_name = "LOG")]
     input: PathBuf,
     /// Input format (as for `fit`; `auto` also recognises Parquet and Arrow by their magic bytes).
-    #[arg(long, default_value = "auto")]
+    #[arg(long = "in-format", alias = "format", default_value = "auto")]
     format: String,
     /// Output file.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: PathBuf,
     /// Output format: parquet, arrow, tsv, jsonl, simeval (SimEval-IR sessions) or yandex. Default: from the output file's
     /// extension (.parquet, .arrow/.feather, .tsv, .jsonl).
-    #[arg(long)]
+    #[arg(long = "out-format", alias = "to", value_name = "FORMAT")]
     to: Option<String>,
     /// Count and report malformed lines (rows) instead of stopping at the first.
     #[arg(long)]
@@ -382,10 +382,10 @@ struct FitArgs {
     #[command(flatten)]
     m: ModelArgs,
     /// Training log.
-    #[arg(long)]
+    #[arg(long = "log", alias = "train", value_name = "LOG")]
     train: PathBuf,
     /// Output model file (JSON).
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: PathBuf,
     /// Load the whole log into memory before fitting. By default the log is streamed: its text
     /// is parsed once (in parallel byte ranges), and a multi-pass fit keeps the interned
@@ -457,7 +457,7 @@ struct EvalArgs {
     #[command(flatten)]
     m: ModelArgs,
     /// Training log.
-    #[arg(long)]
+    #[arg(long = "log", alias = "train", value_name = "LOG")]
     train: PathBuf,
     /// Test log; without it, the first 75 % of the training file train and the rest test.
     #[arg(long)]
@@ -476,7 +476,7 @@ struct SimulateArgs {
     #[arg(long)]
     model_file: PathBuf,
     /// Log whose SERPs (query and ranked documents) are simulated; its clicks are ignored.
-    #[arg(long)]
+    #[arg(long = "log", alias = "serps", value_name = "LOG")]
     serps: PathBuf,
     /// Format of the SERP log (as for `fit`: yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:..., auto).
     #[arg(long, default_value = "yandex")]
@@ -488,7 +488,7 @@ struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output log (TSV session format).
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: PathBuf,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -515,14 +515,14 @@ struct ValidateArgs {
     #[command(flatten)]
     m: ModelArgs,
     /// Training log (with --model); the fitted model is simulated on the test SERPs.
-    #[arg(long)]
+    #[arg(long = "log", alias = "train", value_name = "LOG")]
     train: Option<PathBuf>,
     /// Test log: its SERPs are simulated and its sessions are the real side. Without it, the
-    /// `clicks eval` protocol: the first 75 % of the --train file train, the rest (sessions of
+    /// `clicks eval` protocol: the first 75 % of the --log file train, the rest (sessions of
     /// training queries) test.
     #[arg(long)]
     test: Option<PathBuf>,
-    /// A fitted or hand-set model file instead of --train (its ids name the test pairs).
+    /// A fitted or hand-set model file instead of --log (its ids name the test pairs).
     #[arg(long, conflicts_with = "train")]
     model_file: Option<PathBuf>,
     /// Simulated sessions per test session (`auto`: enough for 100,000 simulated sessions).
@@ -564,7 +564,7 @@ struct ValidateArgs {
     /// real, simulated, difference, TV and KS with bootstrap intervals), `system.csv` (ranker
     /// scores and Kendall tau), `validation.svg` (real against simulated per measure),
     /// `validation.json` (everything) and `manifest.json`.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -642,7 +642,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             data.vocab = vocab;
             Some(m)
         }
-        _ => anyhow::bail!("give --train (with --model) or --model-file"),
+        _ => anyhow::bail!("give --log (with --model) or --model-file"),
     };
     let test = match &a.test {
         Some(path) => {
@@ -765,7 +765,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
 #[derive(clap::Args)]
 struct ValidateSwitchesArgs {
     /// The click log.
-    #[arg(long)]
+    #[arg(long = "log", alias = "train", value_name = "LOG")]
     train: PathBuf,
     /// Log format (as for `fit`).
     #[arg(long, default_value = "yandex")]
@@ -830,7 +830,7 @@ struct ValidateSwitchesArgs {
     seed: u64,
     /// Output directory: `decisions.csv` (per ordered pair), `summary.csv` (per method and
     /// reference policy), `switches.json` and `manifest.json`.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -922,8 +922,8 @@ fn validate_switches(a: ValidateSwitchesArgs) -> anyhow::Result<()> {
 /// `clicks validate --split orderings`: the wiring of [`serpsim::clickmodels::orderings`].
 fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     use serpsim::clickmodels::orderings::{shift::shift_robustness, validate_orderings, OrderingsConfig};
-    anyhow::ensure!(a.test.is_none() && a.model_file.is_none(), "--split orderings holds out orderings of --train; it takes no --test or --model-file");
-    let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --train"))?;
+    anyhow::ensure!(a.test.is_none() && a.model_file.is_none(), "--split orderings holds out orderings of --log; it takes no --test or --model-file");
+    let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --log"))?;
     anyhow::ensure!(a.m.prior.is_none() && a.m.gamma == "fitted" && a.m.top_examination.is_none(), "--split orderings fits every model by PyClick's conventions (uniform prior, fitted gamma, free top examination); --prior, --gamma and --top-examination are not supported with it");
     let models: Vec<ModelKind> =
         if a.m.model == "all" { ModelKind::ALL.to_vec() } else { a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()? };

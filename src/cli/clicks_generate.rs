@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub struct GenerateArgs {
     /// Output log (Yandex sample layout, one session per line; convert it to Parquet with
     /// `clicks convert`).
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: PathBuf,
     /// Sessions (at most 1,000,000,000).
     #[arg(long, default_value_t = 1_000_000)]

@@ -113,10 +113,10 @@ pub struct RunOverrides {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Output directory, overriding the scenario.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     pub out: Option<std::path::PathBuf>,
     /// Also write every session's outcome (samples.csv, streamed to disk).
-    #[arg(long)]
+    #[arg(long = "write-samples", alias = "samples")]
     pub samples: bool,
     /// How much the report writes: `summary` (what a reader uses) or `full` (also per-topic
     /// rows of every measure and histograms); overrides `[output] detail`.

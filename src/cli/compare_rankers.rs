@@ -63,10 +63,10 @@ pub struct CompareRankersArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output format: csv or json.
-    #[arg(long, default_value = "csv")]
+    #[arg(long = "out-format", alias = "format", default_value = "csv")]
     format: String,
     /// Output file (default: stdout).
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     /// Ground truth: TREC qrels (unjudged = not relevant), mapped through --user-model.
     #[arg(long)]
@@ -131,7 +131,7 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
         "mh-thinned" => Sampler::thinned_mh(),
         s => anyhow::bail!("--sampler: `{s}` is not inverse-cdf, mh or mh-thinned"),
     };
-    anyhow::ensure!(args.format == "csv" || args.format == "json", "--format: `{}` is not csv or json", args.format);
+    anyhow::ensure!(args.format == "csv" || args.format == "json", "--out-format: `{}` is not csv or json", args.format);
     let user = UserModel::parse(&args.user_model)
         .ok_or_else(|| anyhow::anyhow!("--user-model: `{}` is not perfect, navigational or informational", args.user_model))?;
     let posterior = match &args.posterior_model {

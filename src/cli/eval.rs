@@ -77,7 +77,7 @@ pub struct EvalArgs {
     #[arg(short = 'n', long = "no-summary")]
     no_summary: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value = "csv")]
+    #[arg(long = "out-format", alias = "format", value_enum, default_value = "csv")]
     format: Format,
     /// Print bootstrap confidence intervals of each run's mean per measure, and paired tests
     /// between runs, instead of the values (CSV or JSON).
@@ -170,7 +170,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     serpsim::limits::check_usize("eval", "--resamples", args.resamples, serpsim::limits::MAX_RESAMPLES, "bootstrap and randomisation resamples")?;
     anyhow::ensure!(args.ci_level > 0.0 && args.ci_level < 1.0, "--ci-level must be in (0, 1)");
     if args.ci && args.format == Format::Trec {
-        anyhow::bail!("--ci prints intervals and tests as a table: use --format csv (default) or json");
+        anyhow::bail!("--ci prints intervals and tests as a table: use --out-format csv (default) or json");
     }
     let stdin_uses = std::iter::once(&args.qrels).chain(&args.runs).filter(|p| serpsim::input::is_stdin(p)).count();
     anyhow::ensure!(stdin_uses <= 1, "`-` (standard input) can be given once only");

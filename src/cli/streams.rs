@@ -30,7 +30,7 @@ struct RunArgs {
     /// Scenario (TOML with `[collection] source = "streams"`).
     file: PathBuf,
     /// Output directory (overrides `[output] dir`).
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     /// Simulated users per profile (overrides `users`).
     #[arg(long)]
@@ -93,7 +93,7 @@ struct MsuArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Write the CSV here instead of stdout.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
 }
 

@@ -183,7 +183,7 @@ enum StudyCommand {
         #[command(flatten)]
         opts: DetectOpts,
         /// Output CSV (default: stdout).
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: Option<PathBuf>,
     },
     /// Generate a synthetic study (docs/study.md): gaze ASC files, cursor traces, AOI files,
@@ -199,7 +199,7 @@ enum StudyCommand {
         #[arg(long)]
         seed: Option<u64>,
         /// Output directory.
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: PathBuf,
     },
     /// Add fixation and hover events to a study log: detects fixations in
@@ -233,7 +233,7 @@ enum StudyCommand {
         #[arg(long)]
         cursor_time_unit: Option<String>,
         /// Output log (JSONL).
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: PathBuf,
     },
     /// Fit rank visits, P(click | grade), action times and sublist counts; writes
@@ -256,7 +256,7 @@ enum StudyCommand {
         #[arg(long, default_value_t = 10)]
         page_size: usize,
         /// Output directory.
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: PathBuf,
     },
     /// Validate a user fitted from a study log against held-out searches: fit on the
@@ -299,7 +299,7 @@ enum StudyCommand {
         #[arg(long)]
         threads: Option<usize>,
         /// Output directory (otherwise the JSON summary goes to stdout only).
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: Option<PathBuf>,
     },
     /// Term-level attention (Eickhoff et al. 2015 §4–5): query vs non-query terms
@@ -312,7 +312,7 @@ enum StudyCommand {
         #[arg(long, default_value = "fixations")]
         source: String,
         /// Output directory.
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: PathBuf,
     },
     /// Per-word attention F(w), D(w) from an EyeLink Data Viewer fixation report (word
@@ -321,7 +321,7 @@ enum StudyCommand {
         /// Fixation report CSV.
         file: PathBuf,
         /// Output CSV.
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: Option<PathBuf>,
     },
     /// Compare detected fixations with the tracker's own (EyeLink EFIX, Tobii `Eye movement

@@ -41,12 +41,12 @@ enum SublistsCommand {
     GenLog {
         /// Scenario (as for `sweep`); without it, the embedded simulations/sublists/default.toml.
         scenario: Option<PathBuf>,
-        /// Master seed, overriding the scenario's (the log is the only output: no --out,
+        /// Master seed, overriding the scenario's (the log, --out, is the only output: no
         /// --replicates or --threads).
         #[arg(long)]
         seed: Option<u64>,
         /// Output log file.
-        #[arg(long)]
+        #[arg(long = "out", short = 'o', alias = "log", value_name = "FILE")]
         log: PathBuf,
         /// True lambda.
         #[arg(long, default_value_t = 0.05)]

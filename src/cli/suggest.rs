@@ -25,7 +25,7 @@ enum SuggestCommand {
     /// Write a synthetic study: OUT/log.jsonl and OUT/suggestions.jsonl (see docs/suggest.md).
     Generate {
         /// Output directory.
-        #[arg(long)]
+        #[arg(long, short = 'o')]
         out: PathBuf,
         /// Generator parameters (TOML, keys of SyntheticSuggestConfig); defaults otherwise.
         #[arg(long)]
@@ -72,7 +72,7 @@ struct EvalArgs {
     #[arg(long)]
     wordnet: Option<PathBuf>,
     /// Directory for table9.md, table9.json, rr.csv and sweep.csv.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
 }
 

@@ -38,7 +38,7 @@ struct PairArgs {
     #[arg(long)]
     pairs: Option<PathBuf>,
     /// Output file of --pairs (default: standard output; written whole or not at all).
-    #[arg(long, requires = "pairs", conflicts_with_all = ["word1", "word2"])]
+    #[arg(long, short = 'o', requires = "pairs", conflicts_with_all = ["word1", "word2"])]
     out: Option<PathBuf>,
     /// WordNet directory (default: $WNHOME, else /usr/share/wordnet).
     #[arg(long)]

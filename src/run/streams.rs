@@ -92,7 +92,7 @@ pub fn run_scenario(s: &Scenario, base: &Path, progress: &(dyn Fn(u64, u64) + Sy
     };
     if s.output.samples {
         return Err(Error::Invalid(
-            "--samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)".into(),
+            "--write-samples is not available for stream scenarios (msu.csv and summary.json are written; from Python pass samples=False)".into(),
         ));
     }
     let profiles: Vec<StreamProfile> =
@@ -138,6 +138,6 @@ mod tests {
         assert!(s.validate("default").unwrap_err().to_string().contains("profiles[0].lateness"));
         let mut s = Scenario::parse(BOPHA, "bopha.toml").unwrap();
         s.output.samples = true;
-        assert!(run_scenario(&s, Path::new("."), &|_, _| {}).unwrap_err().to_string().contains("--samples is not available"));
+        assert!(run_scenario(&s, Path::new("."), &|_, _| {}).unwrap_err().to_string().contains("--write-samples is not available"));
     }
 }
