@@ -287,7 +287,9 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
 /// The readers that check their lines as they stream (issue 42): given an endless input they
 /// fail on its first line at once instead of reading it whole. The others take their whole
 /// text ([`crate::input::read_to_string`]), which stops at the first invalid byte only.
-const STREAMING: [&str; 14] = [
+const STREAMING: [&str; 16] = [
+    "LETOR",
+    "WordNet pairs",
     "TREC qrels",
     "TREC run",
     "click log (Yandex layout)",
@@ -318,6 +320,13 @@ const FAST: u64 = 16 << 20;
 /// result (or `None` when it took more than 60 s) and the bytes written into the FIFO by then.
 #[cfg(unix)]
 fn endless(read: Read, chunk: Vec<u8>) -> (Option<Result<String>>, u64) {
+    endless_with_limit(read, chunk, crate::input::MAX_TEXT)
+}
+
+/// [`endless`] with the whole-text limit ([`crate::input::MAX_TEXT`]) of the reading thread
+/// set to `text_limit` bytes.
+#[cfg(unix)]
+fn endless_with_limit(read: Read, chunk: Vec<u8>, text_limit: usize) -> (Option<Result<String>>, u64) {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
@@ -339,6 +348,7 @@ fn endless(read: Read, chunk: Vec<u8>) -> (Option<Result<String>>, u64) {
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {
+        crate::input::set_text_limit(text_limit);
         let _ = tx.send(read(&path));
     });
     let got = rx.recv_timeout(std::time::Duration::from_secs(60)).ok();
@@ -387,6 +397,41 @@ fn endless_inputs_fail_on_line_one_at_once() {
                     if written > FAST {
                         failures.push(format!("{name}, {what}: read {written} bytes before failing (at most {FAST})"));
                     }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 42: the readers that take their whole text ([`crate::input::read_to_string`]) are
+/// given an endless valid text (`garbage` lines, valid UTF-8, so nothing stops the read before
+/// its end) and must refuse it once the whole-text limit is passed, naming the file and the
+/// limit, without reading much more. The limit is lowered to 1 MiB for this thread (the
+/// default, [`crate::input::MAX_TEXT`], is 1 GiB; the code path is the same). Expected values:
+/// the message of `Input::read_to_string_max` with N = 1048576 (set here), and at most
+/// [`FAST`] bytes written into the FIFO (the limit plus the read buffers).
+#[cfg(unix)]
+#[test]
+fn endless_text_stops_every_whole_text_reader_at_the_limit() {
+    const LIMIT: usize = 1 << 20;
+    let text = b"garbage\n".repeat(8 * 1024);
+    let mut failures = Vec::new();
+    for (name, _, _, read) in table() {
+        if STREAMING.contains(&name) {
+            continue;
+        }
+        let (got, written) = endless_with_limit(read, text.clone(), LIMIT);
+        match got {
+            None => failures.push(format!("{name}: no answer within 60 s")),
+            Some(Ok(r)) => failures.push(format!("{name}: accepted: {}", crate::input::snippet(&r, 200))),
+            Some(Err(e)) => {
+                let e = e.to_string();
+                if !e.contains("endless: larger than 1048576 bytes (the limit of a file read whole") {
+                    failures.push(format!("{name}: not the whole-text limit: {e}"));
+                }
+                if written > FAST {
+                    failures.push(format!("{name}: read {written} bytes before failing (at most {FAST})"));
                 }
             }
         }
