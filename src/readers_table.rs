@@ -534,6 +534,43 @@ mod silent_cases {
         assert!(e.starts_with("log.jsonl:1: not a JSON object: duplicate key `event`"), "{e}");
     }
 
+    /// The JSONL click log and the two suggestion files are read into typed records whose
+    /// fields serde's derive counts: a field given twice is refused (`duplicate field`), with
+    /// `file:line`, and their values that may be objects are refused as ids anyway, so a
+    /// repeated key cannot resolve silently there (docs/formats.md, "Silent cases"). Each
+    /// file below is hand-written; the clean version reads, the version with a key twice
+    /// fails on line 2, where the key is repeated. Checked to fail: parsing these lines into a
+    /// `serde_json::Value` first (which keeps the last value) and then into the record accepts
+    /// the repeated key.
+    #[test]
+    fn duplicate_keys_in_the_jsonl_click_log_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let clean = "{\"query\":\"q\",\"documents\":[\"a\",\"b\"],\"clicks\":[1,0]}\n";
+        let twice = clean.to_string() + "{\"query\":\"q\",\"documents\":[\"a\"],\"clicks\":[1],\"query\":\"r\"}\n";
+        let read = |p: &Path| crate::logs::LogData::read(p, crate::logs::Format::Jsonl, false);
+        assert_eq!(read(&file(dir.path(), "ok.jsonl", clean)).unwrap().log.len(), 1);
+        let p = file(dir.path(), "twice.jsonl", &twice);
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: invalid JSON session: duplicate field `query`", p.display())), "{e}");
+    }
+
+    /// The suggestion files of `suggest` (attention log and suggestions), as above.
+    #[test]
+    fn duplicate_keys_in_the_suggestion_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = "{\"id\":\"s1\",\"query\":\"cheap flights\"}\n{\"id\":\"s2\",\"query\":\"hotels\"}\n";
+        let lists =
+            "{\"id\":\"s1\",\"suggestions\":[\"cheap flights to rome\"]}\n{\"id\":\"s2\",\"suggestions\":[\"hotels rome\"],\"accepted\":\"hotels rome\"}\n";
+        let (lp, sp) = (file(dir.path(), "log.jsonl", log), file(dir.path(), "sugg.jsonl", lists));
+        assert_eq!(crate::suggest::read_sessions(&lp, &sp).unwrap().len(), 2);
+        let bad_log = file(dir.path(), "log2.jsonl", &log.replace("\"query\":\"hotels\"", "\"query\":\"hotels\",\"query\":\"cars\""));
+        let e = crate::suggest::read_sessions(&bad_log, &sp).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: duplicate field `query`", bad_log.display())), "{e}");
+        let bad_lists = file(dir.path(), "sugg2.jsonl", &lists.replace("\"accepted\":\"hotels rome\"", "\"accepted\":\"hotels rome\",\"accepted\":null"));
+        let e = crate::suggest::read_sessions(&lp, &bad_lists).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: duplicate field `accepted`", bad_lists.display())), "{e}");
+    }
+
     #[test]
     fn a_model_file_parameter_the_model_lacks_is_an_error() {
         use crate::clickmodels::io::from_json_str;
