@@ -32,12 +32,12 @@ fn companions(path: &Path, files: &[(&str, &str)]) -> Vec<std::path::PathBuf> {
 }
 
 fn baraco_log(p: &Path) -> Result<String> {
-    let log = crate::baraco::log::ClickLog::from_file(p)?;
+    let log = crate::baraco::log::ProductionLog::from_file(p)?;
     Ok(format!("{:?} {:?} {}", log.queries, log.pairs, log.to_text()))
 }
 
 fn baraco_rankings(p: &Path) -> Result<String> {
-    let mut log = crate::baraco::log::ClickLog::parse(BARACO_LOG, "log")?;
+    let mut log = crate::baraco::log::ProductionLog::parse(BARACO_LOG, "log")?;
     let (r, skipped) = crate::baraco::log::parse_rankings(&crate::input::read_to_string(p)?, &p.display().to_string(), &mut log)?;
     Ok(format!("{r:?} {skipped} {:?}", log.pairs))
 }
@@ -273,12 +273,12 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cand.tsv");
     std::fs::write(&path, format!("\u{feff}{BARACO_RANKINGS}")).unwrap();
-    let mut log = crate::baraco::log::ClickLog::parse(BARACO_LOG, "log").unwrap();
+    let mut log = crate::baraco::log::ProductionLog::parse(BARACO_LOG, "log").unwrap();
     let (r, _) = crate::baraco::log::parse_rankings(&crate::input::read_to_string(&path).unwrap(), "cand.tsv", &mut log).unwrap();
     let names: Vec<&str> = r.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["prod", "cand"]);
     // Text handed over from memory (Python) with the mark is read the same way.
-    let mut log2 = crate::baraco::log::ClickLog::parse(&format!("\u{feff}{BARACO_LOG}"), "log").unwrap();
+    let mut log2 = crate::baraco::log::ProductionLog::parse(&format!("\u{feff}{BARACO_LOG}"), "log").unwrap();
     let (r2, _) = crate::baraco::log::parse_rankings(&format!("\u{feff}{BARACO_RANKINGS}"), "cand.tsv", &mut log2).unwrap();
     assert_eq!(r2, r);
     assert_eq!(log2.queries, log.queries);
@@ -286,8 +286,10 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
 
 /// The readers that check their lines as they stream (issue 42): given an endless input they
 /// fail on its first line at once instead of reading it whole. The others take their whole
-/// text ([`crate::input::read_to_string`]), which stops at the first invalid byte only.
-const STREAMING: [&str; 16] = [
+/// text ([`crate::input::read_to_string`]), which stops at the first invalid byte, or after
+/// [`crate::input::MAX_TEXT`] bytes of valid text.
+const STREAMING: [&str; 17] = [
+    "BARACO log",
     "LETOR",
     "WordNet pairs",
     "TREC qrels",
