@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serpsim::baraco::harness::{simulate_clicks, GenModel, Study, StudyConfig, Trainer};
-use serpsim::baraco::{compare, compute_posteriors, ClickLog, Config};
+use serpsim::baraco::{compare, compute_posteriors, Config, ProductionLog};
 use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 
@@ -14,8 +14,8 @@ fn study() -> Study {
 }
 
 /// `n` DBN sessions (navigational users) over 36 queries x 10 results.
-fn synthetic_log(n: usize) -> ClickLog {
-    let mut log = ClickLog::new();
+fn synthetic_log(n: usize) -> ProductionLog {
+    let mut log = ProductionLog::new();
     let mut serps = Vec::new();
     let mut a = Vec::new();
     let mut s = Vec::new();

@@ -52,12 +52,12 @@ pub fn tables(data: &[u8]) {
             let _ = with_file("letor", "", rest, crate::collection::letor::LetorData::from_file);
         }
         2 => {
-            let _ = with_file("baraco", "", rest, crate::baraco::log::ClickLog::from_file);
+            let _ = with_file("baraco", "", rest, crate::baraco::log::ProductionLog::from_file);
         }
         3 => {
             let (log, rankings) = split2(rest);
             if let (Ok(l), Ok(r)) = (std::str::from_utf8(log), std::str::from_utf8(rankings)) {
-                if let Ok(mut log) = crate::baraco::log::ClickLog::parse(l, "log") {
+                if let Ok(mut log) = crate::baraco::log::ProductionLog::parse(l, "log") {
                     let _ = crate::baraco::log::parse_rankings(r, "rankings", &mut log);
                 }
                 let _ = crate::baraco::log::parse_weights(r, "weights");

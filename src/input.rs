@@ -30,6 +30,35 @@ const BUFFER: usize = 256 * 1024;
 /// a binary or wrongly split file, and reading it whole would cost its size in memory.
 pub const DEFAULT_MAX_LINE: usize = 256 << 20;
 
+/// Largest input a whole-text reader ([`read_to_string`]: scenarios, model files, study logs,
+/// BARACO rankings, stream and WordNet files) accepts: 1 GiB. The largest such files the
+/// project meets are model files, about 58 bytes per (query, document) pair (230 MB for the
+/// 4 M pairs of a 4 M-session log), so this leaves room for 18 M pairs; the text is held in
+/// memory together with what is parsed from it, so a larger one would cost several times its
+/// size, and an endless input (a FIFO fed by `yes`) is refused after 1 GiB instead of growing
+/// until memory runs out.
+pub const MAX_TEXT: usize = 1 << 30;
+
+#[cfg(test)]
+thread_local! {
+    /// [`MAX_TEXT`] for the whole-text reads of this thread (tests lower it, so that an endless
+    /// input is refused after a few MiB).
+    static TEXT_LIMIT: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_TEXT) };
+}
+
+/// Sets the whole-text limit of this thread's reads (tests only).
+#[cfg(test)]
+pub(crate) fn set_text_limit(bytes: usize) {
+    TEXT_LIMIT.with(|c| c.set(bytes));
+}
+
+fn text_limit() -> usize {
+    #[cfg(test)]
+    return TEXT_LIMIT.with(|c| c.get());
+    #[cfg(not(test))]
+    MAX_TEXT
+}
+
 /// How an input is compressed, detected from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -137,8 +166,16 @@ impl Input {
     /// The whole decompressed text: BOM removed, CRLF kept (text parsers split lines themselves).
     /// The bytes are checked as they arrive, so invalid UTF-8 stops the read at once (a binary
     /// file or `/dev/urandom` fails on its first bad byte instead of being read whole), and is
-    /// reported with the line it is on.
-    pub fn read_to_string(mut self) -> Result<String> {
+    /// reported with the line it is on. An input larger than [`MAX_TEXT`] bytes (after
+    /// decompression) is refused once that many bytes were read.
+    pub fn read_to_string(self) -> Result<String> {
+        let limit = text_limit();
+        self.read_to_string_max(limit)
+    }
+
+    /// [`Input::read_to_string`] with a limit of `limit` bytes (`NAME: larger than N bytes ...`
+    /// beyond it; at most `limit` bytes are kept).
+    pub fn read_to_string_max(mut self, limit: usize) -> Result<String> {
         let mut bytes = Vec::new();
         // Bytes before `checked` are valid UTF-8 (a character cut by a read boundary waits for
         // the next read).
@@ -156,6 +193,12 @@ impl Input {
                 break;
             }
             let n = chunk.len();
+            if n > limit - bytes.len() {
+                return Err(Error::Invalid(format!(
+                    "{}: larger than {limit} bytes (the limit of a file read whole, such as a scenario, a model file or a study log); is this the right file?",
+                    self.name
+                )));
+            }
             bytes.extend_from_slice(chunk);
             self.reader.consume(n);
             match std::str::from_utf8(&bytes[checked..]) {
@@ -499,6 +542,20 @@ mod tests {
         // Exactly at the limit (plus CRLF) is accepted.
         let input = Input::from_bytes("l", b"12345678\r\n".to_vec()).unwrap();
         assert_eq!(input.lines().max_line(8).next_line().unwrap(), Some("12345678"));
+    }
+
+    #[test]
+    fn a_text_larger_than_the_limit_is_refused() {
+        // 8 bytes with a limit of 8 are read; 9 are refused, naming the input and the limit
+        // (the message of `read_to_string_max`), also inside a compressed input.
+        assert_eq!(Input::from_bytes("t", b"1234567\n".to_vec()).unwrap().read_to_string_max(8).unwrap(), "1234567\n");
+        for bytes in [b"12345678\n".to_vec(), gz(b"12345678\n")] {
+            let e = Input::from_bytes("big.json", bytes).unwrap().read_to_string_max(8).unwrap_err().to_string();
+            assert!(e.starts_with("big.json: larger than 8 bytes (the limit of a file read whole"), "{e}");
+        }
+        // The default limit of `read_to_string`.
+        assert_eq!(MAX_TEXT, 1 << 30);
+        assert_eq!(text_limit(), MAX_TEXT);
     }
 
     #[test]

@@ -32,12 +32,12 @@ fn companions(path: &Path, files: &[(&str, &str)]) -> Vec<std::path::PathBuf> {
 }
 
 fn baraco_log(p: &Path) -> Result<String> {
-    let log = crate::baraco::log::ClickLog::from_file(p)?;
+    let log = crate::baraco::log::ProductionLog::from_file(p)?;
     Ok(format!("{:?} {:?} {}", log.queries, log.pairs, log.to_text()))
 }
 
 fn baraco_rankings(p: &Path) -> Result<String> {
-    let mut log = crate::baraco::log::ClickLog::parse(BARACO_LOG, "log")?;
+    let mut log = crate::baraco::log::ProductionLog::parse(BARACO_LOG, "log")?;
     let (r, skipped) = crate::baraco::log::parse_rankings(&crate::input::read_to_string(p)?, &p.display().to_string(), &mut log)?;
     Ok(format!("{r:?} {skipped} {:?}", log.pairs))
 }
@@ -273,12 +273,12 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cand.tsv");
     std::fs::write(&path, format!("\u{feff}{BARACO_RANKINGS}")).unwrap();
-    let mut log = crate::baraco::log::ClickLog::parse(BARACO_LOG, "log").unwrap();
+    let mut log = crate::baraco::log::ProductionLog::parse(BARACO_LOG, "log").unwrap();
     let (r, _) = crate::baraco::log::parse_rankings(&crate::input::read_to_string(&path).unwrap(), "cand.tsv", &mut log).unwrap();
     let names: Vec<&str> = r.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["prod", "cand"]);
     // Text handed over from memory (Python) with the mark is read the same way.
-    let mut log2 = crate::baraco::log::ClickLog::parse(&format!("\u{feff}{BARACO_LOG}"), "log").unwrap();
+    let mut log2 = crate::baraco::log::ProductionLog::parse(&format!("\u{feff}{BARACO_LOG}"), "log").unwrap();
     let (r2, _) = crate::baraco::log::parse_rankings(&format!("\u{feff}{BARACO_RANKINGS}"), "cand.tsv", &mut log2).unwrap();
     assert_eq!(r2, r);
     assert_eq!(log2.queries, log.queries);
@@ -286,8 +286,12 @@ fn baraco_candidates_with_a_bom_make_no_phantom_ranker() {
 
 /// The readers that check their lines as they stream (issue 42): given an endless input they
 /// fail on its first line at once instead of reading it whole. The others take their whole
-/// text ([`crate::input::read_to_string`]), which stops at the first invalid byte only.
-const STREAMING: [&str; 14] = [
+/// text ([`crate::input::read_to_string`]), which stops at the first invalid byte, or after
+/// [`crate::input::MAX_TEXT`] bytes of valid text.
+const STREAMING: [&str; 17] = [
+    "BARACO log",
+    "LETOR",
+    "WordNet pairs",
     "TREC qrels",
     "TREC run",
     "click log (Yandex layout)",
@@ -318,6 +322,13 @@ const FAST: u64 = 16 << 20;
 /// result (or `None` when it took more than 60 s) and the bytes written into the FIFO by then.
 #[cfg(unix)]
 fn endless(read: Read, chunk: Vec<u8>) -> (Option<Result<String>>, u64) {
+    endless_with_limit(read, chunk, crate::input::MAX_TEXT)
+}
+
+/// [`endless`] with the whole-text limit ([`crate::input::MAX_TEXT`]) of the reading thread
+/// set to `text_limit` bytes.
+#[cfg(unix)]
+fn endless_with_limit(read: Read, chunk: Vec<u8>, text_limit: usize) -> (Option<Result<String>>, u64) {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
@@ -339,6 +350,7 @@ fn endless(read: Read, chunk: Vec<u8>) -> (Option<Result<String>>, u64) {
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {
+        crate::input::set_text_limit(text_limit);
         let _ = tx.send(read(&path));
     });
     let got = rx.recv_timeout(std::time::Duration::from_secs(60)).ok();
@@ -387,6 +399,41 @@ fn endless_inputs_fail_on_line_one_at_once() {
                     if written > FAST {
                         failures.push(format!("{name}, {what}: read {written} bytes before failing (at most {FAST})"));
                     }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 42: the readers that take their whole text ([`crate::input::read_to_string`]) are
+/// given an endless valid text (`garbage` lines, valid UTF-8, so nothing stops the read before
+/// its end) and must refuse it once the whole-text limit is passed, naming the file and the
+/// limit, without reading much more. The limit is lowered to 1 MiB for this thread (the
+/// default, [`crate::input::MAX_TEXT`], is 1 GiB; the code path is the same). Expected values:
+/// the message of `Input::read_to_string_max` with N = 1048576 (set here), and at most
+/// [`FAST`] bytes written into the FIFO (the limit plus the read buffers).
+#[cfg(unix)]
+#[test]
+fn endless_text_stops_every_whole_text_reader_at_the_limit() {
+    const LIMIT: usize = 1 << 20;
+    let text = b"garbage\n".repeat(8 * 1024);
+    let mut failures = Vec::new();
+    for (name, _, _, read) in table() {
+        if STREAMING.contains(&name) {
+            continue;
+        }
+        let (got, written) = endless_with_limit(read, text.clone(), LIMIT);
+        match got {
+            None => failures.push(format!("{name}: no answer within 60 s")),
+            Some(Ok(r)) => failures.push(format!("{name}: accepted: {}", crate::input::snippet(&r, 200))),
+            Some(Err(e)) => {
+                let e = e.to_string();
+                if !e.contains("endless: larger than 1048576 bytes (the limit of a file read whole") {
+                    failures.push(format!("{name}: not the whole-text limit: {e}"));
+                }
+                if written > FAST {
+                    failures.push(format!("{name}: read {written} bytes before failing (at most {FAST})"));
                 }
             }
         }
@@ -487,6 +534,43 @@ mod silent_cases {
         assert!(e.starts_with(&format!("{}:1: invalid JSON session: duplicate key `session_id`", p.display())), "{e}");
         let e = crate::study::log::StudyLog::parse("{\"event\":\"query\",\"event\":\"click\"}\n", "log.jsonl").unwrap_err().to_string();
         assert!(e.starts_with("log.jsonl:1: not a JSON object: duplicate key `event`"), "{e}");
+    }
+
+    /// The JSONL click log and the two suggestion files are read into typed records whose
+    /// fields serde's derive counts: a field given twice is refused (`duplicate field`), with
+    /// `file:line`, and their values that may be objects are refused as ids anyway, so a
+    /// repeated key cannot resolve silently there (docs/formats.md, "Silent cases"). Each
+    /// file below is hand-written; the clean version reads, the version with a key twice
+    /// fails on line 2, where the key is repeated. Checked to fail: parsing these lines into a
+    /// `serde_json::Value` first (which keeps the last value) and then into the record accepts
+    /// the repeated key.
+    #[test]
+    fn duplicate_keys_in_the_jsonl_click_log_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let clean = "{\"query\":\"q\",\"documents\":[\"a\",\"b\"],\"clicks\":[1,0]}\n";
+        let twice = clean.to_string() + "{\"query\":\"q\",\"documents\":[\"a\"],\"clicks\":[1],\"query\":\"r\"}\n";
+        let read = |p: &Path| crate::logs::LogData::read(p, crate::logs::Format::Jsonl, false);
+        assert_eq!(read(&file(dir.path(), "ok.jsonl", clean)).unwrap().log.len(), 1);
+        let p = file(dir.path(), "twice.jsonl", &twice);
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: invalid JSON session: duplicate field `query`", p.display())), "{e}");
+    }
+
+    /// The suggestion files of `suggest` (attention log and suggestions), as above.
+    #[test]
+    fn duplicate_keys_in_the_suggestion_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = "{\"id\":\"s1\",\"query\":\"cheap flights\"}\n{\"id\":\"s2\",\"query\":\"hotels\"}\n";
+        let lists =
+            "{\"id\":\"s1\",\"suggestions\":[\"cheap flights to rome\"]}\n{\"id\":\"s2\",\"suggestions\":[\"hotels rome\"],\"accepted\":\"hotels rome\"}\n";
+        let (lp, sp) = (file(dir.path(), "log.jsonl", log), file(dir.path(), "sugg.jsonl", lists));
+        assert_eq!(crate::suggest::read_sessions(&lp, &sp).unwrap().len(), 2);
+        let bad_log = file(dir.path(), "log2.jsonl", &log.replace("\"query\":\"hotels\"", "\"query\":\"hotels\",\"query\":\"cars\""));
+        let e = crate::suggest::read_sessions(&bad_log, &sp).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: duplicate field `query`", bad_log.display())), "{e}");
+        let bad_lists = file(dir.path(), "sugg2.jsonl", &lists.replace("\"accepted\":\"hotels rome\"", "\"accepted\":\"hotels rome\",\"accepted\":null"));
+        let e = crate::suggest::read_sessions(&lp, &bad_lists).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: duplicate field `accepted`", bad_lists.display())), "{e}");
     }
 
     #[test]

@@ -140,3 +140,25 @@ fn a_sharded_evaluation_prints_the_numbers_of_the_unsharded_one() {
     }
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "temporary shard files were left behind");
 }
+
+/// Issue 42: clicks on documents that are not in their impression's result list are ignored
+/// with a warning (count and first line); the sharded fit reads through the same reader and
+/// must warn identically to the in-memory fit. Hand count on the log below: line 2 clicks
+/// `d9` (not listed), line 3 clicks `d8` and `d7` (not listed) and `d3` (listed): 3 ignored
+/// clicks, the first on line 2. Checked to fail: with the sharded partition's read report
+/// cleared of its outside clicks, the sharded fit prints no warning.
+#[test]
+fn the_sharded_fit_warns_of_outside_clicks_as_the_in_memory_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    std::fs::write(&log, "q1\td1,d2 : d1\nq1\td1,d2 : d9\nq2\td3,d4 : d8,d3,d7\n").unwrap();
+    let want = format!("warning: {}:2: ignored 3 click(s) on documents that are not in their impression's result list (the first on this line)", log.display());
+    let warnings = |err: &str| err.lines().filter(|l| l.starts_with("warning:")).map(str::to_string).collect::<Vec<_>>();
+    let (mem_model, mem) = fit(dir.path(), tmp.path(), &log, &["--model", "dbn", "--in-memory"], "mem.json");
+    let (sharded_model, sharded) = fit(dir.path(), tmp.path(), &log, &["--model", "dbn", "--shards", "3"], "sharded.json");
+    assert!(sharded.contains("sharded fit: 3 shards"), "{sharded}");
+    assert_eq!(warnings(&mem), [want.clone()]);
+    assert_eq!(warnings(&sharded), [want]);
+    assert!(sharded_model == mem_model, "the sharded model differs from the in-memory one");
+}

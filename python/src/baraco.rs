@@ -6,14 +6,14 @@ use crate::errors::{invalid, to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, StringArray};
 use pyo3::prelude::*;
-use serpsim::baraco::{compare, compute_posteriors, parse_rankings, ClickLog, Config, Metric, Sampler};
+use serpsim::baraco::{compare, compute_posteriors, parse_rankings, Config, Metric, ProductionLog, Sampler};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Reads a click log table (`query_id`, `docs`, `clicks`) into BARACO's log.
-fn log_from_table(py: Python<'_>, table: &Bound<'_, PyAny>) -> PyResult<ClickLog> {
+fn log_from_table(py: Python<'_>, table: &Bound<'_, PyAny>) -> PyResult<ProductionLog> {
     let what = "log";
-    let mut log = ClickLog::new();
+    let mut log = ProductionLog::new();
     let (mut qbuf, mut dbuf) = ([0u8; 24], [0u8; 24]);
     let mut base = 0;
     for b in read_batches(table, what)? {
@@ -134,7 +134,7 @@ fn compare_rankers(
     let cfg = Config { epsilon, delta, samples, depth, metric: m, sampler: s, seed };
     cfg.validate().map_err(|e| to_py(py, e))?;
     let mut log = match log.extract::<PathBuf>() {
-        Ok(p) => py.detach(|| ClickLog::from_file(&p)).map_err(|e| to_py(py, e))?,
+        Ok(p) => py.detach(|| ProductionLog::from_file(&p)).map_err(|e| to_py(py, e))?,
         Err(_) => log_from_table(py, log)?,
     };
     let (ptext, psource) = rankings_text(py, production, "production")?;

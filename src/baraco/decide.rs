@@ -1,7 +1,7 @@
 //! The switching problem (Algorithm 2) and the difference estimation problem (Algorithm 3),
 //! plus the Manual Thresholding (MT) baseline on point estimates.
 
-use super::log::{ClickLog, Ranking};
+use super::log::{ProductionLog, Ranking};
 use super::metrics::{evaluated_list, expected_metric, Metric, Unseen};
 use super::posterior::{Density, Posteriors};
 use super::sampling::Sampler;
@@ -76,7 +76,7 @@ pub struct Answer {
 }
 
 /// p(q): share of the log's sessions per query.
-pub fn query_weights(log: &ClickLog) -> Vec<f64> {
+pub fn query_weights(log: &ProductionLog) -> Vec<f64> {
     let n = log.len().max(1) as f64;
     log.query_sessions.iter().map(|&c| c as f64 / n).collect()
 }
@@ -87,7 +87,7 @@ fn cut(r: &Ranking, depth: usize) -> Vec<Vec<u32>> {
 }
 
 /// Share of evaluated results, over queries with sessions, that are unseen.
-pub fn unseen_share(log: &ClickLog, r: &Ranking, depth: usize) -> f64 {
+pub fn unseen_share(log: &ProductionLog, r: &Ranking, depth: usize) -> f64 {
     let (mut n, mut u) = (0usize, 0usize);
     for (q, l) in r.lists.iter().enumerate() {
         if log.query_sessions[q] == 0 {
@@ -117,7 +117,7 @@ pub(crate) struct EvalLists {
 
 impl EvalLists {
     /// Lists of `production` and `candidates` cut at `depth` (unseen documents kept).
-    pub(crate) fn new(log: &ClickLog, production: &Ranking, candidates: &[Ranking], depth: usize) -> Self {
+    pub(crate) fn new(log: &ProductionLog, production: &Ranking, candidates: &[Ranking], depth: usize) -> Self {
         let npairs = log.pairs.len();
         let weights = query_weights(log);
         let mut slot = vec![u32::MAX; npairs];
@@ -166,7 +166,7 @@ impl EvalLists {
 
 /// Algorithms 2 and 3 from the rankers' metric under every joint draw (`per_k[k][0]` is
 /// production's, `per_k[k][c + 1]` candidate c's).
-pub(crate) fn answers(log: &ClickLog, per_k: &[Vec<f64>], candidates: &[Ranking], cfg: &Config) -> Vec<Answer> {
+pub(crate) fn answers(log: &ProductionLog, per_k: &[Vec<f64>], candidates: &[Ranking], cfg: &Config) -> Vec<Answer> {
     let k = per_k.len();
     let mut out = Vec::with_capacity(candidates.len());
     for (c, cand) in candidates.iter().enumerate() {
@@ -189,7 +189,7 @@ pub(crate) fn answers(log: &ClickLog, per_k: &[Vec<f64>], candidates: &[Ranking]
 
 /// Algorithms 2 and 3 for every candidate against `production`, from one set of K joint
 /// samples of every pair the rankers show. Deterministic for a seed whatever the threads.
-pub fn compare(log: &ClickLog, post: &Posteriors, production: &Ranking, candidates: &[Ranking], cfg: &Config) -> Result<Vec<Answer>> {
+pub fn compare(log: &ProductionLog, post: &Posteriors, production: &Ranking, candidates: &[Ranking], cfg: &Config) -> Result<Vec<Answer>> {
     cfg.validate()?;
     let npairs = log.pairs.len();
     if post.a.len() != npairs {
@@ -269,7 +269,7 @@ fn draw_mixture(post: &Posteriors, p: usize, cfg: &Config, k: usize) -> (Vec<f64
 
 /// Metric of a ranker from point values per pair: `unseen` says whether unseen documents are
 /// condensed away (MT) or kept (ground truth, where every pair has a value).
-pub fn point_metric(log: &ClickLog, r: &Ranking, a: &[f64], s: &[f64], metric: Metric, depth: usize, unseen: Unseen) -> f64 {
+pub fn point_metric(log: &ProductionLog, r: &Ranking, a: &[f64], s: &[f64], metric: Metric, depth: usize, unseen: Unseen) -> f64 {
     let weights = query_weights(log);
     let mut buf = Vec::new();
     let lists: Vec<Vec<u32>> = r
@@ -288,13 +288,13 @@ mod tests {
     use super::*;
     use crate::baraco::{compute_posteriors, parse_rankings};
 
-    fn setup() -> (ClickLog, Vec<Ranking>) {
+    fn setup() -> (ProductionLog, Vec<Ranking>) {
         // d1 is clicked and satisfying almost always; d2 is never clicked.
         let mut text = String::new();
         for _ in 0..200 {
             text.push_str("q\td1 d2 d3\t1 0 0\n");
         }
-        let mut log = ClickLog::parse(&text, "t").unwrap();
+        let mut log = ProductionLog::parse(&text, "t").unwrap();
         let (r, _) = parse_rankings("p\tq\td1 d2 d3\nworse\tq\td2 d3 d1\nsame\tq\td1 d2 d3\nnew\tq\td9 d1 d2\n", "r", &mut log).unwrap();
         (log, r)
     }
@@ -325,7 +325,7 @@ mod tests {
     fn expected_diff_matches_direct_integration() {
         // One query, production shows x only, candidate shows y only; both pure Beta posteriors:
         // E[M_c - M_p] = E[a_y]E[s_y] - E[a_x]E[s_x] by independence.
-        let mut log = ClickLog::new();
+        let mut log = ProductionLog::new();
         let q = log.query_id("q");
         let (x, y) = (log.pair_id(q, "x"), log.pair_id(q, "y"));
         for i in 0..30 {

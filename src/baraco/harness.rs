@@ -15,7 +15,7 @@
 //!    `crate::clickmodels`, unseen documents condensed away).
 
 use super::decide::{compare, point_metric, Config};
-use super::log::{ClickLog, Ranking};
+use super::log::{ProductionLog, Ranking};
 use super::metrics::{Metric, Unseen};
 use super::mixture::{fit_mixture, MixturePrior};
 use super::model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
@@ -339,8 +339,8 @@ impl Study {
     }
 
     /// An empty log with every pair registered (pair index = offset + position in the file).
-    pub fn empty_log(&self) -> ClickLog {
-        let mut log = ClickLog::new();
+    pub fn empty_log(&self) -> ProductionLog {
+        let mut log = ProductionLog::new();
         for q in &self.data.queries {
             let qi = log.query_id(&q.qid);
             for (i, d) in q.docs.iter().enumerate() {
@@ -394,7 +394,7 @@ impl Study {
     }
 
     /// Generates the click log of the production ranker.
-    pub fn generate_log(&self, cfg: &StudyConfig, prod: &Ranking, gen: GenModel, user: UserModel, run: usize) -> ClickLog {
+    pub fn generate_log(&self, cfg: &StudyConfig, prod: &Ranking, gen: GenModel, user: UserModel, run: usize) -> ProductionLog {
         let (ta, ts) = self.truth(user);
         let mut log = self.empty_log();
         let mut rng = crate::rng::stream(cfg.seed, &[3, run as u64, gen as u64, user as u64]);
@@ -504,7 +504,7 @@ impl Study {
 /// pools a little more strongly than the fit); the priors returned are those used.
 ///
 /// [`PriorScope::Global`]: crate::clickmodels::prior::PriorScope::Global
-pub fn fitted_prior(log: &ClickLog, gamma: f64, seed: u64) -> Result<((f64, f64), (f64, f64))> {
+pub fn fitted_prior(log: &ProductionLog, gamma: f64, seed: u64) -> Result<((f64, f64), (f64, f64))> {
     use crate::clickmodels::gibbs::{sample, GibbsConfig, Latent};
     use crate::clickmodels::prior::PriorScope;
     let cl = log.to_logs();
@@ -527,7 +527,7 @@ pub const MIXTURE_REFITS: usize = 2;
 /// posteriors under it. The pairs' likelihoods come from Algorithm 1 (first with Beta(1, 1)
 /// messages, then [`MIXTURE_REFITS`] times with the fitted prior's); the mixture is fitted by
 /// EM over every shown pair (at most 500 iterations).
-pub fn fitted_mixture(log: &ClickLog, gamma: f64, components: usize) -> Result<super::posterior::Posteriors> {
+pub fn fitted_mixture(log: &ProductionLog, gamma: f64, components: usize) -> Result<super::posterior::Posteriors> {
     let fit = |post: &super::posterior::Posteriors| -> Result<MixturePrior> {
         let (la, ls): (Vec<_>, Vec<_>) = (0..log.pairs.len()).filter(|&i| log.seen[i]).map(|i| (post.a[i].clone(), post.s[i].clone())).unzip();
         Ok(fit_mixture(&la, &ls, components, 500)?.prior)
@@ -547,7 +547,7 @@ fn log_concave(alpha: f64, beta: f64) -> (f64, f64) {
 }
 
 /// DBN EM point estimates (gamma fixed) from the click-model module, per pair of `log`.
-pub fn dbn_em(log: &ClickLog, gamma: f64, iterations: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+pub fn dbn_em(log: &ProductionLog, gamma: f64, iterations: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     use crate::clickmodels::{DbnConfig, Gamma};
     let cl = log.to_logs();
     let model = DbnConfig { gamma: Gamma::Fixed(gamma), iterations, tolerance: 0.0 }.fit(&mut &cl)?;

@@ -1,15 +1,20 @@
 //! Click logs and ranker files for BARACO.
 //!
-//! Log format (one session per line, tab-separated, `#` starts a comment line):
+//! The production ranker's click log is read by the one click-log reader
+//! ([`crate::logs::read::for_each_session`]): any format `clicks fit` reads (detected, or
+//! named), with `file:line` errors. BARACO's own layout is the `baraco` format there (one
+//! session per line, tab-separated, `#` starts a comment line):
 //! `query<TAB>doc1 doc2 ... docN<TAB>c1 c2 ... cN` with `ci` in {0, 1}: the documents in the
-//! order shown by the production ranker and the clicks on them.
+//! order shown by the production ranker and the clicks on them. Sessions are kept in file
+//! order, queries and pairs numbered in first-seen order ([`ProductionLog`]).
 //!
 //! Ranking file (production and candidates): `ranker<TAB>query<TAB>doc1 doc2 ...`, one line
 //! per (ranker, query), documents in ranked order. A weights file (used with LETOR features)
 //! has one line per ranker: `ranker w1 w2 ... wF`.
 
 use crate::error::{Error, Result};
-use crate::input::{snippet, ECHO};
+use crate::input::{snippet, Input, ECHO};
+use crate::logs::{Format, ReadOptions, ReadReport};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -18,7 +23,7 @@ use std::path::Path;
 /// Pairs are numbered densely; pairs added for candidate rankings that never appear in the
 /// log are "unseen" and keep the prior.
 #[derive(Debug, Clone, Default)]
-pub struct ClickLog {
+pub struct ProductionLog {
     /// Query ids, in first-seen order.
     pub queries: Vec<String>,
     /// `(query index, document id)` of every pair.
@@ -39,10 +44,10 @@ pub struct ClickLog {
     pair_index: Vec<HashMap<String, u32>>,
 }
 
-impl ClickLog {
+impl ProductionLog {
     /// An empty log.
     pub fn new() -> Self {
-        ClickLog { session_start: vec![0], ..Default::default() }
+        ProductionLog { session_start: vec![0], ..Default::default() }
     }
 
     /// Number of sessions.
@@ -124,53 +129,41 @@ impl ClickLog {
         cl
     }
 
-    /// Reads a log file (format in the module docs).
+    /// Reads a log file in any click-log format, detected from its first lines (the `baraco`
+    /// layout of the module docs among them).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = crate::input::read_to_string(path)?;
-        Self::parse(&text, &path.display().to_string())
+        Ok(Self::read(crate::input::open(path)?, &ReadOptions::new(Format::Auto))?.0)
     }
 
-    /// Parses log text; `source` names it in errors.
-    pub fn parse(text: &str, source: &str) -> Result<Self> {
-        let text = crate::input::strip_bom(text);
-        let mut log = ClickLog::new();
+    /// Reads the sessions of `input` with the click-log reader and `opts` (format, skipping
+    /// of bad lines), and returns them with the read's report (its warnings: ignored clicks,
+    /// skipped lines). A session that shows a document twice is an error (BARACO's DBN
+    /// posteriors count each pair once per session); the `baraco` format reports it with
+    /// `file:line`, the others with the session's number.
+    pub fn read(input: Input, opts: &ReadOptions) -> Result<(Self, ReadReport)> {
+        let name = input.name().to_string();
+        let mut log = ProductionLog::new();
         let mut docs = Vec::new();
-        let mut clicks = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let lineno = i + 1;
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = line.split('\t').collect();
-            if fields.len() != 3 {
-                return Err(Error::parse(source, lineno, format!("expected 3 tab-separated fields `query<TAB>docs<TAB>clicks`, found {}", fields.len())));
-            }
-            let qid = fields[0].trim();
-            if qid.is_empty() {
-                return Err(Error::parse(source, lineno, "empty query id"));
-            }
-            let q = log.query_id(qid);
+        let mut n = 0usize;
+        let report = crate::logs::read::for_each_session(input, opts, &mut |s| {
+            n += 1;
+            let q = log.query_id(s.query());
             docs.clear();
-            clicks.clear();
-            for d in fields[1].split_whitespace() {
+            for d in s.docs() {
                 docs.push(log.pair_id(q, d));
             }
-            for c in fields[2].split_whitespace() {
-                clicks.push(match c {
-                    "0" => false,
-                    "1" => true,
-                    _ => return Err(Error::parse(source, lineno, format!("click flag `{}` is not 0 or 1", snippet(c, ECHO)))),
-                });
-            }
-            log.push_session(q, &docs, &clicks).map_err(|e| Error::parse(source, lineno, e.to_string()))?;
-        }
-        if log.is_empty() {
-            return Err(Error::parse(source, 1, "no sessions found (empty log)"));
-        }
-        Ok(log)
+            log.push_session(q, &docs, &s.clicks).map_err(|e| Error::Invalid(format!("{name}: session {n} (query `{}`): {e}", snippet(s.query(), ECHO))))
+        })?;
+        Ok((log, report))
     }
 
-    /// The log in the file format of the module docs.
+    /// Parses log text in BARACO's layout (the `baraco` format); `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let input = Input::from_bytes(source, text.as_bytes().to_vec())?;
+        Ok(Self::read(input, &ReadOptions::new(Format::Baraco))?.0)
+    }
+
+    /// The log in the `baraco` format of the module docs.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         for j in 0..self.len() {
@@ -200,7 +193,7 @@ pub struct Ranking {
 /// Parses a ranking file into rankers over `log`'s queries; documents not in the log become
 /// unseen pairs. Queries absent from the log are skipped (they have weight 0 in p(q)) and
 /// counted in the returned number.
-pub fn parse_rankings(text: &str, source: &str, log: &mut ClickLog) -> Result<(Vec<Ranking>, usize)> {
+pub fn parse_rankings(text: &str, source: &str, log: &mut ProductionLog) -> Result<(Vec<Ranking>, usize)> {
     let text = crate::input::strip_bom(text);
     let mut out: Vec<Ranking> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -284,7 +277,7 @@ mod tests {
 
     #[test]
     fn parses_log_and_rankings() {
-        let mut log = ClickLog::parse("# c\nq1\ta b c\t0 1 0\nq2\tx y\t0 0\nq1\tb a c\t1 0 0\n", "l").unwrap();
+        let mut log = ProductionLog::parse("# c\nq1\ta b c\t0 1 0\nq2\tx y\t0 0\nq1\tb a c\t1 0 0\n", "l").unwrap();
         assert_eq!(log.len(), 3);
         assert_eq!(log.query_sessions, [2, 1]);
         let (q, d, c) = log.session(2);
@@ -293,21 +286,21 @@ mod tests {
         assert_eq!(skipped, 1);
         assert_eq!(r[0].lists[0], [2, 5, 0]);
         assert!(!log.seen[5] && log.seen[0]);
-        assert_eq!(ClickLog::parse(&log.to_text(), "t").unwrap().docs, log.docs);
+        assert_eq!(ProductionLog::parse(&log.to_text(), "t").unwrap().docs, log.docs);
     }
 
     #[test]
     fn malformed_files_are_located() {
-        let e = ClickLog::parse("q\ta b\t0 1\nq\ta b\t0 2\n", "l.tsv").unwrap_err().to_string();
+        let e = ProductionLog::parse("q\ta b\t0 1\nq\ta b\t0 2\n", "l.tsv").unwrap_err().to_string();
         assert!(e.starts_with("l.tsv:2:") && e.contains("not 0 or 1"), "{e}");
-        let e = ClickLog::parse("q\ta b\t0\n", "l.tsv").unwrap_err().to_string();
+        let e = ProductionLog::parse("q\ta b\t0\n", "l.tsv").unwrap_err().to_string();
         assert!(e.contains("l.tsv:1:") && e.contains("click flags"), "{e}");
-        let e = ClickLog::parse("q a b 0 1\n", "l.tsv").unwrap_err().to_string();
+        let e = ProductionLog::parse("q a b 0 1\n", "l.tsv").unwrap_err().to_string();
         assert!(e.contains("3 tab-separated"), "{e}");
-        let e = ClickLog::parse("q\ta a\t0 1\n", "l.tsv").unwrap_err().to_string();
+        let e = ProductionLog::parse("q\ta a\t0 1\n", "l.tsv").unwrap_err().to_string();
         assert!(e.contains("twice"), "{e}");
-        assert!(ClickLog::parse("# nothing\n", "l.tsv").unwrap_err().to_string().contains("empty"));
-        let mut log = ClickLog::parse("q\ta b\t0 1\n", "l").unwrap();
+        assert!(ProductionLog::parse("# nothing\n", "l.tsv").unwrap_err().to_string().contains("empty"));
+        let mut log = ProductionLog::parse("q\ta b\t0 1\n", "l").unwrap();
         let e = parse_rankings("p\tq\ta a\n", "r.tsv", &mut log).unwrap_err().to_string();
         assert!(e.starts_with("r.tsv:1:"), "{e}");
         let e = parse_rankings("p q a\n", "r.tsv", &mut log).unwrap_err().to_string();

@@ -21,7 +21,7 @@
 //! P(safe) and E[M_c - M_p] are then Algorithms 2 and 3 over the draws ([`compare_model`]).
 
 use super::decide::{answers, Answer, Config, EvalLists};
-use super::log::{ClickLog, Ranking};
+use super::log::{ProductionLog, Ranking};
 use super::metrics::Metric;
 use crate::clickmodels::gibbs::{sample_with_queries, ubm_cell, GibbsConfig, Latent, SampledTable};
 use crate::clickmodels::prior::PriorScope;
@@ -117,7 +117,7 @@ pub struct ModelDraws {
 impl ModelDraws {
     /// Draws `k` joint samples of the model's parameters from `log` (every registered pair
     /// gets draws; unseen ones from the prior). Deterministic for a seed whatever the threads.
-    pub fn sample(log: &ClickLog, cfg: &ModelPosteriorConfig, k: usize) -> Result<Self> {
+    pub fn sample(log: &ProductionLog, cfg: &ModelPosteriorConfig, k: usize) -> Result<Self> {
         if k == 0 || cfg.chains == 0 {
             return Err(Error::config("baraco", if k == 0 { "samples" } else { "chains" }, "must be at least 1"));
         }
@@ -195,7 +195,7 @@ pub fn first_click_rr(ranks: impl Iterator<Item = (f64, f64)>) -> f64 {
 /// Algorithms 2 and 3 for every candidate against `production` from the model's joint
 /// posterior draws (the first `cfg.samples` of them). `cfg.sampler` and `cfg.seed` are not
 /// used (the draws are made by [`ModelDraws::sample`]).
-pub fn compare_model(log: &ClickLog, draws: &ModelDraws, production: &Ranking, candidates: &[Ranking], cfg: &Config) -> Result<Vec<Answer>> {
+pub fn compare_model(log: &ProductionLog, draws: &ModelDraws, production: &Ranking, candidates: &[Ranking], cfg: &Config) -> Result<Vec<Answer>> {
     cfg.validate()?;
     let npairs = log.pairs.len();
     if draws.attractiveness.len() != npairs * draws.k {
@@ -234,8 +234,8 @@ mod tests {
     /// nothing below it is hidden): a1 ~ Beta(1 + 4, 1 + 6), s1 ~ Beta(1, 1 + 4) (clicked and
     /// went on), a2 ~ Beta(1 + 10, 1), s2 ~ Beta(1, 1) (a last click at the bottom says nothing
     /// about satisfaction).
-    fn swap_log() -> (ClickLog, Ranking, Ranking, Ranking) {
-        let mut log = ClickLog::new();
+    fn swap_log() -> (ProductionLog, Ranking, Ranking, Ranking) {
+        let mut log = ProductionLog::new();
         let q = log.query_id("q");
         let (d1, d2, d3) = (log.pair_id(q, "d1"), log.pair_id(q, "d2"), log.pair_id(q, "d3"));
         for i in 0..10 {
@@ -305,7 +305,7 @@ mod tests {
         // well above that of "lo"'s (0.3 is half the difference of those click rates); under
         // the global prior both are drawn from the same Beta. (Before, per-query priors
         // were refused for logs with unseen documents.)
-        let mut log = ClickLog::new();
+        let mut log = ProductionLog::new();
         let mut unseen = Vec::new();
         for (name, clicked) in [("lo", 0.1), ("hi", 0.9)] {
             let q = log.query_id(name);
@@ -343,7 +343,7 @@ mod tests {
         // d2's attractiveness is at least 0.6 (its examination is at most 1) and d1's about
         // 0.1; under the DBN d2 also satisfies (the attractive d3 is never clicked after it).
         // Putting d2 first raises the reciprocal rank of the first (or satisfying) click.
-        let mut log = ClickLog::new();
+        let mut log = ProductionLog::new();
         let q = log.query_id("q");
         let (d1, d2, d3) = (log.pair_id(q, "d1"), log.pair_id(q, "d2"), log.pair_id(q, "d3"));
         for i in 0..40 {

@@ -17,7 +17,7 @@
 //! `x^(alpha-1) (1-x)^(beta-1) prod_k (b_k + m_k x)^(n_k)` with equal factors merged.
 //! [`Density`] integrates them numerically (see its docs for the accuracy).
 
-use super::log::ClickLog;
+use super::log::ProductionLog;
 use crate::error::{Error, Result};
 use crate::stats::beta_binomial::ln_beta;
 
@@ -196,7 +196,7 @@ struct Chain {
 
 /// Algorithm 1: the posteriors after processing `log` session by session with continuation
 /// `gamma`. Pairs never shown keep Beta(1, 1).
-pub fn compute_posteriors(log: &ClickLog, gamma: f64) -> Result<Posteriors> {
+pub fn compute_posteriors(log: &ProductionLog, gamma: f64) -> Result<Posteriors> {
     compute_posteriors_with_prior(log, gamma, (1.0, 1.0), (1.0, 1.0))
 }
 
@@ -204,7 +204,7 @@ pub fn compute_posteriors(log: &ClickLog, gamma: f64) -> Result<Posteriors> {
 /// satisfaction (`prior_s`), e.g. empirical-Bayes priors fitted to the log
 /// ([`super::fitted_prior`]). Pairs never shown keep the prior. Both shape parameters must be
 /// at least 1 (the numerical integration of [`Density`] relies on a log-concave density).
-pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Result<Posteriors> {
+pub fn compute_posteriors_with_prior(log: &ProductionLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Result<Posteriors> {
     if !(0.0..=1.0).contains(&gamma) {
         return Err(Error::config("baraco", "gamma", format!("{gamma} is outside [0, 1]")));
     }
@@ -220,7 +220,7 @@ pub fn compute_posteriors_with_prior(log: &ClickLog, gamma: f64, prior_a: (f64, 
 /// of a Beta matched to the mixture's marginal moments (updated as in Algorithm 1); every
 /// pair's exact likelihood is kept, and [`Posteriors::components`] turns it into the
 /// per-component posteriors and weights.
-pub fn compute_posteriors_mixture(log: &ClickLog, gamma: f64, mix: &super::mixture::MixturePrior) -> Result<Posteriors> {
+pub fn compute_posteriors_mixture(log: &ProductionLog, gamma: f64, mix: &super::mixture::MixturePrior) -> Result<Posteriors> {
     if !(0.0..=1.0).contains(&gamma) {
         return Err(Error::config("baraco", "gamma", format!("{gamma} is outside [0, 1]")));
     }
@@ -237,7 +237,7 @@ pub fn compute_posteriors_mixture(log: &ClickLog, gamma: f64, mix: &super::mixtu
 }
 
 /// The pass of Algorithm 1 with Beta priors of any positive shapes (not validated).
-fn pass(log: &ClickLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Posteriors {
+fn pass(log: &ProductionLog, gamma: f64, prior_a: (f64, f64), prior_s: (f64, f64)) -> Posteriors {
     let n = log.pairs.len();
     let mut ta = vec![Tracked::prior(prior_a); n];
     let mut ts = vec![Tracked::prior(prior_s); n];
@@ -679,7 +679,7 @@ mod tests {
     /// s_1: L = s + (1 - s)(0.1 + 0.9 * (1/2)(0.1 + 0.9 * 1/2)) = 0.3475 + 0.6525 s.
     #[test]
     fn one_session_matches_hand_derived_polynomials() {
-        let log = ClickLog::parse("q\td1 d2 d3\t1 0 0\n", "t").unwrap();
+        let log = ProductionLog::parse("q\td1 d2 d3\t1 0 0\n", "t").unwrap();
         let post = compute_posteriors(&log, 0.9).unwrap();
         // Normalised hand polynomials: density = (c0 + c1 x) / (c0 + c1 / 2).
         let hand = |c0: f64, c1: f64, x: f64| (c0 + c1 * x) / (c0 + c1 / 2.0);
@@ -702,7 +702,7 @@ mod tests {
     fn no_click_session_and_known_examination() {
         // No clicks: rank 1 is examined for sure (conjugate beta + 1), rank 2 gets 1 - q a.
         // q_2 = 0.9 * 1 / (Z + 0.5 * 0.9), Z = P(no click at 1, 2) = 0.5 (0.1 + 0.9 * 0.5) = 0.275.
-        let log = ClickLog::parse("q\tx y\t0 0\nq\tx y\t1 1\n", "t").unwrap();
+        let log = ProductionLog::parse("q\tx y\t0 0\nq\tx y\t1 1\n", "t").unwrap();
         let post = compute_posteriors(&log, 0.9).unwrap();
         assert_eq!((post.a[0].alpha, post.a[0].beta), (2.0, 2.0));
         assert!(post.a[0].factors.is_empty());
@@ -725,7 +725,7 @@ mod tests {
     /// where y's examination is known).
     #[test]
     fn fitted_priors_replace_beta_one_one() {
-        let log = ClickLog::parse("q\tx y\t0 0\nq\tx y\t1 1\n", "t").unwrap();
+        let log = ProductionLog::parse("q\tx y\t0 0\nq\tx y\t1 1\n", "t").unwrap();
         let post = compute_posteriors_with_prior(&log, 0.9, (2.0, 3.0), (1.5, 4.0)).unwrap();
         assert_eq!((post.a[0].alpha, post.a[0].beta), (3.0, 4.0));
         assert_eq!(post.s[0], FactoredBeta::beta(1.5, 5.0));
@@ -740,7 +740,7 @@ mod tests {
 
     #[test]
     fn grouped_factors_are_in_merge_order() {
-        let log = ClickLog::parse("q\tx y z\t1 0 0\nq\tx z y\t0 1 0\nq\ty x z\t1 0 0\nq\tx y z\t1 0 0\n", "t").unwrap();
+        let log = ProductionLog::parse("q\tx y z\t1 0 0\nq\tx z y\t0 1 0\nq\ty x z\t1 0 0\nq\tx y z\t1 0 0\n", "t").unwrap();
         let post = compute_posteriors(&log, 0.9).unwrap();
         for p in post.a.iter().chain(&post.s) {
             let mut m = p.clone();

@@ -38,7 +38,7 @@
 //! RR): the numbers docs/validation.md reports as "before".
 
 use super::decide::{compare, point_metric, Config};
-use super::log::{ClickLog as BLog, Ranking};
+use super::log::{ProductionLog as BLog, Ranking};
 use super::metrics::{Metric, Unseen};
 use super::posterior::{compute_posteriors, compute_posteriors_with_prior, Density, FactoredBeta, Posteriors};
 use super::switch::{self, ErrorSample, ModelError, OutcomeMetric, Verdict, NF};

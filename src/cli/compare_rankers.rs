@@ -2,8 +2,8 @@
 
 use super::common::with_threads;
 use serpsim::baraco::{
-    compare, compare_model, compute_posteriors, parse_rankings, parse_weights, point_metric, ClickLog, Config, Metric, ModelDraws, ModelPosteriorConfig,
-    PosteriorModel, Ranking, Sampler, Unseen,
+    compare, compare_model, compute_posteriors, parse_rankings, parse_weights, point_metric, Config, Metric, ModelDraws, ModelPosteriorConfig, PosteriorModel,
+    ProductionLog, Ranking, Sampler, Unseen,
 };
 use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::{linear_score, LetorData};
@@ -15,9 +15,16 @@ use std::path::{Path, PathBuf};
 /// Arguments of `serpsim compare-rankers`.
 #[derive(clap::Args)]
 pub struct CompareRankersArgs {
-    /// Click log of the production ranker (`query<TAB>docs<TAB>clicks`, see docs/baraco.md).
+    /// Click log of the production ranker: BARACO's layout (`query<TAB>docs<TAB>clicks`, see
+    /// docs/baraco.md) or any log `clicks fit` reads (`-` for standard input; gzip and zstd
+    /// are detected).
     #[arg(long)]
     log: PathBuf,
+    /// Format of --log: auto (detected from the first lines, or Parquet/Arrow by their magic
+    /// bytes), baraco, yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:..., parquet[:...]
+    /// or arrow[:...] (as `clicks fit --format`, docs/clickmodels.md).
+    #[arg(long, default_value = "auto")]
+    log_format: String,
     /// Production ranker: ranking file (`ranker<TAB>query<TAB>docs`), or weights with --features.
     #[arg(long)]
     production: PathBuf,
@@ -82,7 +89,7 @@ pub struct CompareRankersArgs {
     threads: Option<usize>,
 }
 
-fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ClickLog) -> anyhow::Result<Vec<Ranking>> {
+fn load_rankers(path: &Path, features: Option<&LetorData>, log: &mut ProductionLog) -> anyhow::Result<Vec<Ranking>> {
     let text = serpsim::input::read_to_string(path)?;
     let source = path.display().to_string();
     match features {
@@ -144,7 +151,12 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     };
     let cfg = Config { epsilon: args.epsilon, delta: args.delta, samples: args.samples, depth: args.depth, metric, sampler, seed: args.seed };
     cfg.validate()?;
-    let mut log = ClickLog::from_file(&args.log)?;
+    let log_format: serpsim::logs::Format = args.log_format.parse().map_err(|e| anyhow::anyhow!("--log-format: {e}"))?;
+    let read_opts = serpsim::logs::ReadOptions::new(log_format).format_flag("--log-format");
+    let (mut log, read) = ProductionLog::read(serpsim::input::open(&args.log)?, &read_opts)?;
+    for w in read.warnings(&args.log.display().to_string()) {
+        eprintln!("warning: {w}");
+    }
     let features = args.features.as_deref().map(LetorData::from_file).transpose()?;
     let production = load_rankers(&args.production, features.as_ref(), &mut log)?;
     anyhow::ensure!(production.len() == 1, "{}: expected one production ranker, found {}", args.production.display(), production.len());

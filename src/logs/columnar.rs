@@ -530,13 +530,109 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The column types of an Arrow IPC schema, for [`check_typed_buffers`]: the top-level
+/// columns in order, and the value type of every dictionary by its id.
+struct IpcTypes {
+    columns: Vec<arrow_schema::DataType>,
+    dictionaries: std::collections::HashMap<i64, arrow_schema::DataType>,
+}
+
+impl IpcTypes {
+    /// The types of `schema`, or `None` when they cannot be read (the reader then refuses the
+    /// file itself).
+    fn of(schema: arrow_ipc::Schema<'_>) -> Option<IpcTypes> {
+        let schema = arrow_ipc::convert::try_fb_to_schema(schema).ok()?;
+        let mut dictionaries = std::collections::HashMap::new();
+        fn dicts(f: &arrow_schema::Field, out: &mut std::collections::HashMap<i64, arrow_schema::DataType>) {
+            #[allow(deprecated)] // the IPC reader itself matches dictionaries by this id
+            if let (arrow_schema::DataType::Dictionary(_, v), Some(id)) = (f.data_type(), f.dict_id()) {
+                out.insert(id, v.as_ref().clone());
+            }
+            for c in children(f.data_type()) {
+                dicts(c, out);
+            }
+        }
+        for f in schema.fields() {
+            dicts(f, &mut dictionaries);
+        }
+        Some(IpcTypes { columns: schema.fields().iter().map(|f| f.data_type().clone()).collect(), dictionaries })
+    }
+}
+
+/// The child fields of a nested type (none for the others).
+fn children(t: &arrow_schema::DataType) -> Vec<&arrow_schema::Field> {
+    use arrow_schema::DataType::*;
+    match t {
+        List(f) | LargeList(f) | FixedSizeList(f, _) | Map(f, _) | ListView(f) | LargeListView(f) => vec![f.as_ref()],
+        Struct(fs) => fs.iter().map(|f| f.as_ref()).collect(),
+        Union(fs, _) => fs.iter().map(|(_, f)| f.as_ref()).collect(),
+        RunEndEncoded(a, b) => vec![a.as_ref(), b.as_ref()],
+        Dictionary(_, v) => children(v),
+        _ => Vec::new(),
+    }
+}
+
+/// Checks the buffers of one record batch (their byte `lengths`, in the order the IPC reader
+/// takes them for `columns`) that the reader's validation reads as typed values: offsets (4
+/// or 8 bytes each) and dictionary keys. Their lengths must be whole numbers of values;
+/// arrow-data's `Buffer::typed_data` asserts it, so a corrupt length would panic inside the
+/// decoder. The walk mirrors `arrow_ipc::reader::ArrayReader::create_array`; at a type whose
+/// buffer count depends on more than the type (views, unions, run-end encoding, list views)
+/// it stops, leaving the rest to the reader.
+fn check_typed_buffers(columns: &[arrow_schema::DataType], lengths: &[i64]) -> std::result::Result<(), String> {
+    use arrow_schema::DataType::{self, *};
+    // `Ok(false)`: stop (a layout not walked here).
+    fn walk(t: &DataType, lengths: &[i64], at: &mut usize) -> std::result::Result<bool, String> {
+        let mut take = |width: i64| -> std::result::Result<bool, String> {
+            let Some(&len) = lengths.get(*at) else { return Ok(false) };
+            if width > 1 && len % width != 0 {
+                return Err(format!("buffer {} of {len} bytes for {width}-byte offsets or keys of a `{t}` column: not a whole number of them", *at));
+            }
+            *at += 1;
+            Ok(true)
+        };
+        let any = 1;
+        Ok(match t {
+            Null => true,
+            Utf8 | Binary => take(any)? && take(4)? && take(any)?,
+            LargeUtf8 | LargeBinary => take(any)? && take(8)? && take(any)?,
+            List(f) | Map(f, _) => take(any)? && take(4)? && walk(f.data_type(), lengths, at)?,
+            LargeList(f) => take(any)? && take(8)? && walk(f.data_type(), lengths, at)?,
+            FixedSizeList(f, _) => take(any)? && walk(f.data_type(), lengths, at)?,
+            Struct(fs) => {
+                if !take(any)? {
+                    return Ok(false);
+                }
+                for f in fs {
+                    if !walk(f.data_type(), lengths, at)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Dictionary(k, _) => take(any)? && take(k.primitive_width().map_or(1, |w| w as i64))?,
+            Boolean | FixedSizeBinary(_) => take(any)? && take(any)?,
+            t if t.is_primitive() => take(any)? && take(any)?,
+            _ => false,
+        })
+    }
+    let mut at = 0;
+    for c in columns {
+        if !walk(c, lengths, &mut at)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Checks the framing of an Arrow IPC file (`file`: the `ARROW1` file format, else the
 /// stream format) without decoding any data: every message lies inside the input, its
 /// metadata is a valid flatbuffer, and every buffer and node of a record batch or dictionary
-/// batch lies inside the message body with non-negative sizes. The arrow-ipc reader assumes
-/// all of this (it slices buffers, and unwraps block sizes, before validating), so a corrupt
-/// file would otherwise panic inside it; the arrays themselves are then validated by the
-/// reader (`ArrayData` validation is on).
+/// batch lies inside the message body with non-negative sizes, and every buffer of offsets or
+/// dictionary keys holds a whole number of them ([`check_typed_buffers`]). The arrow-ipc
+/// reader assumes all of this (it slices buffers, unwraps block sizes and reads typed
+/// buffers before validating), so a corrupt file would otherwise panic inside it; the arrays
+/// themselves are then validated by the reader (`ArrayData` validation is on).
 fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::result::Result<(), String> {
     use std::io::SeekFrom;
     let len = r.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
@@ -550,8 +646,9 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
         Ok(buf)
     };
     // One encapsulated message's metadata (`meta`: continuation marker, length, flatbuffer)
-    // against a body of `body` bytes.
-    let check_message = |meta: &[u8], body: u64, at: u64| -> std::result::Result<(), String> {
+    // against a body of `body` bytes, with the column types of the schema read so far; a
+    // schema message returns its types.
+    let check_message = |meta: &[u8], body: u64, at: u64, types: Option<&IpcTypes>| -> std::result::Result<Option<IpcTypes>, String> {
         let fb = match meta {
             [0xff, 0xff, 0xff, 0xff, _, _, _, _, rest @ ..] => rest,
             [_, _, _, _, rest @ ..] => rest,
@@ -561,10 +658,18 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
         if m.bodyLength() < 0 || m.bodyLength() as u64 > body {
             return Err(format!("the message at byte {at} declares a body of {} bytes, more than the {body} there are", m.bodyLength()));
         }
-        let batch = match m.header_type() {
-            arrow_ipc::MessageHeader::RecordBatch => m.header_as_record_batch(),
-            arrow_ipc::MessageHeader::DictionaryBatch => m.header_as_dictionary_batch().and_then(|d| d.data()),
-            _ => None,
+        if let Some(schema) = m.header_as_schema() {
+            return Ok(IpcTypes::of(schema));
+        }
+        // The batch and the types of its columns: a record batch has the schema's columns, a
+        // dictionary batch one column of its dictionary's value type.
+        let (batch, columns) = match m.header_type() {
+            arrow_ipc::MessageHeader::RecordBatch => (m.header_as_record_batch(), types.map(|t| t.columns.clone())),
+            arrow_ipc::MessageHeader::DictionaryBatch => {
+                let d = m.header_as_dictionary_batch();
+                (d.and_then(|d| d.data()), d.and_then(|d| types.and_then(|t| t.dictionaries.get(&d.id()).cloned().map(|v| vec![v]))))
+            }
+            _ => (None, None),
         };
         if let Some(b) = batch {
             if b.length() < 0 {
@@ -585,8 +690,13 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
                     return Err(format!("the record batch at byte {at} has a column of {} values with {} nulls", node.length(), node.null_count()));
                 }
             }
+            // Compressed buffers (which this build does not read) have other lengths.
+            if let (Some(columns), None) = (columns, b.compression()) {
+                let lengths: Vec<i64> = b.buffers().into_iter().flatten().map(|buf| buf.length()).collect();
+                check_typed_buffers(&columns, &lengths).map_err(|why| format!("the record batch at byte {at} has {why}"))?;
+            }
         }
-        Ok(())
+        Ok(None)
     };
     if file {
         // Footer: `... FOOTER footer_len:i32 "ARROW1"`.
@@ -600,6 +710,7 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
         }
         let footer = read_at(r, len - 10 - footer_len as u64, footer_len as u64)?;
         let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| format!("the footer is not valid ({})", one_line(&e.to_string())))?;
+        let types = footer.schema().and_then(IpcTypes::of);
         for block in footer.dictionaries().into_iter().flatten().chain(footer.recordBatches().into_iter().flatten()) {
             let (at, meta, body) = (block.offset(), block.metaDataLength(), block.bodyLength());
             if at < 0 || meta < 8 || body < 0 {
@@ -610,10 +721,11 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
                 return Err(format!("the block at byte {at} runs past the end of the file ({len} bytes)"));
             }
             let m = read_at(r, at, meta)?;
-            check_message(&m, body, at)?;
+            check_message(&m, body, at, types.as_ref())?;
         }
         Ok(())
     } else {
+        let mut types = None;
         let mut at = 0u64;
         while at < len {
             let mut head = read_at(r, at, 4.min(len - at))?;
@@ -644,7 +756,9 @@ fn check_ipc<R: std::io::Read + std::io::Seek>(r: &mut R, file: bool) -> std::re
             if end > len {
                 return Err(format!("the message at byte {at} runs past the end of the input ({len} bytes)"));
             }
-            check_message(&meta, body, at)?;
+            if let Some(t) = check_message(&meta, body, at, types.as_ref())? {
+                types = Some(t);
+            }
             at = end;
         }
         Ok(())

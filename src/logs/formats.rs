@@ -172,6 +172,7 @@ pub(crate) fn parse_line(line: &str, format: &Format, pool: &mut Pool) -> Result
         Format::Yandex => parse_yandex_line(line, pool),
         Format::Tsv => parse_tsv_line(line, pool),
         Format::Jsonl => parse_jsonl_line(line, pool),
+        Format::Baraco => parse_baraco_line(line, pool),
         Format::SimEval => super::simeval::parse_simeval_line(line, pool),
         Format::Bracketed(cols) => parse_bracketed_line(line, cols, pool),
         Format::YandexRpc | Format::Columnar(..) | Format::Auto => unreachable!("multi-line, columnar or unresolved format"),
@@ -415,6 +416,45 @@ fn parse_tsv_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
                 return Err(format!("{} documents but {} dwell times", s.len(), s.dwell.len()));
             }
         }
+    }
+    Ok(())
+}
+
+/// BARACO's layout (`compare-rankers`, docs/baraco.md): `query<TAB>d1 d2 ...<TAB>c1 c2 ...`,
+/// documents and 0/1 click flags separated by whitespace, no document twice. The reasons are
+/// those of the reader BARACO had before it read through this one.
+fn parse_baraco_line(line: &str, pool: &mut Pool) -> Result<(), Reason> {
+    let mut f = line.split('\t');
+    let fields: [Option<&str>; 3] = [f.next(), f.next(), f.next()];
+    let n = fields.iter().flatten().count() + f.count();
+    if n != 3 {
+        return Err(format!("expected 3 tab-separated fields `query<TAB>docs<TAB>clicks`, found {n}"));
+    }
+    let [Some(query), Some(docs), Some(clicks)] = fields else { unreachable!("three fields counted") };
+    let query = query.trim();
+    if query.is_empty() {
+        return Err("empty query id".into());
+    }
+    let s = pool.next();
+    s.set_query(query);
+    for d in docs.split_whitespace() {
+        if s.rank_of(d).is_some() {
+            return Err(format!("document {} is shown twice", quoted(d)));
+        }
+        s.push_doc(d);
+    }
+    for c in clicks.split_whitespace() {
+        s.clicks.push(match c {
+            "0" => false,
+            "1" => true,
+            _ => return Err(format!("click flag {} is not 0 or 1", quoted(c))),
+        });
+    }
+    if s.len() != s.clicks.len() {
+        return Err(format!("{} documents but {} click flags", s.len(), s.clicks.len()));
+    }
+    if s.is_empty() {
+        return Err("a session shows no documents".into());
     }
     Ok(())
 }
@@ -822,8 +862,8 @@ impl RpcState {
 }
 
 /// The formats [`crate::logs::Format::Auto`] chooses from.
-pub(crate) fn detectable() -> [Format; 6] {
-    [Format::Yandex, Format::Tsv, Format::Jsonl, Format::SimEval, Format::Bracketed(Columns::NCM), Format::YandexRpc]
+pub(crate) fn detectable() -> [Format; 7] {
+    [Format::Yandex, Format::Tsv, Format::Jsonl, Format::SimEval, Format::Bracketed(Columns::NCM), Format::YandexRpc, Format::Baraco]
 }
 
 /// Whether `line` is a valid line of `format` (for the relevance-prediction log: of its syntax).
@@ -832,6 +872,21 @@ pub(crate) fn line_fits(line: &str, format: &Format, pool: &mut Pool) -> bool {
         Format::YandexRpc => split_rpc(line).is_ok(),
         Format::Auto | Format::Columnar(..) => false,
         f => parse_line(line, f, pool).is_ok() && (!pool.sessions().is_empty() || line.starts_with("session_id")),
+    }
+}
+
+/// Why `line` is not a line of `format` (as [`line_fits`] decides), or `Ok` when it is.
+pub(crate) fn line_error(line: &str, format: &Format, pool: &mut Pool) -> Result<(), Reason> {
+    match format {
+        Format::YandexRpc => split_rpc(line).map(|_| ()),
+        Format::Auto | Format::Columnar(..) => Err("not a text format".into()),
+        f => {
+            parse_line(line, f, pool)?;
+            if pool.sessions().is_empty() && !line.starts_with("session_id") {
+                return Err("no session on the line".into());
+            }
+            Ok(())
+        }
     }
 }
 

@@ -73,6 +73,9 @@ pub enum Format {
     /// A Parquet or Arrow IPC log, one row per SERP impression, with its columns found by
     /// their default names or mapped (see [`columnar`]).
     Columnar(Container, ColumnMap),
+    /// BARACO's layout (`compare-rankers`): `query<TAB>d1 d2 ...<TAB>c1 c2 ...`, documents and
+    /// 0/1 click flags separated by spaces.
+    Baraco,
     /// Detect the format: Parquet and Arrow IPC by their magic bytes, text formats from the
     /// first lines (only when exactly one format fits them).
     Auto,
@@ -86,6 +89,7 @@ impl std::str::FromStr for Format {
             "tsv" => Ok(Format::Tsv),
             "jsonl" => Ok(Format::Jsonl),
             "simeval" => Ok(Format::SimEval),
+            "baraco" => Ok(Format::Baraco),
             "ncm" => Ok(Format::Bracketed(Columns::NCM)),
             "yandex-rpc" => Ok(Format::YandexRpc),
             "auto" => Ok(Format::Auto),
@@ -99,7 +103,7 @@ impl std::str::FromStr for Format {
             _ => match s.strip_prefix("bracketed:") {
                 Some(spec) => Columns::parse(spec).map(Format::Bracketed).map_err(|e| Error::Invalid(format!("log format `{s}`: {e}"))),
                 None => Err(Error::Invalid(format!(
-                    "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, simeval, ncm, \
+                    "unknown log format `{s}` (expected yandex, yandex-rpc, tsv, jsonl, simeval, ncm, baraco, \
                      bracketed:query=N,documents=N,clicks=N[,session=N][,dwell=N], \
                      parquet[:ROLE=COLUMN,...], arrow[:ROLE=COLUMN,...], or auto)"
                 ))),
@@ -115,6 +119,7 @@ impl std::fmt::Display for Format {
             Format::Tsv => f.write_str("tsv"),
             Format::Jsonl => f.write_str("jsonl"),
             Format::SimEval => f.write_str("simeval"),
+            Format::Baraco => f.write_str("baraco"),
             Format::Bracketed(c) if *c == Columns::NCM => f.write_str("ncm"),
             Format::Bracketed(c) => write!(f, "bracketed:{c}"),
             Format::YandexRpc => f.write_str("yandex-rpc"),

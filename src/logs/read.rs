@@ -25,12 +25,21 @@ pub struct ReadOptions {
     pub skip_bad_lines: bool,
     /// Longest line accepted, in bytes.
     pub max_line: usize,
+    /// The command-line option that names the format, for hints in messages (`--format`).
+    pub format_flag: &'static str,
 }
 
 impl ReadOptions {
     /// Options for `format`, failing on the first bad line.
     pub fn new(format: Format) -> Self {
-        ReadOptions { format, skip_bad_lines: false, max_line: MAX_LINE }
+        ReadOptions { format, skip_bad_lines: false, max_line: MAX_LINE, format_flag: "--format" }
+    }
+
+    /// Sets the option named in hints (`--format` by default; `compare-rankers` has
+    /// `--log-format`).
+    pub fn format_flag(mut self, flag: &'static str) -> Self {
+        self.format_flag = flag;
+        self
     }
 
     /// Sets whether bad lines are skipped.
@@ -55,7 +64,7 @@ impl Driver<'_> {
         let mut reason = reason;
         if let Some(line) = line {
             if let [other] = fitting_formats(line, Some(&self.format)).as_slice() {
-                reason.push_str(&format!("; the line looks like the `{other}` format (--format {other})"));
+                reason.push_str(&format!("; the line looks like the `{other}` format ({} {other})", self.opts.format_flag));
             }
         }
         let err = Error::parse(&self.name, line_no, reason);
@@ -148,9 +157,20 @@ impl Driver<'_> {
 
 /// Detects the format from the first data lines: the one detectable format whose syntax
 /// every one of them fits. Anything else (none, or several) is an error that shows the line.
-fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
+fn detect(name: &str, sample: &[(usize, Vec<u8>)], opts: &ReadOptions) -> Result<Format> {
+    let flag = opts.format_flag;
     let lines: Vec<(usize, &str)> =
         sample.iter().filter_map(|(n, b)| std::str::from_utf8(b).ok().map(|l| (*n, l))).filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')).collect();
+    // Without skipping, a line of invalid UTF-8 before the first line of text fails the read
+    // at that line, as it would once the format is known (a binary file, random bytes).
+    if !opts.skip_bad_lines {
+        if let Some((n, b, e)) = sample.iter().find_map(|(n, b)| std::str::from_utf8(b).err().map(|e| (*n, b, e))) {
+            if lines.first().is_none_or(|&(first, _)| n < first) {
+                let at = e.valid_up_to();
+                return Err(Error::parse(name, n, format!("invalid UTF-8 (byte 0x{:02x} at column {})", b[at], at + 1)));
+            }
+        }
+    }
     let Some(&(first_no, first)) = lines.first() else {
         return Err(Error::Invalid(format!("{name}: no sessions (the log is empty or holds only blank and comment lines)")));
     };
@@ -160,16 +180,31 @@ fn detect(name: &str, sample: &[(usize, Vec<u8>)]) -> Result<Format> {
         [one] => Ok(one.clone()),
         [] => {
             let per_line = fitting_formats(first, None);
+            // The first line fits one format and a later line does not: that line's error in
+            // the format, where it is (as a read in that format would report it).
+            if let [only] = per_line.as_slice() {
+                let mut pool = Pool::default();
+                for &(n, l) in &lines[1..] {
+                    if let Err(reason) = formats::line_error(l, only, &mut pool) {
+                        return Err(Error::parse(
+                            name,
+                            n,
+                            format!("{reason} (line {first_no} is in the `{only}` format; if the log is in another, give {flag})"),
+                        ));
+                    }
+                }
+            }
             let hint = if per_line.is_empty() {
-                "it fits none of yandex, tsv, jsonl, simeval, ncm, yandex-rpc (see docs/clickmodels.md); for other bracketed \
-                 layouts give --format bracketed:query=N,documents=N,clicks=N"
-                    .to_string()
+                format!(
+                    "it fits none of yandex, tsv, jsonl, simeval, ncm, yandex-rpc, baraco (see docs/clickmodels.md); for other bracketed \
+                     layouts give {flag} bracketed:query=N,documents=N,clicks=N"
+                )
             } else {
-                format!("its first line fits {} but a later line does not; give --format", names(&per_line))
+                format!("its first line fits {} but a later line does not; give {flag}", names(&per_line))
             };
             Err(Error::parse(name, first_no, format!("cannot detect the log format: the line has {}; {hint}", describe(first))))
         }
-        several => Err(Error::parse(name, first_no, format!("cannot detect the log format: the lines fit {}; give --format", names(several)))),
+        several => Err(Error::parse(name, first_no, format!("cannot detect the log format: the lines fit {}; give {flag}", names(several)))),
     }
 }
 
@@ -204,7 +239,7 @@ pub fn for_each_session(mut input: Input, opts: &ReadOptions, f: &mut dyn FnMut(
             data += usize::from(!blank);
             sample.push((n, b.to_vec()));
         }
-        detect(&name, &sample)?
+        detect(&name, &sample, opts)?
     } else {
         opts.format.clone()
     };
@@ -255,7 +290,7 @@ pub(crate) fn detect_text_format(path: &std::path::Path) -> Option<Format> {
         data += usize::from(!blank);
         sample.push((n, b.to_vec()));
     }
-    detect(&name, &sample).ok()
+    detect(&name, &sample, &ReadOptions::new(Format::Auto)).ok()
 }
 
 /// A read without any session is an error.
@@ -274,7 +309,7 @@ pub(crate) fn finish(name: &str, report: ReadReport) -> Result<ReadReport> {
 /// Whether sessions of `format` never span lines, so that a text log of it can be split at any
 /// line boundary and the parts parsed independently (every text format but `yandex-rpc`).
 pub(crate) fn line_separable(format: &Format) -> bool {
-    matches!(format, Format::Yandex | Format::Tsv | Format::Jsonl | Format::Bracketed(_))
+    matches!(format, Format::Yandex | Format::Tsv | Format::Jsonl | Format::Bracketed(_) | Format::Baraco)
 }
 
 /// Parses the lines of `bytes`, a run of whole lines of an uncompressed text log in a
