@@ -57,7 +57,7 @@ fn json_and_roc_with_truth() {
     let out = dir.path().join("out.json");
     let roc = dir.path().join("roc.svg");
     let mut args = base(out.to_str().unwrap());
-    args.extend(["--format", "json", "--truth", &format!("{FIX}qrels.txt"), "--roc", roc.to_str().unwrap(), "--threads", "1"].map(String::from));
+    args.extend(["--out-format", "json", "--truth", &format!("{FIX}qrels.txt"), "--roc", roc.to_str().unwrap(), "--threads", "1"].map(String::from));
     let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -182,7 +182,7 @@ fn click_model_posteriors_agree_on_the_obvious_candidates() {
     for model in ["dbn", "ubm", "pbm", "ccm"] {
         let out = dir.path().join(format!("{model}.json"));
         let mut args = base(out.to_str().unwrap());
-        args.extend(["--format", "json", "--posterior-model", model, "--posterior-prior", "uniform"].map(String::from));
+        args.extend(["--out-format", "json", "--posterior-model", model, "--posterior-prior", "uniform"].map(String::from));
         let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
         assert!(o.status.success(), "{model}: {}", String::from_utf8_lossy(&o.stderr));
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -260,5 +260,12 @@ fn any_click_log_layout_gives_the_decision_of_the_baraco_layout() {
     let mut args = base(dir.path().join("x.csv").to_str().unwrap());
     args[2] = bad;
     let e = String::from_utf8_lossy(&serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>()).stderr).to_string();
-    assert!(e.contains("bad.txt:1: cannot detect the log format") && e.contains("give --log-format"), "{e}");
+    assert!(e.contains("bad.txt:1: cannot detect the log format") && e.contains("give --format"), "{e}");
+    // `--format json` meant the output format before the one flag vocabulary (docs/cli.md): it is
+    // refused with the new spelling, never read as a log format.
+    let mut args = base(dir.path().join("y.csv").to_str().unwrap());
+    args.extend(["--format".to_string(), "json".to_string()]);
+    let o = serpsim(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!o.status.success() && e.contains("`json` is an output format: give --out-format json"), "{e}");
 }

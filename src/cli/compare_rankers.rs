@@ -23,7 +23,7 @@ pub struct CompareRankersArgs {
     /// Format of --log: auto (detected from the first lines, or Parquet/Arrow by their magic
     /// bytes), baraco, yandex, yandex-rpc, tsv, jsonl, simeval, ncm, bracketed:..., parquet[:...]
     /// or arrow[:...] (as `clicks fit --format`, docs/clickmodels.md).
-    #[arg(long, default_value = "auto")]
+    #[arg(long = "format", alias = "log-format", default_value = "auto")]
     log_format: String,
     /// Production ranker: ranking file (`ranker<TAB>query<TAB>docs`), or weights with --features.
     #[arg(long)]
@@ -70,7 +70,7 @@ pub struct CompareRankersArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output format: csv or json.
-    #[arg(long = "out-format", alias = "format", default_value = "csv")]
+    #[arg(long = "out-format", default_value = "csv")]
     format: String,
     /// Output file (default: stdout).
     #[arg(long, short = 'o')]
@@ -151,8 +151,13 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     };
     let cfg = Config { epsilon: args.epsilon, delta: args.delta, samples: args.samples, depth: args.depth, metric, sampler, seed: args.seed };
     cfg.validate()?;
-    let log_format: serpsim::logs::Format = args.log_format.parse().map_err(|e| anyhow::anyhow!("--log-format: {e}"))?;
-    let read_opts = serpsim::logs::ReadOptions::new(log_format).format_flag("--log-format");
+    // `--format` named the output format (csv, json) before the one flag vocabulary
+    // (docs/cli.md); an old script giving one is told, not read as a log format.
+    if args.log_format == "csv" || args.log_format == "json" {
+        anyhow::bail!("--format names the log's format; `{}` is an output format: give --out-format {}", args.log_format, args.log_format);
+    }
+    let log_format: serpsim::logs::Format = args.log_format.parse().map_err(|e| anyhow::anyhow!("--format: {e}"))?;
+    let read_opts = serpsim::logs::ReadOptions::new(log_format).format_flag("--format");
     let (mut log, read) = ProductionLog::read(serpsim::input::open(&args.log)?, &read_opts)?;
     for w in read.warnings(&args.log.display().to_string()) {
         eprintln!("warning: {w}");
