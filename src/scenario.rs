@@ -25,7 +25,7 @@ pub mod users;
 mod validate;
 
 pub(crate) use load::resolve;
-pub use load::{world_from_query_sets, Loaded, DEFAULT_QRELS, DEFAULT_RUN, DEFAULT_SCENARIO};
+pub use load::{world_from_query_sets, Loaded, SourceData, DEFAULT_QRELS, DEFAULT_RUN, DEFAULT_SCENARIO};
 pub use overrides::Overrides;
 pub use schema::{
     Categories, CollectionSource, CompareSpec, Detail, FeatureWeights, GridSpec, InterfaceSpec, LetorSource, LinearRanker, OutputSpec, ReportSpec, Scenario,

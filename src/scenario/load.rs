@@ -180,8 +180,26 @@ pub struct Loaded {
     pub coverage: Option<Coverage>,
 }
 
+/// What a scenario's `[collection]` gives, its files read once: a collection (one ranking per
+/// topic and system) or, where topics have query variants, a world built directly.
+#[derive(Debug, Clone)]
+pub enum SourceData {
+    /// TREC qrels and runs without query variants, LETOR, synthetic: the world is made from
+    /// the collection.
+    Collection {
+        /// Documents, judgements and one ranking per topic and system.
+        collection: Collection,
+        /// What TREC qrels and runs cover of each other (`None` for other sources).
+        coverage: Option<Coverage>,
+    },
+    /// TREC runs with `topic.variant` query ids, the synthetic query generator: topics with
+    /// query variants, built as a world (coverage is not counted).
+    World(World),
+}
+
 /// The qrels and runs of a TREC source (relative paths against `base`), restricted to its
 /// `topics` (judged topics that no run ranks are still there: [`Coverage::of`] counts them).
+/// The one place a scenario reads qrels and runs.
 fn trec_inputs(t: &TrecSource, base: &Path) -> Result<(Qrels, Vec<Run>)> {
     let embedded = |p: &Path| p.as_os_str() == "embedded";
     let mut qrels = if embedded(&t.qrels) { Qrels::parse(DEFAULT_QRELS, "embedded qrels")? } else { Qrels::from_file(&resolve(base, &t.qrels))? };
@@ -195,23 +213,19 @@ fn trec_inputs(t: &TrecSource, base: &Path) -> Result<(Qrels, Vec<Run>)> {
 }
 
 impl Scenario {
-    /// Builds the collection (relative paths against `base`).
-    pub fn collection(&self, base: &Path) -> Result<Option<Collection>> {
-        Ok(self.collection_and_coverage(base)?.0)
-    }
-
-    /// Builds the collection and, for TREC qrels and runs, what they cover of each other
-    /// ([`Coverage`]: refuses a run without a judged topic, and a comparison in which more than
-    /// half of the runs' topics are unjudged unless allowed).
-    pub fn collection_and_coverage(&self, base: &Path) -> Result<(Option<Collection>, Option<Coverage>)> {
-        let mut coverage = None;
-        let c = match &self.collection {
+    /// Reads the files of `[collection]` (relative paths against `base`), each once, and builds
+    /// what they give. For TREC qrels and runs without query variants it also counts what they
+    /// cover of each other ([`Coverage`]: refuses a run without a judged topic, and a comparison
+    /// in which more than half of the runs' topics are unjudged unless allowed).
+    pub fn source_data(&self, base: &Path) -> Result<SourceData> {
+        let (collection, coverage) = match &self.collection {
             CollectionSource::Trec(t) => {
-                if matches!(self.variants, Variants::Suffix) {
-                    return Ok((None, None));
-                }
                 let (mut qrels, runs) = trec_inputs(t, base)?;
-                coverage = Some(Coverage::of(&qrels, &runs, t.allow_partial_judgements)?);
+                if matches!(self.variants, Variants::Suffix) {
+                    // Run topic ids are `topic.variant` here: coverage is not counted.
+                    return Ok(SourceData::World(world_from_trec_variants(&qrels, &runs)?));
+                }
+                let coverage = Coverage::of(&qrels, &runs, t.allow_partial_judgements)?;
                 crate::collection::coverage::drop_unranked(&mut qrels, &runs);
                 let (mut c, _report) = collection_from_trec(&qrels, &runs)?;
                 if let Some(sq) = &t.subtopic_qrels {
@@ -223,7 +237,7 @@ impl Scenario {
                 if let Some(name) = &t.ideal_system {
                     c.add_ideal_system(name)?;
                 }
-                c
+                (c, Some(coverage))
             }
             CollectionSource::Letor(l) => {
                 let data = LetorData::from_file(&resolve(base, &l.file))?;
@@ -233,7 +247,7 @@ impl Scenario {
                     .enumerate()
                     .map(|(i, r)| Ok((r.name.clone(), r.weights.to_dense("scenario", &format!("collection.rankers[{i}].weights"))?)))
                     .collect::<Result<Vec<_>>>()?;
-                match &self.categories {
+                let c = match &self.categories {
                     Categories::LetorFeatures { features, bins } => {
                         let mut c = letor_with_categories(&data, &rankers[0].1, features, *bins)?;
                         // Every ranker over the same documents and labels.
@@ -242,38 +256,33 @@ impl Scenario {
                         c
                     }
                     _ => data.to_collection(&rankers)?,
-                }
+                };
+                (c, None)
             }
-            CollectionSource::Synthetic(s) => match &self.categories {
-                Categories::SyntheticSublists { relevant_skew, sublist_purity } => {
-                    let cfg = SublistSyntheticConfig { collection: s.clone(), relevant_skew: *relevant_skew, sublist_purity: *sublist_purity };
-                    cfg.validate("scenario", "categories.")?;
-                    cfg.generate()?
-                }
-                _ => s.generate()?,
-            },
-            CollectionSource::SyntheticQueries(_) => return Ok((None, None)),
+            CollectionSource::Synthetic(s) => {
+                let c = match &self.categories {
+                    Categories::SyntheticSublists { relevant_skew, sublist_purity } => {
+                        let cfg = SublistSyntheticConfig { collection: s.clone(), relevant_skew: *relevant_skew, sublist_purity: *sublist_purity };
+                        cfg.validate("scenario", "categories.")?;
+                        cfg.generate()?
+                    }
+                    _ => s.generate()?,
+                };
+                (c, None)
+            }
+            CollectionSource::SyntheticQueries(s) => return Ok(SourceData::World(world_from_synthetic_queries(s)?)),
             CollectionSource::Streams(_) => {
                 return Err(Error::Invalid("a stream scenario has no result pages: it runs through `run::streams::run_scenario`".into()))
             }
         };
-        Ok((Some(c), coverage))
+        Ok(SourceData::Collection { collection, coverage })
     }
 
     /// Loads data files (relative to `base`), builds the world and prepares every profile.
     pub fn load(&self, base: &Path) -> Result<Loaded> {
-        let (collection, coverage) = self.collection_and_coverage(base)?;
-        let mut world = match collection {
-            Some(c) => World::from_collection(&c),
-            None => match &self.collection {
-                CollectionSource::SyntheticQueries(s) => world_from_synthetic_queries(s)?,
-                CollectionSource::Trec(t) => {
-                    // Run topic ids are `topic.variant` here: coverage is not counted.
-                    let (qrels, runs) = trec_inputs(t, base)?;
-                    world_from_trec_variants(&qrels, &runs)?
-                }
-                _ => unreachable!("other sources build a collection"),
-            },
+        let (mut world, coverage) = match self.source_data(base)? {
+            SourceData::Collection { collection, coverage } => (World::from_collection(&collection), coverage),
+            SourceData::World(world) => (world, None),
         };
         let source_page = match &self.collection {
             CollectionSource::Trec(t) => t.page_size,
@@ -396,5 +405,39 @@ mod tests {
         // 50 topics (301-350): analysis/metrics/make_trec_collection.py writes the embedded qrels.
         assert_eq!(l.world.topics.len(), 50);
         assert!(l.world.systems.len() >= 2);
+    }
+
+    /// Each qrels and run file is read once per load, on both TREC paths (one ranking per
+    /// topic: coverage and collection; `topic.variant` runs: a world). The files are FIFOs
+    /// whose writers write the text once: a second open would wait for a writer for ever, so a
+    /// second reading shows as a load that does not return.
+    #[cfg(unix)]
+    #[test]
+    fn qrels_and_runs_are_read_once() {
+        let sessions = |f: &str| std::fs::read_to_string(format!("tests/fixtures/sessions/{f}")).unwrap();
+        let cases =
+            [(Variants::None, DEFAULT_QRELS.to_string(), DEFAULT_RUN.to_string(), 50), (Variants::Suffix, sessions("qrels.test"), sessions("variants.run"), 3)];
+        for (variants, qrels, run, topics) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let (q, r) = (dir.path().join("qrels"), dir.path().join("run"));
+            let writers: Vec<_> = [(q.clone(), qrels), (r.clone(), run)]
+                .into_iter()
+                .map(|(path, text)| {
+                    assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+                    std::thread::spawn(move || std::fs::write(&path, text).unwrap())
+                })
+                .collect();
+            let mut s = Scenario::embedded_default();
+            let CollectionSource::Trec(t) = &mut s.collection else { panic!("the default scenario is TREC") };
+            (t.qrels, t.runs) = (q, vec![r]);
+            s.variants = variants.clone();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || tx.send(s.load(Path::new(".")).map(|l| l.world.topics.len())));
+            let loaded = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("{variants:?}: the load did not return: a qrels or run file was opened twice"));
+            assert_eq!(loaded.unwrap(), topics, "{variants:?}");
+            writers.into_iter().for_each(|w| w.join().unwrap());
+        }
     }
 }
