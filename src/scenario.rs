@@ -31,5 +31,5 @@ pub use schema::{
     Categories, CollectionSource, CompareSpec, Detail, FeatureWeights, GridSpec, InterfaceSpec, LetorSource, LinearRanker, OutputSpec, ReportSpec, Scenario,
     StreamFiles, SublistSystems, SweepSpec, SyntheticQueriesSource, TrecSource, Variants, WhenSpec, GRID_POINTS_MAX, VARIANTS_MAX,
 };
-pub use sweep::sweep_labels;
+pub use sweep::{sweep_labels, SweepAssignment};
 pub use validate::{from_toml, recognise_wrong_kind};

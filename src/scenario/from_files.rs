@@ -71,7 +71,7 @@ pub fn parse_topics(spec: &str) -> Result<Vec<String>> {
             if out.iter().any(|t| t == id) {
                 return Err(Error::parse(&source, lineno + 1, format!("topic `{id}` is listed twice")));
             }
-            crate::limits::check_count(&source, "topics", out.len() as u64 + 1, crate::limits::MAX_TOPICS as u64, "listed topics")?;
+            crate::limits::check_count(&source, "topics", out.len() as u64 + 1, crate::limits::MAX_TOPICS, "listed topics")?;
             out.push(id.to_string());
         }
     }

@@ -2,7 +2,7 @@
 //! relative to the scenario's folder, the collection or world built from them, and the
 //! profiles prepared for that world.
 
-use super::{Categories, CollectionSource, Scenario, SublistSystems, SyntheticQueriesSource, TrecSource, Variants};
+use super::{Categories, CollectionSource, Scenario, SublistSystems, SweepAssignment, SyntheticQueriesSource, TrecSource, Variants};
 use crate::clickmodels::user::FittedClicks;
 use crate::collection::categories::{letor_with_categories, SublistSyntheticConfig};
 use crate::collection::coverage::Coverage;
@@ -50,6 +50,9 @@ pub(crate) fn resolve(base: &Path, p: &Path) -> PathBuf {
     }
 }
 
+/// One run's query variants of each topic: (variant number, query id, ranking).
+type TopicVariants = Vec<Vec<(u64, String, Vec<u32>)>>;
+
 /// A world built from TREC qrels and runs whose query ids are `topic.variant`.
 fn world_from_trec_variants(qrels: &Qrels, runs: &[Run]) -> Result<World> {
     let mut topics: Vec<WorldTopic> = Vec::new();
@@ -69,10 +72,10 @@ fn world_from_trec_variants(qrels: &Qrels, runs: &[Run]) -> Result<World> {
     }
     let mut systems = Vec::new();
     for run in runs {
-        if systems.iter().any(|s: &(String, Vec<Vec<(u64, String, Vec<u32>)>>)| s.0 == run.name) {
+        if systems.iter().any(|s: &(String, TopicVariants)| s.0 == run.name) {
             return Err(Error::Invalid(format!("two runs are named `{}`; rename one (the tag names the system)", run.name)));
         }
-        let mut variants: Vec<Vec<(u64, String, Vec<u32>)>> = vec![Vec::new(); topics.len()];
+        let mut variants: TopicVariants = vec![Vec::new(); topics.len()];
         for (qid, ranking) in &run.topics {
             let (topic, variant) = split_variant(qid);
             let Some(&t) = topic_pos.get(topic) else { continue };
@@ -171,7 +174,7 @@ pub struct Loaded {
     /// Profiles after sweeps, prepared for the world.
     pub prepared: Vec<PreparedProfile>,
     /// Each profile's sweep assignment.
-    pub assignments: Vec<Vec<(String, toml::Value)>>,
+    pub assignments: Vec<SweepAssignment>,
     /// Compared pairs (system indices).
     pub pairs: Vec<(usize, usize)>,
     /// Warnings (also printed to stderr by the commands).

@@ -5,11 +5,14 @@ use super::{Scenario, SweepSpec};
 use crate::error::{Error, Result};
 use crate::user::UserProfile;
 
+/// The values a swept profile was given: each `[[sweep]]` key with its value, in sweep order.
+pub type SweepAssignment = Vec<(String, toml::Value)>;
+
 impl Scenario {
     /// The profiles after applying `[[sweep]]`: every combination of sweep values applied to
     /// every profile, named by [`sweep_labels`] (`SS1 n=5`, with the profile's name in front
     /// when the scenario has several profiles). Returns each profile with its assignment.
-    pub fn expanded_profiles(&self, context: &str) -> Result<Vec<(UserProfile, Vec<(String, toml::Value)>)>> {
+    pub fn expanded_profiles(&self, context: &str) -> Result<Vec<(UserProfile, SweepAssignment)>> {
         if self.sweep.is_empty() {
             return Ok(self.profiles.iter().map(|p| (p.clone(), Vec::new())).collect());
         }
