@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(split_variant("301.2"), ("301", 2));
         assert_eq!(split_variant("301"), ("301", 0));
         assert_eq!(split_variant("a.b"), ("a.b", 0));
-        // Building worlds from variants: `scenario::tests::trec_variants_map_to_topics_in_order`.
+        // Building worlds from variants: `scenario::load::tests::trec_variants_map_to_topics_in_order`.
     }
 
     #[test]
