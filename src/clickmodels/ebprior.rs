@@ -23,7 +23,8 @@
 //! tables (gamma, taus, examination) keep Beta(1, 1): they are estimated from every session.
 
 use super::driver::FineSum;
-use super::estep::{Counts, EmState};
+use super::estep::Counts;
+use super::state::EmState;
 use super::{ClickModel, ModelKind, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::stats::beta_binomial::{trigamma, KAPPA_MAX, KAPPA_MIN};
@@ -225,9 +226,9 @@ pub struct TablePrior {
 
 /// The pair parameters of `kind` in the order of its per-pair tables.
 pub fn pair_parameters(kind: ModelKind) -> &'static [&'static str] {
-    match kind {
-        ModelKind::Dbn | ModelKind::Sdbn => &["attractiveness", "satisfaction"],
-        _ => &["attractiveness"],
+    match super::registry::spec(kind).pairs {
+        [] => &["attractiveness"],
+        names => names,
     }
 }
 

@@ -23,7 +23,7 @@
 //! [`super::labels::LabelSummary`]).
 
 use super::portable::ByGrade;
-use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
+use super::{param, ClickModel, ModelKind};
 use crate::error::{check_probability, Error, Result};
 use crate::logs::Vocab;
 use serde_json::{json, Map, Value};
@@ -32,62 +32,9 @@ use std::path::Path;
 /// The identifying value of the `format` key.
 pub const FORMAT: &str = "serpsim-click-model";
 
-/// A model's parameters as named tables, indexed like the model (pairs by pair index).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParamTable {
-    /// Which model.
-    pub model: ModelKind,
-    /// Single values (gamma, tau1, ...).
-    pub scalars: Vec<(String, f64)>,
-    /// Values per 0-based rank.
-    pub ranks: Vec<(String, Vec<f64>)>,
-    /// Values per rank and second index (UBM examination).
-    pub matrices: Vec<(String, Vec<Vec<f64>>)>,
-    /// Values per pair index.
-    pub pairs: Vec<(String, Vec<f64>)>,
-    /// Values of pairs not listed (empty: 0.5), by pair parameter; written as `unseen`.
-    pub unseen: Vec<(String, f64)>,
-}
+pub use super::table::ParamTable;
 
 impl ParamTable {
-    /// An empty table for `model`.
-    pub fn new(model: ModelKind) -> Self {
-        ParamTable { model, scalars: Vec::new(), ranks: Vec::new(), matrices: Vec::new(), pairs: Vec::new(), unseen: Vec::new() }
-    }
-    /// Adds a scalar.
-    pub fn scalar(mut self, name: &str, v: f64) -> Self {
-        self.scalars.push((name.into(), v));
-        self
-    }
-    /// Adds a per-rank vector.
-    pub fn rank(mut self, name: &str, v: &[f64]) -> Self {
-        self.ranks.push((name.into(), v.to_vec()));
-        self
-    }
-    /// Adds a matrix.
-    pub fn matrix(mut self, name: &str, v: &[Vec<f64>]) -> Self {
-        self.matrices.push((name.into(), v.to_vec()));
-        self
-    }
-    /// Adds a per-pair vector.
-    pub fn pair(mut self, name: &str, v: &[f64]) -> Self {
-        self.pairs.push((name.into(), v.to_vec()));
-        self
-    }
-
-    fn get_scalar(&self, ctx: &str, name: &str) -> Result<f64> {
-        self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1).ok_or_else(|| Error::config(ctx, format!("scalars.{name}"), "is missing"))
-    }
-    fn get_rank(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
-        self.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("ranks.{name}"), "is missing"))
-    }
-    fn get_matrix(&self, ctx: &str, name: &str) -> Result<Vec<Vec<f64>>> {
-        self.matrices.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("matrices.{name}"), "is missing"))
-    }
-    fn get_pair(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
-        self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
-    }
-
     /// Builds the model the table describes. `ctx` names the source in errors. With `unseen`
     /// values, pairs not listed take them (see [`super::unseen::WithUnseen`]).
     pub fn into_model(mut self, ctx: &str) -> Result<Box<dyn ClickModel>> {
@@ -111,38 +58,13 @@ impl ParamTable {
     }
 
     fn into_plain_model(self, ctx: &str) -> Result<Box<dyn ClickModel>> {
-        let expected: &[&str] = match self.model {
-            ModelKind::Cm | ModelKind::Ccm | ModelKind::Ubm | ModelKind::Pbm | ModelKind::Dcm => &["attractiveness"],
-            ModelKind::Sdbn | ModelKind::Dbn => &["attractiveness", "satisfaction"],
-            ModelKind::Dctr => &["ctr"],
-            ModelKind::Gctr | ModelKind::Rctr => &[],
-        };
+        let spec = super::registry::spec(self.model);
         for (n, _) in &self.pairs {
-            if !expected.contains(&n.as_str()) {
+            if !spec.pairs.contains(&n.as_str()) {
                 return Err(Error::config(ctx, "pair_params", format!("`{n}` is not a parameter of {}", self.model)));
             }
         }
-        Ok(match self.model {
-            ModelKind::Cm => Box::new(Cm { attractiveness: self.get_pair(ctx, "attractiveness")? }),
-            ModelKind::Dcm => Box::new(Dcm { attractiveness: self.get_pair(ctx, "attractiveness")?, continuation: self.get_rank(ctx, "continuation")? }),
-            ModelKind::Sdbn => Box::new(Sdbn { attractiveness: self.get_pair(ctx, "attractiveness")?, satisfaction: self.get_pair(ctx, "satisfaction")? }),
-            ModelKind::Gctr => Box::new(Ctr { kind: CtrKind::Global, ctr: vec![self.get_scalar(ctx, "ctr")?] }),
-            ModelKind::Rctr => Box::new(Ctr { kind: CtrKind::Rank, ctr: self.get_rank(ctx, "ctr")? }),
-            ModelKind::Dctr => Box::new(Ctr { kind: CtrKind::Document, ctr: self.get_pair(ctx, "ctr")? }),
-            ModelKind::Dbn => Box::new(Dbn {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                satisfaction: self.get_pair(ctx, "satisfaction")?,
-                gamma: self.get_scalar(ctx, "gamma")?,
-            }),
-            ModelKind::Ccm => Box::new(Ccm {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                tau1: self.get_scalar(ctx, "tau1")?,
-                tau2: self.get_scalar(ctx, "tau2")?,
-                tau3: self.get_scalar(ctx, "tau3")?,
-            }),
-            ModelKind::Ubm => Box::new(Ubm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_matrix(ctx, "examination")? }),
-            ModelKind::Pbm => Box::new(Pbm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_rank(ctx, "examination")? }),
-        })
+        (spec.read)(&self, ctx)
     }
 }
 
@@ -313,16 +235,8 @@ fn tree_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::
 
 /// The scalars, per-rank vectors and matrices of each model (as `to_table` writes them).
 fn parameter_names(model: ModelKind) -> [&'static [&'static str]; 3] {
-    match model {
-        ModelKind::Cm | ModelKind::Sdbn | ModelKind::Dctr => [&[], &[], &[]],
-        ModelKind::Dcm => [&[], &["continuation"], &[]],
-        ModelKind::Gctr => [&["ctr"], &[], &[]],
-        ModelKind::Rctr => [&[], &["ctr"], &[]],
-        ModelKind::Dbn => [&["gamma"], &[], &[]],
-        ModelKind::Ccm => [&["tau1", "tau2", "tau3"], &[], &[]],
-        ModelKind::Ubm => [&[], &[], &["examination"]],
-        ModelKind::Pbm => [&[], &["examination"], &[]],
-    }
+    let spec = super::registry::spec(model);
+    [spec.scalars, spec.ranks, spec.matrices]
 }
 
 /// Refuses a scalar, rank vector or matrix the model does not have (an SDBN file with a

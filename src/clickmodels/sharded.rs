@@ -34,7 +34,9 @@
 
 use super::driver::{self, EmOptions, EmReport, EmSpace, FineSum, PassInfo};
 use super::ebprior::{model_with_prior, EbTerms, PairPrior};
-use super::estep::{pair_tables, to_fixed, EStats, EmState, Scratch};
+use super::estep::{to_fixed, EStats, Scratch};
+use super::registry::pair_tables;
+use super::state::EmState;
 use super::{io, ModelConfig, ModelKind, PRIOR};
 use crate::error::{Error, Result};
 use crate::logs::read::{self, ReadOptions};
