@@ -26,6 +26,7 @@
 //! only with `tol > 0` (a fixed number of plain passes stays PyClick's fit).
 
 use super::ebprior::{EbTerms, PairPrior};
+pub use super::estep::FineSum;
 use super::estep::{EStats, Scratch};
 use super::registry::{em_spec, pair_tables};
 use super::state::EmState;
@@ -341,38 +342,6 @@ pub(crate) trait EmSpace {
     fn keep_only(&mut self, live: &[&Self::Point]) -> Result<()> {
         let _ = live;
         Ok(())
-    }
-}
-
-/// A sum of squares that does not depend on the order of its terms: each term is truncated
-/// to a multiple of 2^-80 and the multiples are added as integers (terms up to 16, up to
-/// 2^40 of them). SQUAREM's step length is computed from such sums, so a fit whose
-/// parameters are visited in another order (shard by shard) takes the same step, bit for bit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FineSum(i128);
-
-impl FineSum {
-    const SCALE: f64 = (1u128 << 80) as f64;
-    /// Adds a term (finite, |x| <= 16).
-    #[inline]
-    pub fn add(&mut self, x: f64) {
-        self.0 += (x * Self::SCALE) as i128;
-    }
-    /// Adds another sum.
-    pub fn merge(&mut self, other: FineSum) {
-        self.0 += other.0;
-    }
-    /// The sum.
-    pub fn value(self) -> f64 {
-        self.0 as f64 / Self::SCALE
-    }
-    /// The sum as its integer multiple of 2^-80 (for sending it elsewhere exactly).
-    pub fn to_bits(self) -> i128 {
-        self.0
-    }
-    /// The sum of [`FineSum::to_bits`].
-    pub fn from_bits(bits: i128) -> Self {
-        FineSum(bits)
     }
 }
 

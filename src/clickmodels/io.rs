@@ -24,7 +24,7 @@
 
 use super::portable::ByGrade;
 use super::{param, ClickModel, ModelKind};
-use crate::error::{check_probability, Error, Result};
+use crate::error::{Error, Result};
 use crate::logs::Vocab;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -68,43 +68,7 @@ impl ParamTable {
     }
 }
 
-/// A table's scalars, ranks and matrices as the JSON objects `scalars{suffix}`,
-/// `ranks{suffix}`, `matrices{suffix}` (pair parameters are not written).
-pub(crate) fn table_sections(t: &ParamTable, suffix: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert(format!("scalars{suffix}"), Value::Object(t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m.insert(format!("ranks{suffix}"), Value::Object(t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m.insert(format!("matrices{suffix}"), Value::Object(t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m
-}
-
-/// Reads the objects `scalars{suffix}`, `ranks{suffix}` and `matrices{suffix}` of `obj` (each
-/// optional) into a table of `model` without pair parameters; every value must be a
-/// probability. `prefix` goes before the keys in errors (`grade_fit.`).
-pub(crate) fn read_sections(obj: &Map<String, Value>, suffix: &str, model: ModelKind, ctx: &str, prefix: &str) -> Result<ParamTable> {
-    let mut t = ParamTable::new(model);
-    let section = |name: &str| -> Result<Map<String, Value>> {
-        let key = format!("{name}{suffix}");
-        match obj.get(&key) {
-            None => Ok(Map::new()),
-            Some(Value::Object(m)) => Ok(m.clone()),
-            Some(_) => Err(Error::config(ctx, format!("{prefix}{key}"), "must be an object")),
-        }
-    };
-    for (n, x) in section("scalars")? {
-        t.scalars.push((n.clone(), prob(ctx, &format!("{prefix}scalars{suffix}.{n}"), &x)?));
-    }
-    for (n, x) in section("ranks")? {
-        t.ranks.push((n.clone(), prob_list(ctx, &format!("{prefix}ranks{suffix}.{n}"), &x)?));
-    }
-    for (n, x) in section("matrices")? {
-        let key = format!("{prefix}matrices{suffix}.{n}");
-        let rows = x.as_array().ok_or_else(|| Error::config(ctx, &key, "must be a list of lists"))?;
-        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("{key}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
-        t.matrices.push((n.clone(), m));
-    }
-    Ok(t)
-}
+pub(crate) use super::table::{prob, read_sections, table_sections};
 
 /// The model as a JSON value, naming pairs by their query and document ids from `vocab`.
 pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
@@ -269,17 +233,6 @@ pub fn load_with_grades(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab, Opti
 pub fn load(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab)> {
     let text = crate::input::read_to_string(path)?;
     from_json_str(&text, &path.display().to_string())
-}
-
-fn prob(ctx: &str, key: &str, v: &Value) -> Result<f64> {
-    let x = v.as_f64().ok_or_else(|| Error::config(ctx, key, "must be a number"))?;
-    check_probability(ctx, key, x)?;
-    Ok(x)
-}
-
-fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
-    let a = v.as_array().ok_or_else(|| Error::config(ctx, key, "must be a list of probabilities"))?;
-    a.iter().enumerate().map(|(i, x)| prob(ctx, &format!("{key}[{i}]"), x)).collect()
 }
 
 /// Parses a model file's text; `ctx` names it in errors.

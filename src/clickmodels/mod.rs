@@ -88,7 +88,9 @@ macro_rules! click_models {
 
 // The click models. A new model is one file implementing `EmModel` with a `SPEC`
 // (docs/recipes/click-model.md) and one line here: `mod NAME,`.
-click_models!(@list [] mle::CM, mle::DCM, ccm::SPEC, dbn::SPEC, sdbn::SPEC, ubm::SPEC, pbm::SPEC, mle::GCTR, mle::RCTR, mle::DCTR);
+click_models!(@list []
+    mle::CM, mle::DCM, ccm::SPEC, dbn::SPEC, sdbn::SPEC, ubm::SPEC, pbm::SPEC, mle::GCTR, mle::RCTR, mle::DCTR,
+);
 
 /// A fitted (or hand-set) click model. Results are identified by dense pair indices
 /// ([`crate::logs::Vocab`]); rank-dependent parameters use the position in the slice.
@@ -198,7 +200,7 @@ impl ModelConfig {
         let mut state = EmState::new(self)?;
         let report = driver::run(&mut state, &em, opts, src, on_pass)?;
         let model = match &report.prior {
-            Some(p) => ebprior::model_with_prior(&state, p)?,
+            Some(p) => state.model_with_prior(p)?,
             None => state.model(),
         };
         Ok((model, Some(report)))

@@ -2,6 +2,7 @@
 //! behind the [`EmModel`] trait, with the calls the driver, the sharded fit and Python's
 //! distributed fit make on it.
 
+use super::ebprior::{pair_parameters, value};
 use super::estep::{EStats, EmModel, Reader, Scratch};
 use super::registry::em_spec;
 use super::table::ModelKind;
@@ -149,6 +150,18 @@ impl EmState {
     /// The current model.
     pub fn model(&self) -> Box<dyn ClickModel> {
         self.0.fitted()
+    }
+}
+
+impl EmState {
+    /// The fitted model under the per-pair priors `prior` (the `used` priors of the end
+    /// point): pairs without data in a table, and pairs never seen in training, take the
+    /// table's prior mean ([`super::unseen::WithUnseen`]; the model file lists them under
+    /// `unseen`).
+    pub fn model_with_prior(&self, prior: &[(f64, f64)]) -> Result<Box<dyn ClickModel>> {
+        let mut t = self.0.to_table();
+        t.unseen = pair_parameters(self.kind()).iter().zip(prior).map(|(&n, &(a, b))| (n.to_string(), value(a, b, 0.0, 0.0))).collect();
+        t.into_model("fitted model")
     }
 }
 

@@ -2,7 +2,8 @@
 //! named tables ([`ParamTable`]), which every model writes and the model-file reader and
 //! writer, the users and the posteriors read. Imports nothing else from `clickmodels`.
 
-use crate::error::{Error, Result};
+use crate::error::{check_probability, Error, Result};
+use serde_json::{json, Map, Value};
 
 /// A click model, by its lower-case name (`cm`, `dbn`, ...). The models are those of the
 /// registry (`clickmodels::MODELS`); the constants name the built-in ones.
@@ -116,4 +117,55 @@ impl ParamTable {
     pub(crate) fn get_pair(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
         self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
     }
+}
+
+/// A table's scalars, ranks and matrices as the JSON objects `scalars{suffix}`,
+/// `ranks{suffix}`, `matrices{suffix}` (pair parameters are not written).
+pub(crate) fn table_sections(t: &ParamTable, suffix: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(format!("scalars{suffix}"), Value::Object(t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m.insert(format!("ranks{suffix}"), Value::Object(t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m.insert(format!("matrices{suffix}"), Value::Object(t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
+    m
+}
+
+/// Reads the objects `scalars{suffix}`, `ranks{suffix}` and `matrices{suffix}` of `obj` (each
+/// optional) into a table of `model` without pair parameters; every value must be a
+/// probability. `prefix` goes before the keys in errors (`grade_fit.`).
+pub(crate) fn read_sections(obj: &Map<String, Value>, suffix: &str, model: ModelKind, ctx: &str, prefix: &str) -> Result<ParamTable> {
+    let mut t = ParamTable::new(model);
+    let section = |name: &str| -> Result<Map<String, Value>> {
+        let key = format!("{name}{suffix}");
+        match obj.get(&key) {
+            None => Ok(Map::new()),
+            Some(Value::Object(m)) => Ok(m.clone()),
+            Some(_) => Err(Error::config(ctx, format!("{prefix}{key}"), "must be an object")),
+        }
+    };
+    for (n, x) in section("scalars")? {
+        t.scalars.push((n.clone(), prob(ctx, &format!("{prefix}scalars{suffix}.{n}"), &x)?));
+    }
+    for (n, x) in section("ranks")? {
+        t.ranks.push((n.clone(), prob_list(ctx, &format!("{prefix}ranks{suffix}.{n}"), &x)?));
+    }
+    for (n, x) in section("matrices")? {
+        let key = format!("{prefix}matrices{suffix}.{n}");
+        let rows = x.as_array().ok_or_else(|| Error::config(ctx, &key, "must be a list of lists"))?;
+        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("{key}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
+        t.matrices.push((n.clone(), m));
+    }
+    Ok(t)
+}
+
+/// A probability at `key` of a model file.
+pub(crate) fn prob(ctx: &str, key: &str, v: &Value) -> Result<f64> {
+    let x = v.as_f64().ok_or_else(|| Error::config(ctx, key, "must be a number"))?;
+    check_probability(ctx, key, x)?;
+    Ok(x)
+}
+
+/// A list of probabilities at `key` of a model file.
+pub(crate) fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
+    let a = v.as_array().ok_or_else(|| Error::config(ctx, key, "must be a list of probabilities"))?;
+    a.iter().enumerate().map(|(i, x)| prob(ctx, &format!("{key}[{i}]"), x)).collect()
 }
