@@ -30,6 +30,10 @@ pub struct ModelSpec {
     pub em: Option<EmSpec>,
 }
 
+/// Decodes a state from [`EmModel::encode`]'s flag, scalars and vectors, or says what is
+/// missing.
+pub type Decode = fn(bool, &[f64], Vec<Vec<f64>>) -> std::result::Result<Box<dyn EmModel>, &'static str>;
+
 /// How a model is fitted from E-step statistics (the driver, [`super::driver`]).
 #[derive(Debug)]
 pub struct EmSpec {
@@ -39,7 +43,7 @@ pub struct EmSpec {
     pub start: fn(&ModelConfig) -> Result<Box<dyn EmModel>>,
     /// The state from [`EmModel::encode`]'s flag, scalars and vectors; what is missing when
     /// something is.
-    pub decode: fn(bool, &[f64], Vec<Vec<f64>>) -> std::result::Result<Box<dyn EmModel>, &'static str>,
+    pub decode: Decode,
     /// EM (a pass per iteration), or counts final after one pass (SDBN).
     pub iterative: bool,
     /// Whether `--accel auto` uses SQUAREM for it (with a tolerance > 0).
