@@ -218,6 +218,9 @@ impl EmModel for Ccm {
     fn fitted(&self) -> Box<dyn ClickModel> {
         Box::new(self.clone())
     }
+    fn pair_free(&self) -> bool {
+        self.attractiveness.is_empty()
+    }
     fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
         vec![&mut self.attractiveness]
     }

@@ -266,6 +266,9 @@ impl EmModel for DbnFit {
     fn fitted(&self) -> Box<dyn ClickModel> {
         Box::new(self.model.clone())
     }
+    fn pair_free(&self) -> bool {
+        self.model.attractiveness.is_empty() && self.model.satisfaction.is_empty()
+    }
     fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
         vec![&mut self.model.attractiveness, &mut self.model.satisfaction]
     }

@@ -550,9 +550,7 @@ pub trait EmModel: Send + Sync + std::fmt::Debug {
 
     /// Whether every pair has the same parameters (none fitted yet: the starting state), so
     /// that an E-step does not depend on how pairs are numbered.
-    fn pair_free(&mut self) -> bool {
-        self.pair_vecs().iter().all(|v| v.is_empty())
-    }
+    fn pair_free(&self) -> bool;
 
     /// The per-pair parameter vectors, in the order of the statistics' pair tables.
     fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>>;

@@ -123,7 +123,7 @@ impl EmModel for Sdbn {
         Box::new(self.clone())
     }
     /// Always: the counts do not depend on the parameters.
-    fn pair_free(&mut self) -> bool {
+    fn pair_free(&self) -> bool {
         true
     }
     fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {

@@ -69,7 +69,7 @@ impl EmState {
     /// Whether every pair has the same parameters (none fitted yet: the starting state), so
     /// that an E-step does not depend on how pairs are numbered.
     pub fn pair_free(&self) -> bool {
-        self.clone().0.pair_free()
+        self.0.pair_free()
     }
 
     /// Empty statistics for this model.
