@@ -90,7 +90,6 @@ macro_rules! click_models {
 // (docs/recipes/click-model.md) and one line here: `mod NAME,`.
 click_models!(@list []
     mle::CM, mle::DCM, ccm::SPEC, dbn::SPEC, sdbn::SPEC, ubm::SPEC, pbm::SPEC, mle::GCTR, mle::RCTR, mle::DCTR,
-    mod pbmpair,
 );
 
 /// A fitted (or hand-set) click model. Results are identified by dense pair indices
