@@ -399,6 +399,11 @@ fn module_of(rel: &str) -> Vec<String> {
     parts
 }
 
+/// Top-level modules whose files, not only folders, must not import each other in a circle
+/// (issue 43: a click model is one file; the folder's files stand on `table.rs` and
+/// `estep.rs`, the registry, the driver).
+const FILE_LEVEL: &[&str] = &["clickmodels"];
+
 /// Checks a library given as (path relative to `src/`, text) pairs, `lib.rs` among them.
 /// Returns one message per violation, each starting with `src/FILE:LINE:` where it has a line.
 fn check(files: &[(String, String)]) -> Vec<String> {
@@ -463,6 +468,28 @@ fn check(files: &[(String, String)]) -> Vec<String> {
     // Edges with their first witness (file:line) and count.
     let mut top_edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut folder_edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut file_edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    // The names a file-level module's root re-exports from its children (`pub use x::{A, B}`
+    // in `clickmodels/mod.rs`): a use of `crate::clickmodels::A` is a use of `x`.
+    let mut child_reexport: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (rel, text) in files {
+        let module = module_of(rel);
+        if module.len() != 1 || !FILE_LEVEL.contains(&module[0].as_str()) {
+            continue;
+        }
+        let toks = tokens(&code_only(text));
+        for (k, w) in toks.windows(2).enumerate() {
+            if w[0].0 == "use" && modules.contains(&vec![module[0].clone(), w[1].0.clone()]) {
+                let mut paths = Vec::new();
+                path_tree(&toks, k + 1, Vec::new(), &mut paths);
+                for p in paths {
+                    if let (Some(first), Some(last)) = (p.first(), p.last()) {
+                        child_reexport.insert((module[0].clone(), last.clone()), first.clone());
+                    }
+                }
+            }
+        }
+    }
     let mut witness: BTreeMap<(String, String), (String, usize)> = BTreeMap::new();
     let mut reported_up: BTreeSet<(String, usize)> = BTreeSet::new();
     for (rel, module, uses) in read {
@@ -488,6 +515,21 @@ fn check(files: &[(String, String)]) -> Vec<String> {
             } else {
                 // Inside one top-level module: folder to folder.
                 let target_len = (1..=u.to.len()).rev().find(|&n| modules.contains(&u.to[..n])).unwrap_or(1);
+                if FILE_LEVEL.contains(&from_top.as_str()) {
+                    let mut to = u.to[..target_len].to_vec();
+                    if to.len() == 1 {
+                        if let Some(child) = u.to.get(1).and_then(|n| child_reexport.get(&(from_top.clone(), n.clone()))) {
+                            to.push(child.clone());
+                        }
+                    }
+                    let (a, b) = (u.from.join("/"), to.join("/"));
+                    // A file's own inline modules and its parent's items are not other files.
+                    if a != b && !u.from.starts_with(&to) {
+                        file_edges.entry(from_top.clone()).or_default().entry(a.clone()).or_default().insert(b.clone());
+                        let w = witness.entry((a, b)).or_insert((at.clone(), 0));
+                        w.1 += 1;
+                    }
+                }
                 let a = folder_of(&u.from).join("/");
                 let b = folder_of(&u.to[..target_len]).join("/");
                 if a != b {
@@ -514,6 +556,11 @@ fn check(files: &[(String, String)]) -> Vec<String> {
     for edges in folder_edges.values() {
         for comp in circles(edges) {
             problems.push(describe(&comp, edges, "folders"));
+        }
+    }
+    for edges in file_edges.values() {
+        for comp in circles(edges) {
+            problems.push(describe(&comp, edges, "files"));
         }
     }
     problems
@@ -652,4 +699,27 @@ fn test_code_may_use_any_layer() {
     let p = check(&files);
     assert_eq!(p.len(), 1, "{p:#?}");
     assert!(p[0].starts_with("src/a.rs:3: `a` (layer mid) uses `crate::c::g` in `c` (layer top)"), "{p:#?}");
+}
+
+#[test]
+fn a_circle_between_files_of_a_file_level_module_is_found() {
+    // clickmodels is checked file by file: x -> y directly, y -> x through the root's
+    // re-export `pub use x::X` (a use of `super::X` is a use of x). The uses of the root's own
+    // items (`super::Base`) are not edges to another file.
+    let lib = format!("{LIB}pub mod clickmodels;\n").replace("| top | `c` |", "| top | `c`, `clickmodels` |");
+    let files = crate_of(&[
+        ("lib.rs", &lib),
+        ("clickmodels/mod.rs", "mod x;\nmod y;\nmod z;\npub use x::X;\npub struct Base;\n"),
+        ("clickmodels/x.rs", "use super::y::Y;\nuse super::Base;\npub struct X;\n"),
+        ("clickmodels/y.rs", "use super::X;\npub struct Y;\n"),
+        ("clickmodels/z.rs", "use crate::clickmodels::{x, Base};\n"),
+    ]);
+    let p = check(&files);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(
+        p[0].starts_with(
+            "import circle between files clickmodels/x, clickmodels/y:\n    clickmodels/x -> clickmodels/y (1 paths, first at src/clickmodels/x.rs:1)\n    clickmodels/y -> clickmodels/x (1 paths, first at src/clickmodels/y.rs:1)"
+        ),
+        "{p:#?}"
+    );
 }

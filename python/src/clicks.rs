@@ -60,7 +60,7 @@ fn config(py: Python<'_>, model: &str, iterations: usize, tolerance: Option<f64>
 fn passes(cfg: &ModelConfig) -> u64 {
     match cfg {
         ModelConfig::Dbn(c) => c.iterations as u64,
-        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) => c.iterations as u64,
+        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) | ModelConfig::Em(_, c) => c.iterations as u64,
         _ => 1,
     }
 }
@@ -283,6 +283,7 @@ fn cfg_name(cfg: &ModelConfig) -> &'static str {
         ModelConfig::Ccm(_) => "ccm",
         ModelConfig::Ubm(_) => "ubm",
         ModelConfig::Pbm(_) => "pbm",
+        ModelConfig::Em(kind, _) => kind.name(),
     }
 }
 

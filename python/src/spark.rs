@@ -33,9 +33,10 @@ use arrow_pyarrow::FromPyArrow;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serpsim::clickmodels::driver::{m_step_with, next_prior, start_prior, EmOptions, EmPrior};
-use serpsim::clickmodels::ebprior::{model_with_prior, EbTerms, PairPrior};
-use serpsim::clickmodels::estep::{pair_tables, to_fixed, Scratch};
+use serpsim::clickmodels::ebprior::{EbTerms, PairPrior};
+use serpsim::clickmodels::estep::{to_fixed, Scratch};
 use serpsim::clickmodels::eval::session_log_likelihood;
+use serpsim::clickmodels::registry::pair_tables;
 use serpsim::clickmodels::sharded::{put_uleb, Distinct};
 use serpsim::clickmodels::{io, ClickModel, EStats, EmConfig, EmState, ExactSum, Gamma, ModelConfig, PRIOR};
 use serpsim::logs::{SessionRef, Vocab};
@@ -198,7 +199,7 @@ fn part_from_bytes(b: &[u8]) -> Result<(EStats, Option<EbTerms>)> {
 /// The fitted model of `state` (pair vectors in place) under the prior's `used` priors.
 fn model_of(state: &EmState, prior: Option<&PairPrior>) -> Result<Box<dyn ClickModel>> {
     match prior {
-        Some(p) => model_with_prior(state, &p.used),
+        Some(p) => state.model_with_prior(&p.used),
         None => Ok(state.model()),
     }
 }

@@ -208,8 +208,8 @@ impl ModelArgs {
     fn top(&self, default: Option<f64>) -> anyhow::Result<Option<f64>> {
         let kind: ModelKind = self.model.parse()?;
         match self.top_examination.as_deref() {
-            None => Ok(if matches!(kind, ModelKind::Ubm | ModelKind::Pbm) { default } else { None }),
-            Some(_) if !matches!(kind, ModelKind::Ubm | ModelKind::Pbm) => anyhow::bail!("--top-examination applies to ubm and pbm only"),
+            None => Ok(if kind.spec().em.as_ref().is_some_and(|e| e.top_examination) { default } else { None }),
+            Some(_) if !kind.spec().em.as_ref().is_some_and(|e| e.top_examination) => anyhow::bail!("--top-examination applies to ubm and pbm only"),
             Some("free") => Ok(None),
             Some(v) => {
                 let x: f64 = v.parse().with_context(|| format!("--top-examination `{v}`: expected `free` or a probability"))?;
@@ -926,7 +926,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     let train = a.train.as_ref().ok_or_else(|| anyhow::anyhow!("--split orderings needs --log"))?;
     anyhow::ensure!(a.m.prior.is_none() && a.m.gamma == "fitted" && a.m.top_examination.is_none(), "--split orderings fits every model by PyClick's conventions (uniform prior, fitted gamma, free top examination); --prior, --gamma and --top-examination are not supported with it");
     let models: Vec<ModelKind> =
-        if a.m.model == "all" { ModelKind::ALL.to_vec() } else { a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()? };
+        if a.m.model == "all" { ModelKind::all() } else { a.m.model.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>()? };
     if let Some(out) = &a.out {
         serpsim::output::check_output_dir(out)?;
     }

@@ -26,8 +26,11 @@
 //! only with `tol > 0` (a fixed number of plain passes stays PyClick's fit).
 
 use super::ebprior::{EbTerms, PairPrior};
-use super::estep::{pair_tables, EStats, EmState, Scratch};
-use super::{ClickModel, EmConfig, ModelKind, PRIOR, PROB_MIN};
+pub use super::estep::FineSum;
+use super::estep::{EStats, Scratch};
+use super::registry::{em_spec, pair_tables};
+use super::state::EmState;
+use super::{EmConfig, ModelKind, PRIOR, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
 use rayon::prelude::*;
@@ -53,7 +56,7 @@ impl Accel {
     /// Whether SQUAREM is used for `kind` (with a tolerance > 0).
     pub fn squarem_for(self, kind: ModelKind) -> bool {
         match self {
-            Accel::Auto => matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Pbm),
+            Accel::Auto => em_spec(kind).is_some_and(|e| e.squarem),
             Accel::None => false,
             Accel::Squarem => kind.is_em(),
         }
@@ -101,7 +104,7 @@ impl EmPrior {
     /// (dbn, ubm, ccm, pbm), whose held-out log-likelihood it raises on every benchmark log
     /// (docs/clickmodels.md, "A prior fitted within the fit"); Beta(1, 1) for the others.
     pub fn default_for(kind: ModelKind) -> EmPrior {
-        if matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Ccm | ModelKind::Pbm) {
+        if em_spec(kind).is_some_and(|e| e.fitted_prior) {
             EmPrior::Fitted
         } else {
             EmPrior::Uniform
@@ -266,13 +269,7 @@ pub(crate) fn e_step_with(state: &EmState, src: &mut dyn SessionSource, log_like
 /// ln P(the session's clicks) under the state's model, each event's probability floored at
 /// [`PROB_MIN`] (as [`super::eval`] does); one logarithm per session.
 pub(crate) fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: &mut Vec<f64>) -> f64 {
-    match state {
-        EmState::Sdbn(m) => m.observed_probs(s, probs),
-        EmState::Dbn(m, _) => m.observed_probs(s, probs),
-        EmState::Ubm(m) => m.observed_probs(s, probs),
-        EmState::Ccm(m) => m.observed_probs(s, probs),
-        EmState::Pbm(m) => m.observed_probs(s, probs),
-    }
+    state.click_model().observed_probs(s, probs);
     let (mut prod, mut sum) = (1.0f64, 0.0f64);
     for &p in probs.iter() {
         prod *= p.max(PROB_MIN);
@@ -286,17 +283,7 @@ pub(crate) fn session_log_likelihood(state: &EmState, s: SessionRef<'_>, probs: 
 
 /// The model's probabilities as slices (the order is fixed per model; SQUAREM works on them).
 pub(crate) fn slices_mut(state: &mut EmState) -> Vec<&mut [f64]> {
-    match state {
-        EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
-        EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction, std::slice::from_mut(&mut m.gamma)],
-        EmState::Ubm(m) => {
-            let mut v: Vec<&mut [f64]> = vec![&mut m.attractiveness];
-            v.extend(m.examination.iter_mut().map(Vec::as_mut_slice));
-            v
-        }
-        EmState::Ccm(m) => vec![&mut m.attractiveness, std::slice::from_mut(&mut m.tau1), std::slice::from_mut(&mut m.tau2), std::slice::from_mut(&mut m.tau3)],
-        EmState::Pbm(m) => vec![&mut m.attractiveness, &mut m.examination],
-    }
+    state.params_mut()
 }
 
 /// The parameters flattened, with the length of each slice (the shape).
@@ -322,19 +309,10 @@ pub(crate) fn max_change(a: &EmState, b: &EmState) -> f64 {
     m
 }
 
-/// Holds UBM's or PBM's rank-1 examination at `t`.
+/// Holds the rank-1 examination at `t` (UBM, PBM: the models with `top_examination`).
 pub(crate) fn pin(state: &mut EmState, top: Option<f64>) {
-    let Some(t) = top else { return };
-    match state {
-        EmState::Ubm(m) => match m.examination.first_mut() {
-            Some(row) if !row.is_empty() => row[0] = t,
-            _ => m.examination = vec![vec![t]],
-        },
-        EmState::Pbm(m) => match m.examination.first_mut() {
-            Some(e) => *e = t,
-            None => m.examination = vec![t],
-        },
-        _ => {}
+    if let Some(t) = top {
+        state.pin_top(t);
     }
 }
 
@@ -364,38 +342,6 @@ pub(crate) trait EmSpace {
     fn keep_only(&mut self, live: &[&Self::Point]) -> Result<()> {
         let _ = live;
         Ok(())
-    }
-}
-
-/// A sum of squares that does not depend on the order of its terms: each term is truncated
-/// to a multiple of 2^-80 and the multiples are added as integers (terms up to 16, up to
-/// 2^40 of them). SQUAREM's step length is computed from such sums, so a fit whose
-/// parameters are visited in another order (shard by shard) takes the same step, bit for bit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FineSum(i128);
-
-impl FineSum {
-    const SCALE: f64 = (1u128 << 80) as f64;
-    /// Adds a term (finite, |x| <= 16).
-    #[inline]
-    pub fn add(&mut self, x: f64) {
-        self.0 += (x * Self::SCALE) as i128;
-    }
-    /// Adds another sum.
-    pub fn merge(&mut self, other: FineSum) {
-        self.0 += other.0;
-    }
-    /// The sum.
-    pub fn value(self) -> f64 {
-        self.0 as f64 / Self::SCALE
-    }
-    /// The sum as its integer multiple of 2^-80 (for sending it elsewhere exactly).
-    pub fn to_bits(self) -> i128 {
-        self.0
-    }
-    /// The sum of [`FineSum::to_bits`].
-    pub fn from_bits(bits: i128) -> Self {
-        FineSum(bits)
     }
 }
 
@@ -507,7 +453,7 @@ pub fn start_prior(kind: ModelKind, opts: &EmOptions) -> Result<Option<PairPrior
         EmPrior::Uniform => Ok(None),
         // Each EM model adds its informative trials (EStats::add_eb_tables, its `accumulate`):
         // the expected counts themselves collapse the prior (docs/clickmodels.md).
-        EmPrior::Fitted if matches!(kind, ModelKind::Dbn | ModelKind::Ubm | ModelKind::Ccm | ModelKind::Pbm) => Ok(Some(PairPrior::uniform(pair_tables(kind)))),
+        EmPrior::Fitted if em_spec(kind).is_some_and(|e| e.fitted_prior) => Ok(Some(PairPrior::uniform(pair_tables(kind)))),
         EmPrior::Fitted => Err(Error::Invalid(format!(
             "--prior eb (a prior fitted within the EM fit) is for the EM models (dbn, ubm, ccm, pbm), not {kind}; use --prior uniform"
         ))),
@@ -523,7 +469,7 @@ pub(crate) fn check_settings(state: &mut EmState, cfg: &EmConfig, opts: &EmOptio
         return Err(Error::config("em", "tolerance", "must be a finite number >= 0"));
     }
     if let Some(t) = opts.top_examination {
-        if !matches!(state.kind(), ModelKind::Ubm | ModelKind::Pbm) {
+        if !em_spec(state.kind()).is_some_and(|e| e.top_examination) {
             return Err(Error::Invalid(format!("top_examination applies to ubm and pbm, not {}", state.kind())));
         }
         crate::error::check_probability(state.kind().name(), "top_examination", t)?;
@@ -534,7 +480,7 @@ pub(crate) fn check_settings(state: &mut EmState, cfg: &EmConfig, opts: &EmOptio
 
 /// Most passes of a fit of `kind` (SDBN: one).
 pub(crate) fn max_passes(kind: ModelKind, cfg: &EmConfig) -> usize {
-    if kind == ModelKind::Sdbn {
+    if !em_spec(kind).is_some_and(|e| e.iterative) {
         1
     } else {
         cfg.iterations

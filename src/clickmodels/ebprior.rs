@@ -22,9 +22,8 @@
 //! Every pass starts from Beta(1, 1), so the first pass is PyClick's. Scalars and rank
 //! tables (gamma, taus, examination) keep Beta(1, 1): they are estimated from every session.
 
-use super::driver::FineSum;
-use super::estep::{Counts, EmState};
-use super::{ClickModel, ModelKind, PROB_MIN};
+use super::estep::{Counts, FineSum};
+use super::{ModelKind, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::stats::beta_binomial::{trigamma, KAPPA_MAX, KAPPA_MIN};
 use statrs::function::gamma::digamma;
@@ -225,25 +224,15 @@ pub struct TablePrior {
 
 /// The pair parameters of `kind` in the order of its per-pair tables.
 pub fn pair_parameters(kind: ModelKind) -> &'static [&'static str] {
-    match kind {
-        ModelKind::Dbn | ModelKind::Sdbn => &["attractiveness", "satisfaction"],
-        _ => &["attractiveness"],
+    match super::registry::spec(kind).pairs {
+        [] => &["attractiveness"],
+        names => names,
     }
 }
 
 /// The fitted priors `prior` (one per per-pair table of `kind`), named.
 pub fn table_priors(kind: ModelKind, prior: &[(f64, f64)]) -> Vec<TablePrior> {
     pair_parameters(kind).iter().zip(prior).map(|(&parameter, &(alpha, beta))| TablePrior { parameter, alpha, beta }).collect()
-}
-
-/// The fitted model of `state` under the per-pair priors `prior` (the `used` priors of the
-/// end point): pairs without data in a table, and pairs never seen in training, take the
-/// table's prior mean ([`super::unseen::WithUnseen`]; the model file lists them under
-/// `unseen`).
-pub fn model_with_prior(state: &EmState, prior: &[(f64, f64)]) -> Result<Box<dyn ClickModel>> {
-    let mut t = state.model().to_table();
-    t.unseen = pair_parameters(state.kind()).iter().zip(prior).map(|(&n, &(a, b))| (n.to_string(), value(a, b, 0.0, 0.0))).collect();
-    t.into_model("fitted model")
 }
 
 /// (a, b) within the bounds: a, b >= 1e-3, then the concentration a + b scaled into

@@ -36,9 +36,8 @@
 //! assert_eq!(state.model().to_table(), whole.to_table());
 //! ```
 
-use super::em::{Ccm, Dbn, Gamma, Pbm, Ubm};
-use super::mle::Sdbn;
-use super::{ClickModel, EmConfig, ModelConfig, ModelKind};
+use super::table::{ModelKind, ParamTable};
+use super::ClickModel;
 use crate::error::{Error, Result};
 use crate::logs::SessionRef;
 
@@ -80,6 +79,38 @@ impl ExactSum {
     /// The sum.
     pub fn value(self) -> f64 {
         from_fixed(self.0)
+    }
+}
+
+/// A sum of squares that does not depend on the order of its terms: each term is truncated
+/// to a multiple of 2^-80 and the multiples are added as integers (terms up to 16, up to
+/// 2^40 of them). SQUAREM's step length is computed from such sums, so a fit whose
+/// parameters are visited in another order (shard by shard) takes the same step, bit for bit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FineSum(i128);
+
+impl FineSum {
+    const SCALE: f64 = (1u128 << 80) as f64;
+    /// Adds a term (finite, |x| <= 16).
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.0 += (x * Self::SCALE) as i128;
+    }
+    /// Adds another sum.
+    pub fn merge(&mut self, other: FineSum) {
+        self.0 += other.0;
+    }
+    /// The sum.
+    pub fn value(self) -> f64 {
+        self.0 as f64 / Self::SCALE
+    }
+    /// The sum as its integer multiple of 2^-80 (for sending it elsewhere exactly).
+    pub fn to_bits(self) -> i128 {
+        self.0
+    }
+    /// The sum of [`FineSum::to_bits`].
+    pub fn from_bits(bits: i128) -> Self {
+        FineSum(bits)
     }
 }
 
@@ -244,54 +275,47 @@ pub struct EStats {
     /// Whether the tables of a fitted prior's informative trials are in (see
     /// [`EStats::add_eb_tables`]).
     eb: bool,
+    /// The layout of the tables.
+    shape: StatsShape,
 }
 
-/// Pair-indexed tables of `kind`'s statistics: the first ones (the rest are indexed by rank
-/// or hold query-independent values).
-pub fn pair_tables(kind: ModelKind) -> usize {
-    match kind {
-        ModelKind::Dbn | ModelKind::Sdbn => 2,
-        ModelKind::Ccm | ModelKind::Pbm | ModelKind::Ubm => 1,
-        _ => 0,
-    }
+/// The layout of a model's statistics tables (each model's `SPEC` gives its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatsShape {
+    /// The model's own tables of new statistics: `None` sized for the pairs, `Some(n)` with
+    /// `n` entries (ranks, scalars). More may be added by `accumulate` (UBM's rows).
+    pub tables: &'static [Option<usize>],
+    /// Pair-indexed tables: the first ones (the rest are indexed by rank or hold
+    /// query-independent values).
+    pub pair_tables: usize,
+    /// The number of the model's own tables when it is fixed (0: UBM, whose rank tables grow
+    /// with the lists, and the counting models).
+    pub base_tables: usize,
+    /// Where the tables of a fitted prior's informative trials go ([`EStats::add_eb_tables`]):
+    /// after the model's own tables when their number is fixed (DBN, CCM, PBM), right after
+    /// the attractiveness table for UBM (its examination rows, which grow with the lists,
+    /// move one place on); `None` for the models without a fitted prior.
+    pub eb_at: Option<usize>,
 }
 
-/// The number of a model's own statistics tables when it is fixed (0: UBM, whose rank tables
-/// grow with the lists, and the counting models).
-pub fn base_tables(kind: ModelKind) -> usize {
-    match kind {
-        ModelKind::Dbn => 3,
-        ModelKind::Ccm | ModelKind::Pbm => 2,
-        _ => 0,
-    }
-}
-
-/// Where the tables of a fitted prior's informative trials go ([`EStats::add_eb_tables`]):
-/// after the model's own tables when their number is fixed (DBN, CCM, PBM), right after the
-/// attractiveness table for UBM (its examination rows, which grow with the lists, move one
-/// place on); None for the counting models.
-pub fn eb_tables_at(kind: ModelKind) -> Option<usize> {
-    match kind {
-        ModelKind::Dbn | ModelKind::Ccm | ModelKind::Pbm => Some(base_tables(kind)),
-        ModelKind::Ubm => Some(pair_tables(kind)),
-        _ => None,
-    }
+impl StatsShape {
+    /// No tables (the models fitted by a single count).
+    pub const NONE: StatsShape = StatsShape { tables: &[], pair_tables: 0, base_tables: 0, eb_at: None };
 }
 
 const MAGIC: &[u8; 8] = b"SSESTAT2";
 
 impl EStats {
-    /// Empty statistics of `kind`, with pair tables sized for `pairs` pairs.
-    pub fn new(kind: ModelKind, pairs: usize) -> Self {
-        let tables = match kind {
-            ModelKind::Dbn => vec![Counts::with_len(pairs), Counts::with_len(pairs), Counts::with_len(1)],
-            ModelKind::Sdbn => vec![Counts::with_len(pairs), Counts::with_len(pairs)],
-            ModelKind::Ccm => vec![Counts::with_len(pairs), Counts::with_len(3)],
-            ModelKind::Pbm => vec![Counts::with_len(pairs), Counts::with_len(10)],
-            ModelKind::Ubm => vec![Counts::with_len(pairs)],
-            _ => Vec::new(),
-        };
-        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default(), eb: false }
+    /// Empty statistics of `kind` laid out as `shape`, with pair tables sized for `pairs`
+    /// pairs (`EStats::new` takes the shape from the registry).
+    pub fn with_shape(kind: ModelKind, shape: StatsShape, pairs: usize) -> Self {
+        let tables = shape.tables.iter().map(|n| Counts::with_len(n.unwrap_or(pairs))).collect();
+        EStats { kind, sessions: 0, tables, log_likelihood: ExactSum::default(), eb: false, shape }
+    }
+
+    /// The layout of the tables.
+    pub fn shape(&self) -> StatsShape {
+        self.shape
     }
 
     /// Makes every later addition count `w` times (a session kept once for `w` identical
@@ -323,7 +347,7 @@ impl EStats {
         if self.eb != other.eb {
             // Tables appended after a fixed set line up; UBM's do not (they sit before its
             // examination rows).
-            if base_tables(self.kind) == 0 {
+            if self.shape.base_tables == 0 {
                 return Err(Error::Invalid(format!("cannot merge {} statistics with and without a fitted prior's tables", self.kind)));
             }
             self.eb = true;
@@ -342,7 +366,7 @@ impl EStats {
     /// Moves the pair-indexed tables' entry `i` to `map[i]` (see [`Counts::remap`]); tables
     /// indexed by rank or holding scalars are left as they are.
     pub fn remap_pairs(&mut self, map: &[u32]) {
-        let k = pair_tables(self.kind);
+        let k = self.shape.pair_tables;
         let eb = self.eb_range();
         for (i, t) in self.tables.iter_mut().enumerate() {
             if i < k || eb.contains(&i) {
@@ -353,27 +377,27 @@ impl EStats {
 
     /// The indices of the tables of [`EStats::add_eb_tables`] (empty without them).
     fn eb_range(&self) -> std::ops::Range<usize> {
-        match eb_tables_at(self.kind) {
-            Some(at) if self.eb => at..at + pair_tables(self.kind),
+        match self.shape.eb_at {
+            Some(at) if self.eb => at..at + self.shape.pair_tables,
             _ => 0..0,
         }
     }
 
     /// Adds the per-pair tables of a fitted prior's informative trials, one per per-pair table
-    /// ([`eb_tables_at`]: after the model's own tables; UBM's right after its attractiveness
+    /// ([`StatsShape::eb_at`]: after the model's own tables; UBM's right after its attractiveness
     /// table). DBN: attractiveness as clicks of expected examinations, satisfaction as
     /// satisfied of informative last clicks; CCM, PBM and UBM: attractiveness as clicks of
     /// expected examinations (see each model's `accumulate` and [`super::ebprior`]). Call it
     /// on new statistics, before any session is added.
     pub fn add_eb_tables(&mut self, pairs: usize) {
-        let Some(at) = eb_tables_at(self.kind) else { return };
+        let Some(at) = self.shape.eb_at else { return };
         if self.eb {
             return;
         }
         if self.tables.len() < at {
             self.tables.resize_with(at, Counts::default);
         }
-        let fresh: Vec<Counts> = (0..pair_tables(self.kind)).map(|_| self.new_table(pairs)).collect();
+        let fresh: Vec<Counts> = (0..self.shape.pair_tables).map(|_| self.new_table(pairs)).collect();
         self.tables.splice(at..at, fresh);
         self.eb = true;
     }
@@ -428,8 +452,9 @@ impl EStats {
         out
     }
 
-    /// Decodes [`EStats::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+    /// Decodes [`EStats::to_bytes`], the model named in the bytes resolved by `model` to its
+    /// kind and layout (`EStats::from_bytes` resolves it in the registry).
+    pub fn from_bytes_with(bytes: &[u8], model: &dyn Fn(&str) -> Result<(ModelKind, StatsShape)>) -> Result<Self> {
         let bad = |why: &str| Error::Invalid(format!("E-step statistics: {why}"));
         let mut r = Reader { b: bytes, at: 0 };
         if r.take(8).ok_or_else(|| bad("truncated"))? != MAGIC {
@@ -437,7 +462,7 @@ impl EStats {
         }
         let n = r.take(1).ok_or_else(|| bad("truncated"))?[0] as usize;
         let name = std::str::from_utf8(r.take(n).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("bad model name"))?;
-        let kind: ModelKind = name.parse()?;
+        let (kind, shape) = model(name)?;
         let sessions = r.u64().ok_or_else(|| bad("truncated"))?;
         let log_likelihood = ExactSum(r.i128().ok_or_else(|| bad("truncated"))?);
         let ntables = r.u64().ok_or_else(|| bad("truncated"))? as usize;
@@ -466,8 +491,8 @@ impl EStats {
         }
         // The tables of a fitted prior are recognised by their number where the model's own
         // are fixed; UBM's are not shipped with it (a fitted prior runs in one process).
-        let eb = base_tables(kind) > 0 && tables.len() == base_tables(kind) + pair_tables(kind);
-        Ok(EStats { kind, sessions, tables, log_likelihood, eb })
+        let eb = shape.base_tables > 0 && tables.len() == shape.base_tables + shape.pair_tables;
+        Ok(EStats { kind, sessions, tables, log_likelihood, eb, shape })
     }
 
     /// Bytes held by the tables (the memory of a streamed fit besides the parameters and the
@@ -477,18 +502,18 @@ impl EStats {
     }
 }
 
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+pub(crate) struct Reader<'a> {
+    pub(crate) b: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.b.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(s)
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(crate) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
     fn i128(&mut self) -> Option<i128> {
@@ -496,254 +521,57 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A fit in progress of a model whose parameters come from E-step statistics (SDBN, DBN,
-/// UBM, CCM, PBM): the current model, the E-step and the M-step. SDBN takes one pass (its
-/// counts are final), the EM models one pass per iteration.
-#[derive(Debug, Clone)]
-pub enum EmState {
-    /// SDBN (counting; one pass).
-    Sdbn(Sdbn),
-    /// DBN, and whether gamma is fitted.
-    Dbn(Dbn, bool),
-    /// UBM.
-    Ubm(Ubm),
-    /// CCM.
-    Ccm(Ccm),
-    /// PBM.
-    Pbm(Pbm),
-}
+/// A model fitted from E-step statistics (DBN, UBM, CCM, PBM by EM; SDBN in one pass), as the
+/// driver sees it: the current parameters, the E-step that adds a session's expected counts
+/// and the M-step that re-estimates the parameters from their sum. One file per model
+/// implements it (`dbn.rs`, ...) and lists itself in the registry (`clickmodels::MODELS`).
+pub trait EmModel: Send + Sync + std::fmt::Debug {
+    /// Which model this is.
+    fn kind(&self) -> ModelKind;
 
-/// The state and the number of passes it needs.
+    /// E-step: adds one session's expected counts under the current parameters to `stats`
+    /// (laid out as the model's `StatsShape`; with a fitted prior's informative trials
+    /// when [`EStats::has_eb_tables`]).
+    fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch);
 
-impl EmState {
-    /// The starting state of `cfg` (parameters at 0.5; DBN's gamma at its fixed value).
-    /// Models fitted otherwise (CM, DCM, the CTR baselines) are refused.
-    pub fn new(cfg: &ModelConfig) -> Result<Self> {
-        let check = |c: &EmConfig| {
-            if c.iterations == 0 {
-                Err(Error::config("em", "iterations", "must be at least 1"))
-            } else {
-                Ok(())
-            }
-        };
-        Ok(match cfg {
-            ModelConfig::Sdbn => EmState::Sdbn(Sdbn::default()),
-            ModelConfig::Dbn(c) => {
-                check(&EmConfig { iterations: c.iterations, tolerance: c.tolerance })?;
-                let mut m = Dbn::default();
-                if let Gamma::Fixed(g) = c.gamma {
-                    crate::error::check_probability("dbn", "gamma", g)?;
-                    m.gamma = g;
-                }
-                EmState::Dbn(m, matches!(c.gamma, Gamma::Fitted))
-            }
-            ModelConfig::Ubm(c) => {
-                check(c)?;
-                EmState::Ubm(Ubm::default())
-            }
-            ModelConfig::Ccm(c) => {
-                check(c)?;
-                EmState::Ccm(Ccm::default())
-            }
-            ModelConfig::Pbm(c) => {
-                check(c)?;
-                EmState::Pbm(Pbm::default())
-            }
-            other => {
-                return Err(Error::Invalid(format!(
-                    "{} is fitted by a single count, not from E-step statistics (supported: sdbn, dbn, ubm, ccm, pbm)",
-                    match other {
-                        ModelConfig::Cm => "cm",
-                        ModelConfig::Dcm => "dcm",
-                        _ => "a CTR baseline",
-                    }
-                )))
-            }
-        })
-    }
+    /// M-step: the parameters re-estimated from `stats` (summed over every session).
+    fn m_step(&self, stats: &EStats) -> Box<dyn EmModel>;
 
-    /// Passes over the log a full fit of `cfg` takes.
-    pub fn passes_of(cfg: &ModelConfig) -> usize {
-        cfg.em_config().map_or(1, |em| em.iterations)
-    }
+    /// The current parameters as a click model (the log-likelihood of a pass).
+    fn model(&self) -> &dyn ClickModel;
 
-    /// The model's kind.
-    pub fn kind(&self) -> ModelKind {
-        match self {
-            EmState::Sdbn(_) => ModelKind::Sdbn,
-            EmState::Dbn(..) => ModelKind::Dbn,
-            EmState::Ubm(_) => ModelKind::Ubm,
-            EmState::Ccm(_) => ModelKind::Ccm,
-            EmState::Pbm(_) => ModelKind::Pbm,
-        }
+    /// The current parameters as a fitted model.
+    fn fitted(&self) -> Box<dyn ClickModel>;
+
+    /// The parameters as named tables (the model file's parameter part).
+    fn to_table(&self) -> ParamTable {
+        self.model().to_table()
     }
 
     /// Whether every pair has the same parameters (none fitted yet: the starting state), so
     /// that an E-step does not depend on how pairs are numbered.
-    pub fn pair_free(&self) -> bool {
-        match self {
-            EmState::Sdbn(_) => true,
-            EmState::Dbn(m, _) => m.attractiveness.is_empty() && m.satisfaction.is_empty(),
-            EmState::Ubm(m) => m.attractiveness.is_empty(),
-            EmState::Ccm(m) => m.attractiveness.is_empty(),
-            EmState::Pbm(m) => m.attractiveness.is_empty(),
-        }
+    fn pair_free(&self) -> bool;
+
+    /// The per-pair parameter vectors, in the order of the statistics' pair tables.
+    fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>>;
+
+    /// Every probability as slices in a fixed order (SQUAREM works on them).
+    fn params_mut(&mut self) -> Vec<&mut [f64]>;
+
+    /// Holds the examination of rank 1 at `t` (models with `top_examination`; others ignore it).
+    fn pin_top(&mut self, t: f64) {
+        let _ = t;
     }
 
-    /// Empty statistics for this model.
-    pub fn new_stats(&self) -> EStats {
-        EStats::new(self.kind(), 0)
-    }
+    /// The parameters for [`super::state::EmState::to_bytes`]: a flag byte, the scalars and
+    /// the vectors (the model's `decode` in its spec reverses it).
+    fn encode(&self) -> (u8, Vec<f64>, Vec<&[f64]>);
 
-    /// E-step: adds one session under the current model.
-    pub fn accumulate(&self, s: SessionRef<'_>, stats: &mut EStats) {
-        self.accumulate_with(s, stats, &mut Scratch::default())
-    }
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn EmModel>;
 
-    /// E-step with reusable buffers.
-    pub fn accumulate_with(&self, s: SessionRef<'_>, stats: &mut EStats, buf: &mut Scratch) {
-        match self {
-            EmState::Sdbn(_) => Sdbn::accumulate(s, stats),
-            EmState::Dbn(m, fit_gamma) => m.accumulate(*fit_gamma, s, stats, buf),
-            EmState::Ubm(m) => m.accumulate(s, stats),
-            EmState::Ccm(m) => m.accumulate(s, stats, buf),
-            EmState::Pbm(m) => m.accumulate(s, stats),
-        }
-    }
-
-    /// M-step: replaces the model by the one re-estimated from `stats` (the sum over every
-    /// session of the log).
-    pub fn m_step(&mut self, stats: &EStats) -> Result<()> {
-        if stats.kind != self.kind() {
-            return Err(Error::Invalid(format!("{} statistics given to a {} fit", stats.kind, self.kind())));
-        }
-        *self = match self {
-            EmState::Sdbn(_) => EmState::Sdbn(Sdbn::m_step(stats)),
-            EmState::Dbn(m, fit_gamma) => EmState::Dbn(m.m_step(*fit_gamma, stats), *fit_gamma),
-            EmState::Ubm(_) => EmState::Ubm(Ubm::m_step(stats)),
-            EmState::Ccm(_) => EmState::Ccm(Ccm::m_step(stats)),
-            EmState::Pbm(_) => EmState::Pbm(Pbm::m_step(stats)),
-        };
-        Ok(())
-    }
-
-    /// M-step with the per-pair tables re-estimated under Beta priors (`prior[t]` for the
-    /// state's `t`-th pair vector, [`EmState::pair_vecs`]) instead of Beta(1, 1): `(a + num) /
-    /// (a + b + den)` ([`super::ebprior::value`]); the other parameters as [`EmState::m_step`].
-    pub fn m_step_prior(&mut self, stats: &EStats, prior: &[(f64, f64)]) -> Result<()> {
-        self.m_step(stats)?;
-        for (t, v) in self.pair_vecs().into_iter().enumerate() {
-            let (a, b) = prior[t];
-            let table = &stats.tables[t];
-            for (i, x) in v.iter_mut().enumerate() {
-                let (num, den) = table.sums(i);
-                *x = super::ebprior::value(a, b, num, den);
-            }
-        }
-        Ok(())
-    }
-
-    /// The per-pair parameter vectors, in the order of the statistics' pair tables
-    /// ([`pair_tables`]).
-    pub fn pair_vecs(&mut self) -> Vec<&mut Vec<f64>> {
-        match self {
-            EmState::Sdbn(m) => vec![&mut m.attractiveness, &mut m.satisfaction],
-            EmState::Dbn(m, _) => vec![&mut m.attractiveness, &mut m.satisfaction],
-            EmState::Ubm(m) => vec![&mut m.attractiveness],
-            EmState::Ccm(m) => vec![&mut m.attractiveness],
-            EmState::Pbm(m) => vec![&mut m.attractiveness],
-        }
-    }
-
-    /// Moves the per-pair vectors out (leaving them empty): the query-independent state.
-    pub fn take_pair_vecs(&mut self) -> Vec<Vec<f64>> {
-        self.pair_vecs().into_iter().map(std::mem::take).collect()
-    }
-
-    /// Puts per-pair vectors in, in the order of [`EmState::pair_vecs`].
-    pub fn put_pair_vecs(&mut self, vecs: Vec<Vec<f64>>) {
-        for (slot, v) in self.pair_vecs().into_iter().zip(vecs) {
-            *slot = v;
-        }
-    }
-
-    /// The current model.
-    pub fn model(&self) -> Box<dyn ClickModel> {
-        match self {
-            EmState::Sdbn(m) => Box::new(m.clone()),
-            EmState::Dbn(m, _) => Box::new(m.clone()),
-            EmState::Ubm(m) => Box::new(m.clone()),
-            EmState::Ccm(m) => Box::new(m.clone()),
-            EmState::Pbm(m) => Box::new(m.clone()),
-        }
-    }
-}
-
-const STATE_MAGIC: &[u8; 8] = b"SSEMST01";
-
-impl EmState {
-    /// The current parameters as little-endian bytes (what a distributed fit broadcasts to
-    /// its workers each iteration); [`EmState::from_bytes`] restores the state bit for bit.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let (flag, scalars, vecs): (u8, Vec<f64>, Vec<&[f64]>) = match self {
-            EmState::Sdbn(m) => (0, vec![], vec![&m.attractiveness, &m.satisfaction]),
-            EmState::Dbn(m, fit) => (u8::from(*fit), vec![m.gamma], vec![&m.attractiveness, &m.satisfaction]),
-            EmState::Ccm(m) => (0, vec![m.tau1, m.tau2, m.tau3], vec![&m.attractiveness]),
-            EmState::Pbm(m) => (0, vec![], vec![&m.attractiveness, &m.examination]),
-            EmState::Ubm(m) => {
-                let mut v: Vec<&[f64]> = vec![&m.attractiveness];
-                v.extend(m.examination.iter().map(Vec::as_slice));
-                (0, vec![], v)
-            }
-        };
-        let mut out = Vec::new();
-        out.extend_from_slice(STATE_MAGIC);
-        let name = self.kind().name().as_bytes();
-        out.push(name.len() as u8);
-        out.extend_from_slice(name);
-        out.push(flag);
-        for list in std::iter::once(scalars.as_slice()).chain(vecs.iter().copied()) {
-            out.extend_from_slice(&(list.len() as u64).to_le_bytes());
-            for x in list {
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        out
-    }
-
-    /// Decodes [`EmState::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let bad = |why: &str| Error::Invalid(format!("click-model state: {why}"));
-        let mut r = Reader { b: bytes, at: 0 };
-        if r.take(8).ok_or_else(|| bad("truncated"))? != STATE_MAGIC {
-            return Err(bad("not a serpsim click-model state (bad magic)"));
-        }
-        let n = r.take(1).ok_or_else(|| bad("truncated"))?[0] as usize;
-        let name = std::str::from_utf8(r.take(n).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("bad model name"))?;
-        let kind: ModelKind = name.parse()?;
-        let flag = r.take(1).ok_or_else(|| bad("truncated"))?[0] != 0;
-        let mut lists = Vec::new();
-        while r.at < bytes.len() {
-            let len = r.u64().ok_or_else(|| bad("truncated"))? as usize;
-            let raw = r.take(len.checked_mul(8).ok_or_else(|| bad("corrupt length"))?).ok_or_else(|| bad("truncated"))?;
-            lists.push(raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect::<Vec<f64>>());
-        }
-        let mut it = lists.into_iter();
-        let mut next = || it.next().ok_or_else(|| bad("missing parameters"));
-        let scalars = next()?;
-        let scalar = |i: usize| scalars.get(i).copied().ok_or_else(|| bad("missing scalar parameter"));
-        Ok(match kind {
-            ModelKind::Sdbn => EmState::Sdbn(Sdbn { attractiveness: next()?, satisfaction: next()? }),
-            ModelKind::Dbn => EmState::Dbn(Dbn { gamma: scalar(0)?, attractiveness: next()?, satisfaction: next()? }, flag),
-            ModelKind::Ccm => EmState::Ccm(Ccm { tau1: scalar(0)?, tau2: scalar(1)?, tau3: scalar(2)?, attractiveness: next()? }),
-            ModelKind::Pbm => EmState::Pbm(Pbm { attractiveness: next()?, examination: next()? }),
-            ModelKind::Ubm => {
-                let attractiveness = next()?;
-                EmState::Ubm(Ubm { attractiveness, examination: it.collect() })
-            }
-            other => return Err(bad(&format!("{other} has no EM state"))),
-        })
-    }
+    /// The state as `Any` (to get the concrete model back: [`super::state::EmState::get`]).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 #[cfg(test)]
@@ -802,55 +630,5 @@ mod tests {
         right.merge(&bc);
         assert_eq!(left, right);
         assert_eq!(left.values(1, false), right.values(1, false));
-    }
-
-    #[test]
-    fn a_fitted_priors_tables_leave_the_models_own_statistics_as_they_are() {
-        // The informative-trial tables sit after the model's own (UBM: between attractiveness
-        // and the examination rows); with them dropped the statistics, and with them in the
-        // M-step's model, are those of a fit without them. Two passes, so that the second
-        // E-step runs at fitted (not all-equal) parameters.
-        use crate::logs::{Format, LogData};
-        let data = LogData::parse("q\ta,b,c,d : b; q\tb,a,d :; q\ta,b,c : a,c\nr\tc,d,e,f,g : d,g\n", Format::Yandex, "x", false).unwrap();
-        for kind in [ModelKind::Dbn, ModelKind::Ubm, ModelKind::Ccm, ModelKind::Pbm] {
-            let mut state = EmState::new(&ModelConfig::new(kind, EmConfig::default())).unwrap();
-            for _ in 0..2 {
-                let (mut plain, mut eb) = (state.new_stats(), state.new_stats());
-                eb.add_eb_tables(0);
-                assert!(eb.has_eb_tables() && eb.tables.len() == plain.tables.len() + pair_tables(kind), "{kind}");
-                for s in data.log.iter() {
-                    state.accumulate(s, &mut plain);
-                    state.accumulate(s, &mut eb);
-                }
-                let (mut a, mut b) = (state.clone(), state.clone());
-                a.m_step(&plain).unwrap();
-                b.m_step(&eb).unwrap();
-                assert_eq!(a.to_bytes(), b.to_bytes(), "{kind}");
-                // A click is a success of one trial: 5 clicks in all.
-                assert_eq!(eb.eb_counts(0).entries().map(|(_, n, _)| n).sum::<i128>(), 5 << 60, "{kind}");
-                eb.drop_eb_tables();
-                assert_eq!(eb, plain, "{kind}");
-                state = a;
-            }
-        }
-    }
-
-    #[test]
-    fn statistics_round_trip_through_bytes() {
-        let mut st = EStats::new(ModelKind::Dbn, 4);
-        st.tables[0].add(2, 0.25, 1.0);
-        st.tables[2].add(0, 1.0 / 3.0, 0.5);
-        st.sessions = 3;
-        let back = EStats::from_bytes(&st.to_bytes()).unwrap();
-        assert_eq!(back, st);
-        let mut bytes = st.to_bytes();
-        bytes.pop();
-        assert!(EStats::from_bytes(&bytes).is_err());
-        assert!(EStats::from_bytes(b"nonsense").is_err());
-        let state = EmState::Dbn(Dbn { attractiveness: vec![0.25, 1.0 / 3.0], satisfaction: vec![0.5], gamma: 0.7 }, true);
-        let back = EmState::from_bytes(&state.to_bytes()).unwrap();
-        assert_eq!(back.to_bytes(), state.to_bytes());
-        let ubm = EmState::Ubm(Ubm { attractiveness: vec![0.1], examination: vec![vec![0.9], vec![0.8, 0.7]] });
-        assert_eq!(EmState::from_bytes(&ubm.to_bytes()).unwrap().model().to_table(), ubm.model().to_table());
     }
 }

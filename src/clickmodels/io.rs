@@ -23,8 +23,8 @@
 //! [`super::labels::LabelSummary`]).
 
 use super::portable::ByGrade;
-use super::{param, Ccm, ClickModel, Cm, Ctr, CtrKind, Dbn, Dcm, ModelKind, Pbm, Sdbn, Ubm};
-use crate::error::{check_probability, Error, Result};
+use super::{param, ClickModel, ModelKind};
+use crate::error::{Error, Result};
 use crate::logs::Vocab;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -32,62 +32,9 @@ use std::path::Path;
 /// The identifying value of the `format` key.
 pub const FORMAT: &str = "serpsim-click-model";
 
-/// A model's parameters as named tables, indexed like the model (pairs by pair index).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParamTable {
-    /// Which model.
-    pub model: ModelKind,
-    /// Single values (gamma, tau1, ...).
-    pub scalars: Vec<(String, f64)>,
-    /// Values per 0-based rank.
-    pub ranks: Vec<(String, Vec<f64>)>,
-    /// Values per rank and second index (UBM examination).
-    pub matrices: Vec<(String, Vec<Vec<f64>>)>,
-    /// Values per pair index.
-    pub pairs: Vec<(String, Vec<f64>)>,
-    /// Values of pairs not listed (empty: 0.5), by pair parameter; written as `unseen`.
-    pub unseen: Vec<(String, f64)>,
-}
+pub use super::table::ParamTable;
 
 impl ParamTable {
-    /// An empty table for `model`.
-    pub fn new(model: ModelKind) -> Self {
-        ParamTable { model, scalars: Vec::new(), ranks: Vec::new(), matrices: Vec::new(), pairs: Vec::new(), unseen: Vec::new() }
-    }
-    /// Adds a scalar.
-    pub fn scalar(mut self, name: &str, v: f64) -> Self {
-        self.scalars.push((name.into(), v));
-        self
-    }
-    /// Adds a per-rank vector.
-    pub fn rank(mut self, name: &str, v: &[f64]) -> Self {
-        self.ranks.push((name.into(), v.to_vec()));
-        self
-    }
-    /// Adds a matrix.
-    pub fn matrix(mut self, name: &str, v: &[Vec<f64>]) -> Self {
-        self.matrices.push((name.into(), v.to_vec()));
-        self
-    }
-    /// Adds a per-pair vector.
-    pub fn pair(mut self, name: &str, v: &[f64]) -> Self {
-        self.pairs.push((name.into(), v.to_vec()));
-        self
-    }
-
-    fn get_scalar(&self, ctx: &str, name: &str) -> Result<f64> {
-        self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1).ok_or_else(|| Error::config(ctx, format!("scalars.{name}"), "is missing"))
-    }
-    fn get_rank(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
-        self.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("ranks.{name}"), "is missing"))
-    }
-    fn get_matrix(&self, ctx: &str, name: &str) -> Result<Vec<Vec<f64>>> {
-        self.matrices.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, format!("matrices.{name}"), "is missing"))
-    }
-    fn get_pair(&self, ctx: &str, name: &str) -> Result<Vec<f64>> {
-        self.pairs.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).ok_or_else(|| Error::config(ctx, "pair_params", format!("must list `{name}`")))
-    }
-
     /// Builds the model the table describes. `ctx` names the source in errors. With `unseen`
     /// values, pairs not listed take them (see [`super::unseen::WithUnseen`]).
     pub fn into_model(mut self, ctx: &str) -> Result<Box<dyn ClickModel>> {
@@ -111,78 +58,17 @@ impl ParamTable {
     }
 
     fn into_plain_model(self, ctx: &str) -> Result<Box<dyn ClickModel>> {
-        let expected: &[&str] = match self.model {
-            ModelKind::Cm | ModelKind::Ccm | ModelKind::Ubm | ModelKind::Pbm | ModelKind::Dcm => &["attractiveness"],
-            ModelKind::Sdbn | ModelKind::Dbn => &["attractiveness", "satisfaction"],
-            ModelKind::Dctr => &["ctr"],
-            ModelKind::Gctr | ModelKind::Rctr => &[],
-        };
+        let spec = super::registry::spec(self.model);
         for (n, _) in &self.pairs {
-            if !expected.contains(&n.as_str()) {
+            if !spec.pairs.contains(&n.as_str()) {
                 return Err(Error::config(ctx, "pair_params", format!("`{n}` is not a parameter of {}", self.model)));
             }
         }
-        Ok(match self.model {
-            ModelKind::Cm => Box::new(Cm { attractiveness: self.get_pair(ctx, "attractiveness")? }),
-            ModelKind::Dcm => Box::new(Dcm { attractiveness: self.get_pair(ctx, "attractiveness")?, continuation: self.get_rank(ctx, "continuation")? }),
-            ModelKind::Sdbn => Box::new(Sdbn { attractiveness: self.get_pair(ctx, "attractiveness")?, satisfaction: self.get_pair(ctx, "satisfaction")? }),
-            ModelKind::Gctr => Box::new(Ctr { kind: CtrKind::Global, ctr: vec![self.get_scalar(ctx, "ctr")?] }),
-            ModelKind::Rctr => Box::new(Ctr { kind: CtrKind::Rank, ctr: self.get_rank(ctx, "ctr")? }),
-            ModelKind::Dctr => Box::new(Ctr { kind: CtrKind::Document, ctr: self.get_pair(ctx, "ctr")? }),
-            ModelKind::Dbn => Box::new(Dbn {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                satisfaction: self.get_pair(ctx, "satisfaction")?,
-                gamma: self.get_scalar(ctx, "gamma")?,
-            }),
-            ModelKind::Ccm => Box::new(Ccm {
-                attractiveness: self.get_pair(ctx, "attractiveness")?,
-                tau1: self.get_scalar(ctx, "tau1")?,
-                tau2: self.get_scalar(ctx, "tau2")?,
-                tau3: self.get_scalar(ctx, "tau3")?,
-            }),
-            ModelKind::Ubm => Box::new(Ubm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_matrix(ctx, "examination")? }),
-            ModelKind::Pbm => Box::new(Pbm { attractiveness: self.get_pair(ctx, "attractiveness")?, examination: self.get_rank(ctx, "examination")? }),
-        })
+        (spec.read)(&self, ctx)
     }
 }
 
-/// A table's scalars, ranks and matrices as the JSON objects `scalars{suffix}`,
-/// `ranks{suffix}`, `matrices{suffix}` (pair parameters are not written).
-pub(crate) fn table_sections(t: &ParamTable, suffix: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert(format!("scalars{suffix}"), Value::Object(t.scalars.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m.insert(format!("ranks{suffix}"), Value::Object(t.ranks.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m.insert(format!("matrices{suffix}"), Value::Object(t.matrices.iter().map(|(n, v)| (n.clone(), json!(v))).collect()));
-    m
-}
-
-/// Reads the objects `scalars{suffix}`, `ranks{suffix}` and `matrices{suffix}` of `obj` (each
-/// optional) into a table of `model` without pair parameters; every value must be a
-/// probability. `prefix` goes before the keys in errors (`grade_fit.`).
-pub(crate) fn read_sections(obj: &Map<String, Value>, suffix: &str, model: ModelKind, ctx: &str, prefix: &str) -> Result<ParamTable> {
-    let mut t = ParamTable::new(model);
-    let section = |name: &str| -> Result<Map<String, Value>> {
-        let key = format!("{name}{suffix}");
-        match obj.get(&key) {
-            None => Ok(Map::new()),
-            Some(Value::Object(m)) => Ok(m.clone()),
-            Some(_) => Err(Error::config(ctx, format!("{prefix}{key}"), "must be an object")),
-        }
-    };
-    for (n, x) in section("scalars")? {
-        t.scalars.push((n.clone(), prob(ctx, &format!("{prefix}scalars{suffix}.{n}"), &x)?));
-    }
-    for (n, x) in section("ranks")? {
-        t.ranks.push((n.clone(), prob_list(ctx, &format!("{prefix}ranks{suffix}.{n}"), &x)?));
-    }
-    for (n, x) in section("matrices")? {
-        let key = format!("{prefix}matrices{suffix}.{n}");
-        let rows = x.as_array().ok_or_else(|| Error::config(ctx, &key, "must be a list of lists"))?;
-        let m = rows.iter().enumerate().map(|(i, r)| prob_list(ctx, &format!("{key}[{i}]"), r)).collect::<Result<Vec<_>>>()?;
-        t.matrices.push((n.clone(), m));
-    }
-    Ok(t)
-}
+pub(crate) use super::table::{prob, read_sections, table_sections};
 
 /// The model as a JSON value, naming pairs by their query and document ids from `vocab`.
 pub fn to_json(model: &dyn ClickModel, vocab: &Vocab) -> Value {
@@ -313,16 +199,8 @@ fn tree_text(model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::
 
 /// The scalars, per-rank vectors and matrices of each model (as `to_table` writes them).
 fn parameter_names(model: ModelKind) -> [&'static [&'static str]; 3] {
-    match model {
-        ModelKind::Cm | ModelKind::Sdbn | ModelKind::Dctr => [&[], &[], &[]],
-        ModelKind::Dcm => [&[], &["continuation"], &[]],
-        ModelKind::Gctr => [&["ctr"], &[], &[]],
-        ModelKind::Rctr => [&[], &["ctr"], &[]],
-        ModelKind::Dbn => [&["gamma"], &[], &[]],
-        ModelKind::Ccm => [&["tau1", "tau2", "tau3"], &[], &[]],
-        ModelKind::Ubm => [&[], &[], &["examination"]],
-        ModelKind::Pbm => [&[], &["examination"], &[]],
-    }
+    let spec = super::registry::spec(model);
+    [spec.scalars, spec.ranks, spec.matrices]
 }
 
 /// Refuses a scalar, rank vector or matrix the model does not have (an SDBN file with a
@@ -355,17 +233,6 @@ pub fn load_with_grades(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab, Opti
 pub fn load(path: &Path) -> Result<(Box<dyn ClickModel>, Vocab)> {
     let text = crate::input::read_to_string(path)?;
     from_json_str(&text, &path.display().to_string())
-}
-
-fn prob(ctx: &str, key: &str, v: &Value) -> Result<f64> {
-    let x = v.as_f64().ok_or_else(|| Error::config(ctx, key, "must be a number"))?;
-    check_probability(ctx, key, x)?;
-    Ok(x)
-}
-
-fn prob_list(ctx: &str, key: &str, v: &Value) -> Result<Vec<f64>> {
-    let a = v.as_array().ok_or_else(|| Error::config(ctx, key, "must be a list of probabilities"))?;
-    a.iter().enumerate().map(|(i, x)| prob(ctx, &format!("{key}[{i}]"), x)).collect()
 }
 
 /// Parses a model file's text; `ctx` names it in errors.

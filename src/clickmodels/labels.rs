@@ -32,6 +32,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
+/// Query resamples of the per-grade intervals when not told (`clicks fit --grade-bootstrap`).
+pub const DEFAULT_GRADE_BOOTSTRAP: usize = 200;
+
 /// How the fields of a delimited label file are separated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Separator {
@@ -251,7 +254,7 @@ pub struct LabelInputs<'a> {
     pub unjudged_grade: Option<i32>,
     /// `--grade-map 0:0,1:1,2:1`.
     pub grade_map: Option<&'a str>,
-    /// `--grade-bootstrap N` (`None`: [`super::portable::DEFAULT_GRADE_BOOTSTRAP`]).
+    /// `--grade-bootstrap N` (`None`: [`DEFAULT_GRADE_BOOTSTRAP`]).
     pub grade_bootstrap: Option<usize>,
 }
 
@@ -271,7 +274,7 @@ impl LabelInputs<'_> {
     /// Checks the inputs: `None` when no label file is given (and then no option that goes
     /// with one either).
     pub fn resolve(&self) -> Result<Option<LabelRequest>> {
-        let resamples = self.grade_bootstrap.unwrap_or(super::portable::DEFAULT_GRADE_BOOTSTRAP);
+        let resamples = self.grade_bootstrap.unwrap_or(DEFAULT_GRADE_BOOTSTRAP);
         crate::limits::check_usize("clicks fit", "--grade-bootstrap", resamples, crate::limits::MAX_BOOTSTRAP, "bootstrap resamples")?;
         let format = self.format.unwrap_or("trec");
         // --qrels FILE is --labels FILE --label-format trec.

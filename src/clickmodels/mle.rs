@@ -2,8 +2,9 @@
 //! CM, DCM, SDBN and the CTR baselines.
 
 use super::estep::{Counts, EStats};
-use super::io::ParamTable;
-use super::{draw, param, ClickModel, ModelKind, PROB_MIN};
+use super::registry::ModelSpec;
+use super::table::{ModelKind, ParamTable};
+use super::{draw, param, ClickModel, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{SessionRef, SessionSource};
 use crate::rng::Stream;
@@ -159,101 +160,6 @@ impl ClickModel for Dcm {
     }
 }
 
-/// Simplified DBN (Chapelle & Zhang 2009, continuation 1): every result down to the last
-/// click is examined, none below it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Sdbn {
-    /// Attractiveness per pair.
-    pub attractiveness: Vec<f64>,
-    /// Satisfaction per pair (P(satisfied | click)).
-    pub satisfaction: Vec<f64>,
-}
-
-impl Sdbn {
-    /// Counts clicks at or above the last click, and last clicks among clicks.
-    pub fn fit(src: &mut dyn SessionSource) -> Result<Self> {
-        Ok(Sdbn::from_counts(&count_tables(ModelKind::Sdbn, src)?))
-    }
-
-    /// Adds one session's counts to `stats` (tables: attractiveness, satisfaction).
-    pub fn accumulate(s: SessionRef<'_>, stats: &mut EStats) {
-        stats.sessions += stats.weight();
-        let [attr, sat] = &mut stats.tables[..] else { unreachable!("sdbn statistics have two tables") };
-        let last = last_click_or_len(&s);
-        for (r, (&p, &c)) in s.pairs.iter().zip(s.clicks).enumerate().take(last + 1) {
-            attr.add_trial(p as usize, c);
-            if c {
-                sat.add_trial(p as usize, r == last);
-            }
-        }
-    }
-
-    /// The model from summed counts.
-    pub fn m_step(stats: &EStats) -> Sdbn {
-        Sdbn::from_counts(&stats.tables)
-    }
-
-    /// The model from [`count_tables`]'s tables (attractiveness, satisfaction).
-    pub fn from_counts(t: &[Counts]) -> Self {
-        let (attr, sat) = (&t[0], &t[1]);
-        let len = attr.used_len().max(sat.used_len());
-        Sdbn { attractiveness: attr.values(len, false), satisfaction: sat.values(len, false) }
-    }
-}
-
-impl ClickModel for Sdbn {
-    fn kind(&self) -> ModelKind {
-        ModelKind::Sdbn
-    }
-
-    fn click_probs(&self, pairs: &[u32], out: &mut Vec<f64>) {
-        out.clear();
-        let mut exam = 1.0;
-        for &p in pairs {
-            let (a, s) = (param(&self.attractiveness, p as usize), param(&self.satisfaction, p as usize));
-            out.push(a * exam);
-            exam *= (1.0 - s) * a + (1.0 - a);
-        }
-    }
-
-    fn observed_probs(&self, s: SessionRef<'_>, out: &mut Vec<f64>) {
-        out.clear();
-        let mut exam = 1.0;
-        for (&p, &c) in s.pairs.iter().zip(s.clicks) {
-            let a = param(&self.attractiveness, p as usize);
-            if c {
-                out.push(a * exam);
-                exam = 1.0 - param(&self.satisfaction, p as usize);
-            } else {
-                let q = 1.0 - a * exam;
-                out.push(q);
-                exam *= (1.0 - a) / q;
-            }
-        }
-    }
-
-    fn relevance(&self, pair: u32) -> f64 {
-        param(&self.attractiveness, pair as usize) * param(&self.satisfaction, pair as usize)
-    }
-
-    fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>) {
-        clicks.clear();
-        clicks.resize(pairs.len(), false);
-        for (r, &p) in pairs.iter().enumerate() {
-            if draw(param(&self.attractiveness, p as usize), rng) {
-                clicks[r] = true;
-                if draw(param(&self.satisfaction, p as usize), rng) {
-                    return;
-                }
-            }
-        }
-    }
-
-    fn to_table(&self) -> ParamTable {
-        ParamTable::new(ModelKind::Sdbn).pair("attractiveness", &self.attractiveness).pair("satisfaction", &self.satisfaction)
-    }
-}
-
 /// What a CTR baseline's single parameter depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CtrKind {
@@ -391,7 +297,7 @@ pub fn count_tables(kind: ModelKind, src: &mut dyn SessionSource) -> Result<Vec<
         }
         ModelKind::Sdbn => {
             let mut stats = EStats::new(ModelKind::Sdbn, pairs);
-            src.pass(&mut |s| Sdbn::accumulate(s, &mut stats))?;
+            src.pass(&mut |s| super::Sdbn::accumulate(s, &mut stats))?;
             Ok(stats.tables)
         }
         ModelKind::Gctr | ModelKind::Rctr | ModelKind::Dctr => {
@@ -421,9 +327,38 @@ pub fn model_from_tables(kind: ModelKind, t: &[Counts]) -> Box<dyn ClickModel> {
     match kind {
         ModelKind::Cm => Box::new(Cm::from_counts(t)),
         ModelKind::Dcm => Box::new(Dcm::from_counts(t)),
-        ModelKind::Sdbn => Box::new(Sdbn::from_counts(t)),
+        ModelKind::Sdbn => Box::new(super::Sdbn::from_counts(t)),
         ModelKind::Gctr => Box::new(Ctr::from_counts(CtrKind::Global, t)),
         ModelKind::Rctr => Box::new(Ctr::from_counts(CtrKind::Rank, t)),
         _ => Box::new(Ctr::from_counts(CtrKind::Document, t)),
     }
 }
+
+/// The counting models in the registry (fitted by [`count_tables`], not from E-step
+/// statistics).
+const fn counting(
+    kind: ModelKind,
+    scalars: &'static [&'static str],
+    ranks: &'static [&'static str],
+    pairs: &'static [&'static str],
+    read: fn(&ParamTable, &str) -> Result<Box<dyn ClickModel>>,
+) -> ModelSpec {
+    ModelSpec { kind, scalars, ranks, matrices: &[], pairs, read, em: None }
+}
+
+/// CM in the registry.
+pub(crate) const CM: ModelSpec =
+    counting(ModelKind::Cm, &[], &[], &["attractiveness"], |t, ctx| Ok(Box::new(Cm { attractiveness: t.get_pair(ctx, "attractiveness")? })));
+/// DCM in the registry.
+pub(crate) const DCM: ModelSpec = counting(ModelKind::Dcm, &[], &["continuation"], &["attractiveness"], |t, ctx| {
+    Ok(Box::new(Dcm { attractiveness: t.get_pair(ctx, "attractiveness")?, continuation: t.get_rank(ctx, "continuation")? }))
+});
+/// GCTR in the registry.
+pub(crate) const GCTR: ModelSpec =
+    counting(ModelKind::Gctr, &["ctr"], &[], &[], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Global, ctr: vec![t.get_scalar(ctx, "ctr")?] })));
+/// RCTR in the registry.
+pub(crate) const RCTR: ModelSpec =
+    counting(ModelKind::Rctr, &[], &["ctr"], &[], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Rank, ctr: t.get_rank(ctx, "ctr")? })));
+/// DCTR in the registry.
+pub(crate) const DCTR: ModelSpec =
+    counting(ModelKind::Dctr, &[], &[], &["ctr"], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Document, ctr: t.get_pair(ctx, "ctr")? })));

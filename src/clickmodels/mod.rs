@@ -17,6 +17,8 @@
 //! assert!(probs.iter().all(|p| (0.0..=1.0).contains(p)));
 //! ```
 
+pub mod ccm;
+pub mod dbn;
 pub mod driver;
 pub mod ebprior;
 mod em;
@@ -30,19 +32,32 @@ pub mod manypairs;
 pub mod metrics;
 mod mle;
 pub mod orderings;
+pub mod pbm;
 pub mod portable;
 pub mod posterior;
 pub mod prior;
 pub mod recovery;
+pub mod registry;
+pub mod sdbn;
 pub mod sharded;
+pub mod state;
 pub mod synthetic;
+pub mod table;
+pub mod ubm;
 pub mod unseen;
 pub mod user;
 pub mod validate;
 
-pub use em::{Ccm, Dbn, DbnConfig, EmConfig, Gamma, Pbm, Ubm};
-pub use estep::{Counts, EStats, EmState, ExactSum};
-pub use mle::{count_tables, model_from_tables, Cm, Ctr, CtrKind, Dcm, Sdbn};
+pub use ccm::Ccm;
+pub use dbn::{Dbn, DbnConfig};
+pub use em::{EmConfig, Gamma};
+pub use estep::{Counts, EStats, EmModel, ExactSum};
+pub use mle::{count_tables, model_from_tables, Cm, Ctr, CtrKind, Dcm};
+pub use pbm::Pbm;
+pub use sdbn::Sdbn;
+pub use state::EmState;
+pub use table::{ModelKind, ParamTable};
+pub use ubm::Ubm;
 
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef, SessionSource};
@@ -53,84 +68,29 @@ pub const PROB_MIN: f64 = 1e-6;
 /// Value of a parameter never updated by training (unseen pairs, unused ranks).
 pub const PRIOR: f64 = 0.5;
 
-/// The click models, by their lower-case names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ModelKind {
-    /// Cascade model.
-    Cm,
-    /// Dependent click model.
-    Dcm,
-    /// Click chain model.
-    Ccm,
-    /// Dynamic Bayesian network.
-    Dbn,
-    /// Simplified DBN (continuation 1).
-    Sdbn,
-    /// User browsing model.
-    Ubm,
-    /// Position-based model.
-    Pbm,
-    /// Global click-through rate.
-    Gctr,
-    /// Rank click-through rate.
-    Rctr,
-    /// Document (query-document) click-through rate.
-    Dctr,
+/// Declares the model files (`mod NAME;`, each with its `SPEC`) and lists every model's spec
+/// in order in [`MODELS`]. `mod NAME` is a model in its own file; a path is a spec declared
+/// elsewhere.
+macro_rules! click_models {
+    (@list [$($spec:expr),*]) => {
+        /// The registry: every click model, in the order the CLI lists them
+        /// ([`registry::ModelSpec`]; lookups in [`registry`]).
+        pub static MODELS: &[&registry::ModelSpec] = &[$(&$spec),*];
+    };
+    (@list [$($spec:expr),*] mod $m:ident $(, $($rest:tt)*)?) => {
+        pub mod $m;
+        click_models!(@list [$($spec,)* $m::SPEC] $($($rest)*)?);
+    };
+    (@list [$($spec:expr),*] $p:path $(, $($rest:tt)*)?) => {
+        click_models!(@list [$($spec,)* $p] $($($rest)*)?);
+    };
 }
 
-impl ModelKind {
-    /// Every model.
-    pub const ALL: [ModelKind; 10] = [
-        ModelKind::Cm,
-        ModelKind::Dcm,
-        ModelKind::Ccm,
-        ModelKind::Dbn,
-        ModelKind::Sdbn,
-        ModelKind::Ubm,
-        ModelKind::Pbm,
-        ModelKind::Gctr,
-        ModelKind::Rctr,
-        ModelKind::Dctr,
-    ];
-
-    /// Lower-case name (`cm`, `dbn`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            ModelKind::Cm => "cm",
-            ModelKind::Dcm => "dcm",
-            ModelKind::Ccm => "ccm",
-            ModelKind::Dbn => "dbn",
-            ModelKind::Sdbn => "sdbn",
-            ModelKind::Ubm => "ubm",
-            ModelKind::Pbm => "pbm",
-            ModelKind::Gctr => "gctr",
-            ModelKind::Rctr => "rctr",
-            ModelKind::Dctr => "dctr",
-        }
-    }
-
-    /// True for models fitted by EM.
-    pub fn is_em(self) -> bool {
-        matches!(self, ModelKind::Ccm | ModelKind::Dbn | ModelKind::Ubm | ModelKind::Pbm)
-    }
-}
-
-impl std::str::FromStr for ModelKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        ModelKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| Error::Invalid(format!("unknown click model `{s}` (expected one of cm, dcm, ccm, dbn, sdbn, ubm, pbm, gctr, rctr, dctr)")))
-    }
-}
-
-impl std::fmt::Display for ModelKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+// The click models. A new model is one file implementing `EmModel` with a `SPEC`
+// (docs/recipes/click-model.md) and one line here: `mod NAME,`.
+click_models!(@list []
+    mle::CM, mle::DCM, ccm::SPEC, dbn::SPEC, sdbn::SPEC, ubm::SPEC, pbm::SPEC, mle::GCTR, mle::RCTR, mle::DCTR,
+);
 
 /// A fitted (or hand-set) click model. Results are identified by dense pair indices
 /// ([`crate::logs::Vocab`]); rank-dependent parameters use the position in the slice.
@@ -153,7 +113,7 @@ pub trait ClickModel: Send + Sync + std::fmt::Debug {
     fn simulate(&self, pairs: &[u32], rng: &mut Stream, clicks: &mut Vec<bool>);
 
     /// Parameters as named tables (for JSON files).
-    fn to_table(&self) -> io::ParamTable;
+    fn to_table(&self) -> ParamTable;
 
     /// Conditional click probabilities P(C_r = 1 | C_1..C_{r-1}) given the session's clicks.
     fn conditional_click_probs(&self, session: SessionRef<'_>, out: &mut Vec<f64>) {
@@ -185,6 +145,8 @@ pub enum ModelConfig {
     Ubm(EmConfig),
     /// PBM by EM.
     Pbm(EmConfig),
+    /// Another model of the registry fitted from E-step statistics, with its EM settings.
+    Em(ModelKind, EmConfig),
 }
 
 impl ModelConfig {
@@ -201,6 +163,7 @@ impl ModelConfig {
             ModelKind::Ccm => ModelConfig::Ccm(em),
             ModelKind::Ubm => ModelConfig::Ubm(em),
             ModelKind::Pbm => ModelConfig::Pbm(em),
+            _ => ModelConfig::Em(kind, em),
         }
     }
 
@@ -211,6 +174,7 @@ impl ModelConfig {
             ModelConfig::Dbn(c) => Some(EmConfig { iterations: c.iterations, tolerance: c.tolerance }),
             ModelConfig::Ubm(c) | ModelConfig::Ccm(c) | ModelConfig::Pbm(c) => Some(*c),
             ModelConfig::Sdbn => Some(EmConfig { iterations: 1, tolerance: 0.0 }),
+            ModelConfig::Em(kind, c) => registry::em_spec(*kind).map(|e| if e.iterative { *c } else { EmConfig { iterations: 1, tolerance: 0.0 } }),
             _ => None,
         }
     }
@@ -236,7 +200,7 @@ impl ModelConfig {
         let mut state = EmState::new(self)?;
         let report = driver::run(&mut state, &em, opts, src, on_pass)?;
         let model = match &report.prior {
-            Some(p) => ebprior::model_with_prior(&state, p)?,
+            Some(p) => state.model_with_prior(p)?,
             None => state.model(),
         };
         Ok((model, Some(report)))
@@ -255,6 +219,7 @@ impl ModelConfig {
             ModelConfig::Ccm(_) => ModelKind::Ccm,
             ModelConfig::Ubm(_) => ModelKind::Ubm,
             ModelConfig::Pbm(_) => ModelKind::Pbm,
+            ModelConfig::Em(kind, _) => *kind,
         }
     }
 
@@ -269,6 +234,7 @@ impl ModelConfig {
             ModelConfig::Ccm(c) => Box::new(Ccm::fit(c, src)?),
             ModelConfig::Ubm(c) => Box::new(Ubm::fit(c, src)?),
             ModelConfig::Pbm(c) => Box::new(Pbm::fit(c, src)?),
+            ModelConfig::Em(..) => self.fit_with(src, &driver::EmOptions::default(), &mut |_| {})?.0,
         })
     }
 }

@@ -96,7 +96,7 @@ pub struct OrderingsConfig {
 impl Default for OrderingsConfig {
     fn default() -> Self {
         OrderingsConfig {
-            models: ModelKind::ALL.to_vec(),
+            models: ModelKind::all(),
             folds: 5,
             seed: 1,
             em: EmConfig::default(),

@@ -24,7 +24,7 @@
 //! does when a click model is present.
 
 use super::driver::EmOptions;
-use super::io::ParamTable;
+use super::table::ParamTable;
 use super::{ClickModel, ModelConfig, ModelKind};
 use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
@@ -37,8 +37,7 @@ use std::collections::HashMap;
 /// Level of the per-grade intervals (`clicks fit --qrels`): 95 %.
 pub const GRADE_INTERVAL_LEVEL: f64 = 0.95;
 
-/// Query resamples of the per-grade intervals when not told (`clicks fit --grade-bootstrap`).
-pub const DEFAULT_GRADE_BOOTSTRAP: usize = 200;
+pub use super::labels::DEFAULT_GRADE_BOOTSTRAP;
 
 /// What the per-grade intervals generalise over: the log's queries (the file's `interval_over`).
 pub const INTERVAL_OVER: &str = "queries";
@@ -229,7 +228,7 @@ impl ByGrade {
     /// without a fit.
     pub fn fit_json(&self) -> Option<Value> {
         let f = self.fit.as_ref()?;
-        let mut m = super::io::table_sections(&f.table, "");
+        let mut m = super::table::table_sections(&f.table, "");
         if let Some(i) = &f.interval {
             m.insert("interval_over".into(), json!(INTERVAL_OVER));
             m.insert("interval_level".into(), json!(i.level));
@@ -237,8 +236,8 @@ impl ByGrade {
             m.insert("bootstrap_seed".into(), json!(i.seed));
             match (&i.lower, &i.upper) {
                 (Some(lo), Some(hi)) => {
-                    m.extend(super::io::table_sections(lo, LOWER));
-                    m.extend(super::io::table_sections(hi, UPPER));
+                    m.extend(super::table::table_sections(lo, LOWER));
+                    m.extend(super::table::table_sections(hi, UPPER));
                 }
                 _ => {
                     m.insert("note".into(), json!("no interval for the query-independent parameters: some rank was shown in no resample"));
@@ -376,7 +375,7 @@ impl GradeFit {
                 return Err(Error::config(ctx, format!("grade_fit.{k}"), "unknown key"));
             }
         }
-        let table = super::io::read_sections(o, "", kind, ctx, "grade_fit.")?;
+        let table = super::table::read_sections(o, "", kind, ctx, "grade_fit.")?;
         // The table must hold every query-independent parameter of the model.
         let mut check = table.clone();
         check.pairs = names.iter().map(|n| (n.clone(), Vec::new())).collect();
@@ -413,8 +412,8 @@ impl GradeFit {
                 };
                 let has = |suffix: &str| ["scalars", "ranks", "matrices"].iter().any(|s| o.contains_key(&format!("{s}{suffix}")));
                 let (lower, upper) = if has(LOWER) || has(UPPER) {
-                    let lo = super::io::read_sections(o, LOWER, kind, ctx, "grade_fit.")?;
-                    let hi = super::io::read_sections(o, UPPER, kind, ctx, "grade_fit.")?;
+                    let lo = super::table::read_sections(o, LOWER, kind, ctx, "grade_fit.")?;
+                    let hi = super::table::read_sections(o, UPPER, kind, ctx, "grade_fit.")?;
                     check_bounds(&table, &lo, &hi, ctx)?;
                     (Some(lo), Some(hi))
                 } else {

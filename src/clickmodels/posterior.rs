@@ -27,8 +27,8 @@
 //! ```
 
 use super::gibbs::{sample, GibbsConfig, Latent, Sampled};
-use super::io::ParamTable;
 use super::prior::{pair_queries, Axis, PriorScope, TablePrior};
+use super::table::ParamTable;
 use super::{count_tables, model_from_tables, ClickModel, Counts, Gamma, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
@@ -227,7 +227,8 @@ pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
             },
             ModelKind::Ccm => Latent::Ccm,
             ModelKind::Ubm => Latent::Ubm { top: cfg.top_examination },
-            _ => Latent::Pbm { top: cfg.top_examination },
+            ModelKind::Pbm => Latent::Pbm { top: cfg.top_examination },
+            other => return Err(Error::Invalid(format!("{other} has no posterior sampler"))),
         };
         let mut s = sample(latent, log, pairs, cfg.prior, &cfg.sampler, progress)?;
         if kind == ModelKind::Sdbn {

@@ -33,8 +33,10 @@
 //! is refused with the numbers (raise the budget or the number of shards).
 
 use super::driver::{self, EmOptions, EmReport, EmSpace, FineSum, PassInfo};
-use super::ebprior::{model_with_prior, EbTerms, PairPrior};
-use super::estep::{pair_tables, to_fixed, EStats, EmState, Scratch};
+use super::ebprior::{EbTerms, PairPrior};
+use super::estep::{to_fixed, EStats, Scratch};
+use super::registry::pair_tables;
+use super::state::EmState;
 use super::{io, ModelConfig, ModelKind, PRIOR};
 use crate::error::{Error, Result};
 use crate::logs::read::{self, ReadOptions};
@@ -929,7 +931,7 @@ fn run(
                 let mut state = end.global.clone();
                 state.put_pair_vecs(this.load(s, &end)?);
                 let model = match &end.prior {
-                    Some(p) => model_with_prior(&state, &p.used)?,
+                    Some(p) => state.model_with_prior(&p.used)?,
                     None => state.model(),
                 };
                 let mut probs = Vec::new();
@@ -989,7 +991,7 @@ fn write_model(this: &Sharded<'_>, end: &Point, n_shards: usize, vectors: usize,
     let mut model = end.global.clone();
     model.put_pair_vecs(vec![Vec::new(); vectors]);
     let model = match &end.prior {
-        Some(p) => model_with_prior(&model, &p.used)?,
+        Some(p) => model.model_with_prior(&p.used)?,
         None => model.model(),
     };
     let (head, tail) = io::head_and_tail(model.as_ref(), summary)?;

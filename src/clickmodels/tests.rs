@@ -117,7 +117,7 @@ fn simulated_click_rates_match_full_click_probs() {
         m.click_probs(&pairs, &mut expected);
         let mut counts = [0usize; 5];
         let mut clicks = Vec::new();
-        let mut rng = crate::rng::stream(3, &[m.kind() as u64]);
+        let mut rng = crate::rng::stream(3, &[m.kind().index() as u64]);
         for _ in 0..n {
             m.simulate(&pairs, &mut rng, &mut clicks);
             for (c, &k) in counts.iter_mut().zip(&clicks) {
@@ -189,7 +189,7 @@ fn unseen_pairs_get_the_prior_and_cm_second_click_is_impossible() {
 fn json_round_trip_keeps_predictions() {
     let data = yandex();
     let log = data.log.subset(0..3000);
-    for kind in ModelKind::ALL {
+    for kind in ModelKind::all() {
         let model = ModelConfig::new(kind, EmConfig { iterations: 3, tolerance: 0.0 }).fit(&mut &log).unwrap();
         let text = io::to_json(model.as_ref(), &data.vocab).to_string();
         let (back, vocab) = io::from_json_str(&text, "m.json").unwrap();

@@ -6,7 +6,7 @@
 //! (pairs interned after fitting, and `u32::MAX` for pairs unknown to a scenario) is mapped
 //! to that slot before the inner model sees it.
 
-use super::io::ParamTable;
+use super::table::ParamTable;
 use super::{ClickModel, ModelKind};
 use crate::logs::SessionRef;
 use crate::rng::Stream;

@@ -90,7 +90,9 @@ fn dynamics_of(kind: ModelKind, t: &io::ParamTable) -> (Dynamics, (f64, f64)) {
         }
         ModelKind::Pbm => dynamics.examination = Examination::ByRank(rank(t, "examination").into()),
         ModelKind::Rctr => dynamics.examination = Examination::ByRank(rank(t, "ctr").into()),
-        ModelKind::Cm | ModelKind::Sdbn | ModelKind::Dctr | ModelKind::Gctr => {}
+        // CM, SDBN, DCTR, GCTR, and a registered model without a mapping here: the
+        // default walk.
+        _ => {}
     }
     (dynamics, taus)
 }
@@ -160,6 +162,8 @@ impl FittedClicks {
             ModelKind::Dctr => attractiveness = pair(&t, "ctr", n),
             ModelKind::Gctr => global = Some((scalar(&t, "ctr"), 0.0)),
             ModelKind::Rctr => global = Some((1.0, 0.0)),
+            // A registered model without a mapping here: its attractiveness, the default walk.
+            _ => attractiveness = pair(&t, "attractiveness", n),
         }
         FittedClicks {
             label: label.to_string(),

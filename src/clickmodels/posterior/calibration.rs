@@ -70,7 +70,7 @@ pub struct Coverage {
 
 /// The true model of `kind` for `pairs` pairs and SERPs of [`DOCS`] results.
 pub fn truth(kind: ModelKind, pairs: usize, seed: u64) -> Box<dyn ClickModel> {
-    let mut rng = crate::rng::stream(seed, &[kind as u64, 1]);
+    let mut rng = crate::rng::stream(seed, &[kind.index() as u64, 1]);
     let mut draw = |a: f64, b: f64| -> Vec<f64> {
         let d = Beta::new(a, b).expect("shapes");
         (0..pairs).map(|_| d.sample(&mut rng)).collect()
@@ -96,6 +96,7 @@ pub fn truth(kind: ModelKind, pairs: usize, seed: u64) -> Box<dyn ClickModel> {
         ModelKind::Gctr => Box::new(Ctr { kind: CtrKind::Global, ctr: vec![0.2] }),
         ModelKind::Rctr => Box::new(Ctr { kind: CtrKind::Rank, ctr: (0..DOCS).map(|r| 0.4 * 0.8f64.powi(r as i32)).collect() }),
         ModelKind::Dctr => Box::new(Ctr { kind: CtrKind::Document, ctr: draw(1.5, 6.0) }),
+        other => panic!("no calibration truth for {other}"),
     }
 }
 
@@ -189,7 +190,20 @@ mod tests {
         let cfg = study_config();
         let mut report = String::new();
         let mut fails = Vec::new();
-        for kind in ModelKind::ALL {
+        // The models with a true model in `truth` (the built-in ones).
+        let calibrated = [
+            ModelKind::Cm,
+            ModelKind::Dcm,
+            ModelKind::Ccm,
+            ModelKind::Dbn,
+            ModelKind::Sdbn,
+            ModelKind::Ubm,
+            ModelKind::Pbm,
+            ModelKind::Gctr,
+            ModelKind::Rctr,
+            ModelKind::Dctr,
+        ];
+        for kind in calibrated {
             let c = coverage(kind, &cfg, 2016).unwrap();
             report.push_str(&format!(
                 "{}: sparse {:.3} ({}), dense {:.3} ({}), ranks {:.3} ({}), all {:.3} ({}), max R-hat {:.4}\n",
