@@ -29,6 +29,17 @@ if ! command -v java >/dev/null; then
         echo "NOTICE: Java missing; run 'apt-get install openjdk-17-jre-headless' (as root): the Spark tests fail without it" >&2
     fi
 fi
+# The habits gate (issue 43): formatting and lints first, so a style slip fails in seconds, not
+# after the build. The lints are clippy's defaults with the reasoned allowances of Cargo.toml's
+# [workspace.lints]; the Python binding (python/) is linted with the library.
+for component in rustfmt clippy; do
+    if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+        echo "installing the $component component (rustup component add $component)" >&2
+        rustup component add "$component"
+    fi
+done
+cargo fmt --all -- --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
 cargo test --release --locked "$@"
 
 # Every documented command of README.md and docs/*.md, run from a fresh clone of HEAD with the

@@ -3,8 +3,8 @@
 //!
 //! Expected values: `tests/fixtures/clickmodels/hyper_density.json`, written by
 //! `python3 analysis/clickmodels/hyper/density_fixture.py` (Python 3.11.7, SciPy 1.17.1,
-//! NumPy 2.4.6) as Σ scipy.stats.beta.logpdf(theta_i; alpha, beta) + ln alpha + ln beta
-//! - 5/2 ln(alpha + beta), the density of (logit mu, ln kappa) under the hyper-prior of
+//! NumPy 2.4.6) as Σ scipy.stats.beta.logpdf(theta_i; alpha, beta) + ln alpha + ln beta -
+//! 5/2 ln(alpha + beta), the density of (logit mu, ln kappa) under the hyper-prior of
 //! Gelman et al., BDA3 §5.3, with no constant dropped.
 //!
 //! Tolerance 1e-12 relative: the two sides sum the same terms in different forms (Rust:

@@ -158,7 +158,7 @@ fn the_sharded_fit_warns_of_outside_clicks_as_the_in_memory_fit() {
     let (mem_model, mem) = fit(dir.path(), tmp.path(), &log, &["--model", "dbn", "--in-memory"], "mem.json");
     let (sharded_model, sharded) = fit(dir.path(), tmp.path(), &log, &["--model", "dbn", "--shards", "3"], "sharded.json");
     assert!(sharded.contains("sharded fit: 3 shards"), "{sharded}");
-    assert_eq!(warnings(&mem), [want.clone()]);
+    assert_eq!(warnings(&mem), std::slice::from_ref(&want));
     assert_eq!(warnings(&sharded), [want]);
     assert!(sharded_model == mem_model, "the sharded model differs from the in-memory one");
 }

@@ -202,10 +202,10 @@ pub fn compare_model(log: &ProductionLog, draws: &ModelDraws, production: &Ranki
         return Err(Error::Invalid(format!("posterior draws cover {} pairs but the log has {npairs}", draws.attractiveness.len() / draws.k.max(1))));
     }
     if cfg.samples > draws.k {
-        return Err(Error::config("baraco", "samples", &format!("{} asked but the posterior has {} draws", cfg.samples, draws.k)));
+        return Err(Error::config("baraco", "samples", format!("{} asked but the posterior has {} draws", cfg.samples, draws.k)));
     }
     if draws.model != PosteriorModel::Dbn && cfg.metric != Metric::RrMetric {
-        return Err(Error::config("baraco", "metric", &format!("only rrmetric (the first-click reciprocal rank) is defined for {}", draws.model.name())));
+        return Err(Error::config("baraco", "metric", format!("only rrmetric (the first-click reciprocal rank) is defined for {}", draws.model.name())));
     }
     let ev = EvalLists::new(log, production, candidates, cfg.depth);
     let longest = ev.lists.iter().flatten().map(|(_, l)| l.len()).max().unwrap_or(0);
@@ -213,7 +213,7 @@ pub fn compare_model(log: &ProductionLog, draws: &ModelDraws, production: &Ranki
         return Err(Error::config(
             "baraco",
             "depth",
-            &format!(
+            format!(
                 "rankings evaluated to rank {longest}, beyond the {} ranks the log shows ({} examination is known there only)",
                 draws.max_depth(),
                 draws.model.name()

@@ -17,8 +17,8 @@
 //!    (ordered pairs of their orderings with at least `error_min_sessions` sessions each,
 //!    predicted the same way). BARACO answers switch, keep production or cannot tell
 //!    ([`super::switch::answer`]). The EM plug-in (DBN EM point estimates from P's sessions with
-//!    the same gamma, unseen documents at the prior mean, switch when the estimated advantage
-//!    >= -epsilon) and MT (unseen documents condensed away, switch when the estimate exceeds
+//!    the same gamma, unseen documents at the prior mean, switch when the estimated
+//!    advantage >= -epsilon) and MT (unseen documents condensed away, switch when the estimate exceeds
 //!    `mt_margin`) are reference methods on the same metric.
 //! 2. **The real outcome**: the candidate's advantage in the metric's mean over C's sessions
 //!    against P's (sign flipped for abandonment, so that positive is better for users), with
@@ -904,7 +904,7 @@ fn summarise(decisions: Vec<PairDecision>, folds: Vec<FoldInfo>, queries: usize,
     let summary = methods
         .iter()
         .map(|(name, sw)| {
-            let s: Vec<bool> = decisions.iter().map(|d| sw(d)).collect();
+            let s: Vec<bool> = decisions.iter().map(&sw).collect();
             let sf: Vec<f64> = s.iter().map(|&x| b(x)).collect();
             let unsafe_: Vec<f64> = s.iter().zip(&worse).map(|(&a, &w)| b(a && w)).collect();
             let clearly: Vec<f64> = s.iter().zip(&clearly_worse).map(|(&a, &w)| b(a && w)).collect();

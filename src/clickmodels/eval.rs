@@ -76,7 +76,7 @@ pub fn session_log_likelihood(model: &dyn ClickModel, s: SessionRef<'_>, probs: 
 /// Evaluates `model` on `test`.
 pub fn evaluate(model: &dyn ClickModel, test: &ClickLog) -> Result<Scores> {
     evaluate_stream(model, &mut |f| {
-        test.iter().for_each(|s| f(s));
+        test.iter().for_each(f);
         Ok(())
     })
 }

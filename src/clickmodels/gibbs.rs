@@ -466,17 +466,15 @@ impl Latent {
             }
             _ => false,
         };
-        if metropolis {
-            if adapt && st.mh_proposed >= 30 {
-                let rate = st.mh_accepted as f64 / st.mh_proposed as f64;
-                if rate > 0.4 {
-                    st.mh_sd *= 1.3;
-                } else if rate < 0.2 {
-                    st.mh_sd /= 1.3;
-                }
-                st.mh_accepted = 0;
-                st.mh_proposed = 0;
+        if metropolis && adapt && st.mh_proposed >= 30 {
+            let rate = st.mh_accepted as f64 / st.mh_proposed as f64;
+            if rate > 0.4 {
+                st.mh_sd *= 1.3;
+            } else if rate < 0.2 {
+                st.mh_sd /= 1.3;
             }
+            st.mh_accepted = 0;
+            st.mh_proposed = 0;
         }
         self.sweep_hidden(data, st, rng);
     }
@@ -1022,7 +1020,7 @@ pub fn sample_with_queries(
             let mut since = 0u64;
             for sweep in 0..cfg.warmup + cfg.draws * cfg.thin {
                 model.sweep(&data, &mut st, &mut rng, sweep < cfg.warmup);
-                let keep = sweep >= cfg.warmup && (sweep - cfg.warmup + 1) % cfg.thin == 0;
+                let keep = sweep >= cfg.warmup && (sweep - cfg.warmup + 1).is_multiple_of(cfg.thin);
                 if keep {
                     for t in 0..specs.len() {
                         for i in 0..specs[t].len {

@@ -383,9 +383,9 @@ impl ManyPairs {
                 None => Ok(()),
             }
         })
-        .or_else(|e| match res.take() {
-            Some(Err(inner)) => Err(inner),
-            _ => Err(e),
+        .map_err(|e| match res.take() {
+            Some(Err(inner)) => inner,
+            _ => e,
         })?;
         res.expect("written")
     }

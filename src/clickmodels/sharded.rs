@@ -816,12 +816,12 @@ fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: 
             )));
         }
         let shard = shard_of(s.query(), n_shards);
-        write_raw(&mut writers[shard], index, s, &mut scratch).map_err(|e| Error::io(&dir.file(&format!("s{shard}.{ext}")), e))?;
+        write_raw(&mut writers[shard], index, s, &mut scratch).map_err(|e| Error::io(dir.file(&format!("s{shard}.{ext}")), e))?;
         index += 1;
         Ok(())
     })?;
     for (s, w) in writers.into_iter().enumerate() {
-        w.into_inner().map_err(|e| Error::io(&dir.file(&format!("s{s}.{ext}")), e.into_error()))?;
+        w.into_inner().map_err(|e| Error::io(dir.file(&format!("s{s}.{ext}")), e.into_error()))?;
     }
     Ok((index, read))
 }

@@ -83,16 +83,10 @@ impl<'a> TopicRels<'a> {
 }
 
 /// Settings that apply to every topic (trec_eval's command-line options).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Settings {
     /// `-N`: number of documents in the collection (utility's fourth coefficient).
     pub num_docs_in_coll: i64,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings { num_docs_in_coll: 0 }
-    }
 }
 
 /// The measure families, in trec_eval's order (`te_trec_measures` in `measures.c`), which is
@@ -563,7 +557,7 @@ impl TrecMeasure {
     }
 
     fn p(&self) -> f64 {
-        self.pairs().iter().filter(|(k, _)| k == "p").map(|&(_, v)| v).last().unwrap_or(0.9)
+        self.pairs().iter().filter(|(k, _)| k == "p").map(|&(_, v)| v).next_back().unwrap_or(0.9)
     }
 
     /// Computes the measure on one topic into `out` (length [`TrecMeasure::width`]), as

@@ -156,7 +156,7 @@ fn sampler_means_agree_with_em_on_a_big_log() {
     let em = EmConfig { iterations: 200, tolerance: 0.0 };
     let em_slow = EmConfig { iterations: 1000, tolerance: 0.0 };
     let cfg = PosteriorConfig { sampler: GibbsConfig { chains: 2, warmup: 200, draws: 400, ..Default::default() }, ..uniform() };
-    let ubm_exam: Vec<Vec<f64>> = (0..10).map(|r| (0..=r).map(|j| if r == 0 { 1.0 } else { 0.9f64.powi((r - j.min(r)) as i32) * 0.95 }).collect()).collect();
+    let ubm_exam: Vec<Vec<f64>> = (0..10).map(|r| (0..=r).map(|j| if r == 0 { 1.0 } else { 0.9f64.powi(r - j.min(r)) * 0.95 }).collect()).collect();
     let cases: Vec<(ModelKind, Box<dyn ClickModel>)> = vec![
         (ModelKind::Dbn, Box::new(Dbn { attractiveness: a.clone(), satisfaction: s.clone(), gamma: 0.85 })),
         (ModelKind::Ccm, Box::new(Ccm { attractiveness: a.clone(), tau1: 0.85, tau2: 0.6, tau3: 0.3 })),
@@ -210,7 +210,7 @@ fn diagnostics_flag_a_chain_that_does_not_mix() {
     let n = shape.pairs();
     let truth = Ubm {
         attractiveness: (0..n).map(|i| 0.2 + 0.6 * i as f64 / n as f64).collect(),
-        examination: (0..10).map(|r| (0..=r).map(|_| 0.95f64.powi(r as i32)).collect()).collect(),
+        examination: (0..10).map(|r| (0..=r).map(|_| 0.95f64.powi(r)).collect()).collect(),
     };
     let log = shape.simulate(&truth);
     let stuck = PosteriorConfig { sampler: GibbsConfig { chains: 4, warmup: 0, draws: 30, ..Default::default() }, ..uniform() };
@@ -281,8 +281,8 @@ fn bad_settings_are_refused() {
 }
 
 /// UBM with a direction the data do not identify, against an exact posterior by numerical
-/// integration. Every session shows x at rank 1 (never clicked: its examination is pinned at
-/// 1) and one of y1..y5 at rank 2, in cell (rank 2, no click above) with examination e. The
+/// integration. Every session shows x at rank 1 (never clicked: its examination is pinned
+/// at 1) and one of y1..y5 at rank 2, in cell (rank 2, no click above) with examination e. The
 /// rank-2 likelihood depends on a_j e only, so (a_j, e) -> (c a_j, e / c) is a ridge that
 /// only the [0, 1] bounds and the Beta(1, 1) priors shape; the sampler's scaling move must get
 /// its Jacobian right to reproduce it. Hand derivation: with k_j clicks in n_j impressions of
