@@ -53,7 +53,7 @@ impl PartialEq for MeasureInfo {
 
 /// The session measures, in output order: one row per measure, `(name, unit, better, value)`.
 /// Adding a measure is adding a row.
-pub const MEASURES: [MeasureInfo; 14] = [
+pub const MEASURES: [MeasureInfo; 13] = [
     MeasureInfo { name: "gain", unit: "gain", better: Better::Higher, value: |o| o.gain },
     MeasureInfo { name: "relevant_found", unit: "documents", better: Better::Higher, value: |o| o.relevant_found as f64 },
     MeasureInfo { name: "rate_of_gain", unit: "gain per second", better: Better::Higher, value: |o| if o.time > 0.0 { o.gain / o.time } else { 0.0 } },
@@ -71,12 +71,6 @@ pub const MEASURES: [MeasureInfo; 14] = [
         unit: "results per query",
         better: Better::Neither,
         value: |o| if o.queries > 0 { o.depth as f64 / o.queries as f64 } else { 0.0 },
-    },
-    MeasureInfo {
-        name: "clicks_per_query",
-        unit: "documents read per query",
-        better: Better::Neither,
-        value: |o| if o.queries > 0 { o.clicks as f64 / o.queries as f64 } else { 0.0 },
     },
 ];
 /// Number of measures.
@@ -1155,8 +1149,6 @@ mod measure_table_tests {
             ("switches", 37.0),
             ("marks", 23.0),
             ("depth_per_query", 17.0 / 29.0),
-            // Hand derivation: clicks 19 over queries 29.
-            ("clicks_per_query", 19.0 / 29.0),
         ];
         assert_eq!(want.len(), N_MEASURES);
         let v = o.measures();
@@ -1171,7 +1163,7 @@ mod measure_table_tests {
             gain: 1.0,
             relevant_found: 0,
             depth: 4,
-            clicks: 2,
+            clicks: 0,
             marks: 0,
             queries: 0,
             page_turns: 0,
@@ -1179,7 +1171,6 @@ mod measure_table_tests {
         };
         let v = empty.measures();
         assert_eq!((v[measure_index("rate_of_gain").unwrap()], v[measure_index("depth_per_query").unwrap()]), (0.0, 0.0));
-        assert_eq!(v[measure_index("clicks_per_query").unwrap()], 0.0);
     }
 }
 
