@@ -27,8 +27,10 @@ pub enum Better {
     Neither,
 }
 
-/// A measure of a session.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// A measure of a session: its name, unit and better direction, and how it is read from an
+/// [`Outcome`]. The four travel together in one row of [`MEASURES`], so a measure's column and
+/// its value cannot come apart (there is no second list to keep in the same order).
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct MeasureInfo {
     /// Name in outputs.
     pub name: &'static str,
@@ -36,46 +38,49 @@ pub struct MeasureInfo {
     pub unit: &'static str,
     /// Better direction.
     pub better: Better,
+    /// The measure's value for one session.
+    #[serde(skip)]
+    pub value: fn(&Outcome) -> f64,
 }
 
-/// The measures, in output order.
+impl PartialEq for MeasureInfo {
+    /// Two rows are equal when they name the same measure the same way (the accessor is the
+    /// row's: function pointers are not compared).
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, self.unit, self.better) == (other.name, other.unit, other.better)
+    }
+}
+
+/// The session measures, in output order: one row per measure, `(name, unit, better, value)`.
+/// Adding a measure is adding a row.
 pub const MEASURES: [MeasureInfo; 13] = [
-    MeasureInfo { name: "gain", unit: "gain", better: Better::Higher },
-    MeasureInfo { name: "relevant_found", unit: "documents", better: Better::Higher },
-    MeasureInfo { name: "rate_of_gain", unit: "gain per second", better: Better::Higher },
-    MeasureInfo { name: "effort", unit: "weighted actions", better: Better::Lower },
-    MeasureInfo { name: "time", unit: "seconds", better: Better::Lower },
-    MeasureInfo { name: "adjusted_time", unit: "seconds without system delays", better: Better::Lower },
-    MeasureInfo { name: "depth", unit: "results examined", better: Better::Lower },
-    MeasureInfo { name: "clicks", unit: "documents read", better: Better::Lower },
-    MeasureInfo { name: "queries", unit: "queries", better: Better::Lower },
-    MeasureInfo { name: "page_turns", unit: "page turns", better: Better::Lower },
-    MeasureInfo { name: "switches", unit: "sublist selections", better: Better::Lower },
-    MeasureInfo { name: "marks", unit: "documents marked", better: Better::Neither },
-    MeasureInfo { name: "depth_per_query", unit: "results per query", better: Better::Neither },
+    MeasureInfo { name: "gain", unit: "gain", better: Better::Higher, value: |o| o.gain },
+    MeasureInfo { name: "relevant_found", unit: "documents", better: Better::Higher, value: |o| o.relevant_found as f64 },
+    MeasureInfo { name: "rate_of_gain", unit: "gain per second", better: Better::Higher, value: |o| if o.time > 0.0 { o.gain / o.time } else { 0.0 } },
+    MeasureInfo { name: "effort", unit: "weighted actions", better: Better::Lower, value: |o| o.effort },
+    MeasureInfo { name: "time", unit: "seconds", better: Better::Lower, value: |o| o.time },
+    MeasureInfo { name: "adjusted_time", unit: "seconds without system delays", better: Better::Lower, value: |o| o.adjusted_time },
+    MeasureInfo { name: "depth", unit: "results examined", better: Better::Lower, value: |o| o.depth as f64 },
+    MeasureInfo { name: "clicks", unit: "documents read", better: Better::Lower, value: |o| o.clicks as f64 },
+    MeasureInfo { name: "queries", unit: "queries", better: Better::Lower, value: |o| o.queries as f64 },
+    MeasureInfo { name: "page_turns", unit: "page turns", better: Better::Lower, value: |o| o.page_turns as f64 },
+    MeasureInfo { name: "switches", unit: "sublist selections", better: Better::Lower, value: |o| o.switches as f64 },
+    MeasureInfo { name: "marks", unit: "documents marked", better: Better::Neither, value: |o| o.marks as f64 },
+    MeasureInfo {
+        name: "depth_per_query",
+        unit: "results per query",
+        better: Better::Neither,
+        value: |o| if o.queries > 0 { o.depth as f64 / o.queries as f64 } else { 0.0 },
+    },
 ];
 /// Number of measures.
 pub const N_MEASURES: usize = MEASURES.len();
 
 impl Outcome {
-    /// Every measure, in [`MEASURES`] order.
+    /// Every measure, in [`MEASURES`] order (each row's own accessor).
     #[inline]
     pub fn measures(&self) -> [f64; N_MEASURES] {
-        [
-            self.gain,
-            self.relevant_found as f64,
-            if self.time > 0.0 { self.gain / self.time } else { 0.0 },
-            self.effort,
-            self.time,
-            self.adjusted_time,
-            self.depth as f64,
-            self.clicks as f64,
-            self.queries as f64,
-            self.page_turns as f64,
-            self.switches as f64,
-            self.marks as f64,
-            if self.queries > 0 { self.depth as f64 / self.queries as f64 } else { 0.0 },
-        ]
+        std::array::from_fn(|m| (MEASURES[m].value)(self))
     }
 }
 
@@ -105,6 +110,7 @@ impl Grid {
     }
     /// Index of the first grid point at or after `x` (may be `points`: beyond the grid).
     #[inline]
+    #[allow(clippy::neg_cmp_op_on_partial_ord)] // `!(y > 0.0)` sends NaN to 0 on purpose
     fn bin(&self, x: f64) -> usize {
         let y = x / self.step - 1e-9;
         // `ceil(y)`, 0 for y <= 0 and NaN, at most `points`; `ceil_i32` saves the call to
@@ -1105,6 +1111,66 @@ fn pair_summary(
                 )
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod measure_table_tests {
+    use super::*;
+
+    /// Each row reads its own field: a session whose fields are distinct primes, every measure
+    /// looked up by name. Swapping two accessors, or a name and its accessor, fails here.
+    #[test]
+    fn each_measure_reads_what_its_name_says() {
+        let o = Outcome {
+            effort: 3.0,
+            time: 5.0,
+            adjusted_time: 7.0,
+            gain: 11.0,
+            relevant_found: 13,
+            depth: 17,
+            clicks: 19,
+            marks: 23,
+            queries: 29,
+            page_turns: 31,
+            switches: 37,
+        };
+        let want = [
+            ("gain", 11.0),
+            ("relevant_found", 13.0),
+            ("rate_of_gain", 11.0 / 5.0),
+            ("effort", 3.0),
+            ("time", 5.0),
+            ("adjusted_time", 7.0),
+            ("depth", 17.0),
+            ("clicks", 19.0),
+            ("queries", 29.0),
+            ("page_turns", 31.0),
+            ("switches", 37.0),
+            ("marks", 23.0),
+            ("depth_per_query", 17.0 / 29.0),
+        ];
+        assert_eq!(want.len(), N_MEASURES);
+        let v = o.measures();
+        for (name, x) in want {
+            assert_eq!(v[measure_index(name).unwrap_or_else(|| panic!("no measure {name}"))], x, "{name}");
+        }
+        // The guarded ratios of an empty session.
+        let empty = Outcome {
+            effort: 0.0,
+            time: 0.0,
+            adjusted_time: 0.0,
+            gain: 1.0,
+            relevant_found: 0,
+            depth: 4,
+            clicks: 0,
+            marks: 0,
+            queries: 0,
+            page_turns: 0,
+            switches: 0,
+        };
+        let v = empty.measures();
+        assert_eq!((v[measure_index("rate_of_gain").unwrap()], v[measure_index("depth_per_query").unwrap()]), (0.0, 0.0));
     }
 }
 
