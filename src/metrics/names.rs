@@ -696,7 +696,7 @@ fn parse_other(text: &str) -> Result<(MeasureKind, Option<i32>, Option<usize>)> 
         }
         "ndcg" if p.pairs.iter().all(|(k, _, _)| k == "rel" || k == "dcg") => {
             if let Some(d) = p.raw("dcg") {
-                if d.to_ascii_lowercase() != "log2" {
+                if !d.eq_ignore_ascii_case("log2") {
                     return Err(p.err("dcg", format!("`{d}` is not supported (only log2: gains are the grades, as trec_eval)")));
                 }
             }
