@@ -242,7 +242,7 @@ fn usage_errors_name_the_problem() {
         (vec!["-m", "ndcg:discount=cosine"], "discount"),
         (vec!["-m", "rrmetric:user=lazy"], "user"),
         (vec!["-m", "prefs_simp"], "-R prefs"),
-        (vec!["--ci", "--format", "trec"], "--format csv"),
+        (vec!["--ci", "--format", "trec"], "--out-format csv"),
     ] {
         let mut argv = vec!["eval", q.as_str(), r.as_str()];
         argv.extend(args.iter());
