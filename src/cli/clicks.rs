@@ -123,7 +123,7 @@ struct ModelArgs {
     /// test sessions and evaluate; docs/performance.md, "EM at scale").
     #[arg(long)]
     memory_budget: Option<String>,
-    /// `fit` and `eval` of EM models (dbn, ubm, ccm, pbm): shards of a sharded fit. The log
+    /// `fit`, `eval` and `validate` of EM models (dbn, ubm, ccm, pbm): shards of a sharded fit. The log
     /// is split by query into this many temporary files and each EM pass takes them one at a
     /// time per thread, so memory is bounded by --memory-budget whatever the number of pairs;
     /// identical sessions are kept once with their count. Default: sharded when the logs are
@@ -618,6 +618,9 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.out {
         serpsim::output::check_output_dir(out)?;
     }
+    if let Some(r) = validate_sharded(&a)? {
+        return r;
+    }
     let mut data = LogData::default();
     // With --test and the usual fit, the training log is parsed once into stored sessions
     // (memory by the budget and the pairs) and the fit replays them.
@@ -728,11 +731,80 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     });
     let model_ref: &dyn ClickModel = model.as_ref();
     let v = with_threads(a.threads, || validate_model(model_ref, &test, dwell.as_ref(), &cfg))??;
-    let mut json = serde_json::to_value(&v)?;
-    json["model"] = model_name.clone().into();
-    json["train_sessions"] = train_sessions.into();
     // Perplexity and log-likelihood on the same test sessions, to set the distances beside.
     let scores = evaluate(model.as_ref(), &test)?;
+    write_validation(&a, &model_name, &v, &scores, train_sessions)
+}
+
+/// `clicks validate` of an EM model in shards, when the logs are larger than the budget allows
+/// in memory (as `fit` and `eval` decide): the numbers of the in-memory validation, with
+/// memory bounded by the budget. `None`: not sharded (a model file, a posterior prior, a
+/// counting model, `--split orderings`, or logs that fit).
+fn validate_sharded(a: &ValidateArgs) -> anyhow::Result<Option<anyhow::Result<()>>> {
+    use serpsim::clickmodels::sharded;
+    let Some(train) = &a.train else { return Ok(None) };
+    if a.model_file.is_some() || a.m.prior(false)? != PriorScope::Uniform {
+        return Ok(None);
+    }
+    let cfg = a.m.config()?;
+    let budget = serpsim::logs::stored::parse_budget(a.m.memory_budget.as_deref().unwrap_or(EVAL_BUDGET))?;
+    let logs: Vec<&Path> = std::iter::once(train.as_path()).chain(a.test.as_deref()).collect();
+    if !sharded::decide(&cfg, a.m.shards, sharded::logs_size(&logs), budget, false) {
+        return Ok(None);
+    }
+    let held = match (&a.test, a.split.as_str()) {
+        (Some(t), _) => sharded::HeldOut::File(t.clone()),
+        (None, "75-25") => sharded::HeldOut::LastQuarter,
+        (None, "interleaved") => sharded::HeldOut::Interleaved,
+        (None, s) => anyhow::bail!("--split `{s}`: expected 75-25, interleaved or orderings"),
+    };
+    let replicates = match a.replicates.as_str() {
+        "auto" => None,
+        r => Some(r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?),
+    };
+    let vcfg = ValidateConfig {
+        replicates: replicates.unwrap_or(1),
+        bootstrap: a.bootstrap,
+        level: a.ci_level,
+        seed: a.validate_seed,
+        rankers: a.rankers,
+        min_list_sessions: a.min_list_sessions,
+    };
+    let opts = a.m.em_options()?;
+    let shard_opts = sharded::ShardOptions { memory_budget: budget, dir: None, shards: a.m.shards };
+    let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
+    let bar = pass_bar(&cfg);
+    // A --test log is validated whole (as in memory); a split leaves out held-out sessions of
+    // queries without training sessions.
+    let restrict = a.test.is_none();
+    let r = with_threads(a.threads, || {
+        sharded::validate(train, &held, restrict, &read_opts, &cfg, &opts, &shard_opts, &vcfg, replicates, &mut |p| show_pass(&bar, p))
+    });
+    bar.finish_and_clear();
+    let r = r??;
+    print_fit(Some(&r.fit.fit_summary));
+    report_skipped(train, &r.fit.read);
+    if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
+        report_skipped(t, rep);
+    }
+    eprintln!("{}", r.fit.summary());
+    if r.dwell_in_logs {
+        eprintln!("warning: dwell not compared: a sharded validation keeps no dwell times (--shards 0 compares them, in memory)");
+    }
+    Ok(Some(write_validation(a, cfg.kind().name(), &r.validation, &r.scores, r.fit.sessions as usize)))
+}
+
+/// Prints a validation (JSON on standard output) and writes its output directory.
+fn write_validation(
+    a: &ValidateArgs,
+    model_name: &str,
+    v: &serpsim::clickmodels::validate::Validation,
+    scores: &serpsim::clickmodels::eval::Scores,
+    train_sessions: usize,
+) -> anyhow::Result<()> {
+    let mut json = serde_json::to_value(v)?;
+    json["model"] = model_name.into();
+    json["train_sessions"] = train_sessions.into();
     json["perplexity"] = scores.perplexity.into();
     json["log_likelihood"] = scores.log_likelihood.into();
     if let Some(out) = &a.out {
@@ -740,7 +812,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         info.seed = Some(a.validate_seed);
         info.args = serpsim::output::recorded_args(std::env::args());
         let mut run = serpsim::output::RunDir::begin(out, info)?;
-        run.write_with("distances.csv", |w| write_distances(w, &model_name, v.measures.iter().chain(&v.ctr)))?;
+        run.write_with("distances.csv", |w| write_distances(w, model_name, v.measures.iter().chain(&v.ctr)))?;
         run.write_with("system.csv", |w| {
             writeln!(w, "model,metric,kendall_tau,ranker,real,model_score")?;
             for c in &v.system {
@@ -752,7 +824,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             Ok(())
         })?;
         run.write("simeval.csv", serpsim::stats::simeval::to_csv(&v.simeval).as_bytes())?;
-        let svg = plot_svg(&v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
+        let svg = plot_svg(v, &format!("{model_name}: {} real test sessions against {} simulated", v.test_sessions, v.simulated_sessions))?;
         run.write("validation.svg", svg.as_bytes())?;
         let text = serde_json::to_string_pretty(&json)?;
         run.write("validation.json", format!("{text}\n").as_bytes())?;

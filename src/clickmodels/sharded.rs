@@ -646,11 +646,56 @@ struct Built {
     test_sessions: u64,
 }
 
+/// How [`build`] tells training from held-out sessions, and what it keeps of the held-out ones.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    /// Training-file sessions with an index below this train (all of them with `interleaved`
+    /// false and no held-out quarter: the file's length).
+    n_train: u64,
+    /// Every fourth session of the training file (index % 4 == 3) is held out instead.
+    interleaved: bool,
+    /// Indices of the test file's sessions start here (the training file's length).
+    test_offset: u64,
+    /// What the held-out sessions are for.
+    keep: Keep,
+}
+
+/// What [`build`] keeps of the held-out sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// `clicks eval`: identical sessions once with their count (`s{i}.test`); sessions of
+    /// queries without training sessions left out.
+    Eval,
+    /// `clicks validate`: every session in log order with its index among the held-out
+    /// sessions (`s{i}.vtest`), the indices of those left out (`s{i}.vdrop`: sessions of queries
+    /// without training sessions, when `restrict`), and each query's first index in the logs
+    /// (`s{i}.qfirst`), which numbers the queries as the in-memory vocabulary does.
+    Validate { restrict: bool },
+}
+
+impl Split {
+    /// Whether session `index` of file `file` trains, and otherwise its index among the
+    /// held-out sessions.
+    fn held_index(&self, file: &str, index: u64) -> Option<u64> {
+        if file == "testraw" {
+            Some(index - self.test_offset)
+        } else if self.interleaved {
+            (index % 4 == 3).then_some(index / 4)
+        } else {
+            (index >= self.n_train).then(|| index - self.n_train)
+        }
+    }
+}
+
+fn u64s(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|k| k.to_le_bytes()).collect()
+}
+
 /// Builds shard `s` from its raw files: numbers its pairs, keeps identical sessions once, and
-/// writes its sessions, keys and names files. Sessions of the training file with an index
-/// below `n_train` are training sessions, the others, and those of the test file (numbered
-/// from `test_offset`), held-out sessions, kept when their query has training sessions.
-fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Built> {
+/// writes its sessions, keys and names files. Which sessions train and what is kept of the
+/// held-out ones: `split`.
+fn build(dir: &WorkDir, s: usize, split: Split) -> Result<Built> {
+    let test_offset = split.test_offset;
     let mut vocab = Vocab::default();
     let mut keys: Vec<u64> = Vec::new();
     let mut names = Vec::new();
@@ -658,6 +703,11 @@ fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Buil
     let mut seen: Vec<bool> = Vec::new();
     let mut pairs: Vec<u32> = Vec::new();
     let mut enc = Vec::new();
+    // Keep::Validate: the held-out sessions (index among them, query, encoding's end in
+    // `vt_bytes`), and each query's first index.
+    let mut vt: Vec<(u64, u32, usize)> = Vec::new();
+    let mut vt_bytes: Vec<u8> = Vec::new();
+    let mut qfirst: Vec<u64> = Vec::new();
     for (file, offset) in [("raw", 0u64), ("testraw", test_offset)] {
         let raw_path = dir.file(&format!("s{s}.{file}"));
         if !raw_path.exists() {
@@ -672,6 +722,9 @@ fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Buil
             let qn = get_uleb(&b, &mut at, path)? as usize;
             let query = std::str::from_utf8(get_bytes(&b, &mut at, qn, path)?).map_err(|_| corrupt(path))?;
             let q = vocab.intern_query(query);
+            if q as usize == qfirst.len() {
+                qfirst.push(index);
+            }
             let n = get_uleb(&b, &mut at, path)? as usize;
             if n > b.len() {
                 return Err(corrupt(path));
@@ -697,11 +750,19 @@ fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Buil
             if seen.len() <= q as usize {
                 seen.resize(q as usize + 1, false);
             }
-            if file == "raw" && index < n_train {
-                seen[q as usize] = true;
-                train.add(&enc);
-            } else if seen[q as usize] {
-                test.add(&enc);
+            match split.held_index(file, index) {
+                None => {
+                    seen[q as usize] = true;
+                    train.add(&enc);
+                }
+                Some(h) => match split.keep {
+                    Keep::Eval if seen[q as usize] => test.add(&enc),
+                    Keep::Eval => {}
+                    Keep::Validate { .. } => {
+                        vt_bytes.extend_from_slice(&enc);
+                        vt.push((h, q, vt_bytes.len()));
+                    }
+                },
             }
         }
     }
@@ -711,11 +772,34 @@ fn build(dir: &WorkDir, s: usize, n_train: u64, test_offset: u64) -> Result<Buil
     };
     let (out, sessions, distinct) = train.bytes();
     write(format!("s{s}.sessions"), &out)?;
-    let (held, test_sessions, _) = test.bytes();
+    let (mut held, mut test_sessions, _) = test.bytes();
     if !held.is_empty() {
         write(format!("s{s}.test"), &held)?;
     }
-    write(format!("s{s}.keys"), &keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>())?;
+    if let Keep::Validate { restrict } = split.keep {
+        // Held-out sessions of queries without training sessions are left out (when
+        // restricted): the test sessions are known only now, since with `interleaved` a
+        // query's first training session may come after a held-out one.
+        let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+        let mut start = 0;
+        for &(h, q, end) in &vt {
+            if restrict && !seen[q as usize] {
+                dropped.push(h);
+            } else {
+                put_uleb(&mut kept, h);
+                put_uleb(&mut kept, (end - start) as u64);
+                kept.extend_from_slice(&vt_bytes[start..end]);
+                test_sessions += 1;
+            }
+            start = end;
+        }
+        write(format!("s{s}.vtest"), &kept)?;
+        write(format!("s{s}.vdrop"), &u64s(&dropped))?;
+        write(format!("s{s}.qfirst"), &u64s(&qfirst))?;
+        // Not counted in the shard's memory: the validation streams them.
+        held = Vec::new();
+    }
+    write(format!("s{s}.keys"), &u64s(&keys))?;
     write(format!("s{s}.names"), &names)?;
     Ok(Built { shard: Shard { pairs: vocab.pair_count(), session_bytes: out.len() as u64 + held.len() as u64 }, sessions, distinct, test_sessions })
 }
@@ -728,6 +812,9 @@ pub enum HeldOut {
     /// The last quarter of the sessions (`clicks eval` without `--test`: the first
     /// `n * 3 / 4` train).
     LastQuarter,
+    /// Every fourth session (index % 4 == 3; `clicks validate --split interleaved`), so that
+    /// every query of a log sorted by query is in both parts.
+    Interleaved,
     /// A test log (read with the same options).
     File(PathBuf),
 }
@@ -756,7 +843,7 @@ pub fn fit_to_file(
     out: &Path,
     on_pass: &mut dyn FnMut(&PassInfo),
 ) -> Result<ShardedFit> {
-    let (fit, _) = run(path, &HeldOut::None, read_opts, cfg, opts, shard_opts, Some((out, true)), on_pass)?;
+    let (fit, ()) = run(path, &HeldOut::None, Keep::Eval, read_opts, cfg, opts, shard_opts, Some((out, true)), on_pass, |_| Ok(()))?;
     Ok(fit)
 }
 
@@ -775,12 +862,328 @@ pub fn evaluate(
     save: Option<&Path>,
     on_pass: &mut dyn FnMut(&PassInfo),
 ) -> Result<ShardedEval> {
-    if *held == HeldOut::None {
-        return Err(Error::Invalid("a sharded evaluation needs held-out sessions".into()));
+    if matches!(held, HeldOut::None | HeldOut::Interleaved) {
+        return Err(Error::Invalid("a sharded evaluation holds out the last quarter or a test log".into()));
     }
-    let (fit, eval) = run(path, held, read_opts, cfg, opts, shard_opts, save.map(|p| (p, false)), on_pass)?;
-    let (scores, test_sessions, test_read) = eval.expect("held-out sessions evaluated");
+    let (fit, (scores, test_sessions, test_read)) =
+        run(path, held, Keep::Eval, read_opts, cfg, opts, shard_opts, save.map(|p| (p, false)), on_pass, eval_stage)?;
     Ok(ShardedEval { fit, scores, test_sessions, test_read })
+}
+
+/// A sharded validation's result.
+#[derive(Debug, Clone)]
+pub struct ShardedValidation {
+    /// The fit (its `sessions` are the training sessions).
+    pub fit: ShardedFit,
+    /// The validation: the numbers of [`super::validate::validate`] on the same split, bit
+    /// for bit (dwell is not compared: the shards do not keep dwell times).
+    pub validation: super::validate::Validation,
+    /// Log-likelihood and perplexity of the same held-out sessions.
+    pub scores: super::eval::Scores,
+    /// What reading the test log found (a test file only).
+    pub test_read: Option<ReadReport>,
+    /// Whether a session of the logs had dwell times (not compared here).
+    pub dwell_in_logs: bool,
+}
+
+/// `clicks validate` in shards: fits `cfg` on the training sessions of `held` (the last
+/// quarter, every fourth session, or a test log; with `restrict`, held-out sessions of
+/// queries without training sessions are left out, as the in-memory split does), then
+/// simulates the held-out sessions shard by shard with each shard's fitted parameters and
+/// compares them with the real ones. `replicates`: simulated sessions per test session
+/// (`None`: [`super::validate::ValidateConfig::auto_replicates`] of the held-out sessions kept).
+///
+/// The result is the in-memory validation's, bit for bit: a test session's simulation stream
+/// is keyed by its index among the kept held-out sessions (counted across shards through the
+/// merged file of left-out indices), the system check numbers the queries in the order the
+/// logs first show them (as the in-memory vocabulary does, counted across shards from each
+/// shard's first indices), and every tally is a sum of whole numbers or is summed in
+/// test-session order within one query. Memory: one shard's sessions and pair tables per
+/// worker, the pattern tallies (distinct click patterns), and the list sums of the queries
+/// that enter the system check.
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    path: &Path,
+    held: &HeldOut,
+    restrict: bool,
+    read_opts: &ReadOptions,
+    cfg: &ModelConfig,
+    opts: &EmOptions,
+    shard_opts: &ShardOptions,
+    vcfg: &super::validate::ValidateConfig,
+    replicates: Option<usize>,
+    on_pass: &mut dyn FnMut(&PassInfo),
+) -> Result<ShardedValidation> {
+    if *held == HeldOut::None {
+        return Err(Error::Invalid("a sharded validation needs held-out sessions".into()));
+    }
+    let (fit, (validation, scores, test_read, dwell_in_logs)) =
+        run(path, held, Keep::Validate { restrict }, read_opts, cfg, opts, shard_opts, None, on_pass, |a| validate_stage(a, vcfg, replicates))?;
+    Ok(ShardedValidation { fit, validation, scores, test_read, dwell_in_logs })
+}
+
+/// Reads a file of little-endian u64s.
+fn read_u64s(path: &Path) -> Result<Vec<u64>> {
+    let b = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if b.len() % 8 != 0 {
+        return Err(corrupt(path));
+    }
+    Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+}
+
+/// Merges sorted files of little-endian u64s into one sorted file (streamed).
+fn merge_u64_files(inputs: &[PathBuf], out: &Path) -> Result<()> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut readers =
+        inputs.iter().map(|p| File::open(p).map(|f| BufReader::with_capacity(8 << 10, f)).map_err(|e| Error::io(p, e))).collect::<Result<Vec<_>>>()?;
+    let next = |r: &mut BufReader<File>, p: &Path| -> Result<Option<u64>> {
+        let mut b = [0u8; 8];
+        match r.read_exact(&mut b) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(b))),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(Error::io(p, e)),
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    for (i, r) in readers.iter_mut().enumerate() {
+        if let Some(v) = next(r, &inputs[i])? {
+            heap.push(Reverse((v, i)));
+        }
+    }
+    let mut w = BufWriter::new(File::create(out).map_err(|e| Error::io(out, e))?);
+    while let Some(Reverse((v, i))) = heap.pop() {
+        w.write_all(&v.to_le_bytes()).map_err(|e| Error::io(out, e))?;
+        if let Some(v) = next(&mut readers[i], &inputs[i])? {
+            heap.push(Reverse((v, i)));
+        }
+    }
+    w.into_inner().map_err(|e| Error::io(out, e.into_error()))?;
+    Ok(())
+}
+
+/// Reads a LEB128 number from `r`; `None` at the end of the file (before its first byte).
+fn read_uleb(r: &mut BufReader<File>, path: &Path) -> Result<Option<u64>> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let mut b = [0u8; 1];
+        match r.read_exact(&mut b) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && i == 0 => return Ok(None),
+            Err(_) => return Err(corrupt(path)),
+        }
+        v |= u64::from(b[0] & 0x7f) << (7 * i);
+        if b[0] & 0x80 == 0 {
+            return Ok(Some(v));
+        }
+    }
+    Err(corrupt(path))
+}
+
+/// Counts the values of a sorted u64 file below increasing bounds, reading it once.
+struct Below {
+    r: BufReader<File>,
+    path: PathBuf,
+    next: Option<u64>,
+    count: u64,
+}
+
+impl Below {
+    fn open(path: PathBuf) -> Result<Self> {
+        let r = BufReader::with_capacity(8 << 10, File::open(&path).map_err(|e| Error::io(&path, e))?);
+        let mut b = Below { r, path, next: None, count: 0 };
+        b.advance()?;
+        Ok(b)
+    }
+    fn advance(&mut self) -> Result<()> {
+        let mut b = [0u8; 8];
+        self.next = match self.r.read_exact(&mut b) {
+            Ok(()) => Some(u64::from_le_bytes(b)),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
+            Err(e) => return Err(Error::io(&self.path, e)),
+        };
+        Ok(())
+    }
+    /// Values below `x` (`x` not smaller than at the last call).
+    fn below(&mut self, x: u64) -> Result<u64> {
+        while let Some(v) = self.next.filter(|&v| v < x) {
+            let _ = v;
+            self.count += 1;
+            self.advance()?;
+        }
+        Ok(self.count)
+    }
+}
+
+type ValidateOut = (super::validate::Validation, super::eval::Scores, Option<ReadReport>, bool);
+
+/// One shard's part of a validation: the tally, the evaluation sums, and the list sums of
+/// its queries that enter the system check, by the query's first index in the logs.
+type ShardPart = (super::validate::Tally, super::eval::EvalSums, Vec<(u64, Vec<super::validate::ListSums>)>);
+
+/// `clicks validate`'s stage (see [`validate`]).
+fn validate_stage(a: After<'_>, vcfg: &super::validate::ValidateConfig, replicates: Option<usize>) -> Result<ValidateOut> {
+    use super::validate::{finish, real_stats, system_from_lists, ListSums, Tally, ValidateConfig};
+    let dir = a.space.dir;
+    let kept = usize::try_from(a.test_sessions).map_err(|_| Error::Invalid("too many held-out sessions".into()))?;
+    if kept == 0 {
+        return Err(Error::Invalid("no test sessions: no held-out session has a query seen in training".into()));
+    }
+    let cfg = ValidateConfig { replicates: replicates.unwrap_or_else(|| ValidateConfig::auto_replicates(kept)), ..*vcfg };
+    let drops: Vec<PathBuf> = (0..a.n_shards).map(|s| dir.file(&format!("s{s}.vdrop"))).collect();
+    let all_drops = dir.file("vdrop.all");
+    merge_u64_files(&drops, &all_drops)?;
+    let min_list = cfg.min_list_sessions.max(1);
+    let parts: Vec<ShardPart> = (0..a.n_shards)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|s| -> Result<ShardPart> {
+            let mut tally = Tally::default();
+            let mut sums = super::eval::EvalSums::default();
+            let p = dir.file(&format!("s{s}.vtest"));
+            let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
+            if file.metadata().map_err(|e| Error::io(&p, e))?.len() == 0 {
+                return Ok((tally, sums, Vec::new()));
+            }
+            // Streamed: a shard's held-out sessions are not held (a popular query's can be
+            // more than a worker's share of the budget).
+            let mut r = BufReader::with_capacity(64 << 10, file);
+            let mut enc = Vec::new();
+            let qfirst = read_u64s(&dir.file(&format!("s{s}.qfirst")))?;
+            let model = a.model(s)?;
+            let mut dropped = Below::open(all_drops.clone())?;
+            let mut lists: rustc_hash::FxHashMap<u32, Vec<(Vec<u32>, ListSums)>> = Default::default();
+            let (mut probs, mut pairs, mut clicks, mut sim) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            while let Some(h) = read_uleb(&mut r, &p)? {
+                let len = read_uleb(&mut r, &p)?.ok_or_else(|| corrupt(&p))?;
+                if len > 1 << 30 {
+                    return Err(corrupt(&p));
+                }
+                enc.resize(len as usize, 0);
+                r.read_exact(&mut enc).map_err(|_| corrupt(&p))?;
+                let enc = enc.as_slice();
+                let mut e = 0;
+                let n = get_uleb(enc, &mut e, &p)? as usize;
+                if n > enc.len() {
+                    return Err(corrupt(&p));
+                }
+                let q = get_u32(enc, &mut e, &p)?;
+                pairs.clear();
+                for _ in 0..n {
+                    pairs.push(get_u32(enc, &mut e, &p)?);
+                }
+                let bits = get_bytes(enc, &mut e, n.div_ceil(8), &p)?;
+                clicks.clear();
+                clicks.extend((0..n).map(|r| bits[r / 8] >> (r % 8) & 1 == 1));
+                // The session's index among the kept held-out sessions (the in-memory test log's).
+                let i = h - dropped.below(h)?;
+                tally.n += 1;
+                tally.depth = tally.depth.max(n);
+                tally.add_real(&clicks);
+                let mut acc = [0.0; 3];
+                for k in 0..cfg.replicates {
+                    let mut rng = crate::rng::stream(cfg.seed, &[i, k as u64]);
+                    model.simulate(&pairs, &mut rng, &mut sim);
+                    let st = tally.add_sim(&sim);
+                    for j in 0..3 {
+                        acc[j] += st[j];
+                    }
+                }
+                let acc = acc.map(|x| x / cfg.replicates as f64);
+                let v = lists.entry(q).or_default();
+                let at_list = match v.iter().position(|(l, _)| *l == pairs) {
+                    Some(x) => x,
+                    None => {
+                        v.push((pairs.clone(), ListSums::default()));
+                        v.len() - 1
+                    }
+                };
+                v[at_list].1.add(real_stats(&clicks), acc);
+                let first = (s as u64) << 32 | u64::from(pairs.first().copied().unwrap_or(0));
+                sums.add(model.as_ref(), SessionRef { query: q, pairs: &pairs, clicks: &clicks }, 1, first, &mut probs);
+            }
+            let mut system = Vec::new();
+            for (q, v) in lists {
+                let v: Vec<ListSums> = v.into_iter().map(|(_, l)| l).filter(|l| l.sessions >= min_list).collect();
+                if v.len() >= 2 {
+                    system.push((*qfirst.get(q as usize).ok_or_else(|| corrupt(&p))?, v));
+                }
+            }
+            Ok((tally, sums, system))
+        })
+        .collect::<Result<_>>()?;
+    let (mut tally, mut sums, mut system) = (Tally::default(), super::eval::EvalSums::default(), Vec::new());
+    for (t, e, q) in parts {
+        tally.merge(t);
+        sums.merge(e);
+        system.extend(q);
+    }
+    // The system-check queries numbered as the in-memory vocabulary numbers them: by the
+    // number of queries (of every shard) first seen before them.
+    system.sort_unstable_by_key(|(f, _)| *f);
+    let mut number = vec![0u64; system.len()];
+    for s in 0..a.n_shards {
+        let firsts = read_u64s(&dir.file(&format!("s{s}.qfirst")))?;
+        for (k, (f, _)) in system.iter().enumerate() {
+            number[k] += firsts.partition_point(|&x| x < *f) as u64;
+        }
+    }
+    let queries: Vec<(u64, Vec<ListSums>)> = system.into_iter().zip(number).map(|((_, v), q)| (q, v)).collect();
+    let system = system_from_lists(queries, &cfg);
+    let validation = finish(tally, None, system, &cfg)?;
+    Ok((validation, sums.scores()?, a.test_read, a.dwell))
+}
+
+/// What a sharded fit hands to the stage after its passes.
+struct After<'a> {
+    space: &'a Sharded<'a>,
+    end: &'a Point,
+    n_shards: usize,
+    /// Held-out sessions kept.
+    test_sessions: u64,
+    test_read: Option<ReadReport>,
+    /// Whether a session of the logs had dwell times.
+    dwell: bool,
+}
+
+impl After<'_> {
+    /// The fitted model of shard `s` (its pair numbers).
+    fn model(&self, s: usize) -> Result<Box<dyn super::ClickModel>> {
+        let mut state = self.end.global.clone();
+        state.put_pair_vecs(self.space.load(s, self.end)?);
+        match &self.end.prior {
+            Some(p) => state.model_with_prior(&p.used),
+            None => Ok(state.model()),
+        }
+    }
+}
+
+/// `clicks eval`'s stage: the held-out sessions evaluated shard by shard.
+fn eval_stage(a: After<'_>) -> Result<EvalOut> {
+    let dir = a.space.dir;
+    let parts: Vec<super::eval::EvalSums> = (0..a.n_shards)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|s| -> Result<super::eval::EvalSums> {
+            let mut sums = super::eval::EvalSums::default();
+            let p = dir.file(&format!("s{s}.test"));
+            if !p.exists() {
+                return Ok(sums);
+            }
+            let model = a.model(s)?;
+            let mut probs = Vec::new();
+            replay(&p, &mut |w, sess| {
+                let first = (s as u64) << 32 | u64::from(sess.pairs.first().copied().unwrap_or(0));
+                sums.add(model.as_ref(), sess, w, first, &mut probs);
+            })?;
+            Ok(sums)
+        })
+        .collect::<Result<_>>()?;
+    let mut total = super::eval::EvalSums::default();
+    for p in parts {
+        total.merge(p);
+    }
+    Ok((total.scores()?, a.test_sessions, a.test_read))
 }
 
 /// The size that sizes the shards of an input: its bytes (compressed: six times), `None` for
@@ -793,8 +1196,9 @@ fn input_size(path: &Path, input: &crate::input::Input) -> Result<Option<u64>> {
     Ok(Some(if input.compression() == crate::input::Compression::None { len } else { len.saturating_mul(6) }))
 }
 
-/// Writes every session of `input` to the shard files `s{i}.{ext}`; returns the sessions read.
-fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: &ReadOptions, n_shards: usize, ext: &str) -> Result<(u64, ReadReport)> {
+/// Writes every session of `input` to the shard files `s{i}.{ext}`; returns the sessions read,
+/// the read report, and whether a session had dwell times (the shards keep none).
+fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: &ReadOptions, n_shards: usize, ext: &str) -> Result<(u64, ReadReport, bool)> {
     let mut writers = (0..n_shards)
         .map(|s| {
             let p = dir.file(&format!("s{s}.{ext}"));
@@ -803,7 +1207,9 @@ fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: 
         .collect::<Result<Vec<_>>>()?;
     let mut index = 0u64;
     let mut scratch = Vec::new();
+    let mut dwell = false;
     let read = read::for_each_session(input, read_opts, &mut |s| {
+        dwell |= !s.dwell.is_empty();
         if index >= MAX_SESSIONS / 2 {
             return Err(Error::Invalid(format!("{}: more than {} sessions (the most a sharded fit numbers)", path.display(), MAX_SESSIONS / 2)));
         }
@@ -823,22 +1229,26 @@ fn partition(dir: &WorkDir, path: &Path, input: crate::input::Input, read_opts: 
     for (s, w) in writers.into_iter().enumerate() {
         w.into_inner().map_err(|e| Error::io(dir.file(&format!("s{s}.{ext}")), e.into_error()))?;
     }
-    Ok((index, read))
+    Ok((index, read, dwell))
 }
 
 type EvalOut = (super::eval::Scores, u64, Option<ReadReport>);
 
+/// The sharded fit: partition, build, passes, then `stage` (evaluation, validation) on the
+/// fitted shards, then the model file when `out` is given.
 #[allow(clippy::too_many_arguments)]
-fn run(
+fn run<T>(
     path: &Path,
     held: &HeldOut,
+    keep: Keep,
     read_opts: &ReadOptions,
     cfg: &ModelConfig,
     opts: &EmOptions,
     shard_opts: &ShardOptions,
     out: Option<(&Path, bool)>,
     on_pass: &mut dyn FnMut(&PassInfo),
-) -> Result<(ShardedFit, Option<EvalOut>)> {
+    stage: impl FnOnce(After<'_>) -> Result<T>,
+) -> Result<(ShardedFit, T)> {
     let em = cfg
         .em_config()
         .filter(|_| supports(cfg))
@@ -867,9 +1277,13 @@ fn run(
     };
     let dir = WorkDir::new(shard_opts.dir.as_deref())?;
     // Partition.
-    let (n, read) = partition(&dir, path, input, read_opts, n_shards, "raw")?;
+    let (n, read, mut dwell) = partition(&dir, path, input, read_opts, n_shards, "raw")?;
     let test_read = match (held, test_input) {
-        (HeldOut::File(t), Some(i)) => Some(partition(&dir, t, i, read_opts, n_shards, "testraw")?.1),
+        (HeldOut::File(t), Some(i)) => {
+            let (_, r, d) = partition(&dir, t, i, read_opts, n_shards, "testraw")?;
+            dwell |= d;
+            Some(r)
+        }
         _ => None,
     };
     let n_train = if *held == HeldOut::LastQuarter { n * 3 / 4 } else { n };
@@ -877,7 +1291,8 @@ fn run(
         return Err(Error::Invalid(format!("{}: no training sessions", path.display())));
     }
     // Build.
-    let built: Vec<Built> = (0..n_shards).into_par_iter().with_max_len(1).map(|s| build(&dir, s, n_train, n)).collect::<Result<_>>()?;
+    let split = Split { n_train, interleaved: *held == HeldOut::Interleaved, test_offset: n, keep };
+    let built: Vec<Built> = (0..n_shards).into_par_iter().with_max_len(1).map(|s| build(&dir, s, split)).collect::<Result<_>>()?;
     let kind = start.kind();
     let per_worker = shard_opts.memory_budget / threads as u64;
     for (s, b) in built.iter().enumerate() {
@@ -915,45 +1330,13 @@ fn run(
     let (end, mut report) = driver::run_space(&mut space, origin, max, em.tolerance, squarem, on_pass)?;
     report.prior = end.prior.as_ref().map(|p| p.used.clone());
     let this = &space;
-    // Evaluation of the held-out sessions, shard by shard.
-    let eval = if *held == HeldOut::None {
-        None
-    } else {
-        let parts: Vec<super::eval::EvalSums> = (0..n_shards)
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|s| -> Result<super::eval::EvalSums> {
-                let mut sums = super::eval::EvalSums::default();
-                let p = dir.file(&format!("s{s}.test"));
-                if !p.exists() {
-                    return Ok(sums);
-                }
-                let mut state = end.global.clone();
-                state.put_pair_vecs(this.load(s, &end)?);
-                let model = match &end.prior {
-                    Some(p) => state.model_with_prior(&p.used)?,
-                    None => state.model(),
-                };
-                let mut probs = Vec::new();
-                replay(&p, &mut |w, sess| {
-                    let first = (s as u64) << 32 | u64::from(sess.pairs.first().copied().unwrap_or(0));
-                    sums.add(model.as_ref(), sess, w, first, &mut probs);
-                })?;
-                Ok(sums)
-            })
-            .collect::<Result<_>>()?;
-        let mut total = super::eval::EvalSums::default();
-        for p in parts {
-            total.merge(p);
-        }
-        Some((total.scores()?, test_sessions, test_read))
-    };
+    let staged = stage(After { space: this, end: &end, n_shards, test_sessions, test_read, dwell })?;
     // Output: rows per shard, merged by key.
     let fit_summary = driver::FitSummary::new(kind, &report, em.tolerance, opts);
     if let Some((out, with_fit)) = out {
         write_model(this, &end, n_shards, vectors, with_fit.then_some(&fit_summary), out)?;
     }
-    Ok((ShardedFit { report, fit_summary, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest }, eval))
+    Ok((ShardedFit { report, fit_summary, read, sessions, distinct_sessions: distinct, pairs, shards: n_shards, largest_shard_pairs: largest }, staged))
 }
 
 /// Writes the model file of point `end`: rows per shard, merged by key.

@@ -331,11 +331,10 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
     if test.is_empty() {
         return Err(Error::Invalid("no test sessions to validate on".into()));
     }
-    let depth = test.max_len().clamp(1, MAX_RANK);
+    let mut tally = Tally { depth: test.max_len(), n: test.len(), ..Tally::default() };
     // Real patterns.
-    let mut real: HashMap<Pattern, f64> = HashMap::new();
     for s in test.iter() {
-        *real.entry(pattern(s.clicks)).or_insert(0.0) += 1.0;
+        tally.add_real(s.clicks);
     }
     // Simulated patterns and per-session sums of the system metrics, in parallel chunks.
     const CHUNK: usize = 4096;
@@ -375,16 +374,119 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
             (pats, stats, dw)
         })
         .collect();
-    let mut sim: HashMap<Pattern, f64> = HashMap::new();
     let mut sim_stats: Vec<[f64; 3]> = Vec::with_capacity(n);
     let mut sim_dwell: Vec<f64> = Vec::new();
     for (p, st, dw) in parts {
         for (k, v) in p {
-            *sim.entry(k).or_insert(0.0) += v;
+            *tally.sim.entry(k).or_insert(0.0) += v;
         }
         sim_stats.extend(st);
         sim_dwell.extend(dw);
     }
+    let real_dwell = with_dwell.then(|| {
+        let d = dwell.expect("dwell");
+        let mut real_d: Vec<f64> = Vec::new();
+        for (i, s) in test.iter().enumerate() {
+            for (r, &c) in s.clicks.iter().enumerate() {
+                // Clicks without a known dwell (NaN: e.g. the session's last click) are left out.
+                match d.test[i].get(r) {
+                    Some(&t) if c && t.is_finite() => real_d.push(t),
+                    _ => {}
+                }
+            }
+        }
+        (real_d, sim_dwell)
+    });
+    let (system_queries, system) = system_check(test, &sim_stats, cfg);
+    finish(tally, real_dwell, (system_queries, system), cfg)
+}
+
+/// The click patterns of a validation's real and simulated sessions, counted (what every
+/// measure, interval and SimEval-IR row is computed from), with the longest test session and
+/// the number of test sessions. Counts are whole numbers, so tallies of parts (the shards of
+/// a sharded validation, [`super::sharded::validate`]) add up to the same bits in any order.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    real: HashMap<Pattern, f64>,
+    sim: HashMap<Pattern, f64>,
+    /// Results of the longest test session.
+    pub depth: usize,
+    /// Test sessions.
+    pub n: usize,
+}
+
+impl Tally {
+    /// Counts one real test session's clicks.
+    pub fn add_real(&mut self, clicks: &[bool]) {
+        *self.real.entry(pattern(clicks)).or_insert(0.0) += 1.0;
+    }
+
+    /// Counts one simulated session's clicks; returns its system-check statistics
+    /// (first-click reciprocal rank, clicks, clicked).
+    pub fn add_sim(&mut self, clicks: &[bool]) -> [f64; 3] {
+        let p = pattern(clicks);
+        *self.sim.entry(p).or_insert(0.0) += 1.0;
+        session_stats(p)
+    }
+
+    /// Adds another part's counts.
+    pub fn merge(&mut self, other: Tally) {
+        for (k, v) in other.real {
+            *self.real.entry(k).or_insert(0.0) += v;
+        }
+        for (k, v) in other.sim {
+            *self.sim.entry(k).or_insert(0.0) += v;
+        }
+        self.depth = self.depth.max(other.depth);
+        self.n += other.n;
+    }
+}
+
+/// The system-check statistics of one real session (first-click reciprocal rank, clicks,
+/// clicked).
+pub fn real_stats(clicks: &[bool]) -> [f64; 3] {
+    session_stats(pattern(clicks))
+}
+
+/// One logged result list of a query in the system-level check: its test sessions, and the
+/// sums (in test-session order) of their real and of their simulated statistics (the
+/// simulated one of a session is the mean over its replicates).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ListSums {
+    /// Test sessions that showed the list.
+    pub sessions: usize,
+    /// Sum of the sessions' real statistics.
+    pub real: [f64; 3],
+    /// Sum of the sessions' simulated statistics.
+    pub sim: [f64; 3],
+}
+
+impl ListSums {
+    /// Adds one session.
+    pub fn add(&mut self, real: [f64; 3], sim: [f64; 3]) {
+        self.sessions += 1;
+        for m in 0..3 {
+            self.real[m] += real[m];
+            self.sim[m] += sim[m];
+        }
+    }
+}
+
+/// [`validate_with`] from its parts: the pattern tally, the real and simulated dwell times
+/// (when compared) and the system check.
+pub fn finish(
+    tally: Tally,
+    dwell: Option<(Vec<f64>, Vec<f64>)>,
+    (system_queries, system): (usize, Vec<SystemCheck>),
+    cfg: &ValidateConfig,
+) -> Result<Validation> {
+    cfg.validate()?;
+    if tally.n == 0 {
+        return Err(Error::Invalid("no test sessions to validate on".into()));
+    }
+    let depth = tally.depth.clamp(1, MAX_RANK);
+    let n = tally.n;
+    let (real, sim) = (tally.real, tally.sim);
     // One ordered support of patterns for both.
     let mut keys: Vec<Pattern> = real.keys().chain(sim.keys()).copied().collect();
     keys.sort_unstable();
@@ -444,19 +546,8 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
             sim_values: Vec::new(),
         });
     }
-    if with_dwell {
-        let d = dwell.expect("dwell");
-        let mut real_d: Vec<f64> = Vec::new();
-        for (i, s) in test.iter().enumerate() {
-            for (r, &c) in s.clicks.iter().enumerate() {
-                // Clicks without a known dwell (NaN: e.g. the session's last click) are left out.
-                match d.test[i].get(r) {
-                    Some(&t) if c && t.is_finite() => real_d.push(t),
-                    _ => {}
-                }
-            }
-        }
-        measures.push(dwell_measure(real_d, sim_dwell, cfg)?);
+    if let Some((real_d, sim_d)) = dwell {
+        measures.push(dwell_measure(real_d, sim_d, cfg)?);
     }
     let ctr = (0..depth)
         .map(|k| {
@@ -464,7 +555,6 @@ pub fn validate_with(simulate: &SimulateSession, test: &ClickLog, dwell: Option<
             Measure::difference_only(format!("ctr@{}", k + 1), ratio(hr.ctr[k]), ratio(hs.ctr[k]), (lo, hi))
         })
         .collect();
-    let (system_queries, system) = system_check(test, &sim_stats, cfg);
     let simeval = simeval_measures(&keys, &rc, &sc);
     Ok(Validation {
         test_sessions: n,
@@ -571,20 +661,35 @@ fn dwell_measure(mut real: Vec<f64>, mut sim: Vec<f64>, cfg: &ValidateConfig) ->
 
 /// Rankers from logged result-list variants; Kendall tau-b of real against model scores.
 fn system_check(test: &ClickLog, sim_stats: &[[f64; 3]], cfg: &ValidateConfig) -> (usize, Vec<SystemCheck>) {
-    // Per query: distinct lists with their sessions, in first-seen order.
-    let mut lists: HashMap<u32, Vec<(Vec<u32>, Vec<usize>)>> = HashMap::new();
+    // Per query: distinct lists with their sessions' sums, in first-seen order.
+    let mut lists: HashMap<u32, Vec<(&[u32], ListSums)>> = HashMap::new();
     for (i, s) in test.iter().enumerate() {
         let v = lists.entry(s.query).or_default();
-        match v.iter_mut().find(|(l, _)| l.as_slice() == s.pairs) {
-            Some(x) => x.1.push(i),
-            None => v.push((s.pairs.to_vec(), vec![i])),
-        }
+        let at = match v.iter().position(|(l, _)| *l == s.pairs) {
+            Some(at) => at,
+            None => {
+                v.push((s.pairs, ListSums::default()));
+                v.len() - 1
+            }
+        };
+        v[at].1.add(real_stats(s.clicks), sim_stats[i]);
     }
-    for v in lists.values_mut() {
-        v.retain(|(_, sessions)| sessions.len() >= cfg.min_list_sessions.max(1));
-    }
-    let mut queries: Vec<u32> = lists.iter().filter(|(_, v)| v.len() >= 2).map(|(&q, _)| q).collect();
-    queries.sort_unstable();
+    let mut queries: Vec<(u64, Vec<ListSums>)> = lists.into_iter().map(|(q, v)| (u64::from(q), v.into_iter().map(|(_, s)| s).collect())).collect();
+    queries.sort_unstable_by_key(|(q, _)| *q);
+    system_from_lists(queries, cfg)
+}
+
+/// The system-level check from each query's list sums: `queries` holds (query key, lists in
+/// first-seen order) in the order of the keys (the key is the query's number in the log's
+/// vocabulary, the order queries were first seen; it seeds which list a ranker shows). Lists
+/// of fewer than `min_list_sessions` sessions are left out, then queries with fewer than two
+/// lists. Returns the queries used and the checks.
+pub fn system_from_lists(queries: Vec<(u64, Vec<ListSums>)>, cfg: &ValidateConfig) -> (usize, Vec<SystemCheck>) {
+    let queries: Vec<(u64, Vec<ListSums>)> = queries
+        .into_iter()
+        .map(|(q, v)| (q, v.into_iter().filter(|l| l.sessions >= cfg.min_list_sessions.max(1)).collect::<Vec<_>>()))
+        .filter(|(_, v)| v.len() >= 2)
+        .collect();
     if queries.is_empty() || cfg.rankers < 2 {
         return (queries.len(), Vec::new());
     }
@@ -592,15 +697,12 @@ fn system_check(test: &ClickLog, sim_stats: &[[f64; 3]], cfg: &ValidateConfig) -
     let mut real = vec![vec![0.0; cfg.rankers]; 3];
     let mut model = vec![vec![0.0; cfg.rankers]; 3];
     for k in 0..cfg.rankers {
-        for &q in &queries {
-            let v = &lists[&q];
-            let pick = (crate::rng::derive_key(cfg.seed, &[2, k as u64, q as u64]) % v.len() as u64) as usize;
-            let sessions = &v[pick].1;
+        for (q, v) in &queries {
+            let pick = (crate::rng::derive_key(cfg.seed, &[2, k as u64, *q]) % v.len() as u64) as usize;
+            let l = &v[pick];
             for m in 0..3 {
-                let r: f64 = sessions.iter().map(|&i| session_stats(pattern(test.session(i).clicks))[m]).sum::<f64>() / sessions.len() as f64;
-                let s: f64 = sessions.iter().map(|&i| sim_stats[i][m]).sum::<f64>() / sessions.len() as f64;
-                real[m][k] += r / queries.len() as f64;
-                model[m][k] += s / queries.len() as f64;
+                real[m][k] += l.real[m] / l.sessions as f64 / queries.len() as f64;
+                model[m][k] += l.sim[m] / l.sessions as f64 / queries.len() as f64;
             }
         }
     }
