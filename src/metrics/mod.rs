@@ -4,6 +4,7 @@
 //! - [`qrels`], [`runs`]: judgements and runs read as trec_eval reads them (streamed, any
 //!   compression, `-` for stdin);
 //! - [`names`]: measure names (trec_eval's, ir_measures', serpsim's) into a [`MeasurePlan`];
+//!   [`measures`]: the registry of ir_measures' and serpsim's measures, one declaration each;
 //! - [`eval`]: per-topic evaluation and trec_eval's summaries; [`output`]: trec_eval's text,
 //!   CSV and JSON; [`ci`]: bootstrap intervals and paired tests over topics;
 //! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG on plain grade lists (used by other modules);
@@ -20,6 +21,7 @@ pub mod cube;
 pub mod eval;
 pub mod intern;
 pub mod lines;
+pub mod measures;
 pub mod names;
 pub mod novelty;
 pub mod output;
