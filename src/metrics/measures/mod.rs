@@ -10,7 +10,9 @@
 
 pub mod spec;
 
-pub use spec::{Built, ClickMetricKind, Compute, CubeTime, Cutoff, MeasureDef, MeasureKind, Metric, ParamKind, ParamSpec, Registered, Spelling, TopicInput};
+pub use spec::{
+    generic_build, Built, ClickMetricKind, Compute, CubeTime, Cutoff, MeasureDef, MeasureKind, Metric, ParamKind, ParamSpec, Registered, Spelling, TopicInput,
+};
 
 use crate::error::{Error, Result};
 use spec::Built as B;

@@ -228,8 +228,8 @@ pub struct MeasureDef {
     pub cutoff: Cutoff,
     /// The parameters it accepts.
     pub params: &'static [ParamSpec],
-    /// Reads a spelling into a planned measure. [`Spelling::registered`] is the generic build:
-    /// the cut-off as [`MeasureDef::cutoff`] says, every parameter at its default unless given.
+    /// Reads a spelling into a planned measure. [`generic_build`] is the generic build: the
+    /// cut-off as [`MeasureDef::cutoff`] says, every parameter at its default unless given.
     pub build: fn(&mut Spelling) -> Result<Built>,
     /// How the measure is computed when it plans into [`Metric::Registered`] (measures whose
     /// value is a [`Metric`] variant or a trec_eval family compute there: `None`).
@@ -533,6 +533,12 @@ impl<'a> Spelling<'a> {
         }
         Ok(())
     }
+}
+
+/// The generic build ([`Spelling::registered`]) as a [`MeasureDef::build`]: the cut-off as
+/// declared, every parameter at its default unless given, planned as [`Metric::Registered`].
+pub fn generic_build(s: &mut Spelling) -> Result<Built> {
+    s.registered()
 }
 
 fn err_at(text: &str, reason: impl Into<String>) -> Error {
