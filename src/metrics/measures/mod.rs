@@ -42,6 +42,7 @@ registry! {
     ct,
     novelty_utility,
     click,
+    judged,
 }
 
 /// Every registered measure, in suggestion order.
