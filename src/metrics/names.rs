@@ -35,7 +35,7 @@ use super::measures;
 use super::trec_eval::{Aggregate, Family, TrecMeasure, ValueKind, NICKNAMES, OTHER_FORMAT_MEASURES};
 use crate::error::{Error, Result};
 
-pub use super::measures::{ClickMetricKind, CubeTime, MeasureKind, Metric};
+pub use super::measure_def::{ClickMetricKind, CubeTime, MeasureKind, Metric};
 
 /// A parsed serpsim metric with the label it was asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -297,7 +297,7 @@ fn merge_cutoffs(f: Family, by_name: &[String], plain: bool) -> Result<TrecMeasu
 const TREC_OUTPUT_EXAMPLES: [&str; 4] = ["P_10", "ndcg_cut_10", "map_cut_10", "recall_100"];
 
 /// Known names for suggestions: trec_eval's families and nicknames, every registered measure
-/// ([`measures::REGISTRY`], in its order), then examples of trec_eval output names.
+/// ([`super::REGISTRY`], in its order), then examples of trec_eval output names.
 fn known_names() -> Vec<String> {
     let mut v: Vec<String> = Family::all().map(|f| f.name().to_string()).collect();
     v.extend(NICKNAMES.iter().map(|(n, _)| n.to_string()));

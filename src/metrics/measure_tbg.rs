@@ -1,6 +1,6 @@
 //! Time-biased gain (Smucker and Clarke): `sum_k 0.64*0.77 exp(-T(k) ln2 / h)` over relevant k.
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::metrics::user_models::TbgParams;
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {

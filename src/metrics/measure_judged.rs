@@ -4,7 +4,7 @@
 //! docno descending (trec_eval), ir_measures by docno ascending: on tied scores straddling
 //! rank k the two can differ.
 
-use super::spec::{generic_build, Compute, Cutoff, MeasureDef, Registered, TopicInput};
+use super::measure_def::{generic_build, Compute, Cutoff, MeasureDef, Registered, TopicInput};
 use crate::metrics::trec_eval::NONPOOL;
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {

@@ -1,7 +1,7 @@
 //! Fujii and Ishikawa's novelty-based utility (compares each run with the others; computed by
 //! [`crate::metrics::novelty`] in `eval`, after every run's ranking is known).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::metrics::novelty::{InfinitePolicy, NoveltyParams};
 
 const POLICY: ParamKind = ParamKind::Choice(&["floor", "skip", "inf"]);

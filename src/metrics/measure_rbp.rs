@@ -2,7 +2,7 @@
 //! `RBP(p=0.8)[@k]` (gains are the grades, trectools; `rel=` makes them binary, cwl_eval), and
 //! serpsim's `rbp:p=0.8` (binary gains, or `gain=graded`: grade / largest grade).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     names: &["rbp"],
@@ -18,7 +18,7 @@ pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     compute: None,
 }];
 
-fn build(s: &mut super::Spelling) -> crate::error::Result<Built> {
+fn build(s: &mut super::measure_def::Spelling) -> crate::error::Result<Built> {
     // ir_measures' spelling `RBP(p=0.8)[@k]`: graded gains (the grades themselves) unless `rel`
     // makes them binary, and an optional cut-off. serpsim's `rbp:p=0.8` is binary (or
     // `gain=graded`, grade / g_max) over the whole ranking.

@@ -1,53 +1,21 @@
 //! The measure registry: every measure with a name of its own (ir_measures' and serpsim's;
 //! trec_eval's families are the table of [`super::trec_eval`]) declared once, as a
-//! [`MeasureDef`] (names, cut-off, parameters with defaults and ranges, build, compute), one
-//! file per measure (the ir_measures names of trec_eval families are one table,
-//! [`ir_aliases`]). One parser reads every spelling, `Name@k`, `Name(key=value,...)@k` or
+//! [`MeasureDef`] (names, cut-off, parameters with defaults and ranges, build, compute; the
+//! types are in [`super::measure_def`]), one file `measure_<name>.rs` per measure beside this
+//! one (the ir_measures names of trec_eval families are one table, `measure_ir_aliases.rs`),
+//! each listed once in the `registry!` line of `src/metrics/mod.rs`, which makes
+//! [`super::REGISTRY`]. One parser reads every spelling, `Name@k`, `Name(key=value,...)@k` or
 //! `name@k:key=value,...`, and the "did you mean" suggestions are the registry's names.
 //!
-//! Adding a measure is one file declaring `pub(super) static MEASURES: &[MeasureDef]` and its
-//! module's name in [`registry!`] below (`docs/recipes/measure.md`).
+//! Imports go one way: `names` and `eval` use this file; this file and the measure files use
+//! `measure_def` and the computing modules (`trec_eval`, `cube`, ...), never `names` or `eval`.
 
-pub mod spec;
-
-pub use spec::{
-    generic_build, Built, ClickMetricKind, Compute, CubeTime, Cutoff, MeasureDef, MeasureKind, Metric, ParamKind, ParamSpec, Registered, Spelling, TopicInput,
-};
-
+use super::measure_def::{self, Built as B, Cutoff, MeasureDef, MeasureKind, Registered, Spelling, TopicInput};
 use crate::error::{Error, Result};
-use spec::Built as B;
-
-/// Declares the measure files and the registry in one list: each name is a file
-/// `src/metrics/measures/<name>.rs` with a `pub(super) static MEASURES: &[MeasureDef]`.
-/// The order is the order of suggestions (a tie goes to the earlier name).
-macro_rules! registry {
-    ($($m:ident),* $(,)?) => {
-        $(mod $m;)*
-        /// Every registered measure, file by file, in suggestion order.
-        pub static REGISTRY: &[&[MeasureDef]] = &[$($m::MEASURES),*];
-    };
-}
-
-registry! {
-    ir_aliases,
-    ndcg,
-    rbp,
-    err,
-    rbp_tail,
-    ins,
-    rrt,
-    errt,
-    tbg,
-    pres,
-    ct,
-    novelty_utility,
-    click,
-    judged,
-}
 
 /// Every registered measure, in suggestion order.
 pub fn all() -> impl Iterator<Item = &'static MeasureDef> {
-    REGISTRY.iter().flat_map(|file| file.iter())
+    super::REGISTRY.iter().flat_map(|file| file.iter())
 }
 
 /// The declaration answering to `name` (case-insensitive).
@@ -86,7 +54,7 @@ pub fn parse(text: &str, unknown: impl Fn(&str) -> Error) -> Result<(MeasureKind
     let pairs = Spelling::pairs(text, paren.or(own_params))?;
     let Some(def) = find(base) else {
         // A malformed cut-off is reported before an unknown name.
-        spec::at_k(text, at, base)?;
+        measure_def::at_k(text, at, base)?;
         return Err(unknown(text));
     };
     let mut s = Spelling::new(text, base, at, own_params.is_some(), paren.is_some(), pairs, def);
@@ -134,6 +102,7 @@ pub fn registered_value(m: &Registered, input: &TopicInput) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::measure_def::{Metric, ParamKind};
 
     #[test]
     fn declarations_are_consistent() {

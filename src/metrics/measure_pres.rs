@@ -1,6 +1,6 @@
 //! PRES (Magdy and Jones) with cut-off N_max, and PRES_est = PRES / min(1, N_max / n).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric};
 
 pub(super) static MEASURES: &[MeasureDef] = &[
     MeasureDef {

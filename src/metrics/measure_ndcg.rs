@@ -2,8 +2,8 @@
 //! `dcg=log2` only); with `discount=jarvelin`, serpsim's nDCG with Järvelin and Kekäläinen's
 //! original discount (no discount for ranks < b, then `1/log_b(i)`).
 
-use super::ir_aliases::{JUDGED_ONLY, REL};
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_ir_aliases::{JUDGED_ONLY, REL};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::metrics::trec::Discount;
 use crate::metrics::trec_eval::Family;
 
@@ -23,7 +23,7 @@ pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     compute: None,
 }];
 
-fn build(s: &mut super::Spelling) -> crate::error::Result<Built> {
+fn build(s: &mut super::measure_def::Spelling) -> crate::error::Result<Built> {
     if s.only(&["rel", "dcg"]) {
         if let Some(d) = s.raw("dcg") {
             if !d.eq_ignore_ascii_case("log2") {

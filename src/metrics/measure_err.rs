@@ -2,7 +2,7 @@
 //! gdeval's (g_max fixed at 4, its MAX_JUDGMENT); serpsim's `err[@k]` takes g_max from the qrels
 //! unless `max` is given.
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     names: &["err"],

@@ -1,6 +1,6 @@
 //! ERRT(T) = `(1/T) sum_t ((T-1)/T)^(t-1) RRT(t)`.
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     names: &["errt"],

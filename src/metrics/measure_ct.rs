@@ -1,7 +1,7 @@
 //! The Cube Test (Luo et al.): gain over subtopics with a capped height, per unit of time
 //! (needs subtopic qrels; computed by [`crate::metrics::cube`]).
 
-use super::spec::{Built, CubeTime, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, CubeTime, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::metrics::cube::{CapMode, CubeEquation, CubeParams, SubtopicWeights, TimeOrigin};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {

@@ -1,8 +1,8 @@
 //! ir_measures' names of trec_eval families (`AP`, `P@5`, `RR@10`, `SetF(beta=2)`, ...): one
-//! declaration each; the values are trec_eval's ([`super::super::trec_eval`]). Every one takes
+//! declaration each; the values are trec_eval's ([`super::trec_eval`]). Every one takes
 //! `rel` (minimum relevant grade) and `judged_only` (only False), read by the parser.
 
-use super::spec::{Built, Cutoff, MeasureDef, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, ParamKind, ParamSpec};
 use crate::metrics::trec_eval::Family;
 
 /// `rel=`: ir_measures' minimum relevant grade.

@@ -1,6 +1,6 @@
 //! RRT(T) = T / rank of the T-th relevant document, 0 if fewer (RRT(1) = RR).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     names: &["rrt"],

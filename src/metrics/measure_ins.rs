@@ -1,7 +1,7 @@
 //! The INSQ family (Bailey et al. 2015): C/W/L rate of gain `sum_i L(i) r_i / sum_i L(i)` of
 //! INSQ, INSQ' and INST, and their user's expected depth (`*_depth`).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::metrics::user_models::InsVariant;
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {

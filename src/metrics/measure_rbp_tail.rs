@@ -1,7 +1,7 @@
 //! RBP's tail `p^n` for a ranking of n documents (trec_eval's `rbp_resid` also counts unjudged
 //! documents inside the list).
 
-use super::spec::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 
 pub(super) static MEASURES: &[MeasureDef] = &[MeasureDef {
     names: &["rbp_tail"],

@@ -2,7 +2,7 @@
 //! attractiveness and satisfaction come from its relevance through one of Grotov et al.'s
 //! Table 1 user models.
 
-use super::spec::{Built, ClickMetricKind, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
+use super::measure_def::{Built, ClickMetricKind, Cutoff, MeasureDef, Metric, ParamKind, ParamSpec};
 use crate::clickmodels::metrics::UserModel;
 
 const PARAMS: &[ParamSpec] = &[
@@ -21,7 +21,7 @@ pub(super) static MEASURES: &[MeasureDef] = &[
     MeasureDef { names: &["ebu"], shown: &["ebu"], about: "expected browsing utility (Yilmaz et al.)", cutoff: Cutoff::Optional, params: PARAMS, build, compute: None },
 ];
 
-fn build(s: &mut super::Spelling) -> crate::error::Result<Built> {
+fn build(s: &mut super::measure_def::Spelling) -> crate::error::Result<Built> {
     let k = s.cutoff()?;
     let user = match s.raw("user") {
         None => UserModel::Navigational,
