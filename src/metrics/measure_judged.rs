@@ -45,5 +45,8 @@ mod tests {
         let no_k = MeasurePlan::parse(&["Judged"]).unwrap_err().to_string();
         assert!(no_k.contains("judged needs a cut-off"), "{no_k}");
         assert!(MeasurePlan::parse(&["Judged(rel=2)@5"]).unwrap_err().to_string().contains("unknown parameter"));
+        // Suggestions come from the registry: a typo of the new name is pointed at it.
+        let typo = MeasurePlan::parse(&["Jugded@5"]).unwrap_err().to_string();
+        assert!(typo.contains("did you mean `Judged@k`"), "{typo}");
     }
 }
