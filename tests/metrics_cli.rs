@@ -523,3 +523,64 @@ fn ir_measures_parameter_spellings_match_ir_measures() {
         assert_eq!(seen, case["per_topic"].as_object().unwrap().len() + 1, "{measure} on {run}: every topic and the mean compared\n{}", out.stdout);
     }
 }
+
+/// `Judged@k`, the measure added through the registry (docs/recipes/measure.md), gives
+/// ir_measures' values. Expected: ir_measures 0.4.3 (its `judged` provider), recorded with
+/// `python3 -c "import ir_measures as m; q = list(m.read_trec_qrels(Q)); r = list(m.read_trec_run(R));
+/// print(list(m.iter_calc([m.Judged@5, m.Judged@100], q, r)), m.calc_aggregate([m.Judged@5, m.Judged@100], q, r))"`
+/// on the graded collection's tie-free run (ir_measures breaks score ties by docno ascending,
+/// trec_eval by docno descending). ir_measures scores the qrels topic the run misses (108) as 0
+/// and averages over all eight: serpsim's `-c`.
+#[test]
+fn judged_matches_ir_measures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected: &[(&str, &str, f64)] = &[
+        ("Judged@5", "101", 0.4),
+        ("Judged@5", "102", 0.8),
+        ("Judged@5", "103", 0.8),
+        ("Judged@5", "104", 0.6),
+        ("Judged@5", "105", 0.6),
+        ("Judged@5", "106", 0.6),
+        ("Judged@5", "107", 1.0),
+        ("Judged@5", "108", 0.0),
+        ("Judged@5", "all", 0.6000000000000001),
+        ("Judged@100", "101", 0.6),
+        ("Judged@100", "102", 0.6571428571428571),
+        ("Judged@100", "103", 0.6571428571428571),
+        ("Judged@100", "104", 0.6571428571428571),
+        ("Judged@100", "105", 0.7428571428571429),
+        ("Judged@100", "106", 0.6571428571428571),
+        ("Judged@100", "107", 0.7428571428571429),
+        ("Judged@100", "108", 0.0),
+        ("Judged@100", "all", 0.5892857142857142),
+    ];
+    let out = serpsim_in(
+        root,
+        &[
+            "--quiet",
+            "eval",
+            "-q",
+            "-c",
+            "--format",
+            "csv",
+            "-m",
+            "Judged@5",
+            "-m",
+            "Judged@100",
+            "study_logs/metrics/graded_qrels.txt",
+            "study_logs/metrics/graded_run_untied.txt",
+        ],
+        None,
+    );
+    assert!(out.ok, "{}", out.stderr);
+    let mut seen = 0;
+    for line in out.stdout.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let value: f64 = f[3].parse().unwrap();
+        let &(_, _, want) = expected.iter().find(|(m, t, _)| *m == f[1] && *t == f[2]).unwrap_or_else(|| panic!("unexpected line {line}"));
+        // serpsim prints 10 significant digits (README's number rule).
+        assert!((value - want).abs() <= 1e-12 + 5e-10 * want.abs(), "{line}: ir_measures {want}");
+        seen += 1;
+    }
+    assert_eq!(seen, expected.len(), "{}", out.stdout);
+}

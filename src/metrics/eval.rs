@@ -389,6 +389,7 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
             cube_test(&docs, &theta, &costs, params)
         }
         Metric::Novelty(_) => f64::NAN,
+        Metric::Registered(m) => super::measures::registered_value(m, &super::measure_def::TopicInput { topic, ranked: r, grades: g, level, max_grade }),
         Metric::ClickModel { kind, click, satisfaction, gamma, k } => {
             let depth = k.unwrap_or(usize::MAX).min(g.len());
             let pick = |pair: &[f64; 2], grade: i32| if grade >= level { pair[0] } else { pair[1] };

@@ -4,6 +4,8 @@
 //! - [`qrels`], [`runs`]: judgements and runs read as trec_eval reads them (streamed, any
 //!   compression, `-` for stdin);
 //! - [`names`]: measure names (trec_eval's, ir_measures', serpsim's) into a [`MeasurePlan`];
+//!   [`measures`]: the parser of ir_measures' and serpsim's measures over [`REGISTRY`], one
+//!   declaration each in a file `measure_<name>.rs` (types: [`measure_def`]);
 //! - [`eval`]: per-topic evaluation and trec_eval's summaries; [`output`]: trec_eval's text,
 //!   CSV and JSON; [`ci`]: bootstrap intervals and paired tests over topics;
 //! - [`trec`]: P@k, R@k, AP, RR, R-prec, nDCG on plain grade lists (used by other modules);
@@ -20,6 +22,8 @@ pub mod cube;
 pub mod eval;
 pub mod intern;
 pub mod lines;
+pub mod measure_def;
+pub mod measures;
 pub mod names;
 pub mod novelty;
 pub mod output;
@@ -34,6 +38,37 @@ pub use eval::{evaluate, EvalOptions, Evaluation};
 pub use names::{parse_metric, MeasurePlan, Metric, MetricSpec};
 pub use qrels::Judgements;
 pub use runs::{RankedRun, RunOptions};
+
+/// Declares the measure files and the registry in one list: each name is a file
+/// `src/metrics/<name>.rs` with a `pub(super) static MEASURES: &[MeasureDef]`. The files sit
+/// in this folder, beside the modules they use (no `measures/` child folder: the folders of
+/// `metrics` would import each other, which `tests/layers.rs` refuses).
+macro_rules! registry {
+    ($($m:ident),* $(,)?) => {
+        $(mod $m;)*
+        /// Every registered measure, file by file, in suggestion order (a tie goes to the
+        /// earlier name); read through [`measures`].
+        pub static REGISTRY: &[&[measure_def::MeasureDef]] = &[$($m::MEASURES),*];
+    };
+}
+
+// A new measure: its file, and its name on one line here.
+registry! {
+    measure_ir_aliases,
+    measure_ndcg,
+    measure_rbp,
+    measure_err,
+    measure_rbp_tail,
+    measure_ins,
+    measure_rrt,
+    measure_errt,
+    measure_tbg,
+    measure_pres,
+    measure_ct,
+    measure_novelty_utility,
+    measure_click,
+    measure_judged,
+}
 
 /// Rank-biased precision with persistence `p` over relevance degrees in [0, 1], and its
 /// residual: the most the score could grow if every unjudged or unretrieved position below
