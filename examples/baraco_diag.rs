@@ -2,7 +2,7 @@
 //! `cargo run --release --example baraco_diag [-- coordinate-ascent] > analysis/baraco/diagnostic.txt`
 //! (300 candidates, runs 0-2; AdaRank unless a trainer is named)
 use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
-use serpsim::baraco::{compare, compute_posteriors, point_metric, Config, Density, Metric, Unseen};
+use serpsim::baraco::{compare, compute_posteriors, point_metric, Config, Density, SwitchMetric, Unseen};
 use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;
@@ -38,8 +38,8 @@ fn main() -> anyhow::Result<()> {
             }
             // M_c - M_p per candidate from point values per pair.
             let diffs = |a: &[f64], s: &[f64], unseen: Unseen| {
-                let mp = point_metric(&log, &prod, a, s, Metric::RrMetric, 10, unseen);
-                cands.iter().map(|c| point_metric(&log, c, a, s, Metric::RrMetric, 10, unseen) - mp).collect::<Vec<f64>>()
+                let mp = point_metric(&log, &prod, a, s, SwitchMetric::RrMetric, 10, unseen);
+                cands.iter().map(|c| point_metric(&log, c, a, s, SwitchMetric::RrMetric, 10, unseen) - mp).collect::<Vec<f64>>()
             };
             let truth = diffs(&ta, &ts, Unseen::Prior);
             let ans = compare(&log, &post, &prod, &cands, &Config { samples: 1000, ..Default::default() })?;

@@ -25,7 +25,7 @@
 //! `cargo run --release --example baraco_oracle -- [runs (30)] [runs.csv] > analysis/baraco/oracle.md`
 
 use serpsim::baraco::harness::{dbn_em, GenModel, Study, StudyConfig, Trainer};
-use serpsim::baraco::{compute_posteriors, point_metric, Density, Metric, Unseen};
+use serpsim::baraco::{compute_posteriors, point_metric, Density, SwitchMetric, Unseen};
 use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::LetorData;
 use serpsim::stats::rmse;
@@ -71,8 +71,8 @@ fn main() -> anyhow::Result<()> {
             let mean_a: Vec<f64> = post.a.iter().map(|d| Density::new(d).mean).collect();
             let mean_s: Vec<f64> = post.s.iter().map(|d| Density::new(d).mean).collect();
             let diffs = |a: &[f64], s: &[f64], unseen: Unseen| {
-                let mp = point_metric(&log, &prod, a, s, Metric::RrMetric, cfg.depth, unseen);
-                cands.iter().map(|c| point_metric(&log, c, a, s, Metric::RrMetric, cfg.depth, unseen) - mp).collect::<Vec<f64>>()
+                let mp = point_metric(&log, &prod, a, s, SwitchMetric::RrMetric, cfg.depth, unseen);
+                cands.iter().map(|c| point_metric(&log, c, a, s, SwitchMetric::RrMetric, cfg.depth, unseen) - mp).collect::<Vec<f64>>()
             };
             let truth = diffs(&ta, &ts, Unseen::Prior);
             let em = rmse(&diffs(&ea, &es, Unseen::Condense), &truth);

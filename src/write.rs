@@ -179,7 +179,7 @@ pub fn json_scalar(s: &Scalar) -> String {
 
 /// The file format of a [`RecordWriter`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum TableFormat {
     /// CSV: a header line from the first row's columns, then one line per row.
     Csv,
     /// A JSON array of flat records, one record per line (no spaces inside a record).
@@ -197,14 +197,14 @@ pub enum Format {
 /// #[derive(serde::Serialize)]
 /// struct Row { topic: &'static str, mean: f64, ci: [f64; 2] }
 /// let mut buf = Vec::new();
-/// let mut t = serpsim::write::RecordWriter::new(&mut buf, serpsim::write::Format::Csv);
+/// let mut t = serpsim::write::RecordWriter::new(&mut buf, serpsim::write::TableFormat::Csv);
 /// t.row(&Row { topic: "a,b", mean: 0.1 + 0.2, ci: [f64::NAN, 1.0] }).unwrap();
 /// t.finish().unwrap();
 /// assert_eq!(String::from_utf8(buf).unwrap(), "topic,mean,ci_low,ci_high\n\"a,b\",0.3,,1\n");
 /// ```
 pub struct RecordWriter<'w> {
     w: Option<&'w mut dyn Write>,
-    format: Format,
+    format: TableFormat,
     columns: Option<Vec<String>>,
     started: bool,
     rows: usize,
@@ -212,18 +212,18 @@ pub struct RecordWriter<'w> {
 
 impl<'w> RecordWriter<'w> {
     /// A table writing into `w`, its columns those of the first row.
-    pub fn new(w: &'w mut dyn Write, format: Format) -> Self {
+    pub fn new(w: &'w mut dyn Write, format: TableFormat) -> Self {
         RecordWriter { w: Some(w), format, columns: None, started: false, rows: 0 }
     }
 
     /// A table writing into `w` with the given columns.
-    pub fn with_columns(w: &'w mut dyn Write, format: Format, columns: Vec<String>) -> Self {
+    pub fn with_columns(w: &'w mut dyn Write, format: TableFormat, columns: Vec<String>) -> Self {
         RecordWriter { w: Some(w), format, columns: Some(columns), started: false, rows: 0 }
     }
 
     /// A first pass that writes nothing and keeps the widest row's columns ([`Self::columns`]).
     pub fn schema() -> Self {
-        RecordWriter { w: None, format: Format::Csv, columns: None, started: false, rows: 0 }
+        RecordWriter { w: None, format: TableFormat::Csv, columns: None, started: false, rows: 0 }
     }
 
     /// The columns: of the widest row seen by a [`Self::schema`] pass, else the table's.
@@ -238,12 +238,12 @@ impl<'w> RecordWriter<'w> {
         self.started = true;
         let (Some(w), Some(cols)) = (self.w.as_mut(), self.columns.as_ref()) else { return Ok(()) };
         match self.format {
-            Format::Csv if cols.is_empty() => Ok(()),
-            Format::Csv => {
+            TableFormat::Csv if cols.is_empty() => Ok(()),
+            TableFormat::Csv => {
                 let header: Vec<String> = cols.iter().map(|n| csv_field(n).into_owned()).collect();
                 writeln!(w, "{}", header.join(","))
             }
-            Format::Json => w.write_all(b"[\n"),
+            TableFormat::Json => w.write_all(b"[\n"),
         }
     }
 
@@ -265,11 +265,11 @@ impl<'w> RecordWriter<'w> {
         let aligned = align(cols, cells).map_err(|why| std::io::Error::other(format!("table row {}: {why}", self.rows + 1)))?;
         let w = self.w.as_mut().expect("a writing table");
         match self.format {
-            Format::Csv => {
+            TableFormat::Csv => {
                 let line: Vec<String> = aligned.iter().map(csv_scalar).collect();
                 writeln!(w, "{}", line.join(","))?;
             }
-            Format::Json => {
+            TableFormat::Json => {
                 if self.rows > 0 {
                     w.write_all(b",\n")?;
                 }
@@ -293,7 +293,7 @@ impl<'w> RecordWriter<'w> {
             return Ok(self.rows);
         }
         self.start()?;
-        if self.format == Format::Json {
+        if self.format == TableFormat::Json {
             let w = self.w.as_mut().expect("a writing table");
             if self.rows == 0 {
                 if self.columns.is_none() {
@@ -393,7 +393,7 @@ mod number_tests {
     #[test]
     fn rows_flatten_into_csv_and_json_records() {
         let mut buf = Vec::new();
-        let mut t = RecordWriter::new(&mut buf, Format::Csv);
+        let mut t = RecordWriter::new(&mut buf, TableFormat::Csv);
         t.row(&row(&["gain", "time"], Some(0.5))).unwrap();
         t.row(&row(&[], None)).unwrap();
         assert_eq!(t.finish().unwrap(), 2);
@@ -406,7 +406,7 @@ mod number_tests {
         assert_eq!(lines[1], "\"x,\"\"y\"\"\",3,0.5,gain time,1,2,3,4,0.3,1.5,1,,-2,-3,-1");
         assert_eq!(lines[2], "\"x,\"\"y\"\"\",3,,,1,2,3,4,0.3,1.5,1,,-2,-3,-1");
         let mut buf = Vec::new();
-        let mut t = RecordWriter::new(&mut buf, Format::Json);
+        let mut t = RecordWriter::new(&mut buf, TableFormat::Json);
         t.row(&row(&["gain"], None)).unwrap();
         t.finish().unwrap();
         let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
@@ -439,7 +439,7 @@ mod number_tests {
         let cols = schema.columns().unwrap().to_vec();
         assert_eq!(cols, ["name", "part_lo", "part_hi"]);
         let mut buf = Vec::new();
-        let mut t = RecordWriter::with_columns(&mut buf, Format::Csv, cols);
+        let mut t = RecordWriter::with_columns(&mut buf, TableFormat::Csv, cols);
         for r in &rows {
             t.row(r).unwrap();
         }
@@ -457,7 +457,7 @@ b,1,2
     #[test]
     fn rows_with_other_columns_are_refused() {
         let mut buf = Vec::new();
-        let mut t = RecordWriter::new(&mut buf, Format::Csv);
+        let mut t = RecordWriter::new(&mut buf, TableFormat::Csv);
         t.row(&row(&[], None)).unwrap();
         let mut other = row(&[], None);
         other.measures.pop();

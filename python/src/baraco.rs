@@ -6,7 +6,7 @@ use crate::errors::{invalid, to_py, UInt};
 use crate::job::{spawn, Finish, Job};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, StringArray};
 use pyo3::prelude::*;
-use serpsim::baraco::{compare, compute_posteriors, parse_rankings, Config, Metric, ProductionLog, Sampler};
+use serpsim::baraco::{compare, compute_posteriors, parse_rankings, Config, ProductionLog, Sampler, SwitchMetric};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -124,7 +124,7 @@ fn compare_rankers(
     let depth = depth.usize(py, "compare_rankers", "depth")?;
     let seed = seed.u64(py, "compare_rankers", "seed")?;
     let threads = crate::errors::opt_usize(py, threads, "compare_rankers", "threads")?;
-    let m = Metric::parse(metric).ok_or_else(|| invalid(py, format!("metric: `{metric}` is not rrmetric or dcg")))?;
+    let m = SwitchMetric::parse(metric).ok_or_else(|| invalid(py, format!("metric: `{metric}` is not rrmetric or dcg")))?;
     let s = match sampler {
         "inverse-cdf" => Sampler::InverseCdf,
         "mh" => Sampler::paper_mh(),

@@ -2,7 +2,7 @@
 //! plus the Manual Thresholding (MT) baseline on point estimates.
 
 use super::log::{ProductionLog, Ranking};
-use super::metrics::{evaluated_list, expected_metric, Metric, Unseen};
+use super::metrics::{evaluated_list, expected_metric, SwitchMetric, Unseen};
 use super::posterior::{Density, Posteriors};
 use super::sampling::Sampler;
 use crate::error::{check_probability, Error, Result};
@@ -20,7 +20,7 @@ pub struct Config {
     /// Results per SERP that the metric looks at.
     pub depth: usize,
     /// Metric.
-    pub metric: Metric,
+    pub metric: SwitchMetric,
     /// Sampler for the posteriors.
     pub sampler: Sampler,
     /// Master seed.
@@ -29,7 +29,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { epsilon: 0.01, delta: 0.05, samples: 1000, depth: 10, metric: Metric::RrMetric, sampler: Sampler::InverseCdf, seed: 1 }
+        Config { epsilon: 0.01, delta: 0.05, samples: 1000, depth: 10, metric: SwitchMetric::RrMetric, sampler: Sampler::InverseCdf, seed: 1 }
     }
 }
 
@@ -269,7 +269,7 @@ fn draw_mixture(post: &Posteriors, p: usize, cfg: &Config, k: usize) -> (Vec<f64
 
 /// Metric of a ranker from point values per pair: `unseen` says whether unseen documents are
 /// condensed away (MT) or kept (ground truth, where every pair has a value).
-pub fn point_metric(log: &ProductionLog, r: &Ranking, a: &[f64], s: &[f64], metric: Metric, depth: usize, unseen: Unseen) -> f64 {
+pub fn point_metric(log: &ProductionLog, r: &Ranking, a: &[f64], s: &[f64], metric: SwitchMetric, depth: usize, unseen: Unseen) -> f64 {
     let weights = query_weights(log);
     let mut buf = Vec::new();
     let lists: Vec<Vec<u32>> = r

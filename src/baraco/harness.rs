@@ -16,7 +16,7 @@
 
 use super::decide::{compare, point_metric, Config};
 use super::log::{ProductionLog, Ranking};
-use super::metrics::{Metric, Unseen};
+use super::metrics::{SwitchMetric, Unseen};
 use super::mixture::{fit_mixture, MixturePrior};
 use super::model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
 use super::posterior::{compute_posteriors_mixture, compute_posteriors_with_prior};
@@ -414,7 +414,7 @@ impl Study {
         let (prod, cands) = self.rankers(cfg, run);
         let log = self.generate_log(cfg, &prod, gen, user, run);
         let (ta, ts) = self.truth(user);
-        let metric = Metric::RrMetric;
+        let metric = SwitchMetric::RrMetric;
         // Ground truth (every pair has true parameters; no condensing).
         let m_p = point_metric(&log, &prod, &ta, &ts, metric, cfg.depth, Unseen::Prior);
         let diff_true: Vec<f64> = cands.iter().map(|c| point_metric(&log, c, &ta, &ts, metric, cfg.depth, Unseen::Prior) - m_p).collect();

@@ -1,9 +1,9 @@
 //! Ranking metrics over DBN parameters, and how unseen documents enter them.
 
-/// Metric used to compare rankers.
+/// The metric used to compare rankers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Metric {
+pub enum SwitchMetric {
     /// Eq. 3: `sum_i s_i a_i / i * prod_{j<i} (1 - s_j a_j)` (expected reciprocal rank of the
     /// satisfying click).
     #[default]
@@ -12,12 +12,12 @@ pub enum Metric {
     Dcg,
 }
 
-impl Metric {
+impl SwitchMetric {
     /// Value of the metric for a ranked list given `(a_i, s_i)` in rank order.
     #[inline]
     pub fn value(self, params: impl Iterator<Item = (f64, f64)>) -> f64 {
         match self {
-            Metric::RrMetric => {
+            SwitchMetric::RrMetric => {
                 let (mut m, mut cont) = (0.0, 1.0);
                 for (i, (a, s)) in params.enumerate() {
                     let r = a * s;
@@ -26,15 +26,15 @@ impl Metric {
                 }
                 m
             }
-            Metric::Dcg => params.enumerate().map(|(i, (a, s))| a * s / ((i + 2) as f64).log2()).sum(),
+            SwitchMetric::Dcg => params.enumerate().map(|(i, (a, s))| a * s / ((i + 2) as f64).log2()).sum(),
         }
     }
 
     /// Parses `rrmetric` or `dcg`.
     pub fn parse(name: &str) -> Option<Self> {
         match name {
-            "rrmetric" | "rr-metric" => Some(Metric::RrMetric),
-            "dcg" => Some(Metric::Dcg),
+            "rrmetric" | "rr-metric" => Some(SwitchMetric::RrMetric),
+            "dcg" => Some(SwitchMetric::Dcg),
             _ => None,
         }
     }
@@ -65,7 +65,7 @@ pub fn evaluated_list(ranking: &[u32], seen: &[bool], unseen: Unseen, depth: usi
 
 /// `M_x = sum_q p(q) metric(q)` from point values per pair (used by the MT baseline and the
 /// ground truth); `lists[q]` are the evaluated lists, `weights[q]` = p(q).
-pub fn expected_metric(metric: Metric, lists: &[Vec<u32>], weights: &[f64], a: &[f64], s: &[f64]) -> f64 {
+pub fn expected_metric(metric: SwitchMetric, lists: &[Vec<u32>], weights: &[f64], a: &[f64], s: &[f64]) -> f64 {
     lists.iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(l, w)| w * metric.value(l.iter().map(|&p| (a[p as usize], s[p as usize])))).sum()
 }
 
@@ -76,9 +76,9 @@ mod tests {
     #[test]
     fn rr_metric_by_hand() {
         // r = (0.5, 0.2, 1.0): 0.5/1 + 0.5*0.2/2 + 0.5*0.8*1.0/3 = 0.5 + 0.05 + 0.1333...
-        let v = Metric::RrMetric.value([(1.0, 0.5), (0.4, 0.5), (1.0, 1.0)].into_iter());
+        let v = SwitchMetric::RrMetric.value([(1.0, 0.5), (0.4, 0.5), (1.0, 1.0)].into_iter());
         assert!((v - (0.55 + 0.4 / 3.0)).abs() < 1e-15, "{v}");
-        let d = Metric::Dcg.value([(1.0, 1.0), (1.0, 1.0), (0.5, 1.0)].into_iter());
+        let d = SwitchMetric::Dcg.value([(1.0, 1.0), (1.0, 1.0), (0.5, 1.0)].into_iter());
         assert!((d - (1.0 + 1.0 / 3f64.log2() + 0.5 / 2.0)).abs() < 1e-15);
     }
 

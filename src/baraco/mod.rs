@@ -21,7 +21,7 @@ pub mod switch;
 
 pub use decide::{compare, point_metric, Answer, Config};
 pub use log::{parse_rankings, parse_weights, ProductionLog, Ranking};
-pub use metrics::{Metric, Unseen};
+pub use metrics::{SwitchMetric, Unseen};
 pub use model_posterior::{compare_model, ModelDraws, ModelPosteriorConfig, PosteriorModel};
 pub use posterior::{compute_posteriors, compute_posteriors_mixture, Density, FactoredBeta, Posteriors, DEFAULT_GAMMA};
 pub use sampling::Sampler;

@@ -8,7 +8,7 @@
 //! that draw's user, [`model_metric`]):
 //!
 //! - **DBN**: rrMetric (Grotov et al. Eq. 3; Chapelle et al. 2009's ERR with r = a s), the
-//!   expected reciprocal rank of the satisfying click; or DCG with gain a s ([`Metric`]).
+//!   expected reciprocal rank of the satisfying click; or DCG with gain a s ([`SwitchMetric`]).
 //! - **UBM, PBM**: these users are never satisfied, so the metric is the expected reciprocal
 //!   rank of the *first* click ("Max Reciprocal Rank", Radlinski, Kurup and Joachims,
 //!   CIKM 2008, §4: 1/r for the highest click, 0 without clicks). Before the first click the
@@ -22,7 +22,7 @@
 
 use super::decide::{answers, Answer, Config, EvalLists};
 use super::log::{ProductionLog, Ranking};
-use super::metrics::Metric;
+use super::metrics::SwitchMetric;
 use crate::clickmodels::gibbs::{sample_with_queries, ubm_cell, GibbsConfig, Latent, SampledTable};
 use crate::clickmodels::prior::PriorScope;
 use crate::error::{Error, Result};
@@ -167,7 +167,7 @@ impl ModelDraws {
 /// The model's metric of one ranked list (pairs in rank order) under draw `j` (see the module
 /// docs). `metric` chooses between rrMetric and DCG for DBN; the other models have only
 /// their first-click metric ([`Metric::RrMetric`]).
-pub fn model_metric(d: &ModelDraws, metric: Metric, j: usize, list: impl Iterator<Item = u32>) -> f64 {
+pub fn model_metric(d: &ModelDraws, metric: SwitchMetric, j: usize, list: impl Iterator<Item = u32>) -> f64 {
     let k = d.k;
     let a = |p: u32| d.attractiveness[p as usize * k + j] as f64;
     match d.model {
@@ -204,7 +204,7 @@ pub fn compare_model(log: &ProductionLog, draws: &ModelDraws, production: &Ranki
     if cfg.samples > draws.k {
         return Err(Error::config("baraco", "samples", format!("{} asked but the posterior has {} draws", cfg.samples, draws.k)));
     }
-    if draws.model != PosteriorModel::Dbn && cfg.metric != Metric::RrMetric {
+    if draws.model != PosteriorModel::Dbn && cfg.metric != SwitchMetric::RrMetric {
         return Err(Error::config("baraco", "metric", format!("only rrmetric (the first-click reciprocal rank) is defined for {}", draws.model.name())));
     }
     let ev = EvalLists::new(log, production, candidates, cfg.depth);
@@ -379,7 +379,8 @@ mod tests {
         let long = Ranking { name: "long".into(), lists: vec![vec![swap.lists[0][0], swap.lists[0][1], 2]] };
         let e = compare_model(&log, &draws, &p, &[long], &Config { samples: 100, ..Config::default() }).unwrap_err().to_string();
         assert!(e.contains("depth") && e.contains("rank 3") && e.contains("2 ranks"), "{e}");
-        let e = compare_model(&log, &draws, &p, one, &Config { samples: 100, depth: 2, metric: Metric::Dcg, ..Config::default() }).unwrap_err().to_string();
+        let e =
+            compare_model(&log, &draws, &p, one, &Config { samples: 100, depth: 2, metric: SwitchMetric::Dcg, ..Config::default() }).unwrap_err().to_string();
         assert!(e.contains("metric"), "{e}");
         let e = compare_model(&log, &draws, &p, one, &Config { samples: 101, depth: 2, ..Config::default() }).unwrap_err().to_string();
         assert!(e.contains("samples"), "{e}");

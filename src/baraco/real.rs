@@ -39,7 +39,7 @@
 
 use super::decide::{compare, point_metric, Config};
 use super::log::{ProductionLog as BLog, Ranking};
-use super::metrics::{Metric, Unseen};
+use super::metrics::{SwitchMetric, Unseen};
 use super::posterior::{compute_posteriors, compute_posteriors_with_prior, Density, FactoredBeta, Posteriors};
 use super::switch::{self, ErrorSample, ModelError, OutcomeMetric, Verdict, NF};
 use crate::clickmodels::orderings::{group_orderings, Ordering};
@@ -632,7 +632,7 @@ fn paper_decisions(
         delta: cfg.delta,
         samples: cfg.samples,
         depth: cfg.depth,
-        metric: Metric::RrMetric,
+        metric: SwitchMetric::RrMetric,
         seed: cfg.seed,
         ..Config::default()
     };
@@ -652,7 +652,7 @@ fn paper_decisions(
             let pair_seed = crate::rng::derive_key(cfg.seed, &[p as u64, c as u64]);
             let answer = compare(&b, &post, &production, std::slice::from_ref(&candidate), &Config { seed: pair_seed, ..bcfg })?.remove(0);
             let (ea, es) = super::harness::dbn_em(&b, gamma, cfg.em_iterations)?;
-            let pm = |r: &Ranking, u: Unseen| point_metric(&b, r, &ea, &es, Metric::RrMetric, cfg.depth, u);
+            let pm = |r: &Ranking, u: Unseen| point_metric(&b, r, &ea, &es, SwitchMetric::RrMetric, cfg.depth, u);
             let em_diff = pm(&candidate, Unseen::Prior) - pm(&production, Unseen::Prior);
             let mt_diff = pm(&candidate, Unseen::Condense) - pm(&production, Unseen::Condense);
             let (real_diff, real_se) = real_advantage(cfg.metric, stats(p), stats(c));

@@ -2,8 +2,8 @@
 
 use super::common::with_threads;
 use serpsim::baraco::{
-    compare, compare_model, compute_posteriors, parse_rankings, parse_weights, point_metric, Config, Metric, ModelDraws, ModelPosteriorConfig, PosteriorModel,
-    ProductionLog, Ranking, Sampler, Unseen,
+    compare, compare_model, compute_posteriors, parse_rankings, parse_weights, point_metric, Config, ModelDraws, ModelPosteriorConfig, PosteriorModel,
+    ProductionLog, Ranking, Sampler, SwitchMetric, Unseen,
 };
 use serpsim::clickmodels::metrics::UserModel;
 use serpsim::collection::letor::{linear_score, LetorData};
@@ -131,7 +131,7 @@ pub fn run(args: CompareRankersArgs) -> anyhow::Result<()> {
     }
     serpsim::limits::check_usize("compare-rankers", "--samples", args.samples, serpsim::limits::MAX_SAMPLES, "Monte-Carlo samples")?;
     serpsim::limits::check_usize("compare-rankers", "--depth", args.depth, serpsim::baraco::decide::MAX_DEPTH, "ranks")?;
-    let metric = Metric::parse(&args.metric).ok_or_else(|| anyhow::anyhow!("--metric: `{}` is not rrmetric or dcg", args.metric))?;
+    let metric = SwitchMetric::parse(&args.metric).ok_or_else(|| anyhow::anyhow!("--metric: `{}` is not rrmetric or dcg", args.metric))?;
     let sampler = match args.sampler.as_str() {
         "inverse-cdf" => Sampler::InverseCdf,
         "mh" => Sampler::paper_mh(),

@@ -29,7 +29,7 @@ mod files;
 mod plot;
 pub mod verdict;
 
-use crate::write::{Format, RecordWriter};
+use crate::write::{RecordWriter, TableFormat};
 pub use files::StagedOutput;
 pub use verdict::{answer, summary_warnings, topic_tests, verdict, Role, TopicTest, Verdict, VerdictMeasure};
 
@@ -414,7 +414,7 @@ impl<'a> Report<'a> {
         for (t, cols) in tables.iter().zip(&columns) {
             if let Some(file) = t.csv {
                 out.write_with(file, |w| {
-                    let mut rw = RecordWriter::with_columns(w, Format::Csv, cols.clone());
+                    let mut rw = RecordWriter::with_columns(w, TableFormat::Csv, cols.clone());
                     (t.rows)(&mut rw)?;
                     rw.finish().map(|_| ())
                 })?;
@@ -435,7 +435,7 @@ impl<'a> Report<'a> {
             let json: Vec<(&Table, &Vec<String>)> = tables.iter().zip(&columns).filter(|(t, _)| t.json).collect();
             for (i, (t, cols)) in json.iter().enumerate() {
                 write!(w, "{}: ", text(&t.name))?;
-                let mut rw = RecordWriter::with_columns(w, Format::Json, cols.to_vec());
+                let mut rw = RecordWriter::with_columns(w, TableFormat::Json, cols.to_vec());
                 (t.rows)(&mut rw)?;
                 rw.finish()?;
                 writeln!(w, "{}", if i + 1 < json.len() { "," } else { "" })?;
