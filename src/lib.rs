@@ -19,6 +19,10 @@
 //! assert!(sessions.iter().all(|o| o.depth >= 1 && o.depth <= 5));
 //! ```
 //!
+//! A program starts from [`prelude`]: `use serpsim::prelude::*;` brings what running a
+//! scenario, fitting and scoring a click model, evaluating a TREC run and deciding a ranker
+//! switch need, with an example of each.
+//!
 //! # Layers
 //!
 //! A module uses only modules of its own row or of the rows above it (lower layers), and two
@@ -42,6 +46,7 @@
 //! | orchestrator | `run` |
 //! | presets | `presets` |
 //! | applications | `baraco`, `suggest`, `study` |
+//! | front door | `prelude` |
 //! | harnesses | `fuzzing`, `readers_table` |
 //!
 //! The paper presets (`sessions`, `sublists`, `streams`) are folders of `presets`.
@@ -81,6 +86,9 @@ pub mod presets;
 pub mod baraco;
 pub mod study;
 pub mod suggest;
+
+/// The front door (see the module): `use serpsim::prelude::*;`.
+pub mod prelude;
 // harnesses
 #[doc(hidden)]
 pub mod fuzzing;
