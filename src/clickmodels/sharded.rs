@@ -703,36 +703,42 @@ fn build(dir: &WorkDir, s: usize, split: Split) -> Result<Built> {
     let mut seen: Vec<bool> = Vec::new();
     let mut pairs: Vec<u32> = Vec::new();
     let mut enc = Vec::new();
-    // Keep::Validate: the held-out sessions (index among them, query, encoding's end in
-    // `vt_bytes`), and each query's first index.
-    let mut vt: Vec<(u64, u32, usize)> = Vec::new();
-    let mut vt_bytes: Vec<u8> = Vec::new();
+    // Keep::Validate: the held-out sessions, streamed to `s{s}.vtall` (index among them,
+    // query, encoding), and each query's first index.
+    let vtall_path = dir.file(&format!("s{s}.vtall"));
+    let mut vtall = match split.keep {
+        Keep::Validate { .. } => Some(BufWriter::with_capacity(64 << 10, File::create(&vtall_path).map_err(|e| Error::io(&vtall_path, e))?)),
+        Keep::Eval => None,
+    };
     let mut qfirst: Vec<u64> = Vec::new();
+    let (mut qbuf, mut dbuf, mut bits) = (Vec::new(), Vec::new(), Vec::new());
     for (file, offset) in [("raw", 0u64), ("testraw", test_offset)] {
         let raw_path = dir.file(&format!("s{s}.{file}"));
         if !raw_path.exists() {
             continue;
         }
-        let b = std::fs::read(&raw_path).map_err(|e| Error::io(&raw_path, e))?;
+        // Streamed (a popular query's raw sessions can be more than a worker's share of the
+        // budget); unlinked once open.
+        let f = File::open(&raw_path).map_err(|e| Error::io(&raw_path, e))?;
         let _ = std::fs::remove_file(&raw_path);
-        let mut at = 0;
+        let mut rd = BufReader::with_capacity(64 << 10, f);
         let path = raw_path.as_path();
-        while at < b.len() {
-            let index = get_uleb(&b, &mut at, path)? + offset;
-            let qn = get_uleb(&b, &mut at, path)? as usize;
-            let query = std::str::from_utf8(get_bytes(&b, &mut at, qn, path)?).map_err(|_| corrupt(path))?;
+        while let Some(index) = read_uleb(&mut rd, path)? {
+            let index = index + offset;
+            read_field(&mut rd, path, &mut qbuf)?;
+            let query = std::str::from_utf8(&qbuf).map_err(|_| corrupt(path))?;
             let q = vocab.intern_query(query);
             if q as usize == qfirst.len() {
                 qfirst.push(index);
             }
-            let n = get_uleb(&b, &mut at, path)? as usize;
-            if n > b.len() {
+            let n = read_uleb(&mut rd, path)?.ok_or_else(|| corrupt(path))? as usize;
+            if n >= 1 << RANK_BITS {
                 return Err(corrupt(path));
             }
             pairs.clear();
             for r in 0..n {
-                let dn = get_uleb(&b, &mut at, path)? as usize;
-                let doc = std::str::from_utf8(get_bytes(&b, &mut at, dn, path)?).map_err(|_| corrupt(path))?;
+                read_field(&mut rd, path, &mut dbuf)?;
+                let doc = std::str::from_utf8(&dbuf).map_err(|_| corrupt(path))?;
                 let d = vocab.intern_doc(doc);
                 let before = vocab.pair_count();
                 let p = vocab.intern_pair(q, d);
@@ -745,8 +751,9 @@ fn build(dir: &WorkDir, s: usize, split: Split) -> Result<Built> {
                 }
                 pairs.push(p);
             }
-            let bits = get_bytes(&b, &mut at, n.div_ceil(8), path)?;
-            Distinct::encode(&mut enc, q, &pairs, bits);
+            bits.resize(n.div_ceil(8), 0);
+            rd.read_exact(&mut bits).map_err(|_| corrupt(path))?;
+            Distinct::encode(&mut enc, q, &pairs, &bits);
             if seen.len() <= q as usize {
                 seen.resize(q as usize + 1, false);
             }
@@ -759,8 +766,12 @@ fn build(dir: &WorkDir, s: usize, split: Split) -> Result<Built> {
                     Keep::Eval if seen[q as usize] => test.add(&enc),
                     Keep::Eval => {}
                     Keep::Validate { .. } => {
-                        vt_bytes.extend_from_slice(&enc);
-                        vt.push((h, q, vt_bytes.len()));
+                        let w = vtall.as_mut().expect("open under Keep::Validate");
+                        let mut head = Vec::with_capacity(24);
+                        put_uleb(&mut head, h);
+                        put_uleb(&mut head, u64::from(q));
+                        put_uleb(&mut head, enc.len() as u64);
+                        w.write_all(&head).and_then(|()| w.write_all(&enc)).map_err(|e| Error::io(&vtall_path, e))?;
                     }
                 },
             }
@@ -780,21 +791,29 @@ fn build(dir: &WorkDir, s: usize, split: Split) -> Result<Built> {
         // Held-out sessions of queries without training sessions are left out (when
         // restricted): the test sessions are known only now, since with `interleaved` a
         // query's first training session may come after a held-out one.
-        let (mut kept, mut dropped) = (Vec::new(), Vec::new());
-        let mut start = 0;
-        for &(h, q, end) in &vt {
-            if restrict && !seen[q as usize] {
-                dropped.push(h);
+        let f = vtall.take().expect("open under Keep::Validate").into_inner().map_err(|e| Error::io(&vtall_path, e.into_error()))?;
+        drop(f);
+        let mut rd = BufReader::with_capacity(64 << 10, File::open(&vtall_path).map_err(|e| Error::io(&vtall_path, e))?);
+        let _ = std::fs::remove_file(&vtall_path);
+        let kept_path = dir.file(&format!("s{s}.vtest"));
+        let mut kept = BufWriter::with_capacity(64 << 10, File::create(&kept_path).map_err(|e| Error::io(&kept_path, e))?);
+        let mut dropped = Vec::new();
+        let mut head = Vec::new();
+        while let Some(h) = read_uleb(&mut rd, &vtall_path)? {
+            let q = read_uleb(&mut rd, &vtall_path)?.ok_or_else(|| corrupt(&vtall_path))?;
+            read_field(&mut rd, &vtall_path, &mut enc)?;
+            if restrict && !seen.get(q as usize).copied().unwrap_or(false) {
+                dropped.extend_from_slice(&h.to_le_bytes());
             } else {
-                put_uleb(&mut kept, h);
-                put_uleb(&mut kept, (end - start) as u64);
-                kept.extend_from_slice(&vt_bytes[start..end]);
+                head.clear();
+                put_uleb(&mut head, h);
+                put_uleb(&mut head, enc.len() as u64);
+                kept.write_all(&head).and_then(|()| kept.write_all(&enc)).map_err(|e| Error::io(&kept_path, e))?;
                 test_sessions += 1;
             }
-            start = end;
         }
-        write(format!("s{s}.vtest"), &kept)?;
-        write(format!("s{s}.vdrop"), &u64s(&dropped))?;
+        kept.into_inner().map_err(|e| Error::io(&kept_path, e.into_error()))?;
+        write(format!("s{s}.vdrop"), &dropped)?;
         write(format!("s{s}.qfirst"), &u64s(&qfirst))?;
         // Not counted in the shard's memory: the validation streams them.
         held = Vec::new();
@@ -980,6 +999,16 @@ fn read_uleb(r: &mut BufReader<File>, path: &Path) -> Result<Option<u64>> {
     Err(corrupt(path))
 }
 
+/// Reads a LEB128 length and that many bytes into `buf` (a field of a temporary file).
+fn read_field(r: &mut BufReader<File>, path: &Path, buf: &mut Vec<u8>) -> Result<()> {
+    let n = read_uleb(r, path)?.ok_or_else(|| corrupt(path))?;
+    if n > 1 << 30 {
+        return Err(corrupt(path));
+    }
+    buf.resize(n as usize, 0);
+    r.read_exact(buf).map_err(|_| corrupt(path))
+}
+
 /// Counts the values of a sorted u64 file below increasing bounds, reading it once.
 struct Below {
     r: BufReader<File>,
@@ -1034,7 +1063,9 @@ fn validate_stage(a: After<'_>, vcfg: &super::validate::ValidateConfig, replicat
     let all_drops = dir.file("vdrop.all");
     merge_u64_files(&drops, &all_drops)?;
     let min_list = cfg.min_list_sessions.max(1);
-    let parts: Vec<ShardPart> = (0..a.n_shards)
+    // Parts merged as they come (every merge is exact, so the order does not matter): the
+    // shards' tallies are not all held at once.
+    let (tally, sums, mut system): ShardPart = (0..a.n_shards)
         .into_par_iter()
         .with_max_len(1)
         .map(|s| -> Result<ShardPart> {
@@ -1111,13 +1142,15 @@ fn validate_stage(a: After<'_>, vcfg: &super::validate::ValidateConfig, replicat
             }
             Ok((tally, sums, system))
         })
-        .collect::<Result<_>>()?;
-    let (mut tally, mut sums, mut system) = (Tally::default(), super::eval::EvalSums::default(), Vec::new());
-    for (t, e, q) in parts {
-        tally.merge(t);
-        sums.merge(e);
-        system.extend(q);
-    }
+        .try_reduce(
+            || (Tally::default(), super::eval::EvalSums::default(), Vec::new()),
+            |(mut t, mut e, mut q), (t2, e2, q2)| {
+                t.merge(t2);
+                e.merge(e2);
+                q.extend(q2);
+                Ok((t, e, q))
+            },
+        )?;
     // The system-check queries numbered as the in-memory vocabulary numbers them: by the
     // number of queries (of every shard) first seen before them.
     system.sort_unstable_by_key(|(f, _)| *f);
@@ -1161,7 +1194,8 @@ impl After<'_> {
 /// `clicks eval`'s stage: the held-out sessions evaluated shard by shard.
 fn eval_stage(a: After<'_>) -> Result<EvalOut> {
     let dir = a.space.dir;
-    let parts: Vec<super::eval::EvalSums> = (0..a.n_shards)
+    // Merged as they come (exact sums: the order does not matter).
+    let total = (0..a.n_shards)
         .into_par_iter()
         .with_max_len(1)
         .map(|s| -> Result<super::eval::EvalSums> {
@@ -1178,11 +1212,10 @@ fn eval_stage(a: After<'_>) -> Result<EvalOut> {
             })?;
             Ok(sums)
         })
-        .collect::<Result<_>>()?;
-    let mut total = super::eval::EvalSums::default();
-    for p in parts {
-        total.merge(p);
-    }
+        .try_reduce(super::eval::EvalSums::default, |mut a, b| {
+            a.merge(b);
+            Ok(a)
+        })?;
     Ok((total.scores()?, a.test_sessions, a.test_read))
 }
 
