@@ -230,12 +230,6 @@ impl EmModel for Ccm {
     fn encode(&self) -> (u8, Vec<f64>, Vec<&[f64]>) {
         (0, vec![self.tau1, self.tau2, self.tau3], vec![&self.attractiveness])
     }
-    fn clone_box(&self) -> Box<dyn EmModel> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The starting state: parameters at 0.5.

@@ -279,12 +279,6 @@ impl EmModel for DbnFit {
     fn encode(&self) -> (u8, Vec<f64>, Vec<&[f64]>) {
         (u8::from(self.fit_gamma), vec![self.model.gamma], vec![&self.model.attractiveness, &self.model.satisfaction])
     }
-    fn clone_box(&self) -> Box<dyn EmModel> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The starting state: parameters at 0.5, gamma at its fixed value when fixed.

@@ -525,7 +525,7 @@ impl<'a> Reader<'a> {
 /// driver sees it: the current parameters, the E-step that adds a session's expected counts
 /// and the M-step that re-estimates the parameters from their sum. One file per model
 /// implements it (`dbn.rs`, ...) and lists itself in the registry (`clickmodels::MODELS`).
-pub trait EmModel: Send + Sync + std::fmt::Debug {
+pub trait EmModel: EmModelCopy + Send + Sync + std::fmt::Debug {
     /// Which model this is.
     fn kind(&self) -> ModelKind;
 
@@ -566,12 +566,25 @@ pub trait EmModel: Send + Sync + std::fmt::Debug {
     /// The parameters for [`super::state::EmState::to_bytes`]: a flag byte, the scalars and
     /// the vectors (the model's `decode` in its spec reverses it).
     fn encode(&self) -> (u8, Vec<f64>, Vec<&[f64]>);
+}
 
+/// What every [`EmModel`] has without writing it: a boxed copy and the concrete model back
+/// (implemented for every `Clone` model).
+pub trait EmModelCopy {
     /// A boxed copy.
     fn clone_box(&self) -> Box<dyn EmModel>;
 
     /// The state as `Any` (to get the concrete model back: [`super::state::EmState::get`]).
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: EmModel + Clone + 'static> EmModelCopy for T {
+    fn clone_box(&self) -> Box<dyn EmModel> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

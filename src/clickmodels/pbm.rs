@@ -152,12 +152,6 @@ impl EmModel for Pbm {
     fn encode(&self) -> (u8, Vec<f64>, Vec<&[f64]>) {
         (0, vec![], vec![&self.attractiveness, &self.examination])
     }
-    fn clone_box(&self) -> Box<dyn EmModel> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The starting state: parameters at 0.5.

@@ -200,12 +200,6 @@ impl EmModel for Ubm {
         v.extend(self.examination.iter().map(Vec::as_slice));
         (0, vec![], v)
     }
-    fn clone_box(&self) -> Box<dyn EmModel> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The starting state: parameters at 0.5.
