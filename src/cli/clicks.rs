@@ -571,6 +571,21 @@ struct ValidateArgs {
     threads: Option<usize>,
 }
 
+impl ValidateArgs {
+    /// `--replicates`: a number, or `None` for `auto`.
+    fn replicates(&self) -> anyhow::Result<Option<usize>> {
+        match self.replicates.as_str() {
+            "auto" => Ok(None),
+            r => Ok(Some(r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?)),
+        }
+    }
+}
+
+/// The validation settings of `a` with `replicates` simulated sessions per test session.
+fn validate_config(a: &ValidateArgs, replicates: usize) -> ValidateConfig {
+    ValidateConfig { replicates, bootstrap: a.bootstrap, level: a.ci_level, seed: a.validate_seed, rankers: a.rankers, min_list_sessions: a.min_list_sessions }
+}
+
 /// [`dwell_by_rank`] of a streamed training log, read again for its dwell times (its
 /// stored sessions hold none); `None` when no session of it has dwell.
 fn streamed_dwell_by_rank(src: &FileSource, depth: usize) -> anyhow::Result<Option<Vec<Vec<f64>>>> {
@@ -694,18 +709,7 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
         },
     };
     let model_name = model.kind().name().to_string();
-    let replicates = match a.replicates.as_str() {
-        "auto" => ValidateConfig::auto_replicates(test.len()),
-        r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
-    };
-    let cfg = ValidateConfig {
-        replicates,
-        bootstrap: a.bootstrap,
-        level: a.ci_level,
-        seed: a.validate_seed,
-        rankers: a.rankers,
-        min_list_sessions: a.min_list_sessions,
-    };
+    let cfg = validate_config(&a, a.replicates()?.unwrap_or_else(|| ValidateConfig::auto_replicates(test.len())));
     // Dwell only when the test log and the training log both logged it.
     let train_sessions = streamed.as_ref().and_then(FileSource::stored).map_or(data.log.len(), |st| st.len() as usize);
     let streamed_dwell = match &streamed {
@@ -758,18 +762,9 @@ fn validate_sharded(a: &ValidateArgs) -> anyhow::Result<Option<anyhow::Result<()
         (None, "interleaved") => sharded::HeldOut::Interleaved,
         (None, s) => anyhow::bail!("--split `{s}`: expected 75-25, interleaved or orderings"),
     };
-    let replicates = match a.replicates.as_str() {
-        "auto" => None,
-        r => Some(r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?),
-    };
-    let vcfg = ValidateConfig {
-        replicates: replicates.unwrap_or(1),
-        bootstrap: a.bootstrap,
-        level: a.ci_level,
-        seed: a.validate_seed,
-        rankers: a.rankers,
-        min_list_sessions: a.min_list_sessions,
-    };
+    let replicates = a.replicates()?;
+    // `replicates` replaces the placeholder 1 once the held-out sessions are counted.
+    let vcfg = validate_config(a, replicates.unwrap_or(1));
     let opts = a.m.em_options()?;
     let shard_opts = sharded::ShardOptions { memory_budget: budget, dir: None, shards: a.m.shards };
     let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
@@ -1005,10 +1000,7 @@ fn validate_orderings(a: ValidateArgs) -> anyhow::Result<()> {
     let data = LogData::read(train, a.m.format()?, a.m.skip_bad_lines)?;
     report_skipped(train, &data.report);
     anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", train.display());
-    let replicates = match a.replicates.as_str() {
-        "auto" => 1000,
-        r => r.parse().with_context(|| format!("--replicates `{r}`: expected `auto` or a whole number"))?,
-    };
+    let replicates = a.replicates()?.unwrap_or(1000);
     let cfg = OrderingsConfig {
         models,
         folds: a.folds,

@@ -950,20 +950,23 @@ fn read_u64s(path: &Path) -> Result<Vec<u64>> {
     Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
 }
 
+/// The next little-endian u64 of `r`; `None` at the end.
+fn read_u64_from(r: &mut BufReader<File>, path: &Path) -> Result<Option<u64>> {
+    let mut b = [0u8; 8];
+    match r.read_exact(&mut b) {
+        Ok(()) => Ok(Some(u64::from_le_bytes(b))),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
 /// Merges sorted files of little-endian u64s into one sorted file (streamed).
 fn merge_u64_files(inputs: &[PathBuf], out: &Path) -> Result<()> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut readers =
         inputs.iter().map(|p| File::open(p).map(|f| BufReader::with_capacity(8 << 10, f)).map_err(|e| Error::io(p, e))).collect::<Result<Vec<_>>>()?;
-    let next = |r: &mut BufReader<File>, p: &Path| -> Result<Option<u64>> {
-        let mut b = [0u8; 8];
-        match r.read_exact(&mut b) {
-            Ok(()) => Ok(Some(u64::from_le_bytes(b))),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(e) => Err(Error::io(p, e)),
-        }
-    };
+    let next = read_u64_from;
     let mut heap = BinaryHeap::new();
     for (i, r) in readers.iter_mut().enumerate() {
         if let Some(v) = next(r, &inputs[i])? {
@@ -1025,18 +1028,12 @@ impl Below {
         Ok(b)
     }
     fn advance(&mut self) -> Result<()> {
-        let mut b = [0u8; 8];
-        self.next = match self.r.read_exact(&mut b) {
-            Ok(()) => Some(u64::from_le_bytes(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
-            Err(e) => return Err(Error::io(&self.path, e)),
-        };
+        self.next = read_u64_from(&mut self.r, &self.path)?;
         Ok(())
     }
     /// Values below `x` (`x` not smaller than at the last call).
     fn below(&mut self, x: u64) -> Result<u64> {
-        while let Some(v) = self.next.filter(|&v| v < x) {
-            let _ = v;
+        while self.next.is_some_and(|v| v < x) {
             self.count += 1;
             self.advance()?;
         }
@@ -1086,12 +1083,7 @@ fn validate_stage(a: After<'_>, vcfg: &super::validate::ValidateConfig, replicat
             let mut lists: rustc_hash::FxHashMap<u32, Vec<(Vec<u32>, ListSums)>> = Default::default();
             let (mut probs, mut pairs, mut clicks, mut sim) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             while let Some(h) = read_uleb(&mut r, &p)? {
-                let len = read_uleb(&mut r, &p)?.ok_or_else(|| corrupt(&p))?;
-                if len > 1 << 30 {
-                    return Err(corrupt(&p));
-                }
-                enc.resize(len as usize, 0);
-                r.read_exact(&mut enc).map_err(|_| corrupt(&p))?;
+                read_field(&mut r, &p, &mut enc)?;
                 let enc = enc.as_slice();
                 let mut e = 0;
                 let n = get_uleb(enc, &mut e, &p)? as usize;
