@@ -18,7 +18,7 @@ in which it was clicked, so its satisfaction is (1 + 1) / (2 + 1).)
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _jobs, _serpsim
 from ._tables import from_pandas, is_path, is_polars, output_kind, to_arrow, to_frame
@@ -138,7 +138,10 @@ def fit(
     per-pair table's Beta prior fitted by empirical Bayes within the EM fit; pairs never seen
     take its mean; ``serpsim clicks fit --prior eb``, docs/clickmodels.md). ``None`` (the
     default) is ``serpsim clicks fit``'s: ``"eb"`` for dbn, ubm, ccm and pbm, ``"uniform"`` for
-    the counting models; ``"uniform"`` gives PyClick's fit.
+    the counting models; ``"uniform"`` gives PyClick's fit. ``"global"``, ``"query"`` and
+    ``"hierarchical"`` give posterior means under that prior (``serpsim clicks fit --prior
+    global``; the sampler's defaults and ``seed``; :func:`fit_posterior` returns the posterior
+    too).
 
     ``iterations`` (the most passes) and ``tolerance`` apply to the EM models (dbn, ccm, ubm,
     pbm): with ``tolerance > 0`` EM stops once the training log-likelihood changes by at most
@@ -161,7 +164,7 @@ def fit(
     (``--label-header``), ``unjudged`` (``--unjudged V``), ``unjudged_grade``
     (``--unjudged-grade G``), ``grade_map`` (``--grade-map``: ``"0:0,1:1,2:1"`` or ``{0: 0, 1:
     1, 2: 1}``), ``grade_bootstrap`` (``--grade-bootstrap N``, default 200, 0: no intervals)
-    and ``seed`` (``--seed``, of the bootstrap). What the label reader found and assumed
+    and ``seed`` (``--seed``, of the bootstrap and of the sampler). What the label reader found and assumed
     (unjudged lines, conflicting labels, the grade scale) is raised as warnings, one per line
     the CLI prints on stderr; the per-grade report is :attr:`ClickModel.grade_report`.
     """
@@ -177,9 +180,9 @@ def fit(
             None if grade_bootstrap is None else int(grade_bootstrap), int(seed),
         )
         if is_path(log):
-            job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t, labels, prior)
+            job = _serpsim.fit_path(os.fspath(log), model, format, int(iterations), tol, gamma, bool(skip_bad_lines), t, labels, prior, int(seed))
         else:
-            job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t, labels, prior)
+            job = _serpsim.fit_table(to_arrow(log, "log"), model, int(iterations), tol, gamma, t, labels, prior, int(seed))
         inner = _jobs.run(job, progress)
     for note in inner.label_notes:
         warnings.warn(note, stacklevel=2)
@@ -255,7 +258,7 @@ def fit_posterior(
     seed: int = 1,
     draws: int = 0,
     gamma: Optional[float] = None,
-    top_examination: Optional[float] = 1.0,
+    top_examination: Union[float, str, None] = "default",
     exact: bool = False,
     format: str = "yandex",
     skip_bad_lines: bool = False,
@@ -277,8 +280,10 @@ def fit_posterior(
     conjugate Beta posteriors; dbn, ccm, ubm and pbm (and sdbn/dcm with ``exact``) a Gibbs
     sampler with ``chains`` chains of ``warmup`` + ``samples`` sweeps. ``gamma`` fixes DBN's
     continuation (sampled otherwise); ``top_examination`` pins UBM/PBM's examination of rank 1
-    (``None``: free, and the scale of attractiveness and examination is not identified); under
-    the ``uniform`` prior the returned model is the usual EM fit, unpinned. A
+    (``"default"``: pinned at 1 for the posterior, the EM fit left free, as ``serpsim clicks
+    fit`` without ``--top-examination``; a number pins both; ``None``: free, and the scale of
+    attractiveness and examination is not identified); under the ``uniform`` prior the returned
+    model is the usual EM fit (the CLI's, with its default tolerance). A
     warning is raised when chains have not converged (R-hat > 1.01 or too few effective draws).
     """
     import json

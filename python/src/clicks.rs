@@ -9,15 +9,12 @@ use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array}
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3::IntoPyObject;
-use serpsim::clickmodels::driver::{EmOptions, EmPrior, FitSummary};
+use serpsim::clickmodels::driver::FitSummary;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, Scores};
-use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::labels::{read_labels, LabelInputs, LabelRequest, LabelSummary};
-use serpsim::clickmodels::portable::{fit_by_grade_labeled, ByGrade, ByGradeOptions};
-use serpsim::clickmodels::posterior::fit::fit_model;
-use serpsim::clickmodels::posterior::PosteriorConfig;
-use serpsim::clickmodels::prior::PriorScope;
-use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::fitting::{FitObserver, FitParams, FitPhase, FitPlan, Fitted, SamplerParams, TopExamination};
+use serpsim::clickmodels::labels::{LabelInputs, LabelRequest};
+use serpsim::clickmodels::portable::ByGrade;
+use serpsim::clickmodels::{io, ClickModel, EmConfig, Gamma, ModelKind};
 use serpsim::logs::{ClickLog, Format, LogData, Vocab};
 use serpsim::progress::Progress;
 use std::path::PathBuf;
@@ -41,27 +38,60 @@ fn read_log(py: Python<'_>, table: &Bound<'_, PyAny>, data: &mut LogData, need_c
     py.detach(|| serpsim::logs::arrow::intern_batches(&batches, vocab, what)).map_err(|m| invalid(py, m))
 }
 
-/// The fit's configuration; `tolerance` `None` is the library's default (the CLI's).
-fn config(py: Python<'_>, model: &str, iterations: usize, tolerance: Option<f64>, gamma: Option<f64>) -> PyResult<ModelConfig> {
+/// The arguments of a fit as the library's settings, field for field (`tolerance` `None`:
+/// the library's default, the CLI's); every default, limit and choice that follows is the
+/// library's ([`FitParams::check`]).
+fn params(py: Python<'_>, model: &str, iterations: usize, tolerance: Option<f64>, gamma: Option<f64>, prior: Option<&str>) -> PyResult<FitParams> {
     let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
-    let tolerance = tolerance.unwrap_or(serpsim::clickmodels::driver::DEFAULT_TOLERANCE);
-    let mut cfg = ModelConfig::new(kind, EmConfig { iterations, tolerance });
-    match (&mut cfg, gamma) {
-        (ModelConfig::Dbn(d), Some(g)) => {
-            serpsim::error::check_probability("gamma", "gamma", g).map_err(|e| to_py(py, e))?;
-            d.gamma = Gamma::Fixed(g);
-        }
-        (_, Some(_)) => return Err(invalid(py, "gamma applies to the dbn model only")),
-        _ => {}
+    let mut p = FitParams::new(kind);
+    p.iterations = iterations;
+    if let Some(t) = tolerance {
+        p.tolerance = t;
     }
-    Ok(cfg)
+    p.gamma = gamma.map_or(Gamma::Fitted, Gamma::Fixed);
+    p.prior = prior.map(str::parse).transpose().map_err(|e| to_py(py, e))?;
+    Ok(p)
 }
 
-fn passes(cfg: &ModelConfig) -> u64 {
-    match cfg {
-        ModelConfig::Dbn(c) => c.iterations as u64,
-        ModelConfig::Ccm(c) | ModelConfig::Ubm(c) | ModelConfig::Pbm(c) | ModelConfig::Em(_, c) => c.iterations as u64,
-        _ => 1,
+/// Checks `params` ([`FitParams::check`]).
+fn plan(py: Python<'_>, params: &FitParams) -> PyResult<FitPlan> {
+    params.check().map_err(|e| to_py(py, e))
+}
+
+/// Shows a fit's progress on the job's [`Progress`]; the notes a fit returns are kept on the
+/// model (`label_notes`, `grade_report`) or returned (the posterior's summary lines).
+struct Watch<'a> {
+    p: &'a Progress,
+    /// Whether the sampler's sweeps are shown (EM passes of a posterior's point fit are not).
+    sweeping: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> Watch<'a> {
+    fn new(p: &'a Progress) -> Self {
+        Watch { p, sweeping: false.into() }
+    }
+}
+
+impl FitObserver for Watch<'_> {
+    fn phase(&self, phase: FitPhase<'_>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        match phase {
+            FitPhase::Passes(kind, total) => self.p.phase(&format!("fitting {kind}"), "passes", Some(total)),
+            FitPhase::Sweeps(kind, total) => {
+                self.sweeping.store(true, Relaxed);
+                self.p.phase(&format!("posterior of {kind}"), "sweeps", total)
+            }
+            FitPhase::ByGrade(kind) => self.p.phase(&format!("fitting {kind} by relevance grade"), "", None),
+            FitPhase::Reading(name) => self.p.phase(&format!("reading {name}"), "", None),
+        }
+    }
+    fn pass(&self, pass: &serpsim::clickmodels::driver::PassInfo) {
+        if !self.sweeping.load(std::sync::atomic::Ordering::Relaxed) {
+            self.p.set_done(pass.pass as u64);
+        }
+    }
+    fn sweeps(&self, n: u64) {
+        self.p.inc(n);
     }
 }
 
@@ -87,8 +117,23 @@ impl PyClickModel {
     }
 }
 
-fn finish_model(model: Box<dyn ClickModel>, vocab: Vocab, sessions: usize) -> Finish {
-    Box::new(move |py| Ok(Py::new(py, PyClickModel::plain(model, vocab, sessions))?.into_any()))
+impl From<Fitted> for PyClickModel {
+    fn from(f: Fitted) -> Self {
+        PyClickModel {
+            model: Arc::from(f.model),
+            vocab: Arc::new(f.vocab),
+            sessions: f.sessions as usize,
+            fit: f.summary,
+            grades: f.grades.map(Arc::new),
+            label_notes: f.label_notes,
+            grade_report: f.grade_report,
+        }
+    }
+}
+
+fn finish_fitted(f: Fitted) -> Finish {
+    let m = PyClickModel::from(f);
+    Box::new(move |py| Ok(Py::new(py, m)?.into_any()))
 }
 
 /// The label file of a fit and how to read it (`serpsim clicks fit --labels ...`), checked by
@@ -175,62 +220,27 @@ fn labels(
     }))
 }
 
-/// The label file, as read (`read_labels`) on the job's thread, and the notes it gave.
-struct ReadLabels {
-    labels: (serpsim::collection::trec::Qrels, LabelSummary),
-    resamples: usize,
-    seed: u64,
-    notes: Vec<String>,
-}
-
-/// What a job needs of [`PyLabels`] (the pyclass stays on the Python side).
-#[derive(Clone)]
-struct LabelJob {
-    request: LabelRequest,
-    name: String,
-    seed: u64,
-}
-
-impl LabelJob {
-    fn of(l: Option<PyRef<'_, PyLabels>>) -> Option<Self> {
-        l.map(|l| LabelJob { request: l.request.clone(), name: l.name.clone(), seed: l.seed })
-    }
-
-    fn read(&self, p: &Progress) -> serpsim::Result<ReadLabels> {
-        p.phase(&format!("reading {}", self.name), "", None);
-        let labels = read_labels(&self.request.path, &self.request.options)?;
-        let notes = labels.1.notes(&self.name);
-        Ok(ReadLabels { labels, resamples: self.request.resamples, seed: self.seed, notes })
+/// Sets the label file of `labels` on `params` (its name, and its seed for the bootstrap).
+fn with_labels(params: &mut FitParams, labels: Option<PyRef<'_, PyLabels>>) {
+    if let Some(l) = labels {
+        params.labels = Some(l.request.clone());
+        params.labels_name = Some(l.name.clone());
+        params.sampler.seed = l.seed;
     }
 }
 
-/// Fits `cfg` on `data` as `serpsim clicks fit --labels` does: the in-memory fit (with how EM
-/// ended) and the per-grade fit, on the job's pool.
-fn fit_with_labels(cfg: &ModelConfig, opts: EmOptions, data: LogData, labels: ReadLabels, p: &Progress) -> serpsim::Result<Finish> {
-    p.phase(&format!("fitting {}", cfg_name(cfg)), "passes", Some(passes(cfg)));
-    let on_pass = |pass: &serpsim::clickmodels::driver::PassInfo| p.set_done(pass.pass as u64);
-    let (model, _, fit) = fit_model(cfg, &opts, &data.log, data.vocab.pair_count(), None, &on_pass, &|_| {})?;
-    p.phase(&format!("fitting {} by relevance grade", cfg_name(cfg)), "", None);
-    let by = ByGradeOptions { em: opts, resamples: labels.resamples, seed: labels.seed };
-    let (g, rep) = fit_by_grade_labeled(cfg, &data.log, &data.vocab, &labels.labels, &by)?;
-    let grade_report = g.report_lines(cfg, &rep);
-    let sessions = data.log.len();
-    let m = PyClickModel {
-        model: Arc::from(model),
-        vocab: Arc::new(data.vocab),
-        sessions,
-        fit,
-        grades: Some(Arc::new(g)),
-        label_notes: labels.notes,
-        grade_report,
-    };
-    Ok(Box::new(move |py: Python<'_>| Ok(Py::new(py, m)?.into_any())))
+/// Fits `data` with `plan` on the job's pool (as `serpsim clicks fit` in memory): the labels
+/// are read after the log, before fitting.
+fn fit_data(plan: &FitPlan, data: LogData, p: &Progress) -> serpsim::Result<Finish> {
+    let watch = Watch::new(p);
+    let labels = plan.read_labels(&watch)?;
+    Ok(finish_fitted(plan.fit_log(data, labels, &watch)?))
 }
 
 /// Fits `model` on a click-log table, with the per-grade values of `labels` when given.
 /// Returns a job.
 #[pyfunction]
-#[pyo3(signature = (log, model, iterations=UInt(50), tolerance=None, gamma=None, threads=None, labels=None, prior=None))]
+#[pyo3(signature = (log, model, iterations=UInt(50), tolerance=None, gamma=None, threads=None, labels=None, prior=None, seed=UInt(1)))]
 #[allow(clippy::too_many_arguments)]
 fn fit_table(
     py: Python<'_>,
@@ -242,54 +252,25 @@ fn fit_table(
     threads: Option<UInt>,
     labels: Option<PyRef<'_, PyLabels>>,
     prior: Option<&str>,
+    seed: UInt,
 ) -> PyResult<Job> {
     let iterations = iterations.usize(py, "clicks.fit", "iterations")?;
     let threads = crate::errors::opt_usize(py, threads, "clicks.fit", "threads")?;
-    let cfg = config(py, model, iterations, tolerance, gamma)?;
-    let opts = em_options(py, &cfg, prior)?;
-    let labels = LabelJob::of(labels);
+    let mut params = params(py, model, iterations, tolerance, gamma, prior)?;
+    params.sampler.seed = seed.u64(py, "clicks.fit", "seed")?;
+    with_labels(&mut params, labels);
+    let plan = plan(py, &params)?;
     let mut data = LogData::default();
     data.log = read_log(py, log, &mut data, true, "log")?;
     if data.log.is_empty() {
         return Err(invalid(py, "log: no sessions to fit on"));
     }
-    spawn(&format!("fitting {model}"), threads, move |p| {
-        if let Some(l) = &labels {
-            let read = l.read(p)?;
-            return fit_with_labels(&cfg, opts, data, read, p);
-        }
-        p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
-        let n = data.log.len();
-        let m = fit_passes(&cfg, &opts, &data.log, p)?;
-        Ok(finish_model(m, data.vocab, n))
-    })
-}
-
-/// The EM driver's options for `prior`: `uniform` (Beta(1, 1)), `eb` (the per-pair tables'
-/// priors fitted within the fit, as `clicks fit --prior eb`) or `None` (the library's default
-/// for the model, as `clicks fit` without --prior).
-fn em_options(py: Python<'_>, cfg: &ModelConfig, prior: Option<&str>) -> PyResult<EmOptions> {
-    let prior = EmPrior::named(prior, cfg.kind()).map_err(|e| invalid(py, format!("{e} (fitted priors with a posterior: fit_posterior)")))?;
-    Ok(EmOptions { prior, ..Default::default() })
-}
-
-fn cfg_name(cfg: &ModelConfig) -> &'static str {
-    match cfg {
-        ModelConfig::Cm => "cm",
-        ModelConfig::Dcm => "dcm",
-        ModelConfig::Sdbn => "sdbn",
-        ModelConfig::Ctr(_) => "ctr",
-        ModelConfig::Dbn(_) => "dbn",
-        ModelConfig::Ccm(_) => "ccm",
-        ModelConfig::Ubm(_) => "ubm",
-        ModelConfig::Pbm(_) => "pbm",
-        ModelConfig::Em(kind, _) => kind.name(),
-    }
+    spawn(&format!("fitting {model}"), threads, move |p| fit_data(&plan, data, p))
 }
 
 /// Fits `model` on a log file (plain or compressed; `-` is stdin). Returns a job.
 #[pyfunction]
-#[pyo3(signature = (path, model, format="yandex", iterations=UInt(50), tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior=None))]
+#[pyo3(signature = (path, model, format="yandex", iterations=UInt(50), tolerance=None, gamma=None, skip_bad_lines=false, threads=None, labels=None, prior=None, seed=UInt(1)))]
 #[allow(clippy::too_many_arguments)]
 fn fit_path(
     py: Python<'_>,
@@ -303,36 +284,23 @@ fn fit_path(
     threads: Option<UInt>,
     labels: Option<PyRef<'_, PyLabels>>,
     prior: Option<&str>,
+    seed: UInt,
 ) -> PyResult<Job> {
     let iterations = iterations.usize(py, "clicks.fit", "iterations")?;
     let threads = crate::errors::opt_usize(py, threads, "clicks.fit", "threads")?;
-    let cfg = config(py, model, iterations, tolerance, gamma)?;
-    let opts = em_options(py, &cfg, prior)?;
+    let mut params = params(py, model, iterations, tolerance, gamma, prior)?;
+    params.sampler.seed = seed.u64(py, "clicks.fit", "seed")?;
+    with_labels(&mut params, labels);
+    let plan = plan(py, &params)?;
     let format: Format = format.parse().map_err(|e| to_py(py, e))?;
-    let labels = LabelJob::of(labels);
     spawn(&format!("reading {}", path.display()), threads, move |p| {
         p.phase(&format!("reading {}", path.display()), "", None);
         let data = LogData::read(&path, format, skip_bad_lines)?;
         if data.log.is_empty() {
             return Err(serpsim::Error::Invalid(format!("{}: no sessions to fit on", path.display())));
         }
-        // As `clicks fit`: the labels are read after the log, before fitting.
-        if let Some(l) = &labels {
-            let read = l.read(p)?;
-            return fit_with_labels(&cfg, opts, data, read, p);
-        }
-        p.phase(&format!("fitting {}", cfg_name(&cfg)), "passes", Some(passes(&cfg)));
-        let n = data.log.len();
-        let m = fit_passes(&cfg, &opts, &data.log, p)?;
-        Ok(finish_model(m, data.vocab, n))
+        fit_data(&plan, data, p)
     })
-}
-
-/// Fits with the library's EM driver (parallel E-steps on the job's rayon pool), one
-/// progress step per pass.
-fn fit_passes(cfg: &ModelConfig, opts: &EmOptions, log: &ClickLog, p: &Progress) -> serpsim::Result<Box<dyn ClickModel>> {
-    let (m, _) = cfg.fit_with(&mut &*log, opts, &mut |pass| p.set_done(pass.pass as u64))?;
-    Ok(m)
 }
 
 /// Fits `model` and computes its posterior (`serpsim clicks fit --posterior`), on a click-log
@@ -356,7 +324,7 @@ fn fit_posterior(
     seed: UInt,
     draws: UInt,
     gamma: Option<f64>,
-    top_examination: Option<f64>,
+    top_examination: Option<&Bound<'_, PyAny>>,
     exact: bool,
     format: &str,
     skip_bad_lines: bool,
@@ -367,25 +335,17 @@ fn fit_posterior(
     let thin = thin.usize(py, "clicks.fit", "thin")?;
     let seed = seed.u64(py, "clicks.fit", "seed")?;
     let draws = draws.usize(py, "clicks.fit", "draws")?;
-    let kind: ModelKind = model.parse().map_err(|e| to_py(py, e))?;
-    let em = config(py, model, 50, Some(0.0), gamma)?;
-    let prior: PriorScope = prior.parse().map_err(|e| to_py(py, e))?;
-    if exact && !matches!(kind, ModelKind::Sdbn | ModelKind::Dcm) {
-        return Err(invalid(py, "exact applies to sdbn and dcm (the other models are exact already)"));
-    }
-    if let Some(t) = top_examination {
-        serpsim::error::check_probability("posterior", "top_examination", t).map_err(|e| to_py(py, e))?;
-    }
-    let cfg = PosteriorConfig {
-        prior,
-        level,
-        sampler: GibbsConfig { chains, warmup, draws: samples, thin, seed, ..Default::default() },
-        keep_draws: draws,
-        gamma: gamma.map_or(Gamma::Fitted, Gamma::Fixed),
-        top_examination,
-        exact,
+    let mut params = params(py, model, 50, None, gamma, Some(prior))?;
+    params.posterior = true;
+    params.keep_draws = draws;
+    params.sampler = SamplerParams { level, chains, warmup, samples, thin, seed, exact };
+    // `None` is free, `"default"` the library's default (held at 1 for ubm and pbm).
+    params.top_examination = match top_examination {
+        None => TopExamination::Free,
+        Some(v) if v.extract::<String>().is_ok_and(|s| s == "default") => TopExamination::Default,
+        Some(v) => TopExamination::Held(v.extract::<f64>().map_err(|_| invalid(py, "top_examination: give a probability, None (free) or \"default\""))?),
     };
-    cfg.sampler.validate().map_err(|e| to_py(py, e))?;
+    let plan = plan(py, &params)?;
     /// Where the sessions come from: a table already read, or a file read on the job's thread.
     // One value per call, moved once into the job: its size does not matter.
     #[allow(clippy::large_enum_variant)]
@@ -414,21 +374,12 @@ fn fit_posterior(
         if data.log.is_empty() {
             return Err(serpsim::Error::Invalid("log: no sessions to fit on".into()));
         }
-        // The total from the library's own count: it includes the Monte-Carlo EM sweeps of a
-        // fitted prior (leaving them out showed "900 of 800 sweeps").
-        let sweeps = cfg.sweeps(kind);
-        p.phase(&format!("posterior of {}", cfg_name(&em)), "sweeps", sweeps);
-        // Under the uniform prior the model is the usual EM fit (as `clicks fit` without
-        // --top-examination); `top_examination` pins the posterior only.
-        let opts = serpsim::clickmodels::driver::EmOptions::default();
-        let tick = |n: u64| p.inc(n);
-        let (m, post, _) = fit_model(&em, &opts, &data.log, data.vocab.pair_count(), Some(&cfg), &|_| {}, &tick)?;
-        let post = post.expect("a posterior was asked for");
-        let records = serde_json::to_string(&post.records(&data.vocab)).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
+        let fitted = plan.fit_log(data, None, &Watch::new(p))?;
+        let post = fitted.posterior.as_ref().expect("a posterior was asked for");
+        let records = serde_json::to_string(&post.records(&fitted.vocab)).map_err(|e| serpsim::Error::Invalid(e.to_string()))?;
         let summary = post.summary_lines();
         let (flagged, checked) = post.diagnostics().map_or((0, 0), |d| (d.flagged, d.checked));
-        let n = data.log.len();
-        let finish = finish_model(m, data.vocab, n);
+        let finish = finish_fitted(fitted);
         Ok(Box::new(move |py: Python<'_>| -> PyResult<Py<PyAny>> {
             let model = finish(py)?;
             Ok((model, records, summary, flagged, checked, skipped.0, skipped.1).into_pyobject(py)?.into_any().unbind())

@@ -2,22 +2,16 @@
 
 use super::common::{progress_bar, with_threads, Bar};
 use anyhow::Context;
-use serpsim::clickmodels::driver::{EmOptions, EmPrior, FitSummary, PassInfo};
+use serpsim::clickmodels::driver::PassInfo;
 use serpsim::clickmodels::eval::{evaluate, restrict_to_train_queries, split_75_25};
-use serpsim::clickmodels::gibbs::GibbsConfig;
-use serpsim::clickmodels::posterior::fit::{fit_em, fit_model};
-use serpsim::clickmodels::posterior::{posterior, Posterior, PosteriorConfig};
-use serpsim::clickmodels::prior::PriorScope;
+use serpsim::clickmodels::fitting::{
+    parse_gamma, summary_line, FitObserver, FitParams, FitPhase, FitPlan, Purpose, SamplerParams, Storage, TopExamination, SETTINGS,
+};
+use serpsim::clickmodels::posterior::posterior;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
-use serpsim::clickmodels::{io, ClickModel, EmConfig, EmState, Gamma, ModelConfig, ModelKind};
+use serpsim::clickmodels::{io, ClickModel, EmConfig, ModelKind};
 use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
 use std::path::{Path, PathBuf};
-
-/// Default --memory-budget of `clicks fit`.
-const FIT_BUDGET: &str = "1G";
-/// Default --memory-budget of `clicks eval` and `clicks validate`: they also hold the test
-/// sessions and the evaluation, and `eval` on a 2 GB log stays under 100 MB resident.
-const EVAL_BUDGET: &str = "32M";
 
 /// Arguments of `serpsim clicks`.
 #[derive(clap::Args)]
@@ -165,210 +159,124 @@ struct SamplerArgs {
 }
 
 impl ModelArgs {
-    fn config(&self) -> anyhow::Result<ModelConfig> {
-        let kind: ModelKind = self.model.parse()?;
-        serpsim::limits::check_usize("clicks", "--iterations", self.iterations, serpsim::limits::MAX_ITERATIONS, "EM passes")?;
-        let em = EmConfig { iterations: self.iterations, tolerance: self.tolerance };
-        let mut cfg = ModelConfig::new(kind, em);
-        if let ModelConfig::Dbn(d) = &mut cfg {
-            d.gamma = parse_gamma(&self.gamma)?;
-        } else if self.gamma != "fitted" {
-            anyhow::bail!("--gamma applies to the dbn model only");
-        }
-        Ok(cfg)
+    /// The flags as the library's fit settings, field for field: every default, limit and
+    /// choice that follows from them is the library's ([`FitParams::check`]).
+    fn params(&self, posterior: bool, purpose: Purpose) -> anyhow::Result<FitParams> {
+        let s = &self.sampler;
+        let mut p = FitParams::new(self.model.parse()?);
+        p.iterations = self.iterations;
+        p.tolerance = self.tolerance;
+        p.accel = self.accel.parse()?;
+        p.gamma = parse_gamma(&self.gamma).map_err(|e| anyhow::anyhow!("--{e}"))?;
+        p.prior = self.prior.as_deref().map(str::parse).transpose()?;
+        p.top_examination = match self.top_examination.as_deref() {
+            None => TopExamination::Default,
+            Some("free") => TopExamination::Free,
+            Some(v) => TopExamination::Held(v.parse().with_context(|| format!("--top-examination `{v}`: expected `free` or a probability"))?),
+        };
+        p.posterior = posterior;
+        p.sampler = SamplerParams { level: s.level, chains: s.chains, warmup: s.warmup, samples: s.samples, thin: s.thin, seed: s.seed, exact: s.exact };
+        p.memory_budget = self.memory_budget.as_deref().map(serpsim::logs::stored::parse_budget).transpose()?;
+        p.purpose = purpose;
+        p.shards = self.shards;
+        Ok(p)
     }
+
+    /// The checked plan of a fit without a posterior (`eval`, `validate`).
+    fn eval_plan(&self) -> anyhow::Result<FitPlan> {
+        check(&self.params(false, Purpose::Evaluate)?)
+    }
+
     fn format(&self) -> anyhow::Result<Format> {
         Ok(self.format.parse()?)
     }
 
-    /// The prior scope, defaulting to `global` when a posterior is asked for.
-    fn prior(&self, posterior: bool) -> anyhow::Result<PriorScope> {
-        match &self.prior {
-            Some(p) if p == "eb" && posterior => anyhow::bail!("--prior eb is a prior of the EM fit; a posterior takes --prior global, query or hierarchical"),
-            // The EM fit's own prior: the EM paths (streamed, sharded) take it.
-            Some(p) if p == "eb" => Ok(PriorScope::Uniform),
-            Some(p) => Ok(p.parse()?),
-            None if posterior => Ok(PriorScope::Global),
-            None => Ok(PriorScope::Uniform),
+    fn read_options(&self) -> anyhow::Result<serpsim::logs::read::ReadOptions> {
+        Ok(serpsim::logs::read::ReadOptions::new(self.format()?).skip_bad_lines(self.skip_bad_lines))
+    }
+}
+
+/// Checks fit settings ([`FitParams::check`]), naming a refused setting by its flag:
+/// ``fit: key `top_examination`: applies to ubm and pbm only`` is said as
+/// `--top-examination applies to ubm and pbm only`.
+fn check(params: &FitParams) -> anyhow::Result<FitPlan> {
+    params.check().map_err(|e| match e {
+        serpsim::Error::Config { context, key, reason } if context == SETTINGS => {
+            let flag = match key.as_str() {
+                "keep_draws" => "draws".to_string(),
+                k => k.replace('_', "-"),
+            };
+            anyhow::anyhow!("--{flag} {reason}")
+        }
+        e => e.into(),
+    })
+}
+
+/// Shows a fit's progress as bars on standard error and its notes as lines there.
+#[derive(Default)]
+struct Shown {
+    /// The bars of the phases begun and not ended, innermost last (`None`: a phase without one).
+    bars: std::sync::Mutex<Vec<(u8, Option<Bar>)>>,
+}
+
+const PASSES: u8 = 0;
+const SWEEPS: u8 = 1;
+
+impl Shown {
+    /// Shows the EM passes of `plan`'s fit (a fit run outside [`FitPlan`], as the sharded
+    /// `eval` and `validate` are).
+    fn passes(plan: &FitPlan) -> Self {
+        let shown = Shown::default();
+        shown.phase(FitPhase::Passes(plan.config().kind(), plan.passes()));
+        shown
+    }
+
+    fn with_bar(&self, which: u8, f: impl FnOnce(&Bar)) {
+        let bars = self.bars.lock().expect("no panics while locked");
+        if let Some((_, Some(bar))) = bars.iter().rev().find(|(w, _)| *w == which) {
+            f(bar);
         }
     }
+}
 
-    /// The priors of the EM fit's per-pair tables: `--prior eb` fitted within the fit, the
-    /// library's default ([`EmPrior::default_for`]) without --prior, else Beta(1, 1) (the
-    /// posterior scopes keep the EM fit at PyClick's prior).
-    fn em_prior(&self) -> anyhow::Result<EmPrior> {
-        let kind: ModelKind = self.model.parse()?;
-        Ok(match self.prior.as_deref() {
-            None | Some("eb") => EmPrior::named(self.prior.as_deref(), kind)?,
-            Some(_) => EmPrior::Uniform,
-        })
-    }
-
-    /// The held rank-1 examination: None for `free`.
-    fn top(&self, default: Option<f64>) -> anyhow::Result<Option<f64>> {
-        let kind: ModelKind = self.model.parse()?;
-        match self.top_examination.as_deref() {
-            None => Ok(if kind.spec().em.as_ref().is_some_and(|e| e.top_examination) { default } else { None }),
-            Some(_) if !kind.spec().em.as_ref().is_some_and(|e| e.top_examination) => anyhow::bail!("--top-examination applies to ubm and pbm only"),
-            Some("free") => Ok(None),
-            Some(v) => {
-                let x: f64 = v.parse().with_context(|| format!("--top-examination `{v}`: expected `free` or a probability"))?;
-                serpsim::error::check_probability("--top-examination", "top_examination", x)?;
-                Ok(Some(x))
+impl FitObserver for Shown {
+    fn phase(&self, phase: FitPhase<'_>) {
+        let entry = match phase {
+            FitPhase::Passes(_, total) => {
+                let bar = progress_bar("fitting", "EM passes over the log");
+                bar.set_length(total);
+                (PASSES, Some(bar))
             }
-        }
-    }
-
-    fn posterior_config(&self, scope: PriorScope, keep_draws: usize) -> anyhow::Result<PosteriorConfig> {
-        let s = &self.sampler;
-        let gamma = parse_gamma(&self.gamma)?;
-        use serpsim::limits::{check_usize, MAX_SAMPLES};
-        check_usize("clicks", "--chains", s.chains, serpsim::clickmodels::gibbs::MAX_CHAINS, "sampler chains")?;
-        for (k, v) in [("--warmup", s.warmup), ("--samples", s.samples), ("--thin", s.thin), ("--draws", keep_draws)] {
-            check_usize("clicks", k, v, MAX_SAMPLES, "sampler sweeps or draws")?;
-        }
-        if s.exact && !matches!(self.model.as_str(), "sdbn" | "dcm") {
-            anyhow::bail!("--exact applies to sdbn and dcm (the other models are exact already)");
-        }
-        Ok(PosteriorConfig {
-            prior: scope,
-            level: s.level,
-            sampler: GibbsConfig { chains: s.chains, warmup: s.warmup, draws: s.samples, thin: s.thin, seed: s.seed, ..Default::default() },
-            keep_draws,
-            gamma,
-            top_examination: self.top(Some(1.0))?,
-            exact: s.exact,
-        })
-    }
-
-    /// A streamed source over `path` with the memory budget of the kept sessions
-    /// (`default` when --memory-budget is not given).
-    fn file_source(&self, path: &Path, default: &str) -> anyhow::Result<FileSource> {
-        let mut src = FileSource::new(path, self.format()?, self.skip_bad_lines);
-        src.store.memory_budget = serpsim::logs::stored::parse_budget(self.memory_budget.as_deref().unwrap_or(default))?;
-        Ok(src)
-    }
-
-    /// The EM driver's options.
-    fn em_options(&self) -> anyhow::Result<EmOptions> {
-        Ok(EmOptions { accel: self.accel.parse()?, top_examination: self.top(None)?, prior: self.em_prior()? })
-    }
-
-    /// Fits the model ([`fit_model`]): the usual fit with the uniform prior (EM or counting),
-    /// posterior means under a fitted prior, with progress bars. Returns the model, when
-    /// computed the posterior, and for EM fits how the fit ended. The E-steps run on the
-    /// current rayon pool.
-    fn fit(
-        &self,
-        log: &ClickLog,
-        pairs: usize,
-        want_posterior: bool,
-        keep_draws: usize,
-    ) -> anyhow::Result<(Box<dyn ClickModel>, Option<Posterior>, Option<FitSummary>)> {
-        let scope = self.prior(want_posterior)?;
-        let (cfg, opts) = (self.config()?, self.em_options()?);
-        let pc = (want_posterior || scope != PriorScope::Uniform).then(|| self.posterior_config(scope, keep_draws)).transpose()?;
-        let bar = pass_bar(&cfg);
-        let on_pass = |p: &PassInfo| show_pass(&bar, p);
-        let out = match &pc {
-            None => Ok(fit_model(&cfg, &opts, log, pairs, None, &on_pass, &|_| {})?),
-            Some(pc) => with_sweep_bar(cfg.kind(), pc, &|tick| fit_model(&cfg, &opts, log, pairs, Some(pc), &on_pass, tick)),
+            FitPhase::Sweeps(_, total) => {
+                let bar = progress_bar("sampling the posterior", "sweeps");
+                if let Some(total) = total {
+                    bar.set_length(total);
+                }
+                (SWEEPS, Some(bar))
+            }
+            _ => (u8::MAX, None),
         };
-        bar.finish_and_clear();
-        let (model, post, summary) = out?;
-        print_fit(summary.as_ref());
-        if let Some(p) = &post {
-            report_posterior(p);
+        self.bars.lock().expect("no panics while locked").push(entry);
+    }
+    fn end_phase(&self) {
+        if let Some((_, Some(bar))) = self.bars.lock().expect("no panics while locked").pop() {
+            bar.finish_and_clear();
         }
-        Ok((model, post, summary))
     }
-}
-
-/// A progress bar over the passes of a fit of `cfg`.
-fn pass_bar(cfg: &ModelConfig) -> Bar {
-    let bar = progress_bar("fitting", "EM passes over the log");
-    bar.set_length(EmState::passes_of(cfg) as u64);
-    bar
-}
-
-fn show_pass(bar: &Bar, p: &PassInfo) {
-    bar.set_position(p.pass as u64);
-    if p.log_likelihood.is_finite() {
-        bar.set_message(format!("train log-likelihood {:.6e}, relative change {:.3e}", p.log_likelihood, p.relative_change));
+    fn pass(&self, p: &PassInfo) {
+        self.with_bar(PASSES, |bar| {
+            bar.set_position(p.pass as u64);
+            if p.log_likelihood.is_finite() {
+                bar.set_message(format!("train log-likelihood {:.6e}, relative change {:.3e}", p.log_likelihood, p.relative_change));
+            }
+        });
     }
-}
-
-/// Fits `cfg` over `src` ([`fit_em`]) with a progress bar over the passes; prints how an EM
-/// fit ended.
-fn fit_em_bar(cfg: &ModelConfig, opts: &EmOptions, src: &mut dyn SessionSource) -> anyhow::Result<(Box<dyn ClickModel>, Option<FitSummary>)> {
-    let bar = pass_bar(cfg);
-    let out = fit_em(cfg, opts, src, &mut |p| show_pass(&bar, p));
-    bar.finish_and_clear();
-    let (model, summary) = out?;
-    print_fit(summary.as_ref());
-    Ok((model, summary))
-}
-
-/// Prints how an EM fit ended.
-fn print_fit(summary: Option<&FitSummary>) {
-    if let Some(s) = summary {
-        let change = s.relative_change.map_or_else(|| "not computed (--tolerance 0)".to_string(), |c| format!("{c:.3e}"));
-        eprintln!(
-            "EM: {} of at most {} passes ({}; acceleration {}); last relative log-likelihood change {change}; largest parameter change {:.3e}",
-            s.passes,
-            s.max_passes,
-            if s.converged {
-                "converged"
-            } else if s.tolerance > 0.0 {
-                "tolerance not reached"
-            } else {
-                "fixed passes"
-            },
-            s.acceleration,
-            s.parameter_change
-        );
+    fn sweeps(&self, n: u64) {
+        self.with_bar(SWEEPS, |bar| bar.inc(n));
     }
-}
-
-/// Prints the posterior's priors and diagnostics, with a warning when chains have not mixed.
-fn report_posterior(post: &Posterior) {
-    for line in post.summary_lines() {
+    fn note(&self, line: &str) {
         eprintln!("{line}");
     }
-    if let Some(d) = post.diagnostics() {
-        if d.flagged > 0 {
-            eprintln!(
-                "WARNING: {} of {} parameters have not converged (R-hat > 1.01 or too few effective draws): run longer chains (--warmup, --samples) before trusting their intervals",
-                d.flagged, d.checked
-            );
-        }
-    }
-}
-
-/// Runs the posterior with a progress bar over the sampler's sweeps.
-fn run_posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorConfig) -> anyhow::Result<Posterior> {
-    with_sweep_bar(kind, cfg, &|tick| posterior(kind, log, pairs, cfg, tick))
-}
-
-/// Runs `work` with a progress bar over the sampler's sweeps (for sampled models).
-fn with_sweep_bar<T>(kind: ModelKind, cfg: &PosteriorConfig, work: &dyn Fn(&(dyn Fn(u64) + Sync)) -> serpsim::Result<T>) -> anyhow::Result<T> {
-    let bar = progress_bar("sampling the posterior", "sweeps");
-    if let Some(total) = cfg.sweeps(kind) {
-        bar.set_length(total);
-    }
-    let tick = |n: u64| bar.inc(n);
-    let out = work(&tick);
-    bar.finish_and_clear();
-    Ok(out?)
-}
-
-fn parse_gamma(s: &str) -> anyhow::Result<Gamma> {
-    if s == "fitted" {
-        return Ok(Gamma::Fitted);
-    }
-    let g: f64 = s.parse().with_context(|| format!("--gamma `{s}`: expected `fitted` or a probability"))?;
-    serpsim::error::check_probability("--gamma", "gamma", g)?;
-    Ok(Gamma::Fixed(g))
 }
 
 fn report_skipped(file: &Path, r: &ReadReport) {
@@ -636,13 +544,16 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
     if let Some(r) = validate_sharded(&a)? {
         return r;
     }
+    let plan = if a.model_file.is_none() { Some(a.m.eval_plan()?) } else { None };
+    let em_fit = plan.as_ref().is_some_and(|p| !p.needs_memory());
     let mut data = LogData::default();
     // With --test and the usual fit, the training log is parsed once into stored sessions
     // (memory by the budget and the pairs) and the fit replays them.
     let mut streamed: Option<FileSource> = None;
     let loaded = match (&a.train, &a.model_file) {
-        (Some(train), None) if a.test.is_some() && a.m.prior(false)? == PriorScope::Uniform && serpsim::logs::is_rereadable(train) => {
-            let mut src = a.m.file_source(train, EVAL_BUDGET)?;
+        (Some(train), None) if a.test.is_some() && em_fit && serpsim::logs::is_rereadable(train) => {
+            let plan = plan.as_ref().expect("a plan with --log");
+            let mut src = plan.file_source(train, format.clone(), a.m.skip_bad_lines);
             with_threads(a.threads, || src.load().map(|_| ()))??;
             report_skipped(train, &src.report);
             data.vocab = std::mem::take(&mut src.vocab);
@@ -686,20 +597,24 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
             split.test
         }
     };
-    let model: Box<dyn ClickModel> = match loaded {
-        Some(m) => m,
-        None => match a.m.prior(false)? {
-            PriorScope::Uniform if streamed.is_some() => {
+    let model: Box<dyn ClickModel> = match (loaded, &plan) {
+        (Some(m), _) => m,
+        (None, None) => unreachable!("a model file or a plan"),
+        (None, Some(plan)) => match plan.posterior_config() {
+            None if streamed.is_some() => {
                 let st = streamed.as_ref().and_then(FileSource::stored).expect("loaded");
-                let (cfg, opts) = (a.m.config()?, a.m.em_options()?);
                 let mut train = st.range(0..st.len());
-                with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut train))??.0
+                with_threads(a.threads, || plan.fit_source(&mut train, &Shown::default()))??.0
             }
-            PriorScope::Uniform => with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), false, 0))??.0,
-            scope => {
+            None => with_threads(a.threads, || plan.fit_sessions(&data.log, data.vocab.pair_count(), &Shown::default()))??.0,
+            Some(pc) => {
                 // Test pairs never seen in training get their query's prior mean.
-                let pc = a.m.posterior_config(scope, 0)?;
-                let post = run_posterior(a.m.model.parse()?, &data.log, data.vocab.pair_count(), &pc)?;
+                let kind = plan.config().kind();
+                let shown = Shown::default();
+                shown.phase(FitPhase::Sweeps(kind, pc.sweeps(kind)));
+                let post = posterior(kind, &data.log, data.vocab.pair_count(), pc, &|n| shown.sweeps(n));
+                shown.end_phase();
+                let post = post?;
                 for line in post.summary_lines() {
                     eprintln!("{line}");
                 }
@@ -747,15 +662,15 @@ fn validate(a: ValidateArgs) -> anyhow::Result<()> {
 fn validate_sharded(a: &ValidateArgs) -> anyhow::Result<Option<anyhow::Result<()>>> {
     use serpsim::clickmodels::sharded;
     let Some(train) = &a.train else { return Ok(None) };
-    if a.model_file.is_some() || a.m.prior(false)? != PriorScope::Uniform {
+    if a.model_file.is_some() {
         return Ok(None);
     }
-    let cfg = a.m.config()?;
-    let budget = serpsim::logs::stored::parse_budget(a.m.memory_budget.as_deref().unwrap_or(EVAL_BUDGET))?;
+    let plan = a.m.eval_plan()?;
     let logs: Vec<&Path> = std::iter::once(train.as_path()).chain(a.test.as_deref()).collect();
-    if !sharded::decide(&cfg, a.m.shards, sharded::logs_size(&logs), budget, false) {
+    if !plan.shards_logs(&logs) {
         return Ok(None);
     }
+    let cfg = plan.config();
     let held = match (&a.test, a.split.as_str()) {
         (Some(t), _) => sharded::HeldOut::File(t.clone()),
         (None, "75-25") => sharded::HeldOut::LastQuarter,
@@ -765,19 +680,18 @@ fn validate_sharded(a: &ValidateArgs) -> anyhow::Result<Option<anyhow::Result<()
     let replicates = a.replicates()?;
     // `replicates` replaces the placeholder 1 once the held-out sessions are counted.
     let vcfg = validate_config(a, replicates.unwrap_or(1));
-    let opts = a.m.em_options()?;
-    let shard_opts = sharded::ShardOptions { memory_budget: budget, dir: None, shards: a.m.shards };
-    let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
-    let bar = pass_bar(&cfg);
+    let opts = plan.em_options();
+    let shard_opts = plan.shard_options();
+    let read_opts = a.m.read_options()?;
+    let shown = Shown::passes(&plan);
     // A --test log is validated whole (as in memory); a split leaves out held-out sessions of
     // queries without training sessions.
     let restrict = a.test.is_none();
-    let r = with_threads(a.threads, || {
-        sharded::validate(train, &held, restrict, &read_opts, &cfg, &opts, &shard_opts, &vcfg, replicates, &mut |p| show_pass(&bar, p))
-    });
-    bar.finish_and_clear();
+    let r =
+        with_threads(a.threads, || sharded::validate(train, &held, restrict, &read_opts, cfg, opts, &shard_opts, &vcfg, replicates, &mut |p| shown.pass(p)));
+    shown.end_phase();
     let r = r??;
-    print_fit(Some(&r.fit.fit_summary));
+    shown.note(&summary_line(&r.fit.fit_summary));
     report_skipped(train, &r.fit.read);
     if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
         report_skipped(t, rep);
@@ -1093,7 +1007,14 @@ fn convert(a: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn fit(a: FitArgs) -> anyhow::Result<()> {
-    let request = serpsim::clickmodels::labels::LabelInputs {
+    let mut params = a.m.params(a.posterior.is_some(), Purpose::Fit)?;
+    params.keep_draws = a.draws;
+    params.storage = match (a.stream, a.in_memory) {
+        (true, _) => Storage::Stream,
+        (_, true) => Storage::InMemory,
+        _ => Storage::Auto,
+    };
+    params.labels = serpsim::clickmodels::labels::LabelInputs {
         labels: a.labels.as_deref(),
         qrels: a.qrels.as_deref(),
         format: Some(&a.label_format),
@@ -1105,95 +1026,18 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         grade_bootstrap: a.grade_bootstrap,
     }
     .resolve()?;
-    let label_path = request.as_ref().map(|r| r.path.clone());
-    let inputs: Vec<&Path> = [Some(a.train.as_path()), a.posterior.as_deref(), label_path.as_deref()].into_iter().flatten().collect();
-    serpsim::output::refuse_input_as_output(&a.out, &inputs)?;
-    let cfg = a.m.config()?;
-    let format = a.m.format()?;
-    let fitted_prior = a.m.prior(a.posterior.is_some())? != PriorScope::Uniform;
-    let needs_memory = a.posterior.is_some() || fitted_prior || label_path.is_some();
-    if a.stream {
-        anyhow::ensure!(!needs_memory, "--stream fits by EM or counting only: drop --posterior, a fitted --prior and --labels (--qrels)");
-    }
-    if !a.in_memory && !needs_memory {
-        let opts = a.m.em_options()?;
-        let mut src = a.m.file_source(&a.train, FIT_BUDGET)?;
-        use serpsim::clickmodels::sharded;
-        let size = sharded::logs_size(&[&a.train]);
-        // --stream asks for the parse-once path.
-        if sharded::decide(&cfg, a.m.shards, size, src.store.memory_budget, a.stream) {
-            let shard_opts = sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
-            let read_opts = serpsim::logs::read::ReadOptions::new(format.clone()).skip_bad_lines(a.m.skip_bad_lines);
-            let bar = pass_bar(&cfg);
-            let fit = with_threads(a.threads, || sharded::fit_to_file(&a.train, &read_opts, &cfg, &opts, &shard_opts, &a.out, &mut |p| show_pass(&bar, p)));
-            bar.finish_and_clear();
-            let fit = fit??;
-            print_fit(Some(&fit.fit_summary));
-            report_skipped(&a.train, &fit.read);
-            eprintln!("{}", fit.summary());
-            eprintln!("fitted {} on {} sessions ({} query-document pairs)", cfg.kind(), fit.sessions, fit.pairs);
-            outln!("{}", a.out.display())?;
-            return Ok(());
-        }
-        let (model, summary) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut src))??;
-        report_skipped(&a.train, &src.report);
-        if let Some(line) = src.stored_summary() {
-            eprintln!("{line}");
-        }
-        io::save_with_fit(&a.out, model.as_ref(), &src.vocab, summary.as_ref())?;
-        eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), src.report.sessions, src.vocab.pair_count());
-        outln!("{}", a.out.display())?;
-        return Ok(());
-    }
-    let data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
-    report_skipped(&a.train, &data.report);
-    anyhow::ensure!(!data.log.is_empty(), "{}: no sessions", a.train.display());
-    // Read the labels before fitting: a bad label file fails fast.
-    let qrels = match &request {
-        Some(r) => {
-            let labels = serpsim::clickmodels::labels::read_labels(&r.path, &r.options)?;
-            for n in labels.1.notes(&r.path.display().to_string()) {
-                eprintln!("{n}");
-            }
-            Some((labels, r.resamples))
-        }
-        None => None,
-    };
-    use serpsim::clickmodels::portable;
-    let (model, post, summary) = with_threads(a.threads, || a.m.fit(&data.log, data.vocab.pair_count(), a.posterior.is_some(), a.draws))??;
-    let grades = match &qrels {
-        None => None,
-        Some((labels, resamples)) => {
-            let opts = portable::ByGradeOptions { em: a.m.em_options()?, resamples: *resamples, seed: a.m.sampler.seed };
-            let (g, rep) = with_threads(a.threads, || portable::fit_by_grade_labeled(&cfg, &data.log, &data.vocab, labels, &opts))??;
-            for line in g.report_lines(&cfg, &rep) {
-                eprintln!("{line}");
-            }
-            Some(g)
-        }
-    };
-    // The model file and the posterior are one set, written all or nothing (output::write_files).
-    let model_text = io::full_text(model.as_ref(), &data.vocab, summary.as_ref(), grades.as_ref())?;
-    match (&a.posterior, &post) {
-        (Some(path), Some(post)) => {
-            let records = post.records(&data.vocab);
-            let mut json = serde_json::to_vec(&records)?;
-            json.push(b'\n');
-            serpsim::output::write_files(&[(path.as_path(), &json), (a.out.as_path(), model_text.as_bytes())])?;
-            eprintln!("posterior: {} ({} records)", path.display(), records.len());
-        }
-        _ => serpsim::write::write_atomic(&a.out, model_text.as_bytes())?,
-    }
-    eprintln!("fitted {} on {} sessions ({} query-document pairs)", model.kind(), data.log.len(), data.vocab.pair_count());
+    let plan = check(&params)?;
+    let read = a.m.read_options()?;
+    with_threads(a.threads, || plan.fit_file(&a.train, &read, &a.out, a.posterior.as_deref(), &Shown::default()))??;
     outln!("{}", a.out.display())?;
     Ok(())
 }
 
 fn eval(a: EvalArgs) -> anyhow::Result<()> {
-    let cfg = a.m.config()?;
+    let plan = a.m.eval_plan()?;
     let format = a.m.format()?;
-    if a.m.prior(false)? == PriorScope::Uniform {
-        return eval_streamed(a, cfg);
+    if !plan.needs_memory() {
+        return eval_streamed(a, plan);
     }
     let mut data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
     report_skipped(&a.train, &data.report);
@@ -1211,8 +1055,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         }
     };
     anyhow::ensure!(!train.is_empty(), "{}: no training sessions", a.train.display());
-    let _ = cfg;
-    let (model, _, _) = with_threads(a.threads, || a.m.fit(&train, data.vocab.pair_count(), false, 0))??;
+    let (model, _, _) = with_threads(a.threads, || plan.fit_sessions(&train, data.vocab.pair_count(), &Shown::default()))??;
     let scores = evaluate(model.as_ref(), &test)?;
     if let Some(path) = &a.save {
         io::save(path, model.as_ref(), &data.vocab)?;
@@ -1223,24 +1066,23 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
 /// `clicks eval` with the usual (EM or counting) fit: the training log is parsed once into
 /// stored sessions (memory by the budget and the pairs), the fit and the evaluation replay
 /// them; a --test log is evaluated while it is read. The same numbers as the in-memory path.
-fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
+fn eval_streamed(a: EvalArgs, plan: FitPlan) -> anyhow::Result<()> {
     use serpsim::clickmodels::eval::evaluate_stream;
-    let opts = a.m.em_options()?;
-    let mut src = a.m.file_source(&a.train, EVAL_BUDGET)?;
+    let (cfg, opts) = (plan.config(), plan.em_options());
+    let mut src = plan.file_source(&a.train, a.m.format()?, a.m.skip_bad_lines);
     {
         use serpsim::clickmodels::sharded;
         let logs: Vec<&Path> = std::iter::once(a.train.as_path()).chain(a.test.as_deref()).collect();
-        if sharded::decide(&cfg, a.m.shards, sharded::logs_size(&logs), src.store.memory_budget, false) {
+        if plan.shards_logs(&logs) {
             let held = a.test.clone().map_or(sharded::HeldOut::LastQuarter, sharded::HeldOut::File);
-            let shard_opts = sharded::ShardOptions { memory_budget: src.store.memory_budget, dir: None, shards: a.m.shards };
-            let read_opts = serpsim::logs::read::ReadOptions::new(a.m.format()?).skip_bad_lines(a.m.skip_bad_lines);
-            let bar = pass_bar(&cfg);
-            let r = with_threads(a.threads, || {
-                sharded::evaluate(&a.train, &held, &read_opts, &cfg, &opts, &shard_opts, a.save.as_deref(), &mut |p| show_pass(&bar, p))
-            });
-            bar.finish_and_clear();
+            let shard_opts = plan.shard_options();
+            let read_opts = a.m.read_options()?;
+            let shown = Shown::passes(&plan);
+            let r =
+                with_threads(a.threads, || sharded::evaluate(&a.train, &held, &read_opts, cfg, opts, &shard_opts, a.save.as_deref(), &mut |p| shown.pass(p)));
+            shown.end_phase();
             let r = r??;
-            print_fit(Some(&r.fit.fit_summary));
+            shown.note(&summary_line(&r.fit.fit_summary));
             report_skipped(&a.train, &r.fit.read);
             if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
                 report_skipped(t, rep);
@@ -1258,7 +1100,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
     };
     anyhow::ensure!(n_train > 0, "{}: no training sessions", a.train.display());
     let mut train = st.range(0..n_train);
-    let (model, _) = with_threads(a.threads, || fit_em_bar(&cfg, &opts, &mut train))??;
+    let (model, _) = with_threads(a.threads, || plan.fit_source(&mut train, &Shown::default()))??;
     // Queries of the training sessions: test sessions of other queries are left out.
     let mut seen = vec![false; src.vocab.queries.len()];
     st.replay(0..n_train, &mut |s| seen[s.query as usize] = true)?;
@@ -1281,7 +1123,7 @@ fn eval_streamed(a: EvalArgs, cfg: ModelConfig) -> anyhow::Result<()> {
             report_skipped(&a.train, &src.report);
             // The test log is read into the training vocabulary (as `read_more` does) and
             // evaluated session by session.
-            let mut test = a.m.file_source(t, EVAL_BUDGET)?;
+            let mut test = plan.file_source(t, a.m.format()?, a.m.skip_bad_lines);
             test.vocab = std::mem::take(&mut src.vocab);
             let scores = evaluate_stream(model_ref, &mut |f| {
                 test.pass(&mut |s| {

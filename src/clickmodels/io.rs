@@ -107,13 +107,6 @@ pub fn save(path: &Path, model: &dyn ClickModel, vocab: &Vocab) -> Result<()> {
     save_full(path, model, vocab, None, None)
 }
 
-/// Writes the model file atomically, with how the EM fit ended under the `fit` key (passes
-/// used, tolerance, whether it converged, the last pass's training log-likelihood and its
-/// relative change, the largest parameter change; read back and ignored by [`load`]).
-pub fn save_with_fit(path: &Path, model: &dyn ClickModel, vocab: &Vocab, fit: Option<&super::driver::FitSummary>) -> Result<()> {
-    save_full(path, model, vocab, fit, None)
-}
-
 /// Writes the model file atomically, with per-grade parameters (`grades` key) when given.
 pub fn save_with_grades(path: &Path, model: &dyn ClickModel, vocab: &Vocab, grades: Option<&ByGrade>) -> Result<()> {
     save_full(path, model, vocab, None, grades)

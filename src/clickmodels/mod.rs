@@ -24,6 +24,7 @@ pub mod ebprior;
 mod em;
 pub mod estep;
 pub mod eval;
+pub mod fitting;
 pub mod gibbs;
 pub mod hyper;
 pub mod io;

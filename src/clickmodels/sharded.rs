@@ -23,7 +23,7 @@
 //! in-memory fit ([`driver::run_space`]); its step length is computed from order-independent
 //! sums ([`driver::FineSum`]), so it does not depend on the shards.
 //!
-//! **Output.** The model file is written as [`io::save_with_fit`] writes it: pairs in the
+//! **Output.** The model file is written as [`io::full_text`] writes it: pairs in the
 //! order of the whole log (a merge of the shards by key), so it is byte-identical to the
 //! in-memory fit's, whatever the number of shards or threads (tests `sharded_fit_*`).
 //!
