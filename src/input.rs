@@ -394,11 +394,6 @@ pub fn parse_json(text: &str) -> std::result::Result<serde_json::Value, serde_js
     serde_json::from_str::<StrictJson>(text).map(|v| v.0)
 }
 
-/// [`parse_json`] from bytes (not necessarily UTF-8: serde_json reports where they are not).
-pub fn parse_json_slice(bytes: &[u8]) -> std::result::Result<serde_json::Value, serde_json::Error> {
-    serde_json::from_slice::<StrictJson>(bytes).map(|v| v.0)
-}
-
 /// A JSON value whose objects have no repeated key (see [`parse_json`]).
 struct StrictJson(serde_json::Value);
 

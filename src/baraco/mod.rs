@@ -12,11 +12,11 @@ pub mod harness;
 pub mod log;
 pub mod metrics;
 pub mod mixture;
-pub mod model_posterior;
+pub(crate) mod model_posterior;
 pub mod plot;
 pub mod posterior;
 pub mod real;
-pub mod sampling;
+pub(crate) mod sampling;
 pub mod switch;
 
 pub use decide::{compare, point_metric, Answer, Config};

@@ -79,11 +79,6 @@ pub fn base_tables(kind: ModelKind) -> usize {
     shape(kind).base_tables
 }
 
-/// See [`StatsShape::eb_at`].
-pub fn eb_tables_at(kind: ModelKind) -> Option<usize> {
-    shape(kind).eb_at
-}
-
 impl ModelKind {
     /// Every registered model, in the registry's order.
     pub fn all() -> Vec<ModelKind> {

@@ -4,7 +4,7 @@
 //! hot loop never touches strings.
 
 pub mod categories;
-pub mod coverage;
+pub(crate) mod coverage;
 pub mod docinfo;
 pub mod letor;
 pub mod queries;
@@ -86,11 +86,6 @@ impl Topic {
         self.index.insert(doc.id.clone(), i);
         self.documents.push(doc);
         i
-    }
-
-    /// Number of documents with a positive grade.
-    pub fn relevant_count(&self) -> usize {
-        self.documents.iter().filter(|d| d.grade > 0).count()
     }
 
     /// Index of subtopic `name`, adding it if new.

@@ -19,7 +19,7 @@
 //! ```
 
 pub mod arrow;
-pub mod columnar;
+pub(crate) mod columnar;
 pub mod convert;
 mod direct;
 pub mod formats;
@@ -436,20 +436,6 @@ impl SessionInterner {
 }
 
 impl LogData {
-    /// Interns a session into the log.
-    pub fn push_raw(&mut self, s: &RawSession) {
-        let q = self.vocab.intern_query(&s.query);
-        let pairs: Vec<u32> = s
-            .docs
-            .iter()
-            .map(|d| {
-                let d = self.vocab.intern_doc(d);
-                self.vocab.intern_pair(q, d)
-            })
-            .collect();
-        self.log.push_with_dwell(q, &pairs, &s.clicks, s.dwell.as_deref());
-    }
-
     /// Reads a whole file (`-` for standard input; gzip and zstd are detected).
     pub fn read(path: &Path, format: Format, skip_bad_lines: bool) -> Result<Self> {
         Self::read_with(path, &ReadOptions::new(format).skip_bad_lines(skip_bad_lines))

@@ -22,7 +22,7 @@ use super::cube::{cube_test, SubtopicWeights};
 use super::names::{Column, CubeTime, MeasureKind, MeasurePlan, Metric, PlannedMeasure};
 use super::novelty::novelty_utilities;
 use super::pres::{pres, pres_est};
-use super::trec_eval::{Aggregate, Family, Settings, TopicRels, MIN_GEO_MEAN, NONPOOL, UNJUDGED_IN_POOL};
+use super::trec_eval::{Aggregate, Family, Settings, TopicRels, NONPOOL, UNJUDGED_IN_POOL};
 use super::user_models::{err, errt, ins, rrt, tbg, tbg_cost};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -404,11 +404,6 @@ fn own_value(metric: &Metric, topic: &JudgedTopic, r: &RankedTopic, g: &[i32], l
             }
         }
     }
-}
-
-/// Floors a value the way gm_map and gm_bpref do before taking its logarithm.
-pub fn geometric_floor(v: f64) -> f64 {
-    v.max(MIN_GEO_MEAN)
 }
 
 #[cfg(test)]

@@ -18,21 +18,21 @@
 
 pub mod agreement;
 pub mod ci;
-pub mod cube;
+pub(crate) mod cube;
 pub mod eval;
 pub mod intern;
 pub mod lines;
-pub mod measure_def;
+pub(crate) mod measure_def;
 pub mod measures;
 pub mod names;
 pub mod novelty;
 pub mod output;
-pub mod pres;
+pub(crate) mod pres;
 pub mod qrels;
 pub mod runs;
 pub mod trec;
 pub mod trec_eval;
-pub mod user_models;
+pub(crate) mod user_models;
 
 pub use eval::{evaluate, EvalOptions, Evaluation};
 pub use names::{parse_metric, MeasurePlan, Metric, MetricSpec};

@@ -15,7 +15,6 @@
 use super::intern::{hash_bytes, Interner};
 use super::lines::for_each_line;
 use super::trec::RELEVANCE_LEVEL;
-use crate::collection::trec::Qrels;
 use crate::error::{Error, Result};
 use crate::input::Input;
 use std::path::Path;
@@ -372,24 +371,6 @@ impl Judgements {
             b.push(t, d, g, lines)?;
         }
         b.finish(lines)
-    }
-
-    /// Indexes already parsed [`Qrels`].
-    pub fn from_qrels(qrels: &Qrels) -> Self {
-        let mut topics = Vec::with_capacity(qrels.topics.len());
-        let mut max_grade = 1;
-        for (id, judged) in &qrels.topics {
-            let mut t = JudgedTopic::new(id.clone());
-            for (doc, grade) in judged {
-                let d = t.doc(doc.as_bytes());
-                t.grades[d] = *grade;
-                max_grade = max_grade.max(*grade);
-            }
-            topics.push(t);
-        }
-        let mut j = Judgements { topics, max_grade, ..Default::default() };
-        j.finish();
-        j
     }
 
     fn finish(&mut self) {

@@ -22,7 +22,7 @@
 
 use super::intern::{hash_bytes, IdTable, Interner};
 use super::lines::for_each_line;
-use super::qrels::{is_space, show, split_fields, Judgements, NOT_IN_QRELS};
+use super::qrels::{show, split_fields, Judgements, NOT_IN_QRELS};
 use super::trec_eval::{NONPOOL, UNJUDGED_IN_POOL};
 use crate::collection::trec::Run;
 use crate::error::{Error, Result};
@@ -456,11 +456,6 @@ impl RankedRun {
     pub fn topics_with_results(&self) -> usize {
         self.topics.iter().filter(|t| t.is_some()).count()
     }
-}
-
-/// Whether `line` would be skipped as blank (for callers that pre-scan).
-pub fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| is_space(b))
 }
 
 #[cfg(test)]

@@ -31,8 +31,8 @@ impl StagedOutput {
         Self::begin(target, "serpsim", None, None)
     }
 
-    /// Path of `name` inside the staging directory (for writers that stream into it; call
-    /// [`StagedOutput::adopt`] afterwards for a file of the set).
+    /// Path of `name` inside the staging directory, for scratch files that stream into it
+    /// (removed with it; not a file of the set).
     pub fn staging_path(&self, name: &str) -> PathBuf {
         self.0.staged_path(name)
     }
@@ -48,11 +48,6 @@ impl StagedOutput {
     /// Writes `name` with `bytes`.
     pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
         self.0.write(name, bytes)
-    }
-
-    /// Records a file already written into the staging directory.
-    pub fn adopt(&mut self, name: &str) -> Result<()> {
-        self.0.add(name)
     }
 
     /// Records a warning in the manifest.

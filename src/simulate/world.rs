@@ -326,11 +326,6 @@ impl World {
     pub fn system_index(&self, name: &str) -> Option<usize> {
         self.systems.iter().position(|s| s.name == name)
     }
-
-    /// Most query variants any system lists for any topic.
-    pub fn max_variants(&self) -> usize {
-        self.systems.iter().flat_map(|s| s.serps.iter().flatten().map(|v| v.len())).max().unwrap_or(0)
-    }
 }
 
 #[cfg(test)]

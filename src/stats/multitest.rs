@@ -31,24 +31,6 @@ pub enum Method {
     BenjaminiHochberg,
 }
 
-impl Method {
-    /// The column name used for this method's adjusted p-values in reports.
-    pub fn column(self) -> &'static str {
-        match self {
-            Method::Holm => "p_holm",
-            Method::BenjaminiHochberg => "p_bh",
-        }
-    }
-
-    /// The name `statsmodels.stats.multitest.multipletests` gives the method.
-    pub fn statsmodels_name(self) -> &'static str {
-        match self {
-            Method::Holm => "holm",
-            Method::BenjaminiHochberg => "fdr_bh",
-        }
-    }
-}
-
 /// Adjusted p-values of `p` (in the same order), the whole slice being one family.
 ///
 /// Every value must lie in [0, 1]; NaN or a value outside is an error naming its position

@@ -67,11 +67,6 @@ pub struct TopicInference {
 }
 
 impl TopicInference {
-    /// Whether the Monte-Carlo error is small against the generalising error: it adds at most
-    /// 4 % to the variance of the mean (`mc_se <= 0.2 se`), or both are zero.
-    pub fn simulation_enough(&self) -> bool {
-        !(self.mc_se > 0.2 * self.se) || (self.mc_se == 0.0)
-    }
     /// Whether there are enough topics for the interval to speak of a population.
     pub fn generalises(&self) -> bool {
         self.topics >= FEW_TOPICS

@@ -716,15 +716,6 @@ impl Recording {
         }
     }
 
-    /// The eye of [`Recording::samples`]`(None)`.
-    pub fn default_eye(&self) -> Eye {
-        if !self.left.is_empty() {
-            Eye::Left
-        } else {
-            Eye::Right
-        }
-    }
-
     /// Sample interval in ms: from the rate, else the median time step.
     pub fn sample_interval(&self) -> f64 {
         if let Some(r) = self.rate.filter(|r| *r > 0.0) {
