@@ -3,9 +3,12 @@
 //! from E-step statistics, an [`EmSpec`] (how a fit starts, how its statistics are laid out,
 //! how its state is decoded, and which driver options apply). `super::MODELS` lists every
 //! model; the driver, the model-file reader, the CLI and Python look models up here instead of
-//! naming them.
+//! naming them. A [`PosteriorSpec`] gives a model's conjugate tables or its Gibbs sampler (the
+//! posteriors).
 
 use super::estep::{EStats, EmModel, StatsShape};
+use super::gibbs::{GibbsModel, LatentSettings};
+use super::prior::Axis;
 use super::table::{ModelKind, ParamTable};
 use super::{ClickModel, ModelConfig, MODELS};
 use crate::error::{Error, Result};
@@ -28,6 +31,24 @@ pub struct ModelSpec {
     pub read: fn(&ParamTable, &str) -> Result<Box<dyn ClickModel>>,
     /// How it is fitted from E-step statistics; `None` for the models fitted by one count.
     pub em: Option<EmSpec>,
+    /// How its posterior is computed ([`super::posterior`]).
+    pub posterior: PosteriorSpec,
+}
+
+/// How a model's posterior is computed ([`super::posterior`]).
+#[derive(Debug)]
+pub struct PosteriorSpec {
+    /// A counting model's tables, names and axes in [`super::count_tables`]'s order: its
+    /// conjugate posterior (empty for a model fitted by EM).
+    pub counted: &'static [(&'static str, Axis)],
+    /// Its Gibbs sampler given the fixed settings ([`super::gibbs`]): the posterior of a model
+    /// fitted by EM, and of a counting model with `exact`. `None`: no sampler.
+    pub sampler: Option<fn(&LatentSettings) -> Box<dyn GibbsModel>>,
+}
+
+impl PosteriorSpec {
+    /// A model without a posterior sampler or conjugate tables.
+    pub const NONE: PosteriorSpec = PosteriorSpec { counted: &[], sampler: None };
 }
 
 /// Decodes a state from [`EmModel::encode`]'s flag, scalars and vectors, or says what is
@@ -62,6 +83,15 @@ pub fn spec(kind: ModelKind) -> &'static ModelSpec {
 /// The EM spec of `kind`, `None` for a model fitted by one count.
 pub fn em_spec(kind: ModelKind) -> Option<&'static EmSpec> {
     spec(kind).em.as_ref()
+}
+
+/// The posterior sampler of `kind` with the fixed `settings` (each model reads those it has);
+/// an error for a model without one.
+pub fn sampler(kind: ModelKind, settings: &LatentSettings) -> Result<Box<dyn GibbsModel>> {
+    match spec(kind).posterior.sampler {
+        Some(f) => Ok(f(settings)),
+        None => Err(Error::Invalid(format!("{kind} has no posterior sampler"))),
+    }
 }
 
 /// The layout of `kind`'s statistics (no tables for a model fitted by one count).
