@@ -4,13 +4,14 @@ use super::driver::{self, EmOptions};
 use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
 use super::gibbs::{categorical, last_clicks, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec, EDGE};
-use super::registry::{EmSpec, ModelSpec, PosteriorSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig, PRIOR};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::Dynamics;
 use rand::Rng;
 use rand_distr::Distribution;
 
@@ -493,6 +494,18 @@ fn sampler(_: &LatentSettings) -> Box<dyn GibbsModel> {
     Box::new(CcmSampler)
 }
 
+/// CCM as a simulated user: tau1 after a skip; satisfied after a click with probability
+/// 1 - (a tau3 + (1 - a) tau2) (its second draw, whether the clicked document is relevant, only
+/// decides whether the user goes on).
+fn walk(t: &ParamTable) -> UserWalk {
+    let (tau1, tau2, tau3) = (t.find_scalar("tau1").unwrap_or(PRIOR), t.find_scalar("tau2").unwrap_or(PRIOR), t.find_scalar("tau3").unwrap_or(PRIOR));
+    UserWalk {
+        dynamics: Dynamics { after_skip: tau1, ..Dynamics::default() },
+        global: None,
+        satisfaction: Satisfaction { rule: |a, _, taus| 1.0 - (a * taus[1] + (1.0 - a) * taus[0]), params: vec![tau2, tau3] },
+    }
+}
+
 /// CCM in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Ccm,
@@ -511,4 +524,5 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         top_examination: false,
     }),
     posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: None, walk },
 };

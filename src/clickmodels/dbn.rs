@@ -5,13 +5,14 @@ use super::driver::{self, EmOptions};
 use super::em::{clamp, EmConfig, Gamma};
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
 use super::gibbs::{categorical, last_clicks, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
-use super::registry::{EmSpec, ModelSpec, PosteriorSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig, PRIOR};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::Dynamics;
 
 /// How to fit a [`Dbn`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -458,6 +459,12 @@ fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
     Box::new(DbnSampler::new(s.gamma))
 }
 
+/// DBN as a simulated user: gamma after every result.
+fn walk(t: &ParamTable) -> UserWalk {
+    let g = t.find_scalar("gamma").unwrap_or(PRIOR);
+    UserWalk { dynamics: Dynamics { after_skip: g, after_click: g, ..Dynamics::default() }, global: None, satisfaction: Satisfaction::per_pair() }
+}
+
 /// DBN in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Dbn,
@@ -477,4 +484,5 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         top_examination: false,
     }),
     posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: Some("satisfaction"), walk },
 };

@@ -1,16 +1,17 @@
 //! Models fitted by counting (maximum likelihood with one pseudo-success in two pseudo-trials):
 //! CM, DCM, SDBN and the CTR baselines; their registry entries (with DCM's exact posterior
-//! sampler).
+//! sampler and how each drives a simulated user).
 
 use super::estep::{Counts, EStats};
 use super::gibbs::{last_clicks, GibbsKernel, GibbsModel, State, TableSpec};
 use super::prior::Axis;
-use super::registry::{ModelSpec, PosteriorSpec};
+use super::registry::{ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::table::{ModelKind, ParamTable};
-use super::{draw, param, ClickModel, PROB_MIN};
+use super::{draw, param, ClickModel, PRIOR, PROB_MIN};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
 use rand::Rng;
 
 /// Cascade model (Craswell et al. 2008): the user scans top-down and stops at the first click.
@@ -410,6 +411,12 @@ impl GibbsKernel for DcmKernel<'_> {
     }
 }
 
+/// A counting model as a simulated user: the per-pair table `attractiveness` and the walk
+/// (SDBN, in its own file, is the counting model with a per-pair satisfaction).
+const fn counting_user(attractiveness: &'static str, walk: fn(&ParamTable) -> UserWalk) -> UserSpec {
+    UserSpec { attractiveness, satisfaction: None, walk }
+}
+
 /// The counting models in the registry (fitted by [`count_tables`], not from E-step
 /// statistics).
 const fn counting(
@@ -419,8 +426,9 @@ const fn counting(
     pairs: &'static [&'static str],
     read: fn(&ParamTable, &str) -> Result<Box<dyn ClickModel>>,
     posterior: PosteriorSpec,
+    user: UserSpec,
 ) -> ModelSpec {
-    ModelSpec { kind, scalars, ranks, matrices: &[], pairs, read, em: None, posterior }
+    ModelSpec { kind, scalars, ranks, matrices: &[], pairs, read, em: None, posterior, user }
 }
 
 /// A counting model's conjugate posterior of the tables `counted`, without a sampler.
@@ -428,7 +436,7 @@ const fn conjugate(counted: &'static [(&'static str, Axis)]) -> PosteriorSpec {
     PosteriorSpec { counted, sampler: None }
 }
 
-/// CM in the registry.
+/// CM in the registry: satisfied by every click.
 pub(crate) const CM: ModelSpec = counting(
     ModelKind::Cm,
     &[],
@@ -436,8 +444,9 @@ pub(crate) const CM: ModelSpec = counting(
     &["attractiveness"],
     |t, ctx| Ok(Box::new(Cm { attractiveness: t.get_pair(ctx, "attractiveness")? })),
     conjugate(&[("attractiveness", Axis::Pair)]),
+    counting_user("attractiveness", |_| UserWalk { satisfaction: Satisfaction::constant(1.0), ..UserWalk::default() }),
 );
-/// DCM in the registry.
+/// DCM in the registry: satisfied after a click at rank r with probability 1 - lambda_r.
 pub(crate) const DCM: ModelSpec = counting(
     ModelKind::Dcm,
     &[],
@@ -445,8 +454,12 @@ pub(crate) const DCM: ModelSpec = counting(
     &["attractiveness"],
     |t, ctx| Ok(Box::new(Dcm { attractiveness: t.get_pair(ctx, "attractiveness")?, continuation: t.get_rank(ctx, "continuation")? })),
     PosteriorSpec { counted: &[("attractiveness", Axis::Pair), ("continuation", Axis::Rank)], sampler: Some(|_| Box::new(DcmSampler)) },
+    counting_user("attractiveness", |t| {
+        let by_rank = t.find_rank("continuation").unwrap_or_default().iter().map(|l| 1.0 - l).collect::<Vec<_>>();
+        UserWalk { dynamics: Dynamics { satisfaction_by_rank: Some(by_rank.into()), ..Dynamics::default() }, ..UserWalk::default() }
+    }),
 );
-/// GCTR in the registry.
+/// GCTR in the registry: every document clicked with the one CTR.
 pub(crate) const GCTR: ModelSpec = counting(
     ModelKind::Gctr,
     &["ctr"],
@@ -454,8 +467,9 @@ pub(crate) const GCTR: ModelSpec = counting(
     &[],
     |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Global, ctr: vec![t.get_scalar(ctx, "ctr")?] })),
     conjugate(&[("ctr", Axis::Scalar)]),
+    counting_user("attractiveness", |t| UserWalk { global: Some((t.find_scalar("ctr").unwrap_or(PRIOR), 0.0)), ..UserWalk::default() }),
 );
-/// RCTR in the registry.
+/// RCTR in the registry: examination by rank (its CTR), every examined document clicked.
 pub(crate) const RCTR: ModelSpec = counting(
     ModelKind::Rctr,
     &[],
@@ -463,8 +477,12 @@ pub(crate) const RCTR: ModelSpec = counting(
     &[],
     |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Rank, ctr: t.get_rank(ctx, "ctr")? })),
     conjugate(&[("ctr", Axis::Rank)]),
+    counting_user("attractiveness", |t| {
+        let ctr = t.find_rank("ctr").map(<[f64]>::to_vec).unwrap_or_default();
+        UserWalk { dynamics: Dynamics { examination: Examination::ByRank(ctr.into()), ..Dynamics::default() }, global: Some((1.0, 0.0)), ..UserWalk::default() }
+    }),
 );
-/// DCTR in the registry.
+/// DCTR in the registry: the pair's CTR as its attractiveness.
 pub(crate) const DCTR: ModelSpec = counting(
     ModelKind::Dctr,
     &[],
@@ -472,4 +490,5 @@ pub(crate) const DCTR: ModelSpec = counting(
     &["ctr"],
     |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Document, ctr: t.get_pair(ctx, "ctr")? })),
     conjugate(&[("ctr", Axis::Pair)]),
+    counting_user("ctr", |_| UserWalk::default()),
 );

@@ -6,13 +6,14 @@ use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
 use super::gibbs::{examination_hidden, scale_step, top_observations, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
 use super::prior::Axis;
-use super::registry::{EmSpec, ModelSpec, PosteriorSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
 
 /// Position-based model: P(click at r) = attractiveness x examination[r].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -246,6 +247,12 @@ fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
     Box::new(PbmSampler { top: s.top_examination })
 }
 
+/// PBM as a simulated user: examination by rank, never satisfied.
+fn walk(t: &ParamTable) -> UserWalk {
+    let e = t.find_rank("examination").map(<[f64]>::to_vec).unwrap_or_default();
+    UserWalk { dynamics: Dynamics { examination: Examination::ByRank(e.into()), ..Dynamics::default() }, ..UserWalk::default() }
+}
+
 /// PBM in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Pbm,
@@ -264,4 +271,5 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         top_examination: true,
     }),
     posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: None, walk },
 };

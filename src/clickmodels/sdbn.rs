@@ -5,7 +5,7 @@ use super::dbn::DbnSampler;
 use super::estep::{Counts, EStats, EmModel, Scratch, StatsShape};
 use super::gibbs::{GibbsModel, LatentSettings};
 use super::prior::Axis;
-use super::registry::{EmSpec, ModelSpec, PosteriorSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig};
 use crate::error::Result;
@@ -160,6 +160,11 @@ fn sampler(_: &LatentSettings) -> Box<dyn GibbsModel> {
     Box::new(DbnSampler { gamma: Some(1.0), report_gamma: false })
 }
 
+/// SDBN as a simulated user: the pair's satisfaction, the walk going on otherwise.
+fn walk(_: &ParamTable) -> UserWalk {
+    UserWalk { satisfaction: Satisfaction::per_pair(), ..UserWalk::default() }
+}
+
 /// SDBN in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Sdbn,
@@ -179,4 +184,5 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         top_examination: false,
     }),
     posterior: PosteriorSpec { counted: &[("attractiveness", Axis::Pair), ("satisfaction", Axis::Pair)], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: Some("satisfaction"), walk },
 };

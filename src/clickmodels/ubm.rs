@@ -5,13 +5,14 @@ use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
 use super::gibbs::{examination_hidden, scale_step, top_observations, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
 use super::prior::Axis;
-use super::registry::{EmSpec, ModelSpec, PosteriorSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig, PRIOR};
 use crate::error::Result;
 use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
 
 /// User browsing model (Dupret & Piwowarski 2008): P(click at r) = attractiveness x
 /// examination[r][r'], where r' is the rank of the previous click.
@@ -310,6 +311,12 @@ fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
     Box::new(UbmSampler { top: s.top_examination })
 }
 
+/// UBM as a simulated user: examination by rank and last click, never satisfied.
+fn walk(t: &ParamTable) -> UserWalk {
+    let m = t.find_matrix("examination").map(<[Vec<f64>]>::to_vec).unwrap_or_default();
+    UserWalk { dynamics: Dynamics { examination: Examination::ByRankAndLastClick(m.into()), ..Dynamics::default() }, ..UserWalk::default() }
+}
+
 /// UBM in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Ubm,
@@ -328,4 +335,5 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         top_examination: true,
     }),
     posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: None, walk },
 };
