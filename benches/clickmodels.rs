@@ -2,7 +2,8 @@
 //! `cargo bench --bench clickmodels`; figures in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serpsim::clickmodels::gibbs::{bench_sweeps, Latent};
+use serpsim::clickmodels::dbn::DbnSampler;
+use serpsim::clickmodels::gibbs::bench_sweeps;
 use serpsim::clickmodels::posterior::{fit_with_posterior, PosteriorConfig};
 use serpsim::clickmodels::prior::PriorScope;
 use serpsim::clickmodels::prior::{Axis, TablePrior};
@@ -42,8 +43,8 @@ fn bench(c: &mut Criterion) {
     // sampler over the whole log (set-up included); throughput in session-sweeps.
     let mut g = c.benchmark_group("clickmodels_gibbs_yandex");
     g.throughput(Throughput::Elements(10 * log.len() as u64));
-    g.bench_function("dbn_10_sweeps_gamma_fixed", |b| b.iter(|| black_box(bench_sweeps(Latent::Dbn { gamma: Some(0.9) }, log, 10, 1))));
-    g.bench_function("dbn_10_sweeps_gamma_sampled", |b| b.iter(|| black_box(bench_sweeps(Latent::Dbn { gamma: None }, log, 10, 1))));
+    g.bench_function("dbn_10_sweeps_gamma_fixed", |b| b.iter(|| black_box(bench_sweeps(&DbnSampler::new(Some(0.9)), log, 10, 1))));
+    g.bench_function("dbn_10_sweeps_gamma_sampled", |b| b.iter(|| black_box(bench_sweeps(&DbnSampler::new(None), log, 10, 1))));
     g.finish();
 }
 

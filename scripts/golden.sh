@@ -9,7 +9,7 @@
 #
 # Commands run in a fixed scratch directory ($GOLDEN_WORK, default /tmp/serpsim-golden; two
 # runs at once need two) with the inputs linked in and outputs under `g/`, so the outputs of
-# two runs are comparable byte for byte. Progress lines on stderr are off (--quiet). Takes about two minutes on 2 cores.
+# two runs are comparable byte for byte. Progress lines on stderr are off (--quiet). Takes about three minutes on 2 cores.
 set -uo pipefail
 BIN=$(readlink -f "$1")
 OUT=$(mkdir -p "$2" && readlink -f "$2")
@@ -41,6 +41,27 @@ done
 run fit-dbn-gamma clicks fit --quiet --model dbn --gamma 0.9 --tolerance 0 --iterations 7 --train "$LOG" --out g/fit-dbn-gamma.json
 run fit-sdbn-posterior clicks fit --quiet --model sdbn --posterior global --samples 50 --warmup 20 --train "$LOG" --out g/fit-sdbn-posterior.json
 run fit-pbm-posterior clicks fit --quiet --model pbm --posterior global --samples 30 --warmup 20 --chains 2 --train "$LOG" --out g/fit-pbm-posterior.json
+# Posteriors through the Gibbs sampler of every latent model, the exact samplers of the
+# counting models, and the fitted priors (issue 43: the sampler reaches models through the
+# registry).
+P="--samples 30 --warmup 20 --chains 2"
+for m in dbn ccm ubm; do
+    run "fit-$m-post" clicks fit --quiet --model "$m" --posterior "g/post-$m.json" $P --train "$LOG" --out "g/fit-$m-post.json"
+done
+run fit-ubm-post-free clicks fit --quiet --model ubm --top-examination free --posterior g/post-ubm-free.json $P --train "$LOG" --out g/fit-ubm-post-free.json
+run fit-pbm-post-free clicks fit --quiet --model pbm --top-examination free --posterior g/post-pbm-free.json $P --train "$LOG" --out g/fit-pbm-post-free.json
+run fit-dbn-post-gamma clicks fit --quiet --model dbn --gamma 0.9 --posterior g/post-dbn-gamma.json $P --train "$LOG" --out g/fit-dbn-post-gamma.json
+for m in dcm sdbn; do
+    run "fit-$m-exact" clicks fit --quiet --model "$m" --exact --posterior "g/post-$m-exact.json" $P --train "$LOG" --out "g/fit-$m-exact.json"
+done
+for m in dbn pbm; do
+    run "fit-$m-hier" clicks fit --quiet --model "$m" --prior hierarchical --posterior "g/post-$m-hier.json" $P --train "$LOG" --out "g/fit-$m-hier.json"
+done
+run fit-ccm-global clicks fit --quiet --model ccm --prior global --posterior g/post-ccm-global.json $P --train "$LOG" --out g/fit-ccm-global.json
+for m in cm dcm sdbn rctr; do
+    run "fit-$m-conj" clicks fit --quiet --model "$m" --posterior "g/post-$m-conj.json" --train "$LOG" --out "g/fit-$m-conj.json"
+done
+run fit-dctr-query clicks fit --quiet --model dctr --prior query --posterior g/post-dctr-query.json --train "$LOG" --out g/fit-dctr-query.json
 run fit-ncm clicks fit --quiet --model dbn --format ncm --train study_logs/clicks/ncm_handmade_train.txt --out g/fit-ncm.json
 run fit-simeval clicks fit --quiet --model ubm --format simeval --train study_logs/clicks/simeval_tied_times.jsonl --out g/fit-simeval.json
 for m in dbn pbm sdbn ccm; do
@@ -66,6 +87,44 @@ for f in simulations/*.toml; do
     n=$(basename "$f" .toml)
     run "sim-$n" simulate --quiet "$f" --replicates 100 --seed 5 --out "g/sim-$n"
 done
+# Click-model users (src/clickmodels/user.rs): every model fitted on the click log of the
+# LETOR-layout sample drives users of that collection (unknown documents: the grade tables, or
+# quantile matching), DBN and CCM also with per-grade values fitted on the sample's labels.
+CL=study_logs/clicks/letor_dbn_clicks.tsv
+awk '{ split($2, q, ":"); for (i = 1; i <= NF; i++) if ($i == "#docid") d = $(i + 2); print q[2], 0, d, $1 }' study_logs/letor/letor_sample.txt > letor.qrels
+for m in cm dcm ccm dbn sdbn ubm pbm gctr rctr dctr; do
+    run "user-fit-$m" clicks fit --quiet --model "$m" --iterations 5 --format tsv --train "$CL" --out "g/user-$m.json"
+done
+for m in dbn ccm; do
+    run "user-fit-$m-labels" clicks fit --quiet --model "$m" --iterations 5 --format tsv --qrels letor.qrels --grade-bootstrap 0 --train "$CL" --out "g/user-$m-labels.json"
+done
+{
+    printf 'name = "users"\nseed = 7\nreplicates = 30\n\n[collection]\nsource = "letor"\nfile = "study_logs/letor/letor_sample.txt"\n'
+    printf 'rankers = [{ name = "bm25", weights = { 25 = 1.0 } }, { name = "lmir-jm", weights = { 40 = 1.0 } }]\n'
+    for m in cm dcm ccm dbn sdbn ubm pbm gctr rctr dctr; do
+        printf '\n[[profiles]]\nname = "%s"\nclick_model = { file = "g/user-%s.json", unseen = "grade" }\n' "$m" "$m"
+        printf 'clicks = { click = [0.25, 0.6, 0.85], stop = [0.15, 0.45, 0.7], mark = [0.0, 0.8, 0.9] }\n'
+    done
+    for m in dbn ccm ubm; do
+        printf '\n[[profiles]]\nname = "%s-quantile"\nclick_model = { file = "g/user-%s.json", unseen = "quantile" }\n' "$m" "$m"
+    done
+    for m in dbn ccm; do
+        printf '\n[[profiles]]\nname = "%s-labels"\nclick_model = { file = "g/user-%s-labels.json", unseen = "labels" }\n' "$m" "$m"
+    done
+    printf '\n[compare]\npairs = [["bm25", "lmir-jm"]]\n'
+} > users.toml
+cp users.toml g/users.toml
+run sim-users simulate --quiet users.toml --out g/sim-users
+# The same models on the TREC-like collection, which they do not cover (quantile matching).
+{
+    printf 'name = "portable-users"\nseed = 9\nreplicates = 30\n\n[collection]\nsource = "trec"\n'
+    printf 'qrels = "%s"\nruns = ["%s"]\n' "$Q" "$R"
+    for m in cm dcm ccm dbn sdbn ubm pbm gctr rctr dctr; do
+        printf '\n[[profiles]]\nname = "%s"\nclick_model = { file = "g/user-%s.json", unseen = "quantile" }\n' "$m" "$m"
+    done
+} > portable-users.toml
+cp portable-users.toml g/portable-users.toml
+run sim-portable-users simulate --quiet portable-users.toml --out g/sim-portable-users
 run sim-robust simulate --quiet --users robust --qrels "$Q" --run "$R" --replicates 100 --seed 5 --out g/sim-robust
 run sessions-run sessions run --quiet simulations/sessions/maxwell2015.toml --replicates 20 --out g/sessions
 # BARACO.

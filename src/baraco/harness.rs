@@ -505,11 +505,12 @@ impl Study {
 ///
 /// [`PriorScope::Global`]: crate::clickmodels::prior::PriorScope::Global
 pub fn fitted_prior(log: &ProductionLog, gamma: f64, seed: u64) -> Result<((f64, f64), (f64, f64))> {
-    use crate::clickmodels::gibbs::{sample, GibbsConfig, Latent};
+    use crate::clickmodels::dbn::DbnSampler;
+    use crate::clickmodels::gibbs::{sample, GibbsConfig};
     use crate::clickmodels::prior::PriorScope;
     let cl = log.to_logs();
     let cfg = GibbsConfig { chains: 1, warmup: 0, draws: 1, thin: 1, seed, prior_rounds: 20, prior_sweeps: 5 };
-    let sampled = sample(Latent::Dbn { gamma: Some(gamma) }, &cl, log.pairs.len(), PriorScope::Global, &cfg, &|_| {})?;
+    let sampled = sample(&DbnSampler::new(Some(gamma)), &cl, log.pairs.len(), PriorScope::Global, &cfg, &|_| {})?;
     let get = |name: &str| -> Result<(f64, f64)> {
         let t = sampled.tables.iter().find(|t| t.name == name).ok_or_else(|| Error::Invalid(format!("DBN sampler has no `{name}` table")))?;
         let p = t.prior.global;

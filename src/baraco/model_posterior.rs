@@ -23,8 +23,10 @@
 use super::decide::{answers, Answer, Config, EvalLists};
 use super::log::{ProductionLog, Ranking};
 use super::metrics::SwitchMetric;
-use crate::clickmodels::gibbs::{sample_with_queries, ubm_cell, GibbsConfig, Latent, SampledTable};
+use crate::clickmodels::gibbs::{sample_with_queries, GibbsConfig, GibbsModel, LatentSettings, SampledTable};
 use crate::clickmodels::prior::PriorScope;
+use crate::clickmodels::ubm::ubm_cell;
+use crate::clickmodels::{registry, ModelKind};
 use crate::error::{Error, Result};
 
 /// The click model whose posterior BARACO uses.
@@ -60,13 +62,16 @@ impl PosteriorModel {
             PosteriorModel::Ccm => "CCM",
         }
     }
-    fn latent(self, gamma: f64) -> Latent {
-        match self {
-            PosteriorModel::Dbn => Latent::Dbn { gamma: Some(gamma) },
-            PosteriorModel::Ubm => Latent::Ubm { top: Some(1.0) },
-            PosteriorModel::Pbm => Latent::Pbm { top: Some(1.0) },
-            PosteriorModel::Ccm => Latent::Ccm,
-        }
+    /// The click model's sampler: DBN with gamma fixed at `gamma`, UBM and PBM with the top
+    /// examination pinned to 1.
+    fn sampler(self, gamma: f64) -> Result<Box<dyn GibbsModel>> {
+        let kind = match self {
+            PosteriorModel::Dbn => ModelKind::Dbn,
+            PosteriorModel::Ubm => ModelKind::Ubm,
+            PosteriorModel::Pbm => ModelKind::Pbm,
+            PosteriorModel::Ccm => ModelKind::Ccm,
+        };
+        registry::sampler(kind, &LatentSettings { gamma: Some(gamma), top_examination: Some(1.0) })
     }
 }
 
@@ -128,7 +133,7 @@ impl ModelDraws {
         let gcfg = GibbsConfig { chains: cfg.chains, warmup: cfg.warmup, draws: per_chain, thin: cfg.thin, seed: cfg.seed, prior_rounds: 20, prior_sweeps: 5 };
         // Every registered pair's query, so that documents never shown take their query's prior.
         let queries: Vec<u32> = log.pairs.iter().map(|&(q, _)| q).collect();
-        let sampled = sample_with_queries(cfg.model.latent(cfg.gamma), &log.to_logs(), log.pairs.len(), cfg.scope, &gcfg, Some(&queries), &|_| {})?;
+        let sampled = sample_with_queries(&*cfg.model.sampler(cfg.gamma)?, &log.to_logs(), log.pairs.len(), cfg.scope, &gcfg, Some(&queries), &|_| {})?;
         let table = |name: &str| -> Result<&SampledTable> {
             sampled.tables.iter().find(|t| t.name == name).ok_or_else(|| Error::Invalid(format!("{} sampler has no `{name}` table", cfg.model.name())))
         };

@@ -4,13 +4,15 @@
 use super::driver::{self, EmOptions};
 use super::em::{clamp, EmConfig, Gamma};
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
-use super::registry::{EmSpec, ModelSpec};
+use super::gibbs::{categorical, last_clicks, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig, PRIOR};
 use crate::error::Result;
-use crate::logs::{SessionRef, SessionSource};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::Dynamics;
 
 /// How to fit a [`Dbn`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -310,6 +312,159 @@ fn read(t: &ParamTable, ctx: &str) -> Result<Box<dyn ClickModel>> {
     Ok(Box::new(Dbn { attractiveness: t.get_pair(ctx, "attractiveness")?, satisfaction: t.get_pair(ctx, "satisfaction")?, gamma: t.get_scalar(ctx, "gamma")? }))
 }
 
+/// DBN's posterior sampler ([`super::gibbs`]). Given the parameters, a session with a last
+/// click at `l` has one hidden pair (S_l, D): whether the user was satisfied there and, if not,
+/// the last examined rank D >= l (ranks l+1..D examined and not clicked, continuation
+/// 1 - gamma at D unless D is the last rank); without clicks, D >= 1. One categorical draw
+/// over at most n + 1 outcomes per session. Above the last click everything is known
+/// (examined; clicked results before `l` were not satisfying).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DbnSampler {
+    /// Fixed continuation, or `None` to sample it.
+    pub gamma: Option<f64>,
+    /// Whether the sampled tables include gamma (SDBN's sampler, gamma held at 1, leaves it out).
+    pub report_gamma: bool,
+}
+
+impl DbnSampler {
+    /// DBN's sampler, gamma fixed at `gamma` or (`None`) sampled.
+    pub fn new(gamma: Option<f64>) -> Self {
+        DbnSampler { gamma, report_gamma: true }
+    }
+}
+
+impl GibbsModel for DbnSampler {
+    fn tables(&self, _depth: usize, pairs: usize) -> Vec<TableSpec> {
+        let satisfaction = TableSpec { after_click: true, ..TableSpec::pair("satisfaction", pairs) };
+        vec![TableSpec::pair("attractiveness", pairs), satisfaction, TableSpec { reported: self.report_gamma, ..TableSpec::scalar("gamma", self.gamma) }]
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Some(v) = self.gamma {
+            crate::error::check_probability("sampler", "gamma", v)?;
+        }
+        Ok(())
+    }
+
+    fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a> {
+        Box::new(DbnKernel { log, last: last_clicks(log), gamma: self.gamma })
+    }
+}
+
+struct DbnKernel<'a> {
+    log: &'a ClickLog,
+    last: Vec<i32>,
+    gamma: Option<f64>,
+}
+
+impl GibbsKernel for DbnKernel<'_> {
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
+        for (i, sess) in self.log.iter().enumerate() {
+            let l = self.last[i];
+            for r in 0..=l.max(-1) {
+                let (r, p) = (r as usize, sess.pairs[r as usize] as usize);
+                if sess.clicks[r] {
+                    s[0][p] += 1.0;
+                } else {
+                    f[0][p] += 1.0;
+                }
+                if (r as i32) < l {
+                    if sess.clicks[r] {
+                        f[1][p] += 1.0;
+                    }
+                    if self.gamma.is_none() {
+                        s[2][0] += 1.0;
+                    }
+                }
+            }
+        }
+    }
+
+    fn hidden(&self, st: &mut State, rng: &mut Stream) {
+        let (log, fit_gamma) = (self.log, self.gamma.is_none());
+        let State { values, succ, fail, buf, .. } = st;
+        let (a, s, g) = (&values[0], &values[1], values[2][0]);
+        let (mut gs, mut gf) = (0.0, 0.0);
+        for (i, &l) in self.last.iter().enumerate() {
+            let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
+            let pairs = &log.pairs[lo..hi];
+            let n = pairs.len();
+            if n == 0 {
+                continue;
+            }
+            buf.clear();
+            if l >= 0 {
+                let l = l as usize;
+                let sl = s[pairs[l] as usize];
+                // Outcome 0: satisfied at l. Outcome 1 + (d - l): not satisfied, last examined d.
+                buf.push(sl);
+                let mut prod = 1.0 - sl;
+                for d in l..n {
+                    if d > l {
+                        prod *= g * (1.0 - a[pairs[d] as usize]);
+                    }
+                    buf.push(prod * if d + 1 < n { 1.0 - g } else { 1.0 });
+                }
+                let k = categorical(buf, rng);
+                let pl = pairs[l] as usize;
+                if k == 0 {
+                    succ[1][pl] += 1.0;
+                    continue;
+                }
+                fail[1][pl] += 1.0;
+                let d = l + k - 1;
+                if fit_gamma && l + 1 < n {
+                    if d > l {
+                        gs += 1.0;
+                    } else {
+                        gf += 1.0;
+                    }
+                }
+                for j in l + 1..=d {
+                    fail[0][pairs[j] as usize] += 1.0;
+                    if fit_gamma && j + 1 < n {
+                        if j < d {
+                            gs += 1.0;
+                        } else {
+                            gf += 1.0;
+                        }
+                    }
+                }
+            } else {
+                let mut prod = 1.0;
+                for d in 0..n {
+                    prod *= if d > 0 { g } else { 1.0 } * (1.0 - a[pairs[d] as usize]);
+                    buf.push(prod * if d + 1 < n { 1.0 - g } else { 1.0 });
+                }
+                let d = categorical(buf, rng);
+                for j in 0..=d {
+                    fail[0][pairs[j] as usize] += 1.0;
+                    if fit_gamma && j + 1 < n {
+                        if j < d {
+                            gs += 1.0;
+                        } else {
+                            gf += 1.0;
+                        }
+                    }
+                }
+            }
+        }
+        succ[2][0] += gs;
+        fail[2][0] += gf;
+    }
+}
+
+/// DBN's sampler from the settings (gamma).
+fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
+    Box::new(DbnSampler::new(s.gamma))
+}
+
+/// DBN as a simulated user: gamma after every result.
+fn walk(t: &ParamTable) -> UserWalk {
+    let g = t.find_scalar("gamma").unwrap_or(PRIOR);
+    UserWalk { dynamics: Dynamics { after_skip: g, after_click: g, ..Dynamics::default() }, global: None, satisfaction: Satisfaction::per_pair() }
+}
+
 /// DBN in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Dbn,
@@ -328,4 +483,6 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         fitted_prior: true,
         top_examination: false,
     }),
+    posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: Some("satisfaction"), walk },
 };

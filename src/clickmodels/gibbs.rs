@@ -1,22 +1,18 @@
-//! Posterior sampling for the latent-variable click models (DBN, CCM, UBM, PBM) by Gibbs
-//! sampling with data augmentation (Tanner & Wong 1987).
+//! Posterior sampling for the latent-variable click models by Gibbs sampling with data
+//! augmentation (Tanner & Wong 1987): the generic sampler. Each model brings its own part in
+//! its file, as a [`GibbsModel`] (its tables and fixed settings) with a [`GibbsKernel`] (its
+//! fixed counts, Metropolis moves and hidden-variable draws), reached through the registry
+//! ([`super::registry::PosteriorSpec::sampler`], [`super::registry::sampler`]); this file names
+//! no model.
 //!
 //! Given the parameters, the hidden variables of a session have an exact posterior (the same
 //! one the EM E-steps use, see `em.rs`); given the hidden variables, every parameter is a
 //! Bernoulli probability with integer successes and failures, so its conditional is
-//! Beta(prior + counts). A sweep draws the hidden variables of every session, then every
-//! parameter. Per model, the hidden variables drawn are:
-//!
-//! - **DBN**: for a session with a last click at `l`, the pair (S_l, D): whether the user was
-//!   satisfied there and, if not, the last examined rank D >= l (ranks l+1..D examined and not
-//!   clicked, continuation 1 - gamma at D unless D is the last rank); without clicks, D >= 1.
-//!   One categorical draw over at most n + 1 outcomes per session. Above the last click
-//!   everything is known (examined; clicked results before `l` were not satisfying).
-//! - **CCM**: the relevance R of every click (R ~ Bernoulli(a), continuation tau3 if R, tau2
-//!   otherwise); for the last click, (R_l, D) jointly as for DBN, continuation tau1 after
-//!   results without a click.
-//! - **UBM / PBM**: whether each result without a click was examined (E): P(E = 1 | C = 0) =
-//!   e (1 - a) / (1 - a e); clicked results were examined and attractive.
+//! Beta(prior + counts). A sweep draws the model's Metropolis moves, the hidden variables of
+//! every session, then every parameter. What each model draws is written at its sampler
+//! (`dbn.rs`'s `DbnSampler`, also SDBN's exact one with gamma held at 1; `ccm.rs`, `ubm.rs`,
+//! `pbm.rs`; DCM's exact one in `mle.rs`). The attractiveness-times-examination models (UBM,
+//! PBM) share the steps at the end of this file ([`examination_hidden`], [`scale_step`]).
 //!
 //! Attractiveness is never drawn where the result was not examined: it is integrated out
 //! there (a collapsed sampler, which mixes better than drawing A everywhere and has the same
@@ -35,7 +31,7 @@
 //!
 //! **Identification.** UBM and PBM are identified only up to a common scale of attractiveness
 //! and examination. Pinning the examination of rank 1 (with no click above, for UBM) fixes it
-//! (`top = Some(1.0)`: the top result is always examined). Unpinned, the chains drift along the
+//! ([`LatentSettings::top_examination`] `Some(1.0)`: the top result is always examined). Unpinned, the chains drift along the
 //! scale and the diagnostics say so.
 //!
 //! Chains are independent (rayon), each with its own random stream `(seed, chain)`, so the
@@ -109,29 +105,49 @@ impl GibbsConfig {
     }
 }
 
-/// The latent-variable model to sample, with its fixed settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Latent {
-    /// DBN; `gamma = Some(g)` holds the continuation fixed.
-    Dbn {
-        /// Fixed continuation, or `None` to sample it.
-        gamma: Option<f64>,
-    },
-    /// CCM (PyClick's parameterisation).
-    Ccm,
-    /// DCM, exactly: after the last click the user either stopped (probability 1 - lambda_l)
-    /// or went on and examined every result below without clicking.
-    Dcm,
-    /// UBM; `top = Some(e)` pins the examination of rank 1 with no click above.
-    Ubm {
-        /// Pinned examination of rank 1.
-        top: Option<f64>,
-    },
-    /// PBM; `top = Some(e)` pins the examination of rank 1.
-    Pbm {
-        /// Pinned examination of rank 1.
-        top: Option<f64>,
-    },
+/// The fixed settings a sampler may be given; each model reads those it has (the registry's
+/// [`super::registry::PosteriorSpec::sampler`] builds the model's sampler from them).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LatentSettings {
+    /// A continuation held fixed (DBN's gamma); `None` samples it.
+    pub gamma: Option<f64>,
+    /// A pinned examination of rank 1 with no click above (UBM, PBM); `None` leaves it free.
+    pub top_examination: Option<f64>,
+}
+
+/// A latent-variable model the sampler draws from, with its fixed settings: its parameter
+/// tables and its sweep. Implemented in each model's file (`dbn.rs`, `ccm.rs`, `ubm.rs`,
+/// `pbm.rs`, DCM's in `mle.rs`) and reached through the registry.
+pub trait GibbsModel: std::fmt::Debug + Send + Sync {
+    /// The parameter tables, in the model's order, for a log whose SERPs have at most `depth`
+    /// results and whose pair indices run below `pairs`.
+    fn tables(&self, depth: usize, pairs: usize) -> Vec<TableSpec>;
+
+    /// Rejects unusable fixed settings, naming the key.
+    fn validate(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The sweep over `log`, with what it precomputes from the log.
+    fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a>;
+}
+
+/// One model's draws over one log: the counts its hidden variables do not change, its
+/// Metropolis moves and its hidden variables.
+pub trait GibbsKernel: Sync {
+    /// Adds the successes `s` and failures `f` of every table (sized as the tables, zero at the
+    /// start) that do not depend on the hidden variables.
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]);
+
+    /// The Metropolis moves of a sweep, before the hidden variables are drawn; true when the
+    /// model has any (their proposal scale then adapts during the warm-up).
+    fn metropolis(&self, st: &mut State, rng: &mut Stream) -> bool {
+        let _ = (st, rng);
+        false
+    }
+
+    /// Draws every session's hidden variables and adds their counts to `st` (cleared before).
+    fn hidden(&self, st: &mut State, rng: &mut Stream);
 }
 
 /// One parameter table as sampled.
@@ -183,84 +199,75 @@ pub struct Sampled {
     pub sessions: usize,
 }
 
-struct Spec {
-    name: &'static str,
-    axis: Axis,
-    len: usize,
-    pinned: Vec<Option<f64>>,
+/// One parameter table of a sampled model, as its [`GibbsModel::tables`] describes it.
+#[derive(Debug, Clone)]
+pub struct TableSpec {
+    /// Parameter name (as in model files).
+    pub name: &'static str,
+    /// Index kind.
+    pub axis: Axis,
+    /// Entries.
+    pub len: usize,
+    /// Entries with a pinned value (never sampled).
+    pub pinned: Vec<Option<f64>>,
     /// Updated by a Metropolis step with the hidden variables integrated out (CCM's tau2 and
     /// tau3), not by a Beta draw.
-    metropolis: bool,
+    pub metropolis: bool,
+    /// A per-pair table read only after a click (DBN's satisfaction): under a hierarchical
+    /// prior only the pairs the log shows clicked carry data.
+    pub after_click: bool,
+    /// Whether [`sample`] reports it (SDBN's sampler is DBN's with gamma held at 1, which it
+    /// does not report).
+    pub reported: bool,
 }
 
-/// Flattened index of UBM cell (0-based rank r, previous click column j: 0 = no click above,
-/// else the 1-based rank of the previous click).
-#[inline]
-pub fn ubm_cell(r: usize, j: usize) -> usize {
-    r * (r + 1) / 2 + j
-}
+impl TableSpec {
+    /// A per-pair table of `pairs` entries.
+    pub fn pair(name: &'static str, pairs: usize) -> Self {
+        TableSpec { name, axis: Axis::Pair, len: pairs, pinned: vec![None; pairs], metropolis: false, after_click: false, reported: true }
+    }
 
-/// The log with what the kernels need precomputed.
-struct Data<'a> {
-    log: &'a ClickLog,
-    /// Last click per session (-1: none).
-    last: Vec<i32>,
-    /// UBM/PBM: (pair, cell) of every result without a click whose examination is not pinned.
-    items: Vec<(u32, u32)>,
-    /// CCM: (pair, number of clicks on it before the session's last click).
-    above: Vec<(u32, f64)>,
-    /// UBM/PBM with a pinned top examination: (pair, clicks, non-clicks) in the pinned cell.
-    pinned_obs: Vec<(u32, f64, f64)>,
-}
+    /// A scalar, pinned at `pin` when given.
+    pub fn scalar(name: &'static str, pin: Option<f64>) -> Self {
+        TableSpec { name, axis: Axis::Scalar, len: 1, pinned: vec![pin], metropolis: false, after_click: false, reported: true }
+    }
 
-impl<'a> Data<'a> {
-    fn new(model: Latent, log: &'a ClickLog) -> Self {
-        let last: Vec<i32> = log.iter().map(|s| s.last_click().map_or(-1, |l| l as i32)).collect();
-        let mut above = Vec::new();
-        if model == Latent::Ccm {
-            let mut c: std::collections::BTreeMap<u32, f64> = Default::default();
-            for (s, &l) in log.iter().zip(&last) {
-                for r in 0..l.max(0) as usize {
-                    if s.clicks[r] {
-                        *c.entry(s.pairs[r]).or_insert(0.0) += 1.0;
-                    }
-                }
-            }
-            above = c.into_iter().collect();
+    /// A table of `len` entries along `axis` (per rank, or the cells of a matrix) whose first
+    /// entry is pinned at `first` when given.
+    pub fn along(name: &'static str, axis: Axis, len: usize, first: Option<f64>) -> Self {
+        let mut pinned = vec![None; len];
+        if len > 0 {
+            pinned[0] = first;
         }
-        let mut pinned_obs = Vec::new();
-        if let Latent::Ubm { top: Some(_) } | Latent::Pbm { top: Some(_) } = model {
-            // Rank 1 is always in the pinned cell (no click above it).
-            let mut c: std::collections::BTreeMap<u32, (f64, f64)> = Default::default();
-            for s in log.iter() {
-                if let (Some(&p), Some(&k)) = (s.pairs.first(), s.clicks.first()) {
-                    let e = c.entry(p).or_insert((0.0, 0.0));
-                    if k {
-                        e.0 += 1.0;
-                    } else {
-                        e.1 += 1.0;
-                    }
-                }
-            }
-            pinned_obs = c.into_iter().map(|(p, (k, m))| (p, k, m)).collect();
-        }
-        Data { log, items: model.items(log), last, above, pinned_obs }
+        TableSpec { name, axis, len, pinned, metropolis: false, after_click: false, reported: true }
     }
 }
 
+/// The last click of every session (-1: none), which the cascade models' kernels read.
+pub fn last_clicks(log: &ClickLog) -> Vec<i32> {
+    log.iter().map(|s| s.last_click().map_or(-1, |l| l as i32)).collect()
+}
+
 /// Mutable sampler state: current values and this sweep's hidden counts per table.
-struct State {
-    values: Vec<Vec<f64>>,
-    succ: Vec<Vec<f64>>,
-    fail: Vec<Vec<f64>>,
-    buf: Vec<f64>,
-    /// CCM Metropolis step: per-session (a_l, T) and the proposal sd on the logit scale.
-    tails: Vec<(f64, f64)>,
-    mh_sd: f64,
-    mh_accepted: u64,
-    mh_proposed: u64,
+pub struct State {
+    /// Current value of every entry, table by table.
+    pub values: Vec<Vec<f64>>,
+    /// This sweep's hidden successes, table by table.
+    pub succ: Vec<Vec<f64>>,
+    /// This sweep's hidden failures, table by table.
+    pub fail: Vec<Vec<f64>>,
+    /// Scratch weights for the kernels.
+    pub buf: Vec<f64>,
+    /// Scratch pairs for the kernels (CCM's Metropolis step: per session (a_l, T)).
+    pub tails: Vec<(f64, f64)>,
+    /// The Metropolis proposal sd (on the logit or log scale) and its acceptance counts.
+    pub mh_sd: f64,
+    /// See [`State::mh_sd`].
+    pub mh_accepted: u64,
+    /// See [`State::mh_sd`].
+    pub mh_proposed: u64,
     /// Prior of every entry (the scaling move needs them).
-    priors: Vec<Vec<BetaPrior>>,
+    pub priors: Vec<Vec<BetaPrior>>,
 }
 
 impl State {
@@ -271,15 +278,12 @@ impl State {
     }
 }
 
-/// Metropolis steps on CCM's (tau2, tau3) per sweep.
-const CCM_TAU_STEPS: usize = 3;
-
 /// Smallest distance of a drawn probability from 0 and 1 (keeps every weight positive).
-const EDGE: f64 = 1e-12;
+pub const EDGE: f64 = 1e-12;
 
 /// Draws index k with probability w[k] / sum(w) (w non-negative, sum > 0).
 #[inline]
-fn categorical(w: &[f64], rng: &mut Stream) -> usize {
+pub fn categorical(w: &[f64], rng: &mut Stream) -> usize {
     let total: f64 = w.iter().sum();
     let mut u = rng.random::<f64>() * total;
     for (k, &x) in w.iter().enumerate() {
@@ -291,394 +295,84 @@ fn categorical(w: &[f64], rng: &mut Stream) -> usize {
     w.iter().rposition(|&x| x > 0.0).unwrap_or(0)
 }
 
-impl Latent {
-    fn specs(&self, log: &ClickLog, pairs: usize) -> Vec<Spec> {
-        let depth = log.max_len();
-        let pair = |name| Spec { name, axis: Axis::Pair, len: pairs, pinned: vec![None; pairs], metropolis: false };
-        let scalar = |name, pin: Option<f64>| Spec { name, axis: Axis::Scalar, len: 1, pinned: vec![pin], metropolis: false };
-        match *self {
-            Latent::Dbn { gamma } => vec![pair("attractiveness"), pair("satisfaction"), scalar("gamma", gamma)],
-            Latent::Ccm => vec![
-                pair("attractiveness"),
-                scalar("tau1", None),
-                Spec { metropolis: true, ..scalar("tau2", None) },
-                Spec { metropolis: true, ..scalar("tau3", None) },
-            ],
-            Latent::Dcm => {
-                vec![pair("attractiveness"), Spec { name: "continuation", axis: Axis::Rank, len: depth, pinned: vec![None; depth], metropolis: false }]
-            }
-            Latent::Ubm { top } => {
-                let len = depth * (depth + 1) / 2;
-                let mut pinned = vec![None; len];
-                if len > 0 {
-                    pinned[0] = top;
-                }
-                vec![pair("attractiveness"), Spec { name: "examination", axis: Axis::Matrix, len, pinned, metropolis: false }]
-            }
-            Latent::Pbm { top } => {
-                let mut pinned = vec![None; depth];
-                if depth > 0 {
-                    pinned[0] = top;
-                }
-                vec![pair("attractiveness"), Spec { name: "examination", axis: Axis::Rank, len: depth, pinned, metropolis: false }]
-            }
-        }
-    }
-
-    fn validate(&self) -> Result<()> {
-        let (key, v) = match *self {
-            Latent::Dbn { gamma } => ("gamma", gamma),
-            Latent::Ubm { top } | Latent::Pbm { top } => ("top_examination", top),
-            Latent::Ccm | Latent::Dcm => return Ok(()),
-        };
-        if let Some(v) = v {
-            crate::error::check_probability("sampler", key, v)?;
-        }
-        Ok(())
-    }
-
-    /// Counts that do not depend on hidden variables: (successes, failures) per table.
-    fn fixed_counts(&self, data: &Data, specs: &[Spec]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-        let mut s: Vec<Vec<f64>> = specs.iter().map(|t| vec![0.0; t.len]).collect();
-        let mut f: Vec<Vec<f64>> = specs.iter().map(|t| vec![0.0; t.len]).collect();
-        let log = data.log;
-        for (i, sess) in log.iter().enumerate() {
-            let l = data.last[i];
-            match *self {
-                Latent::Dbn { gamma } => {
-                    for r in 0..=l.max(-1) {
-                        let (r, p) = (r as usize, sess.pairs[r as usize] as usize);
-                        if sess.clicks[r] {
-                            s[0][p] += 1.0;
-                        } else {
-                            f[0][p] += 1.0;
-                        }
-                        if (r as i32) < l {
-                            if sess.clicks[r] {
-                                f[1][p] += 1.0;
-                            }
-                            if gamma.is_none() {
-                                s[2][0] += 1.0;
-                            }
-                        }
-                    }
-                }
-                Latent::Ccm => {
-                    for r in 0..=l.max(-1) {
-                        let (r, p) = (r as usize, sess.pairs[r as usize] as usize);
-                        if sess.clicks[r] {
-                            s[0][p] += 1.0;
-                        } else {
-                            f[0][p] += 1.0;
-                            // Not clicked above the last click: examined and went on (tau1).
-                            s[1][0] += 1.0;
-                        }
-                    }
-                }
-                Latent::Dcm => {
-                    // Without clicks every result was examined; with clicks, every result down
-                    // to the last click, and each click before the last was followed.
-                    let end = if l < 0 { sess.pairs.len() as i32 - 1 } else { l };
-                    for r in 0..=end.max(-1) {
-                        let (r, p) = (r as usize, sess.pairs[r as usize] as usize);
-                        if sess.clicks[r] {
-                            s[0][p] += 1.0;
-                            if (r as i32) < l {
-                                s[1][r] += 1.0;
-                            }
-                        } else {
-                            f[0][p] += 1.0;
-                        }
-                    }
-                }
-                Latent::Ubm { top } => {
-                    let mut prev = 0usize;
-                    for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        let k = ubm_cell(r, prev);
-                        if c {
-                            s[0][p as usize] += 1.0;
-                            s[1][k] += 1.0;
-                            prev = r + 1;
-                        } else if k == 0 && top.is_some() {
-                            f[0][p as usize] += 1.0;
-                        }
-                    }
-                }
-                Latent::Pbm { top } => {
-                    for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        if c {
-                            s[0][p as usize] += 1.0;
-                            s[1][r] += 1.0;
-                        } else if r == 0 && top.is_some() {
-                            f[0][p as usize] += 1.0;
-                        }
-                    }
-                }
-            }
-        }
-        (s, f)
-    }
-
-    fn items(&self, log: &ClickLog) -> Vec<(u32, u32)> {
-        let mut items = Vec::new();
-        match *self {
-            Latent::Ubm { top } => {
-                for sess in log.iter() {
-                    let mut prev = 0usize;
-                    for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        let k = ubm_cell(r, prev);
-                        if c {
-                            prev = r + 1;
-                        } else if !(k == 0 && top.is_some()) {
-                            items.push((p, k as u32));
-                        }
-                    }
-                }
-            }
-            Latent::Pbm { top } => {
-                for sess in log.iter() {
-                    for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                        if !c && !(r == 0 && top.is_some()) {
-                            items.push((p, r as u32));
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-        items
-    }
-
-    /// One sweep's draws before the Beta draws: CCM's Metropolis steps on (tau2, tau3) (whose
-    /// proposal scale adapts towards an acceptance rate of 0.2-0.4 while `adapt`), then the
-    /// hidden variables.
-    fn sweep(&self, data: &Data, st: &mut State, rng: &mut Stream, adapt: bool) {
-        let metropolis = match *self {
-            Latent::Ccm => {
-                for _ in 0..CCM_TAU_STEPS {
-                    ccm_tau_step(data, st, rng);
-                }
-                true
-            }
-            Latent::Ubm { top } | Latent::Pbm { top } => {
-                scale_step(data, st, top, rng);
-                true
-            }
-            _ => false,
-        };
-        if metropolis && adapt && st.mh_proposed >= 30 {
-            let rate = st.mh_accepted as f64 / st.mh_proposed as f64;
-            if rate > 0.4 {
-                st.mh_sd *= 1.3;
-            } else if rate < 0.2 {
-                st.mh_sd /= 1.3;
-            }
-            st.mh_accepted = 0;
-            st.mh_proposed = 0;
-        }
-        self.sweep_hidden(data, st, rng);
-    }
-
-    /// Draws every session's hidden variables and adds their counts to `st`.
-    fn sweep_hidden(&self, data: &Data, st: &mut State, rng: &mut Stream) {
-        st.clear_counts();
-        match *self {
-            Latent::Dbn { gamma } => sweep_dbn(data, st, gamma.is_none(), rng),
-            Latent::Ccm => sweep_ccm(data, st, rng),
-            Latent::Dcm => sweep_dcm(data, st, rng),
-            Latent::Ubm { .. } | Latent::Pbm { .. } => {
-                let State { values, succ, fail, .. } = st;
-                let (a, e) = (&values[0], &values[1]);
-                let (sa, se) = succ.split_at_mut(1);
-                let (fa, fe) = fail.split_at_mut(1);
-                let (fa, sa, se, fe) = (&mut fa[0], &mut sa[0], &mut se[0], &mut fe[0]);
-                let _ = sa;
-                for &(p, k) in &data.items {
-                    let (av, ev) = (a[p as usize], e[k as usize]);
-                    let pe = ev * (1.0 - av) / (1.0 - av * ev);
-                    if rng.random::<f64>() < pe {
-                        fa[p as usize] += 1.0;
-                        se[k as usize] += 1.0;
-                    } else {
-                        fe[k as usize] += 1.0;
-                    }
-                }
-            }
-        }
-    }
+/// Counts that do not depend on hidden variables: (successes, failures) per table.
+fn fixed_counts(kernel: &dyn GibbsKernel, specs: &[TableSpec]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let mut s: Vec<Vec<f64>> = specs.iter().map(|t| vec![0.0; t.len]).collect();
+    let mut f: Vec<Vec<f64>> = specs.iter().map(|t| vec![0.0; t.len]).collect();
+    kernel.fixed_counts(&mut s, &mut f);
+    (s, f)
 }
 
-fn sweep_dbn(data: &Data, st: &mut State, fit_gamma: bool, rng: &mut Stream) {
-    let log = data.log;
-    let State { values, succ, fail, buf, .. } = st;
-    let (a, s, g) = (&values[0], &values[1], values[2][0]);
-    let (mut gs, mut gf) = (0.0, 0.0);
-    for (i, &l) in data.last.iter().enumerate() {
-        let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
-        let pairs = &log.pairs[lo..hi];
-        let n = pairs.len();
-        if n == 0 {
-            continue;
+/// One sweep's draws before the Beta draws: the model's Metropolis steps (whose proposal scale
+/// adapts towards an acceptance rate of 0.2-0.4 while `adapt`), then the hidden variables.
+fn one_sweep(kernel: &dyn GibbsKernel, st: &mut State, rng: &mut Stream, adapt: bool) {
+    let metropolis = kernel.metropolis(st, rng);
+    if metropolis && adapt && st.mh_proposed >= 30 {
+        let rate = st.mh_accepted as f64 / st.mh_proposed as f64;
+        if rate > 0.4 {
+            st.mh_sd *= 1.3;
+        } else if rate < 0.2 {
+            st.mh_sd /= 1.3;
         }
-        buf.clear();
-        if l >= 0 {
-            let l = l as usize;
-            let sl = s[pairs[l] as usize];
-            // Outcome 0: satisfied at l. Outcome 1 + (d - l): not satisfied, last examined d.
-            buf.push(sl);
-            let mut prod = 1.0 - sl;
-            for d in l..n {
-                if d > l {
-                    prod *= g * (1.0 - a[pairs[d] as usize]);
-                }
-                buf.push(prod * if d + 1 < n { 1.0 - g } else { 1.0 });
-            }
-            let k = categorical(buf, rng);
-            let pl = pairs[l] as usize;
-            if k == 0 {
-                succ[1][pl] += 1.0;
-                continue;
-            }
-            fail[1][pl] += 1.0;
-            let d = l + k - 1;
-            if fit_gamma && l + 1 < n {
-                if d > l {
-                    gs += 1.0;
-                } else {
-                    gf += 1.0;
-                }
-            }
-            for j in l + 1..=d {
-                fail[0][pairs[j] as usize] += 1.0;
-                if fit_gamma && j + 1 < n {
-                    if j < d {
-                        gs += 1.0;
-                    } else {
-                        gf += 1.0;
-                    }
-                }
-            }
-        } else {
-            let mut prod = 1.0;
-            for d in 0..n {
-                prod *= if d > 0 { g } else { 1.0 } * (1.0 - a[pairs[d] as usize]);
-                buf.push(prod * if d + 1 < n { 1.0 - g } else { 1.0 });
-            }
-            let d = categorical(buf, rng);
-            for j in 0..=d {
-                fail[0][pairs[j] as usize] += 1.0;
-                if fit_gamma && j + 1 < n {
-                    if j < d {
-                        gs += 1.0;
-                    } else {
-                        gf += 1.0;
-                    }
-                }
+        st.mh_accepted = 0;
+        st.mh_proposed = 0;
+    }
+    st.clear_counts();
+    kernel.hidden(st, rng);
+}
+
+// The examination models (UBM, PBM): attractiveness (table 0) times an examination (table 1)
+// indexed by a cell (a rank, or a rank and the last click above), rank 1's cell optionally
+// pinned. Their kernels share these steps.
+
+/// (pair, clicks, non-clicks) of the results at rank 1, whose cell is the pinned one (no click
+/// above it).
+pub fn top_observations(log: &ClickLog) -> Vec<(u32, f64, f64)> {
+    let mut c: std::collections::BTreeMap<u32, (f64, f64)> = Default::default();
+    for s in log.iter() {
+        if let (Some(&p), Some(&k)) = (s.pairs.first(), s.clicks.first()) {
+            let e = c.entry(p).or_insert((0.0, 0.0));
+            if k {
+                e.0 += 1.0;
+            } else {
+                e.1 += 1.0;
             }
         }
     }
-    succ[2][0] += gs;
-    fail[2][0] += gf;
+    c.into_iter().map(|(p, (k, m))| (p, k, m)).collect()
 }
 
-fn sweep_dcm(data: &Data, st: &mut State, rng: &mut Stream) {
-    let log = data.log;
+/// Draws whether each result without a click, `items` (pair, examination cell), was examined:
+/// P(E = 1 | C = 0) = e (1 - a) / (1 - a e).
+pub fn examination_hidden(items: &[(u32, u32)], st: &mut State, rng: &mut Stream) {
     let State { values, succ, fail, .. } = st;
-    let (a, lam) = (&values[0], &values[1]);
-    for (i, &l) in data.last.iter().enumerate() {
-        if l < 0 {
-            continue;
-        }
-        let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
-        let pairs = &log.pairs[lo..hi];
-        let l = l as usize;
-        if l + 1 >= pairs.len() {
-            continue; // nothing below: the continuation after the last click is not observed
-        }
-        let mut tail = lam[l];
-        for &p in &pairs[l + 1..] {
-            tail *= 1.0 - a[p as usize];
-        }
-        if rng.random::<f64>() * (tail + 1.0 - lam[l]) < tail {
-            succ[1][l] += 1.0;
-            for &p in &pairs[l + 1..] {
-                fail[0][p as usize] += 1.0;
-            }
+    let (a, e) = (&values[0], &values[1]);
+    let (sa, se) = succ.split_at_mut(1);
+    let (fa, fe) = fail.split_at_mut(1);
+    let (fa, sa, se, fe) = (&mut fa[0], &mut sa[0], &mut se[0], &mut fe[0]);
+    let _ = sa;
+    for &(p, k) in items {
+        let (av, ev) = (a[p as usize], e[k as usize]);
+        let pe = ev * (1.0 - av) / (1.0 - av * ev);
+        if rng.random::<f64>() < pe {
+            fa[p as usize] += 1.0;
+            se[k as usize] += 1.0;
         } else {
-            fail[1][l] += 1.0;
+            fe[k as usize] += 1.0;
         }
     }
 }
 
-/// CCM: one Metropolis step per call on (tau2, tau3) with every hidden variable integrated
-/// out, given attractiveness and tau1 (a random walk on the logit scale). Without it the
-/// taus mix slowly: they are learnt only through the relevance of clicks, which the sampler
-/// would otherwise draw from their current values.
-fn ccm_tau_step(data: &Data, st: &mut State, rng: &mut Stream) {
-    let log = data.log;
-    let a = &st.values[0];
-    let t1 = st.values[1][0];
-    // T_s = sum over d > l of prod_{l<k<=d} (1 - a_k) tau1^(d-l-1) (1 - tau1 unless last).
-    st.tails.clear();
-    for (i, &l) in data.last.iter().enumerate() {
-        if l < 0 {
-            continue;
-        }
-        let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
-        let pairs = &log.pairs[lo..hi];
-        let (l, n) = (l as usize, pairs.len());
-        if l + 1 >= n {
-            continue;
-        }
-        let (mut prod, mut tail) = (1.0, 0.0);
-        for d in l + 1..n {
-            if d > l + 1 {
-                prod *= t1;
-            }
-            prod *= 1.0 - a[pairs[d] as usize];
-            tail += prod * if d + 1 < n { 1.0 - t1 } else { 1.0 };
-        }
-        st.tails.push((a[pairs[l] as usize], tail));
-    }
-    let loglik = |t2: f64, t3: f64| -> f64 {
-        let mut ll = 0.0;
-        for &(p, c) in &data.above {
-            let ap = a[p as usize];
-            ll += c * (ap * t3 + (1.0 - ap) * t2).ln();
-        }
-        for &(al, tail) in &st.tails {
-            ll += (al * (1.0 - t3 + t3 * tail) + (1.0 - al) * (1.0 - t2 + t2 * tail)).ln();
-        }
-        ll
-    };
-    let logit = |x: f64| (x / (1.0 - x)).ln();
-    let expit = |y: f64| 1.0 / (1.0 + (-y).exp());
-    let (t2, t3) = (st.values[2][0], st.values[3][0]);
-    // Target on the logit scale: likelihood x Beta(1, 1) prior x Jacobian t (1 - t).
-    let cur = loglik(t2, t3) + (t2 * (1.0 - t2)).ln() + (t3 * (1.0 - t3)).ln();
-    let normal = rand_distr::StandardNormal;
-    let z2: f64 = normal.sample(rng);
-    let z3: f64 = normal.sample(rng);
-    let (n2, n3) = (expit(logit(t2) + st.mh_sd * z2).clamp(EDGE, 1.0 - EDGE), expit(logit(t3) + st.mh_sd * z3).clamp(EDGE, 1.0 - EDGE));
-    let new = loglik(n2, n3) + (n2 * (1.0 - n2)).ln() + (n3 * (1.0 - n3)).ln();
-    let accept = new >= cur || rng.random::<f64>() < (new - cur).exp();
-    if accept {
-        st.values[2][0] = n2;
-        st.values[3][0] = n3;
-    }
-    st.mh_accepted += u64::from(accept);
-    st.mh_proposed += 1;
-}
-
-/// UBM/PBM: a Metropolis move along the scale on which attractiveness and examination
+/// A Metropolis move along the scale on which attractiveness and examination
 /// trade off: every attractiveness times c and every free examination divided by c, with
 /// ln c ~ N(0, sd^2) (a scaling move in the sense of Liu & Sabatti 2000). Products of
 /// attractiveness and a free examination do not change, so the likelihood ratio (hidden
-/// examinations integrated out) involves only the observations in the pinned cell, where the
+/// examinations integrated out) involves only the observations in the pinned cell (`top_obs`,
+/// [`top_observations`]), where the
 /// click probability is a * top; the rest is the prior ratio and the Jacobian c^(P - K) for P
 /// attractiveness and K free examination values. Gibbs sweeps alone move slowly along this
 /// direction.
-fn scale_step(data: &Data, st: &mut State, top: Option<f64>, rng: &mut Stream) {
+pub fn scale_step(top_obs: &[(u32, f64, f64)], st: &mut State, top: Option<f64>, rng: &mut Stream) {
     let u: f64 = rand_distr::StandardNormal.sample(rng);
     let c = (st.mh_sd * u).exp();
     let (a, e) = (&st.values[0], &st.values[1]);
@@ -690,7 +384,7 @@ fn scale_step(data: &Data, st: &mut State, top: Option<f64>, rng: &mut Stream) {
     let ln_c = c.ln();
     let mut ratio = (a.len() as f64 - free_e.len() as f64) * ln_c;
     if let Some(t) = top {
-        for &(p, clicks, misses) in &data.pinned_obs {
+        for &(p, clicks, misses) in top_obs {
             let ap = a[p as usize];
             ratio += clicks * ln_c + misses * ((1.0 - c * ap * t).ln() - (1.0 - ap * t).ln());
         }
@@ -717,110 +411,8 @@ fn scale_step(data: &Data, st: &mut State, top: Option<f64>, rng: &mut Stream) {
     st.mh_proposed += 1;
 }
 
-fn sweep_ccm(data: &Data, st: &mut State, rng: &mut Stream) {
-    let log = data.log;
-    let State { values, succ, fail, buf, .. } = st;
-    let a = &values[0];
-    let tau = [values[1][0], values[2][0], values[3][0]];
-    let mut ts = [0.0f64; 3];
-    let mut tf = [0.0f64; 3];
-    for (i, &l) in data.last.iter().enumerate() {
-        let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
-        let (pairs, clicks) = (&log.pairs[lo..hi], &log.clicks[lo..hi]);
-        let n = pairs.len();
-        if n == 0 {
-            continue;
-        }
-        buf.clear();
-        if l >= 0 {
-            let l = l as usize;
-            // Clicks above the last: relevance given that the user went on.
-            for r in 0..l {
-                if clicks[r] {
-                    let p = pairs[r] as usize;
-                    let x1 = a[p] * tau[2];
-                    let x0 = (1.0 - a[p]) * tau[1];
-                    if rng.random::<f64>() * (x0 + x1) < x1 {
-                        succ[0][p] += 1.0;
-                        ts[2] += 1.0;
-                    } else {
-                        fail[0][p] += 1.0;
-                        ts[1] += 1.0;
-                    }
-                }
-            }
-            // T(d) for d > l: prod_{l<k<=d} (1 - a_k) tau1^(d-l-1) (1 - tau1 unless last rank).
-            let mut prod = 1.0;
-            for d in l + 1..n {
-                if d > l + 1 {
-                    prod *= tau[0];
-                }
-                prod *= 1.0 - a[pairs[d] as usize];
-                buf.push(prod * if d + 1 < n { 1.0 - tau[0] } else { 1.0 });
-            }
-            let tail: f64 = buf.iter().sum();
-            let pl = pairs[l] as usize;
-            let al = a[pl];
-            let stop = |t: f64| if l + 1 < n { 1.0 - t } else { 1.0 };
-            let w1 = al * (stop(tau[2]) + tau[2] * tail);
-            let w0 = (1.0 - al) * (stop(tau[1]) + tau[1] * tail);
-            let rel = rng.random::<f64>() * (w0 + w1) < w1;
-            let t = if rel { tau[2] } else { tau[1] };
-            let ti = if rel { 2 } else { 1 };
-            if rel {
-                succ[0][pl] += 1.0;
-            } else {
-                fail[0][pl] += 1.0;
-            }
-            // Continue past l? P(stop) = stop(t), P(go on and end at d) = t T(d).
-            let go = l + 1 < n && rng.random::<f64>() * (stop(t) + t * tail) >= stop(t);
-            if l + 1 < n {
-                if go {
-                    ts[ti] += 1.0;
-                } else {
-                    tf[ti] += 1.0;
-                }
-            }
-            if go {
-                let d = l + 1 + categorical(buf, rng);
-                for j in l + 1..=d {
-                    fail[0][pairs[j] as usize] += 1.0;
-                    if j + 1 < n {
-                        if j < d {
-                            ts[0] += 1.0;
-                        } else {
-                            tf[0] += 1.0;
-                        }
-                    }
-                }
-            }
-        } else {
-            let mut prod = 1.0;
-            for d in 0..n {
-                prod *= if d > 0 { tau[0] } else { 1.0 } * (1.0 - a[pairs[d] as usize]);
-                buf.push(prod * if d + 1 < n { 1.0 - tau[0] } else { 1.0 });
-            }
-            let d = categorical(buf, rng);
-            for j in 0..=d {
-                fail[0][pairs[j] as usize] += 1.0;
-                if j + 1 < n {
-                    if j < d {
-                        ts[0] += 1.0;
-                    } else {
-                        tf[0] += 1.0;
-                    }
-                }
-            }
-        }
-    }
-    for k in 0..3 {
-        succ[1 + k][0] += ts[k];
-        fail[1 + k][0] += tf[k];
-    }
-}
-
 /// Draws every free parameter from its Beta conditional.
-fn draw_params(specs: &[Spec], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut State, rng: &mut Stream) {
+fn draw_params(specs: &[TableSpec], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut State, rng: &mut Stream) {
     for (t, spec) in specs.iter().enumerate() {
         if spec.metropolis {
             continue;
@@ -840,11 +432,11 @@ fn draw_params(specs: &[Spec], fixed: &(Vec<Vec<f64>>, Vec<Vec<f64>>), st: &mut 
 }
 
 /// Prior of every entry of every table.
-fn expand_priors(specs: &[Spec], tables: &[TablePrior], pair_query: &[u32]) -> Vec<Vec<BetaPrior>> {
+fn expand_priors(specs: &[TableSpec], tables: &[TablePrior], pair_query: &[u32]) -> Vec<Vec<BetaPrior>> {
     specs.iter().zip(tables).map(|(s, t)| (0..s.len).map(|i| if s.axis == Axis::Pair { t.of(i, pair_query) } else { t.global }).collect()).collect()
 }
 
-fn initial_state(specs: &[Spec], priors: &[Vec<BetaPrior>], rng: &mut Stream) -> State {
+fn initial_state(specs: &[TableSpec], priors: &[Vec<BetaPrior>], rng: &mut Stream) -> State {
     let values = specs
         .iter()
         .zip(priors)
@@ -874,7 +466,7 @@ fn initial_state(specs: &[Spec], priors: &[Vec<BetaPrior>], rng: &mut Stream) ->
 /// the log shows (attractiveness) or, for a per-pair table read only after a click (DBN's
 /// satisfaction), the pairs it shows clicked. The other entries never enter a session's
 /// likelihood, so their values are draws from the prior alone.
-fn informed_entries(log: &ClickLog, specs: &[Spec]) -> Vec<(usize, Vec<usize>)> {
+fn informed_entries(log: &ClickLog, specs: &[TableSpec]) -> Vec<(usize, Vec<usize>)> {
     let (mut shown, mut clicked) = (Vec::new(), Vec::new());
     for s in log.iter() {
         for (&p, &c) in s.pairs.iter().zip(s.clicks) {
@@ -888,17 +480,12 @@ fn informed_entries(log: &ClickLog, specs: &[Spec]) -> Vec<(usize, Vec<usize>)> 
         v.sort_unstable();
         v.dedup();
     }
-    specs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.axis == Axis::Pair)
-        .map(|(t, s)| (t, if s.name == "satisfaction" { clicked.clone() } else { shown.clone() }))
-        .collect()
+    specs.iter().enumerate().filter(|(_, s)| s.axis == Axis::Pair).map(|(t, s)| (t, if s.after_click { clicked.clone() } else { shown.clone() })).collect()
 }
 
 /// Samples the posterior of `model` on `log` (whose pair indices run below `pairs`).
 /// `progress` is called with the number of sweeps done since the last call.
-pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
+pub fn sample(model: &dyn GibbsModel, log: &ClickLog, pairs: usize, scope: PriorScope, cfg: &GibbsConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Sampled> {
     sample_with_queries(model, log, pairs, scope, cfg, None, progress)
 }
 
@@ -907,7 +494,7 @@ pub fn sample(model: Latent, log: &ClickLog, pairs: usize, scope: PriorScope, cf
 /// per-query priors they are drawn from their query's prior. `None`: the queries the log
 /// shows each pair with.
 pub fn sample_with_queries(
-    model: Latent,
+    model: &dyn GibbsModel,
     log: &ClickLog,
     pairs: usize,
     scope: PriorScope,
@@ -921,7 +508,7 @@ pub fn sample_with_queries(
         return Err(Error::Invalid("no sessions to sample from".into()));
     }
     let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
-    let specs = model.specs(log, pairs);
+    let specs = model.tables(log.max_len(), pairs);
     let total: usize = specs.iter().map(|s| s.len).sum();
     let floats = total as u128 * (cfg.chains * cfg.draws) as u128;
     if floats > 1u128 << 30 {
@@ -931,8 +518,9 @@ pub fn sample_with_queries(
             floats * 4 / 1_000_000_000
         )));
     }
-    let data = Data::new(model, log);
-    let fixed = model.fixed_counts(&data, &specs);
+    let kernel = model.kernel(log);
+    let kernel = &*kernel;
+    let fixed = fixed_counts(kernel, &specs);
     let mut pair_query = super::prior::pair_queries(log, pairs);
     if let Some(q) = queries {
         for (mine, &given) in pair_query.iter_mut().zip(q) {
@@ -956,7 +544,7 @@ pub fn sample_with_queries(
             let mut this: Vec<Vec<(f64, f64)>> = specs.iter().map(|_| Vec::new()).collect();
             let mut this_q: Vec<u32> = Vec::new();
             for _ in 0..cfg.prior_sweeps {
-                model.sweep(&data, &mut st, &mut rng, true);
+                one_sweep(kernel, &mut st, &mut rng, true);
                 for (t, spec) in specs.iter().enumerate() {
                     if spec.axis == Axis::Scalar {
                         continue;
@@ -1019,7 +607,7 @@ pub fn sample_with_queries(
             let mut hyper_sums = vec![(0.0, 0.0); hier.len()];
             let mut since = 0u64;
             for sweep in 0..cfg.warmup + cfg.draws * cfg.thin {
-                model.sweep(&data, &mut st, &mut rng, sweep < cfg.warmup);
+                one_sweep(kernel, &mut st, &mut rng, sweep < cfg.warmup);
                 let keep = sweep >= cfg.warmup && (sweep - cfg.warmup + 1).is_multiple_of(cfg.thin);
                 if keep {
                     for t in 0..specs.len() {
@@ -1080,25 +668,27 @@ pub fn sample_with_queries(
         let denom = per as f64;
         let successes = (0..spec.len).map(|i| chains.iter().map(|c| c.1[t][i]).sum::<f64>() / denom).collect();
         let trials = (0..spec.len).map(|i| chains.iter().map(|c| c.2[t][i]).sum::<f64>() / denom).collect();
-        out_tables.push(SampledTable { name: spec.name, axis: spec.axis, prior: tables[t].clone(), pinned: spec.pinned.clone(), draws, successes, trials });
+        if spec.reported {
+            out_tables.push(SampledTable { name: spec.name, axis: spec.axis, prior: tables[t].clone(), pinned: spec.pinned.clone(), draws, successes, trials });
+        }
         offset += spec.len;
     }
     Ok(Sampled { tables: out_tables, config: *cfg, pair_query, sessions: log.len() })
 }
 
-/// Sweeps of the DBN sampler on `log` with gamma fixed and the uniform prior, without keeping
+/// Sweeps of `model`'s sampler on `log` with the uniform prior, without keeping
 /// draws: for benchmarks (session-sweeps per second).
-pub fn bench_sweeps(model: Latent, log: &ClickLog, sweeps: usize, seed: u64) -> f64 {
+pub fn bench_sweeps(model: &dyn GibbsModel, log: &ClickLog, sweeps: usize, seed: u64) -> f64 {
     let pairs = log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
-    let specs = model.specs(log, pairs);
-    let data = Data::new(model, log);
-    let fixed = model.fixed_counts(&data, &specs);
+    let specs = model.tables(log.max_len(), pairs);
+    let kernel = model.kernel(log);
+    let fixed = fixed_counts(&*kernel, &specs);
     let tables: Vec<TablePrior> = specs.iter().map(|_| TablePrior::uniform()).collect();
     let priors = expand_priors(&specs, &tables, &[]);
     let mut rng = crate::rng::stream(seed, &[]);
     let mut st = initial_state(&specs, &priors, &mut rng);
     for _ in 0..sweeps {
-        model.sweep(&data, &mut st, &mut rng, false);
+        one_sweep(&*kernel, &mut st, &mut rng, false);
         draw_params(&specs, &fixed, &mut st, &mut rng);
     }
     st.values[0].iter().sum()

@@ -1,13 +1,18 @@
 //! Models fitted by counting (maximum likelihood with one pseudo-success in two pseudo-trials):
-//! CM, DCM, SDBN and the CTR baselines.
+//! CM, DCM, SDBN and the CTR baselines; their registry entries (with DCM's exact posterior
+//! sampler and how each drives a simulated user).
 
 use super::estep::{Counts, EStats};
-use super::registry::ModelSpec;
+use super::gibbs::{last_clicks, GibbsKernel, GibbsModel, State, TableSpec};
+use super::prior::Axis;
+use super::registry::{ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::table::{ModelKind, ParamTable};
-use super::{draw, param, ClickModel, PROB_MIN};
+use super::{draw, param, ClickModel, PRIOR, PROB_MIN};
 use crate::error::{Error, Result};
-use crate::logs::{SessionRef, SessionSource};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
+use rand::Rng;
 
 /// Cascade model (Craswell et al. 2008): the user scans top-down and stops at the first click.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -334,6 +339,84 @@ pub fn model_from_tables(kind: ModelKind, t: &[Counts]) -> Box<dyn ClickModel> {
     }
 }
 
+/// DCM's exact posterior sampler ([`super::gibbs`], `--exact`): after the last click the user
+/// either stopped (probability 1 - lambda_l) or went on and examined every result below
+/// without clicking.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DcmSampler;
+
+impl GibbsModel for DcmSampler {
+    fn tables(&self, depth: usize, pairs: usize) -> Vec<TableSpec> {
+        vec![TableSpec::pair("attractiveness", pairs), TableSpec::along("continuation", Axis::Rank, depth, None)]
+    }
+
+    fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a> {
+        Box::new(DcmKernel { log, last: last_clicks(log) })
+    }
+}
+
+struct DcmKernel<'a> {
+    log: &'a ClickLog,
+    last: Vec<i32>,
+}
+
+impl GibbsKernel for DcmKernel<'_> {
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
+        for (i, sess) in self.log.iter().enumerate() {
+            let l = self.last[i];
+            // Without clicks every result was examined; with clicks, every result down
+            // to the last click, and each click before the last was followed.
+            let end = if l < 0 { sess.pairs.len() as i32 - 1 } else { l };
+            for r in 0..=end.max(-1) {
+                let (r, p) = (r as usize, sess.pairs[r as usize] as usize);
+                if sess.clicks[r] {
+                    s[0][p] += 1.0;
+                    if (r as i32) < l {
+                        s[1][r] += 1.0;
+                    }
+                } else {
+                    f[0][p] += 1.0;
+                }
+            }
+        }
+    }
+
+    fn hidden(&self, st: &mut State, rng: &mut Stream) {
+        let log = self.log;
+        let State { values, succ, fail, .. } = st;
+        let (a, lam) = (&values[0], &values[1]);
+        for (i, &l) in self.last.iter().enumerate() {
+            if l < 0 {
+                continue;
+            }
+            let (lo, hi) = (log.offsets[i] as usize, log.offsets[i + 1] as usize);
+            let pairs = &log.pairs[lo..hi];
+            let l = l as usize;
+            if l + 1 >= pairs.len() {
+                continue; // nothing below: the continuation after the last click is not observed
+            }
+            let mut tail = lam[l];
+            for &p in &pairs[l + 1..] {
+                tail *= 1.0 - a[p as usize];
+            }
+            if rng.random::<f64>() * (tail + 1.0 - lam[l]) < tail {
+                succ[1][l] += 1.0;
+                for &p in &pairs[l + 1..] {
+                    fail[0][p as usize] += 1.0;
+                }
+            } else {
+                fail[1][l] += 1.0;
+            }
+        }
+    }
+}
+
+/// A counting model as a simulated user: the per-pair table `attractiveness` and the walk
+/// (SDBN, in its own file, is the counting model with a per-pair satisfaction).
+const fn counting_user(attractiveness: &'static str, walk: fn(&ParamTable) -> UserWalk) -> UserSpec {
+    UserSpec { attractiveness, satisfaction: None, walk }
+}
+
 /// The counting models in the registry (fitted by [`count_tables`], not from E-step
 /// statistics).
 const fn counting(
@@ -342,23 +425,70 @@ const fn counting(
     ranks: &'static [&'static str],
     pairs: &'static [&'static str],
     read: fn(&ParamTable, &str) -> Result<Box<dyn ClickModel>>,
+    posterior: PosteriorSpec,
+    user: UserSpec,
 ) -> ModelSpec {
-    ModelSpec { kind, scalars, ranks, matrices: &[], pairs, read, em: None }
+    ModelSpec { kind, scalars, ranks, matrices: &[], pairs, read, em: None, posterior, user }
 }
 
-/// CM in the registry.
-pub(crate) const CM: ModelSpec =
-    counting(ModelKind::Cm, &[], &[], &["attractiveness"], |t, ctx| Ok(Box::new(Cm { attractiveness: t.get_pair(ctx, "attractiveness")? })));
-/// DCM in the registry.
-pub(crate) const DCM: ModelSpec = counting(ModelKind::Dcm, &[], &["continuation"], &["attractiveness"], |t, ctx| {
-    Ok(Box::new(Dcm { attractiveness: t.get_pair(ctx, "attractiveness")?, continuation: t.get_rank(ctx, "continuation")? }))
-});
-/// GCTR in the registry.
-pub(crate) const GCTR: ModelSpec =
-    counting(ModelKind::Gctr, &["ctr"], &[], &[], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Global, ctr: vec![t.get_scalar(ctx, "ctr")?] })));
-/// RCTR in the registry.
-pub(crate) const RCTR: ModelSpec =
-    counting(ModelKind::Rctr, &[], &["ctr"], &[], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Rank, ctr: t.get_rank(ctx, "ctr")? })));
-/// DCTR in the registry.
-pub(crate) const DCTR: ModelSpec =
-    counting(ModelKind::Dctr, &[], &[], &["ctr"], |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Document, ctr: t.get_pair(ctx, "ctr")? })));
+/// A counting model's conjugate posterior of the tables `counted`, without a sampler.
+const fn conjugate(counted: &'static [(&'static str, Axis)]) -> PosteriorSpec {
+    PosteriorSpec { counted, sampler: None }
+}
+
+/// CM in the registry: satisfied by every click.
+pub(crate) const CM: ModelSpec = counting(
+    ModelKind::Cm,
+    &[],
+    &[],
+    &["attractiveness"],
+    |t, ctx| Ok(Box::new(Cm { attractiveness: t.get_pair(ctx, "attractiveness")? })),
+    conjugate(&[("attractiveness", Axis::Pair)]),
+    counting_user("attractiveness", |_| UserWalk { satisfaction: Satisfaction::constant(1.0), ..UserWalk::default() }),
+);
+/// DCM in the registry: satisfied after a click at rank r with probability 1 - lambda_r.
+pub(crate) const DCM: ModelSpec = counting(
+    ModelKind::Dcm,
+    &[],
+    &["continuation"],
+    &["attractiveness"],
+    |t, ctx| Ok(Box::new(Dcm { attractiveness: t.get_pair(ctx, "attractiveness")?, continuation: t.get_rank(ctx, "continuation")? })),
+    PosteriorSpec { counted: &[("attractiveness", Axis::Pair), ("continuation", Axis::Rank)], sampler: Some(|_| Box::new(DcmSampler)) },
+    counting_user("attractiveness", |t| {
+        let by_rank = t.find_rank("continuation").unwrap_or_default().iter().map(|l| 1.0 - l).collect::<Vec<_>>();
+        UserWalk { dynamics: Dynamics { satisfaction_by_rank: Some(by_rank.into()), ..Dynamics::default() }, ..UserWalk::default() }
+    }),
+);
+/// GCTR in the registry: every document clicked with the one CTR.
+pub(crate) const GCTR: ModelSpec = counting(
+    ModelKind::Gctr,
+    &["ctr"],
+    &[],
+    &[],
+    |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Global, ctr: vec![t.get_scalar(ctx, "ctr")?] })),
+    conjugate(&[("ctr", Axis::Scalar)]),
+    counting_user("attractiveness", |t| UserWalk { global: Some((t.find_scalar("ctr").unwrap_or(PRIOR), 0.0)), ..UserWalk::default() }),
+);
+/// RCTR in the registry: examination by rank (its CTR), every examined document clicked.
+pub(crate) const RCTR: ModelSpec = counting(
+    ModelKind::Rctr,
+    &[],
+    &["ctr"],
+    &[],
+    |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Rank, ctr: t.get_rank(ctx, "ctr")? })),
+    conjugate(&[("ctr", Axis::Rank)]),
+    counting_user("attractiveness", |t| {
+        let ctr = t.find_rank("ctr").map(<[f64]>::to_vec).unwrap_or_default();
+        UserWalk { dynamics: Dynamics { examination: Examination::ByRank(ctr.into()), ..Dynamics::default() }, global: Some((1.0, 0.0)), ..UserWalk::default() }
+    }),
+);
+/// DCTR in the registry: the pair's CTR as its attractiveness.
+pub(crate) const DCTR: ModelSpec = counting(
+    ModelKind::Dctr,
+    &[],
+    &[],
+    &["ctr"],
+    |t, ctx| Ok(Box::new(Ctr { kind: CtrKind::Document, ctr: t.get_pair(ctx, "ctr")? })),
+    conjugate(&[("ctr", Axis::Pair)]),
+    counting_user("ctr", |_| UserWalk::default()),
+);

@@ -4,13 +4,16 @@
 use super::driver::{self, EmOptions};
 use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
-use super::registry::{EmSpec, ModelSpec};
+use super::gibbs::{examination_hidden, scale_step, top_observations, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
+use super::prior::Axis;
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig};
 use crate::error::Result;
-use crate::logs::{SessionRef, SessionSource};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
 
 /// Position-based model: P(click at r) = attractiveness x examination[r].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -171,6 +174,85 @@ fn read(t: &ParamTable, ctx: &str) -> Result<Box<dyn ClickModel>> {
     Ok(Box::new(Pbm { attractiveness: t.get_pair(ctx, "attractiveness")?, examination: t.get_rank(ctx, "examination")? }))
 }
 
+/// PBM's posterior sampler ([`super::gibbs`]): whether each result without a click was
+/// examined, P(E = 1 | C = 0) = e (1 - a) / (1 - a e) (clicked results were examined and
+/// attractive), then a scaling move ([`scale_step`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PbmSampler {
+    /// Pinned examination of rank 1 (PBM is otherwise identified only up to scale).
+    pub top: Option<f64>,
+}
+
+impl GibbsModel for PbmSampler {
+    fn tables(&self, depth: usize, pairs: usize) -> Vec<TableSpec> {
+        vec![TableSpec::pair("attractiveness", pairs), TableSpec::along("examination", Axis::Rank, depth, self.top)]
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Some(v) = self.top {
+            crate::error::check_probability("sampler", "top_examination", v)?;
+        }
+        Ok(())
+    }
+
+    fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a> {
+        let mut items = Vec::new();
+        for sess in log.iter() {
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                if !c && !(r == 0 && self.top.is_some()) {
+                    items.push((p, r as u32));
+                }
+            }
+        }
+        let top_obs = if self.top.is_some() { top_observations(log) } else { Vec::new() };
+        Box::new(PbmKernel { log, top: self.top, items, top_obs })
+    }
+}
+
+struct PbmKernel<'a> {
+    log: &'a ClickLog,
+    top: Option<f64>,
+    /// (pair, rank) of every result without a click whose examination is not pinned.
+    items: Vec<(u32, u32)>,
+    /// With a pinned top examination: (pair, clicks, non-clicks) at rank 1.
+    top_obs: Vec<(u32, f64, f64)>,
+}
+
+impl GibbsKernel for PbmKernel<'_> {
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
+        for sess in self.log.iter() {
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                if c {
+                    s[0][p as usize] += 1.0;
+                    s[1][r] += 1.0;
+                } else if r == 0 && self.top.is_some() {
+                    f[0][p as usize] += 1.0;
+                }
+            }
+        }
+    }
+
+    fn metropolis(&self, st: &mut State, rng: &mut Stream) -> bool {
+        scale_step(&self.top_obs, st, self.top, rng);
+        true
+    }
+
+    fn hidden(&self, st: &mut State, rng: &mut Stream) {
+        examination_hidden(&self.items, st, rng);
+    }
+}
+
+/// PBM's sampler from the settings (the pinned top examination).
+fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
+    Box::new(PbmSampler { top: s.top_examination })
+}
+
+/// PBM as a simulated user: examination by rank, never satisfied.
+fn walk(t: &ParamTable) -> UserWalk {
+    let e = t.find_rank("examination").map(<[f64]>::to_vec).unwrap_or_default();
+    UserWalk { dynamics: Dynamics { examination: Examination::ByRank(e.into()), ..Dynamics::default() }, ..UserWalk::default() }
+}
+
 /// PBM in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Pbm,
@@ -188,4 +270,6 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         fitted_prior: true,
         top_examination: true,
     }),
+    posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: None, walk },
 };

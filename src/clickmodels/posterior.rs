@@ -8,9 +8,12 @@
 //!   (1 + s) / (2 + n). Intervals from the inverse regularised incomplete Beta function
 //!   ([`crate::stats::beta_quantile`]), once per distinct (alpha, beta). The counts are the
 //!   fit's own ([`count_tables`]): [`fit_with_posterior`] gives model and posterior from one pass.
-//! - **Sampled** (DBN, CCM, UBM, PBM): Gibbs sampling with data augmentation
-//!   ([`super::gibbs`]), several chains, with split R-hat and bulk effective sample size per
-//!   parameter ([`crate::stats::mcmc`]).
+//! - **Sampled** (DBN, CCM, UBM, PBM; SDBN and DCM with `exact`): Gibbs sampling with data
+//!   augmentation ([`super::gibbs`]), several chains, with split R-hat and bulk effective
+//!   sample size per parameter ([`crate::stats::mcmc`]).
+//!
+//! Which tables a counting model has and which sampler a model uses come from its registry
+//! entry ([`super::registry::PosteriorSpec`]); this module names no model.
 //!
 //! Priors ([`PriorScope`]): Beta(1, 1) or empirical-Bayes priors fitted by marginal likelihood
 //! ([`super::prior`]). With a fitted prior, a pair never seen in training gets the prior mean
@@ -26,10 +29,10 @@
 //! assert_eq!(post.params[0].mean[0], 0.5);
 //! ```
 
-use super::gibbs::{sample, GibbsConfig, Latent, Sampled};
+use super::gibbs::{sample, GibbsConfig, LatentSettings, Sampled};
 use super::prior::{pair_queries, Axis, PriorScope, TablePrior};
 use super::table::ParamTable;
-use super::{count_tables, model_from_tables, ClickModel, Counts, Gamma, ModelKind};
+use super::{count_tables, model_from_tables, registry, ClickModel, Counts, Gamma, ModelKind};
 use crate::error::{Error, Result};
 use crate::logs::{ClickLog, Vocab};
 use crate::stats::beta_binomial::BetaPrior;
@@ -82,7 +85,7 @@ impl PosteriorConfig {
     /// Whether [`posterior`] of `kind` runs the Gibbs sampler (EM models, and SDBN and DCM with
     /// `exact`); the other models' posteriors are conjugate, from counts.
     pub fn sampled(&self, kind: ModelKind) -> bool {
-        kind.is_em() || (self.exact && matches!(kind, ModelKind::Sdbn | ModelKind::Dcm))
+        kind.is_em() || (self.exact && kind.spec().posterior.sampler.is_some())
     }
 
     /// The sweeps [`posterior`] of `kind` reports to its `progress`, in all: the Monte-Carlo
@@ -154,16 +157,10 @@ pub struct Posterior {
     pub sessions: usize,
 }
 
-/// Names and axes of the tables of a counting model, in [`count_tables`]'s order.
+/// Names and axes of the tables of a counting model, in [`count_tables`]'s order (its
+/// registry entry's [`PosteriorSpec::counted`](super::registry::PosteriorSpec::counted)).
 fn counted_tables(kind: ModelKind) -> &'static [(&'static str, Axis)] {
-    match kind {
-        ModelKind::Cm => &[("attractiveness", Axis::Pair)],
-        ModelKind::Dcm => &[("attractiveness", Axis::Pair), ("continuation", Axis::Rank)],
-        ModelKind::Sdbn => &[("attractiveness", Axis::Pair), ("satisfaction", Axis::Pair)],
-        ModelKind::Gctr => &[("ctr", Axis::Scalar)],
-        ModelKind::Rctr => &[("ctr", Axis::Rank)],
-        _ => &[("ctr", Axis::Pair)],
-    }
+    kind.spec().posterior.counted
 }
 
 /// Equal-tailed intervals of Beta(a, b) at `level`, written to `lower` and `upper` for every
@@ -216,24 +213,12 @@ pub fn posterior(kind: ModelKind, log: &ClickLog, pairs: usize, cfg: &PosteriorC
     check(cfg, log)?;
     let pairs = pairs.max(log.pairs.iter().map(|&p| p as usize + 1).max().unwrap_or(0));
     if cfg.sampled(kind) {
-        let latent = match kind {
-            ModelKind::Sdbn => Latent::Dbn { gamma: Some(1.0) },
-            ModelKind::Dcm => Latent::Dcm,
-            ModelKind::Dbn => Latent::Dbn {
-                gamma: match cfg.gamma {
-                    Gamma::Fitted => None,
-                    Gamma::Fixed(g) => Some(g),
-                },
-            },
-            ModelKind::Ccm => Latent::Ccm,
-            ModelKind::Ubm => Latent::Ubm { top: cfg.top_examination },
-            ModelKind::Pbm => Latent::Pbm { top: cfg.top_examination },
-            other => return Err(Error::Invalid(format!("{other} has no posterior sampler"))),
+        let gamma = match cfg.gamma {
+            Gamma::Fitted => None,
+            Gamma::Fixed(g) => Some(g),
         };
-        let mut s = sample(latent, log, pairs, cfg.prior, &cfg.sampler, progress)?;
-        if kind == ModelKind::Sdbn {
-            s.tables.retain(|t| t.name != "gamma"); // SDBN is DBN with gamma = 1
-        }
+        let sampler = registry::sampler(kind, &LatentSettings { gamma, top_examination: cfg.top_examination })?;
+        let s = sample(&*sampler, log, pairs, cfg.prior, &cfg.sampler, progress)?;
         return Ok(from_sampled(kind, s, cfg));
     }
     let tables = count_tables(kind, &mut &*log)?;

@@ -3,12 +3,16 @@
 //! from E-step statistics, an [`EmSpec`] (how a fit starts, how its statistics are laid out,
 //! how its state is decoded, and which driver options apply). `super::MODELS` lists every
 //! model; the driver, the model-file reader, the CLI and Python look models up here instead of
-//! naming them.
+//! naming them. A [`PosteriorSpec`] gives a model's conjugate tables or its Gibbs sampler (the
+//! posteriors), a [`UserSpec`] how its parameters drive a simulated user (the scenario users).
 
 use super::estep::{EStats, EmModel, StatsShape};
+use super::gibbs::{GibbsModel, LatentSettings};
+use super::prior::Axis;
 use super::table::{ModelKind, ParamTable};
 use super::{ClickModel, ModelConfig, MODELS};
 use crate::error::{Error, Result};
+use crate::user::Dynamics;
 
 /// One click model as the registry knows it.
 #[derive(Debug)]
@@ -28,6 +32,93 @@ pub struct ModelSpec {
     pub read: fn(&ParamTable, &str) -> Result<Box<dyn ClickModel>>,
     /// How it is fitted from E-step statistics; `None` for the models fitted by one count.
     pub em: Option<EmSpec>,
+    /// How its posterior is computed ([`super::posterior`]).
+    pub posterior: PosteriorSpec,
+    /// How its parameters drive a simulated user ([`super::user`]).
+    pub user: UserSpec,
+}
+
+/// How a model's posterior is computed ([`super::posterior`]).
+#[derive(Debug)]
+pub struct PosteriorSpec {
+    /// A counting model's tables, names and axes in [`super::count_tables`]'s order: its
+    /// conjugate posterior (empty for a model fitted by EM).
+    pub counted: &'static [(&'static str, Axis)],
+    /// Its Gibbs sampler given the fixed settings ([`super::gibbs`]): the posterior of a model
+    /// fitted by EM, and of a counting model with `exact`. `None`: no sampler.
+    pub sampler: Option<fn(&LatentSettings) -> Box<dyn GibbsModel>>,
+}
+
+impl PosteriorSpec {
+    /// A model without a posterior sampler or conjugate tables.
+    pub const NONE: PosteriorSpec = PosteriorSpec { counted: &[], sampler: None };
+}
+
+/// How a model's parameters drive a simulated user ([`super::user`]; the table of
+/// `docs/scenarios.md`, "Click-model users").
+#[derive(Debug)]
+pub struct UserSpec {
+    /// The per-pair table read as the click probability of an examined document, and the name
+    /// of its per-grade values (`attractiveness`; DCTR's `ctr`).
+    pub attractiveness: &'static str,
+    /// The per-pair table read as the satisfaction after a click (DBN, SDBN), if any.
+    pub satisfaction: Option<&'static str>,
+    /// The walk from the model's query-independent parameters (the per-pair fit's table, or
+    /// the tied fit's of its per-grade values).
+    pub walk: fn(&ParamTable) -> UserWalk,
+}
+
+impl UserSpec {
+    /// Its attractiveness, nothing else: every reached result examined, never satisfied, the
+    /// walk going on (the mapping of a model that gives no other).
+    pub const ATTRACTIVENESS: UserSpec = UserSpec { attractiveness: "attractiveness", satisfaction: None, walk: |_| UserWalk::default() };
+}
+
+/// A model's query-independent parameters as a simulated user's walk.
+#[derive(Debug, Clone, Default)]
+pub struct UserWalk {
+    /// Examination and continuation.
+    pub dynamics: Dynamics,
+    /// Every document's (attractiveness, satisfaction) when the model has no per-pair values
+    /// (GCTR, RCTR).
+    pub global: Option<(f64, f64)>,
+    /// Satisfaction after a click.
+    pub satisfaction: Satisfaction,
+}
+
+/// Satisfaction after clicking a document: `rule(a, s, params)` of its attractiveness `a`, its
+/// per-pair satisfaction `s` (NaN for a model without one) and the model's query-independent
+/// `params` (CCM's tau2 and tau3).
+#[derive(Debug, Clone)]
+pub struct Satisfaction {
+    /// The rule.
+    pub rule: fn(f64, f64, &[f64]) -> f64,
+    /// The parameters it reads.
+    pub params: Vec<f64>,
+}
+
+impl Satisfaction {
+    /// A constant.
+    pub fn constant(v: f64) -> Self {
+        Satisfaction { rule: |_, _, p| p[0], params: vec![v] }
+    }
+
+    /// The document's own per-pair satisfaction.
+    pub fn per_pair() -> Self {
+        Satisfaction { rule: |_, s, _| s, params: Vec::new() }
+    }
+
+    /// The satisfaction of a document with attractiveness `a` and per-pair satisfaction `s`.
+    pub fn of(&self, a: f64, s: f64) -> f64 {
+        (self.rule)(a, s, &self.params)
+    }
+}
+
+impl Default for Satisfaction {
+    /// Never satisfied.
+    fn default() -> Self {
+        Satisfaction { rule: |_, _, _| 0.0, params: Vec::new() }
+    }
 }
 
 /// Decodes a state from [`EmModel::encode`]'s flag, scalars and vectors, or says what is
@@ -62,6 +153,15 @@ pub fn spec(kind: ModelKind) -> &'static ModelSpec {
 /// The EM spec of `kind`, `None` for a model fitted by one count.
 pub fn em_spec(kind: ModelKind) -> Option<&'static EmSpec> {
     spec(kind).em.as_ref()
+}
+
+/// The posterior sampler of `kind` with the fixed `settings` (each model reads those it has);
+/// an error for a model without one.
+pub fn sampler(kind: ModelKind, settings: &LatentSettings) -> Result<Box<dyn GibbsModel>> {
+    match spec(kind).posterior.sampler {
+        Some(f) => Ok(f(settings)),
+        None => Err(Error::Invalid(format!("{kind} has no posterior sampler"))),
+    }
 }
 
 /// The layout of `kind`'s statistics (no tables for a model fitted by one count).

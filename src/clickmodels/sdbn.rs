@@ -1,8 +1,11 @@
 //! The simplified DBN (SDBN): the model, fitted by counting in one pass of the E-step shape
 //! (its counts are final after one pass), and its registration.
 
+use super::dbn::DbnSampler;
 use super::estep::{Counts, EStats, EmModel, Scratch, StatsShape};
-use super::registry::{EmSpec, ModelSpec};
+use super::gibbs::{GibbsModel, LatentSettings};
+use super::prior::Axis;
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, Satisfaction, UserSpec, UserWalk};
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig};
 use crate::error::Result;
@@ -152,6 +155,16 @@ fn read(t: &ParamTable, ctx: &str) -> Result<Box<dyn ClickModel>> {
     Ok(Box::new(Sdbn { attractiveness: t.get_pair(ctx, "attractiveness")?, satisfaction: t.get_pair(ctx, "satisfaction")? }))
 }
 
+/// SDBN's exact sampler: DBN's with gamma held at 1, not reported.
+fn sampler(_: &LatentSettings) -> Box<dyn GibbsModel> {
+    Box::new(DbnSampler { gamma: Some(1.0), report_gamma: false })
+}
+
+/// SDBN as a simulated user: the pair's satisfaction, the walk going on otherwise.
+fn walk(_: &ParamTable) -> UserWalk {
+    UserWalk { satisfaction: Satisfaction::per_pair(), ..UserWalk::default() }
+}
+
 /// SDBN in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Sdbn,
@@ -170,4 +183,6 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         fitted_prior: false,
         top_examination: false,
     }),
+    posterior: PosteriorSpec { counted: &[("attractiveness", Axis::Pair), ("satisfaction", Axis::Pair)], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: Some("satisfaction"), walk },
 };

@@ -105,6 +105,19 @@ impl ParamTable {
         self
     }
 
+    /// The scalar `name`, if the table has it.
+    pub fn find_scalar(&self, name: &str) -> Option<f64> {
+        self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1)
+    }
+    /// The per-rank vector `name`, if the table has it.
+    pub fn find_rank(&self, name: &str) -> Option<&[f64]> {
+        self.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.as_slice())
+    }
+    /// The matrix `name`, if the table has it.
+    pub fn find_matrix(&self, name: &str) -> Option<&[Vec<f64>]> {
+        self.matrices.iter().find(|(n, _)| n == name).map(|x| x.1.as_slice())
+    }
+
     pub(crate) fn get_scalar(&self, ctx: &str, name: &str) -> Result<f64> {
         self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1).ok_or_else(|| Error::config(ctx, format!("scalars.{name}"), "is missing"))
     }

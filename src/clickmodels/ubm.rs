@@ -3,13 +3,16 @@
 use super::driver::{self, EmOptions};
 use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
-use super::registry::{EmSpec, ModelSpec};
+use super::gibbs::{examination_hidden, scale_step, top_observations, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
+use super::prior::Axis;
+use super::registry::{EmSpec, ModelSpec, PosteriorSpec, UserSpec, UserWalk};
 use super::state::EmState;
 use super::table::{ModelKind, ParamTable};
 use super::{draw, param, ClickModel, ModelConfig, PRIOR};
 use crate::error::Result;
-use crate::logs::{SessionRef, SessionSource};
+use crate::logs::{ClickLog, SessionRef, SessionSource};
 use crate::rng::Stream;
+use crate::user::{Dynamics, Examination};
 
 /// User browsing model (Dupret & Piwowarski 2008): P(click at r) = attractiveness x
 /// examination[r][r'], where r' is the rank of the previous click.
@@ -219,6 +222,101 @@ fn read(t: &ParamTable, ctx: &str) -> Result<Box<dyn ClickModel>> {
     Ok(Box::new(Ubm { attractiveness: t.get_pair(ctx, "attractiveness")?, examination: t.get_matrix(ctx, "examination")? }))
 }
 
+/// Flattened index of UBM cell (0-based rank r, previous click column j: 0 = no click above,
+/// else the 1-based rank of the previous click), as the sampler's examination table and
+/// posteriors lay out the matrix.
+#[inline]
+pub fn ubm_cell(r: usize, j: usize) -> usize {
+    r * (r + 1) / 2 + j
+}
+
+/// UBM's posterior sampler ([`super::gibbs`]): whether each result without a click was
+/// examined, P(E = 1 | C = 0) = e (1 - a) / (1 - a e) (clicked results were examined and
+/// attractive), then a scaling move ([`scale_step`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UbmSampler {
+    /// Pinned examination of rank 1 with no click above (UBM is otherwise identified only up
+    /// to scale).
+    pub top: Option<f64>,
+}
+
+impl GibbsModel for UbmSampler {
+    fn tables(&self, depth: usize, pairs: usize) -> Vec<TableSpec> {
+        vec![TableSpec::pair("attractiveness", pairs), TableSpec::along("examination", Axis::Matrix, depth * (depth + 1) / 2, self.top)]
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Some(v) = self.top {
+            crate::error::check_probability("sampler", "top_examination", v)?;
+        }
+        Ok(())
+    }
+
+    fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a> {
+        let mut items = Vec::new();
+        for sess in log.iter() {
+            let mut prev = 0usize;
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                let k = ubm_cell(r, prev);
+                if c {
+                    prev = r + 1;
+                } else if !(k == 0 && self.top.is_some()) {
+                    items.push((p, k as u32));
+                }
+            }
+        }
+        let top_obs = if self.top.is_some() { top_observations(log) } else { Vec::new() };
+        Box::new(UbmKernel { log, top: self.top, items, top_obs })
+    }
+}
+
+struct UbmKernel<'a> {
+    log: &'a ClickLog,
+    top: Option<f64>,
+    /// (pair, cell) of every result without a click whose examination is not pinned.
+    items: Vec<(u32, u32)>,
+    /// With a pinned top examination: (pair, clicks, non-clicks) in the pinned cell.
+    top_obs: Vec<(u32, f64, f64)>,
+}
+
+impl GibbsKernel for UbmKernel<'_> {
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
+        for sess in self.log.iter() {
+            let mut prev = 0usize;
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                let k = ubm_cell(r, prev);
+                if c {
+                    s[0][p as usize] += 1.0;
+                    s[1][k] += 1.0;
+                    prev = r + 1;
+                } else if k == 0 && self.top.is_some() {
+                    f[0][p as usize] += 1.0;
+                }
+            }
+        }
+    }
+
+    fn metropolis(&self, st: &mut State, rng: &mut Stream) -> bool {
+        scale_step(&self.top_obs, st, self.top, rng);
+        true
+    }
+
+    fn hidden(&self, st: &mut State, rng: &mut Stream) {
+        examination_hidden(&self.items, st, rng);
+    }
+}
+
+/// UBM's sampler from the settings (the pinned top examination).
+fn sampler(s: &LatentSettings) -> Box<dyn GibbsModel> {
+    Box::new(UbmSampler { top: s.top_examination })
+}
+
+/// UBM as a simulated user: examination by rank and last click, never satisfied.
+fn walk(t: &ParamTable) -> UserWalk {
+    let m = t.find_matrix("examination").map(<[Vec<f64>]>::to_vec).unwrap_or_default();
+    UserWalk { dynamics: Dynamics { examination: Examination::ByRankAndLastClick(m.into()), ..Dynamics::default() }, ..UserWalk::default() }
+}
+
 /// UBM in the registry.
 pub(crate) const SPEC: ModelSpec = ModelSpec {
     kind: ModelKind::Ubm,
@@ -236,4 +334,6 @@ pub(crate) const SPEC: ModelSpec = ModelSpec {
         fitted_prior: true,
         top_examination: true,
     }),
+    posterior: PosteriorSpec { counted: &[], sampler: Some(sampler) },
+    user: UserSpec { attractiveness: "attractiveness", satisfaction: None, walk },
 };

@@ -7,8 +7,11 @@
 //! user components, never the other way round.
 //!
 //! The model's query ids are the scenario's topic ids and its document ids the collection's
-//! document ids. How each model maps onto the walk (exactly its own generative process when the
-//! profile keeps the model's continuation):
+//! document ids. Each model says how it maps onto the walk in its registry entry
+//! ([`UserSpec`](super::registry::UserSpec): its attractiveness and satisfaction tables, and a
+//! `walk` hook giving the dynamics and the satisfaction rule from its query-independent
+//! parameters); this module names no model. The built-in mappings (exactly each model's own
+//! generative process when the profile keeps the model's continuation):
 //!
 //! | model | click | satisfied after a click | go on after no click / unsatisfying click | examination |
 //! |---|---|---|---|---|
@@ -26,10 +29,11 @@
 //! so folding it into the probability of going on gives the same click distribution.
 
 use super::portable::{quantile_by_grade, ByGrade};
+use super::registry::Satisfaction;
 use super::{io, param, ClickModel, ModelKind, PRIOR};
 use crate::error::{Error, Result};
 use crate::logs::Vocab;
-use crate::user::{ClickSource, ClickTables, Coverage, Dynamics, Examination, GradeMap, GradeMapping};
+use crate::user::{ClickSource, ClickTables, Coverage, Dynamics, GradeMap, GradeMapping};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -46,55 +50,18 @@ pub struct FittedClicks {
     /// The value every pair has when the model has no per-pair parameter (GCTR, RCTR).
     global: Option<(f64, f64)>,
     dynamics: Arc<Dynamics>,
-    /// CCM's tau2 and tau3 (its satisfaction is a function of attractiveness).
-    taus: (f64, f64),
+    /// Satisfaction after a click from attractiveness (CCM: from its tau2 and tau3).
+    satisfaction_rule: Satisfaction,
     /// Per-grade values fitted on the log's labels (the file's `grades`).
     by_grade: Option<ByGrade>,
-    /// The dynamics and CCM taus of the tied fit that produced `by_grade` (the file's
+    /// The dynamics and satisfaction rule of the tied fit that produced `by_grade` (the file's
     /// `grade_fit`), for the topics that take every value from the grades.
-    grade_dynamics: Option<(Arc<Dynamics>, (f64, f64))>,
+    grade_dynamics: Option<(Arc<Dynamics>, Satisfaction)>,
 }
 
-fn scalar(t: &io::ParamTable, name: &str) -> f64 {
-    t.scalars.iter().find(|(n, _)| n == name).map_or(PRIOR, |x| x.1)
-}
-fn rank(t: &io::ParamTable, name: &str) -> Vec<f64> {
-    t.ranks.iter().find(|(n, _)| n == name).map(|x| x.1.clone()).unwrap_or_default()
-}
 fn pair(t: &io::ParamTable, name: &str, n: usize) -> Vec<f64> {
     let v = t.pairs.iter().find(|(p, _)| p == name).map(|x| x.1.as_slice()).unwrap_or(&[]);
     (0..n).map(|i| param(v, i)).collect()
-}
-
-/// The walk's dynamics and CCM's (tau2, tau3) from the query-independent parameters of a
-/// `kind` model (see the table in the module docs).
-fn dynamics_of(kind: ModelKind, t: &io::ParamTable) -> (Dynamics, (f64, f64)) {
-    let mut dynamics = Dynamics::default();
-    let mut taus = (0.0, 0.0);
-    match kind {
-        ModelKind::Dcm => {
-            dynamics.satisfaction_by_rank = Some(rank(t, "continuation").iter().map(|l| 1.0 - l).collect::<Vec<_>>().into());
-        }
-        ModelKind::Ccm => {
-            taus = (scalar(t, "tau2"), scalar(t, "tau3"));
-            dynamics.after_skip = scalar(t, "tau1");
-        }
-        ModelKind::Dbn => {
-            let g = scalar(t, "gamma");
-            dynamics.after_skip = g;
-            dynamics.after_click = g;
-        }
-        ModelKind::Ubm => {
-            let m = t.matrices.iter().find(|(n, _)| n == "examination").map(|x| x.1.clone()).unwrap_or_default();
-            dynamics.examination = Examination::ByRankAndLastClick(m.into());
-        }
-        ModelKind::Pbm => dynamics.examination = Examination::ByRank(rank(t, "examination").into()),
-        ModelKind::Rctr => dynamics.examination = Examination::ByRank(rank(t, "ctr").into()),
-        // CM, SDBN, DCTR, GCTR, and a registered model without a mapping here: the
-        // default walk.
-        _ => {}
-    }
-    (dynamics, taus)
 }
 
 impl FittedClicks {
@@ -113,67 +80,45 @@ impl FittedClicks {
     /// with those.
     pub fn with_grades(mut self, grades: ByGrade) -> Self {
         self.grade_dynamics = grades.fit.as_ref().map(|f| {
-            let (d, taus) = dynamics_of(self.kind, &f.table);
-            (Arc::new(d), taus)
+            let walk = (self.kind.spec().user.walk)(&f.table);
+            (Arc::new(walk.dynamics), walk.satisfaction)
         });
         self.by_grade = Some(grades);
         self
     }
 
-    /// The satisfaction of a document with attractiveness `a` and, for DBN and SDBN, mapped
-    /// satisfaction `s`: what the model's own structure gives (CM 1, CCM from `taus`, none 0).
-    fn satisfaction_of(&self, a: f64, s: f64, taus: (f64, f64)) -> f64 {
-        match self.kind {
-            ModelKind::Cm => 1.0,
-            ModelKind::Ccm => 1.0 - (a * taus.1 + (1.0 - a) * taus.0),
-            ModelKind::Dbn | ModelKind::Sdbn => s,
-            _ => 0.0,
-        }
-    }
-
+    /// Whether the model has a per-pair satisfaction (DBN, SDBN).
     fn has_satisfaction(&self) -> bool {
-        matches!(self.kind, ModelKind::Dbn | ModelKind::Sdbn)
+        self.kind.spec().user.satisfaction.is_some()
     }
 
-    /// From a model in memory.
+    /// From a model in memory, mapped as its registry entry says
+    /// ([`UserSpec`](super::registry::UserSpec)).
     pub fn from_model(model: &dyn ClickModel, vocab: Vocab, label: &str) -> Self {
         let t = model.to_table();
         let n = vocab.pair_count();
         let kind = model.kind();
-        let mut attractiveness = Vec::new();
-        let mut satisfaction = vec![0.0; n];
-        let mut global = None;
-        let (dynamics, taus) = dynamics_of(kind, &t);
-        match kind {
-            ModelKind::Cm => {
-                attractiveness = pair(&t, "attractiveness", n);
-                satisfaction = vec![1.0; n];
+        let user = &kind.spec().user;
+        let walk = (user.walk)(&t);
+        // A model with one global value (GCTR, RCTR) has no per-pair values.
+        let (attractiveness, satisfaction) = match (walk.global, user.satisfaction) {
+            (Some(_), _) => (Vec::new(), vec![0.0; n]),
+            (None, Some(name)) => (pair(&t, user.attractiveness, n), pair(&t, name, n)),
+            (None, None) => {
+                let a = pair(&t, user.attractiveness, n);
+                let s = a.iter().map(|&a| walk.satisfaction.of(a, f64::NAN)).collect();
+                (a, s)
             }
-            ModelKind::Dcm | ModelKind::Ubm | ModelKind::Pbm => attractiveness = pair(&t, "attractiveness", n),
-            ModelKind::Ccm => {
-                attractiveness = pair(&t, "attractiveness", n);
-                let (t2, t3) = taus;
-                satisfaction = attractiveness.iter().map(|a| 1.0 - (a * t3 + (1.0 - a) * t2)).collect();
-            }
-            ModelKind::Dbn | ModelKind::Sdbn => {
-                attractiveness = pair(&t, "attractiveness", n);
-                satisfaction = pair(&t, "satisfaction", n);
-            }
-            ModelKind::Dctr => attractiveness = pair(&t, "ctr", n),
-            ModelKind::Gctr => global = Some((scalar(&t, "ctr"), 0.0)),
-            ModelKind::Rctr => global = Some((1.0, 0.0)),
-            // A registered model without a mapping here: its attractiveness, the default walk.
-            _ => attractiveness = pair(&t, "attractiveness", n),
-        }
+        };
         FittedClicks {
             label: label.to_string(),
             kind,
             vocab,
             attractiveness,
             satisfaction,
-            global,
-            dynamics: Arc::new(dynamics),
-            taus,
+            global: walk.global,
+            dynamics: Arc::new(walk.dynamics),
+            satisfaction_rule: walk.satisfaction,
             by_grade: None,
             grade_dynamics: None,
         }
@@ -264,7 +209,8 @@ impl ClickSource for FittedClicks {
         let mut grades = target.to_vec();
         grades.sort_unstable();
         grades.dedup();
-        let name = if self.kind == ModelKind::Dctr { "ctr" } else { "attractiveness" };
+        let user = &self.kind.spec().user;
+        let name = user.attractiveness;
         match how {
             GradeMapping::Labels => {
                 let g = self.by_grade.as_ref().ok_or_else(|| {
@@ -276,7 +222,7 @@ impl ClickSource for FittedClicks {
                 // The grade values run with the query-independent parameters they were
                 // fitted with (the file's `grade_fit`); files without it fall back to the
                 // per-pair fit's, and the assumption says so.
-                let taus = self.grade_dynamics.as_ref().map_or(self.taus, |d| d.1);
+                let rule = self.grade_dynamics.as_ref().map_or(&self.satisfaction_rule, |d| &d.1);
                 let warning = scale_warning(g, &grades);
                 let mut rows = Vec::new();
                 for &grade in &grades {
@@ -289,8 +235,8 @@ impl ClickSource for FittedClicks {
                         ))
                     })?;
                     let a = row.get(name).unwrap_or(PRIOR);
-                    let s = row.get("satisfaction").unwrap_or(f64::NAN);
-                    rows.push((grade, a, self.satisfaction_of(a, s, taus)));
+                    let s = user.satisfaction.and_then(|n| row.get(n)).unwrap_or(f64::NAN);
+                    rows.push((grade, a, rule.of(a, s)));
                 }
                 let imp: u64 = g.rows.iter().map(|r| r.impressions).sum();
                 let with = match (&self.grade_dynamics, g.fit.as_ref()) {
@@ -328,8 +274,7 @@ impl ClickSource for FittedClicks {
                 };
                 let qa = quantile_by_grade(&self.attractiveness, target).ok_or_else(none)?;
                 let qs = if self.has_satisfaction() { Some(quantile_by_grade(&self.satisfaction, target).ok_or_else(none)?) } else { None };
-                let rows =
-                    qa.iter().enumerate().map(|(i, &(g, a))| (g, a, self.satisfaction_of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1), self.taus))).collect();
+                let rows = qa.iter().enumerate().map(|(i, &(g, a))| (g, a, self.satisfaction_rule.of(a, qs.as_ref().map_or(f64::NAN, |q| q[i].1)))).collect();
                 let what = if self.has_satisfaction() { "attractiveness and satisfaction rise" } else { "attractiveness rises" };
                 Ok(GradeMap {
                     rows,
