@@ -139,7 +139,11 @@ def test_spark_fit_of_a_generated_log_writes_the_single_machine_model_file(spark
     assert ("unseen" in json.loads(got.model.to_json())) == (prior is None)
     assert (got.partitions, got.sessions, got.passes) == (partitions, len(narrow), GENERATED_ITERATIONS)
     assert got.pairs == len(want.params) > 3000
-    assert got.model.to_json() == want.to_json()
+    # Every byte of the single-machine model file but its `fit` key (how EM ended), which a
+    # Spark fit does not gather (docs/scale.md); `fit` is the file's first key.
+    want_text = want.to_json()
+    assert want_text.startswith('{"fit":{')
+    assert got.model.to_json() == "{" + want_text[want_text.index('"format":"serpsim-click-model"'):]
     assert repr(got.log_likelihood) == repr(want.log_likelihood(narrow, known_queries_only=False))
 
 
