@@ -564,8 +564,23 @@ fn check(files: &[(String, String)]) -> Vec<String> {
             problems.push(describe(&comp, edges, "files"));
         }
     }
+    // A measure file stands on `measure_def.rs` (and the ground below it): it must not use the
+    // files that read the registry (the name parser, the evaluation), which the registry macro
+    // hides from the circle check.
+    for (a, bs) in file_edges.get("metrics").into_iter().flatten() {
+        if !a.starts_with("metrics/measure_") || a == "metrics/measure_def" {
+            continue;
+        }
+        for b in bs.iter().filter(|b| MEASURE_FILES_MUST_NOT_USE.contains(&b.as_str())) {
+            let (at, _) = &witness[&(a.clone(), b.clone())];
+            problems.push(format!("{at}: measure file `{a}` uses `{b}`, which reads the measure registry (a measure file stands on measure_def.rs)"));
+        }
+    }
     problems
 }
+
+/// The files above the measure registry (ARCHITECTURE.md, "An evaluation measure").
+const MEASURE_FILES_MUST_NOT_USE: &[&str] = &["metrics/names", "metrics/eval", "metrics/measures"];
 
 /// Every `.rs` file under `dir`, relative to `root`, in sorted order.
 fn rust_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
@@ -723,4 +738,21 @@ fn a_circle_between_files_of_a_file_level_module_is_found() {
         ),
         "{p:#?}"
     );
+}
+
+#[test]
+fn a_measure_file_using_the_name_parser_is_named() {
+    // A measure file may use measure_def (and the ground); using names (which reads the
+    // registry) is refused with file and line, even without a circle.
+    let lib = format!("{LIB}pub mod metrics;\n").replace("| top | `c` |", "| top | `c`, `metrics` |");
+    let files = crate_of(&[
+        ("lib.rs", &lib),
+        ("metrics/mod.rs", "mod measure_def;\nmod measure_foo;\nmod names;\n"),
+        ("metrics/measure_def.rs", "pub trait Measure {}\n"),
+        ("metrics/measure_foo.rs", "use super::measure_def::Measure;\n\nuse super::names::parse;\n"),
+        ("metrics/names.rs", "pub fn parse() {}\n"),
+    ]);
+    let p = check(&files);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(p[0].starts_with("src/metrics/measure_foo.rs:3: measure file `metrics/measure_foo` uses `metrics/names`"), "{p:#?}");
 }

@@ -1,3 +1,6 @@
+//! (A folder of its own, with `observe.rs`: it sits above the EM point fit of `clickmodels`
+//! and the `posterior` folder, and neither imports it.)
+//!
 //! A click-model fit in the params → fit → model shape: [`FitParams`] holds every setting of a
 //! fit with its default; [`FitParams::check`] checks them all (limits, which settings go with
 //! which model, which go together) and decides what follows from them (the EM prior, the
@@ -37,8 +40,11 @@ use crate::collection::trec::Qrels;
 use crate::error::{check_probability, Error, Result};
 use crate::limits::{check_usize, MAX_ITERATIONS, MAX_SAMPLES};
 use crate::logs::read::ReadOptions;
-use crate::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
+use crate::logs::{ClickLog, FileSource, Format, LogData, SessionSource, Vocab};
 use std::path::Path;
+
+mod observe;
+pub use observe::{posterior_lines, read_notes, summary_line, FitObserver, FitPhase, Quiet};
 
 /// The default memory budget of the sessions a fit keeps (`clicks fit --memory-budget`).
 pub const FIT_BUDGET: &str = "1G";
@@ -319,40 +325,6 @@ pub struct FitPlan {
     budget: u64,
 }
 
-/// What a fit is doing, for progress displays.
-#[derive(Debug, Clone, Copy)]
-pub enum FitPhase<'a> {
-    /// EM passes over the log of a model: the model and most passes.
-    Passes(ModelKind, u64),
-    /// Sweeps of the posterior's sampler: the model and the sweeps when known.
-    Sweeps(ModelKind, Option<u64>),
-    /// The per-grade fit of a model with labels.
-    ByGrade(ModelKind),
-    /// Reading the file of this name.
-    Reading(&'a str),
-}
-
-/// Watches a fit: progress and the lines a user should read (what was skipped, how EM ended,
-/// the posterior's priors and diagnostics), as they come. Every method does nothing by default.
-pub trait FitObserver: Sync {
-    /// A phase starts.
-    fn phase(&self, _phase: FitPhase<'_>) {}
-    /// The phase that started last has ended.
-    fn end_phase(&self) {}
-    /// An EM pass ended.
-    fn pass(&self, _p: &PassInfo) {}
-    /// `n` more sampler sweeps are done.
-    fn sweeps(&self, _n: u64) {}
-    /// A line for the user.
-    fn note(&self, _line: &str) {}
-}
-
-/// An observer that shows nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Quiet;
-
-impl FitObserver for Quiet {}
-
 /// A fitted click model with what the fit found.
 #[derive(Debug)]
 pub struct Fitted {
@@ -424,44 +396,6 @@ pub struct FileFit {
     pub pairs: usize,
     /// Posterior records written, when asked.
     pub records: Option<usize>,
-}
-
-/// The lines [`FitObserver::note`] receives for how an EM fit ended.
-pub fn summary_line(s: &FitSummary) -> String {
-    let change = s.relative_change.map_or_else(|| "not computed (--tolerance 0)".to_string(), |c| format!("{c:.3e}"));
-    format!(
-        "EM: {} of at most {} passes ({}; acceleration {}); last relative log-likelihood change {change}; largest parameter change {:.3e}",
-        s.passes,
-        s.max_passes,
-        if s.converged {
-            "converged"
-        } else if s.tolerance > 0.0 {
-            "tolerance not reached"
-        } else {
-            "fixed passes"
-        },
-        s.acceleration,
-        s.parameter_change
-    )
-}
-
-/// The posterior's priors and diagnostics, with a warning when chains have not mixed.
-pub fn posterior_lines(post: &Posterior) -> Vec<String> {
-    let mut lines = post.summary_lines();
-    if let Some(d) = post.diagnostics() {
-        if d.flagged > 0 {
-            lines.push(format!(
-                "WARNING: {} of {} parameters have not converged (R-hat > 1.01 or too few effective draws): run longer chains (--warmup, --samples) before trusting their intervals",
-                d.flagged, d.checked
-            ));
-        }
-    }
-    lines
-}
-
-/// The warnings of a read report, as notes.
-pub fn read_notes(name: &str, r: &ReadReport) -> Vec<String> {
-    r.warnings(name).into_iter().map(|w| format!("warning: {w}")).collect()
 }
 
 /// The label file, as read, with its notes.
