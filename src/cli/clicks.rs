@@ -10,7 +10,7 @@ use serpsim::clickmodels::fitting::{
 use serpsim::clickmodels::posterior::posterior;
 use serpsim::clickmodels::validate::{plot_svg, validate as validate_model, Dwell, ValidateConfig};
 use serpsim::clickmodels::{io, ClickModel, EmConfig, ModelKind};
-use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, SessionSource, Vocab};
+use serpsim::logs::{ClickLog, FileSource, Format, LogData, ReadReport, Vocab};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serpsim clicks`.
@@ -1035,115 +1035,9 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
 
 fn eval(a: EvalArgs) -> anyhow::Result<()> {
     let plan = a.m.eval_plan()?;
-    let format = a.m.format()?;
-    if !plan.needs_memory() {
-        return eval_streamed(a, plan);
-    }
-    let mut data = LogData::read(&a.train, format.clone(), a.m.skip_bad_lines)?;
-    report_skipped(&a.train, &data.report);
-    let (train, test): (ClickLog, ClickLog) = match &a.test {
-        None => {
-            let s = split_75_25(&data.log);
-            (s.train, s.test)
-        }
-        Some(t) => {
-            let (test, report) = data.read_more(t, format, a.m.skip_bad_lines)?;
-            report_skipped(t, &report);
-            let train = std::mem::take(&mut data.log);
-            let test = restrict_to_train_queries(&train, &test);
-            (train, test)
-        }
-    };
-    anyhow::ensure!(!train.is_empty(), "{}: no training sessions", a.train.display());
-    let (model, _, _) = with_threads(a.threads, || plan.fit_sessions(&train, data.vocab.pair_count(), &Shown::default()))??;
-    let scores = evaluate(model.as_ref(), &test)?;
-    if let Some(path) = &a.save {
-        io::save(path, model.as_ref(), &data.vocab)?;
-    }
-    print_eval(model.kind().name(), train.len() as u64, test.len() as u64, &scores)
-}
-
-/// `clicks eval` with the usual (EM or counting) fit: the training log is parsed once into
-/// stored sessions (memory by the budget and the pairs), the fit and the evaluation replay
-/// them; a --test log is evaluated while it is read. The same numbers as the in-memory path.
-fn eval_streamed(a: EvalArgs, plan: FitPlan) -> anyhow::Result<()> {
-    use serpsim::clickmodels::eval::evaluate_stream;
-    let (cfg, opts) = (plan.config(), plan.em_options());
-    let mut src = plan.file_source(&a.train, a.m.format()?, a.m.skip_bad_lines);
-    {
-        use serpsim::clickmodels::sharded;
-        let logs: Vec<&Path> = std::iter::once(a.train.as_path()).chain(a.test.as_deref()).collect();
-        if plan.shards_logs(&logs) {
-            let held = a.test.clone().map_or(sharded::HeldOut::LastQuarter, sharded::HeldOut::File);
-            let shard_opts = plan.shard_options();
-            let read_opts = a.m.read_options()?;
-            let shown = Shown::passes(&plan);
-            let r =
-                with_threads(a.threads, || sharded::evaluate(&a.train, &held, &read_opts, cfg, opts, &shard_opts, a.save.as_deref(), &mut |p| shown.pass(p)));
-            shown.end_phase();
-            let r = r??;
-            shown.note(&summary_line(&r.fit.fit_summary));
-            report_skipped(&a.train, &r.fit.read);
-            if let (Some(t), Some(rep)) = (&a.test, &r.test_read) {
-                report_skipped(t, rep);
-            }
-            eprintln!("{}", r.fit.summary());
-            return print_eval(cfg.kind().name(), r.fit.sessions, r.test_sessions, &r.scores);
-        }
-    }
-    with_threads(a.threads, || src.load().map(|_| ()))??;
-    let st = src.stored().expect("load keeps the sessions");
-    let n = st.len();
-    let n_train = match &a.test {
-        None => n * 3 / 4,
-        Some(_) => n,
-    };
-    anyhow::ensure!(n_train > 0, "{}: no training sessions", a.train.display());
-    let mut train = st.range(0..n_train);
-    let (model, _) = with_threads(a.threads, || plan.fit_source(&mut train, &Shown::default()))??;
-    // Queries of the training sessions: test sessions of other queries are left out.
-    let mut seen = vec![false; src.vocab.queries.len()];
-    st.replay(0..n_train, &mut |s| seen[s.query as usize] = true)?;
-    let model_ref: &dyn ClickModel = model.as_ref();
-    let mut test_sessions = 0usize;
-    let (scores, vocab) = match &a.test {
-        None => {
-            let scores = evaluate_stream(model_ref, &mut |f| {
-                st.replay(n_train..n, &mut |s| {
-                    if seen[s.query as usize] {
-                        test_sessions += 1;
-                        f(s);
-                    }
-                })
-            })?;
-            report_skipped(&a.train, &src.report);
-            (scores, std::mem::take(&mut src.vocab))
-        }
-        Some(t) => {
-            report_skipped(&a.train, &src.report);
-            // The test log is read into the training vocabulary (as `read_more` does) and
-            // evaluated session by session.
-            let mut test = plan.file_source(t, a.m.format()?, a.m.skip_bad_lines);
-            test.vocab = std::mem::take(&mut src.vocab);
-            let scores = evaluate_stream(model_ref, &mut |f| {
-                test.pass(&mut |s| {
-                    if seen.get(s.query as usize).copied().unwrap_or(false) {
-                        test_sessions += 1;
-                        f(s);
-                    }
-                })
-            });
-            report_skipped(t, &test.report);
-            (scores?, test.vocab)
-        }
-    };
-    if let Some(path) = &a.save {
-        io::save(path, model.as_ref(), &vocab)?;
-    }
-    if let Some(line) = src.stored_summary() {
-        eprintln!("{line}");
-    }
-    print_eval(model.kind().name(), n_train, test_sessions as u64, &scores)
+    let read = a.m.read_options()?;
+    let e = with_threads(a.threads, || plan.evaluate_file(&a.train, a.test.as_deref(), &read, a.save.as_deref(), &Shown::default()))??;
+    print_eval(e.model.name(), e.train_sessions, e.test_sessions, &e.scores)
 }
 
 fn simulate(a: SimulateArgs) -> anyhow::Result<()> {

@@ -43,7 +43,9 @@ use crate::logs::read::ReadOptions;
 use crate::logs::{ClickLog, FileSource, Format, LogData, SessionSource, Vocab};
 use std::path::Path;
 
+mod evaluate;
 mod observe;
+pub use evaluate::Evaluation;
 pub use observe::{posterior_lines, read_notes, summary_line, FitObserver, FitPhase, Quiet};
 
 /// The default memory budget of the sessions a fit keeps (`clicks fit --memory-budget`).
