@@ -9,7 +9,7 @@
 #
 # Commands run in a fixed scratch directory ($GOLDEN_WORK, default /tmp/serpsim-golden; two
 # runs at once need two) with the inputs linked in and outputs under `g/`, so the outputs of
-# two runs are comparable byte for byte. Progress lines on stderr are off (--quiet). Takes about three minutes on 2 cores.
+# two runs are comparable byte for byte. Progress lines on stderr are off (--quiet). Takes about four minutes on 2 cores.
 set -uo pipefail
 BIN=$(readlink -f "$1")
 OUT=$(mkdir -p "$2" && readlink -f "$2")
@@ -69,6 +69,40 @@ for m in dbn pbm sdbn ccm; do
 done
 run clicks-validate clicks validate --quiet --model dbn --train "$LOG" --replicates 1 --bootstrap 20
 run clicks-simulate clicks simulate --quiet --model-file g/fit-dbn.json --serps "$LOG" --seed 3 --out g/simulated.txt
+# The fit settings' paths (issue 43, clickmodels::fitting): labels, in memory, posterior
+# files, fitted priors in fit/eval/validate, eval and validate with --test and in shards, and
+# settings that are refused. Qrels of the log's own pairs: the first 400 (query, document)
+# pairs in log order, grade = document id mod 3.
+python3 -c "
+seen = set()
+for line in open('$LOG'):
+    for sess in line.split(';'):
+        parts = sess.strip().split('\t')
+        if len(parts) < 2:
+            continue
+        for d in parts[1].split(':')[0].split(','):
+            d = d.strip()
+            if d and (parts[0], d) not in seen and len(seen) < 400:
+                seen.add((parts[0], d))
+                print(parts[0], 0, d, int(d) % 3)
+" > qrels.txt
+head -150 "$LOG" > train-half.txt
+tail -150 "$LOG" > test-half.txt
+run fs-labels-sdbn clicks fit --quiet --model sdbn --qrels qrels.txt --grade-bootstrap 20 --train "$LOG" --out g/fs-labels-sdbn.json
+run fs-labels-dbn clicks fit --quiet --model dbn --qrels qrels.txt --grade-bootstrap 10 --train "$LOG" --out g/fs-labels-dbn.json
+run fs-inmem-ubm clicks fit --quiet --model ubm --in-memory --train "$LOG" --out g/fs-inmem-ubm.json
+run fs-post-cm clicks fit --quiet --model cm --posterior g/fs-post-cm.json --draws 2 --train "$LOG" --out g/fs-post-cm-model.json
+run fs-post-dbn clicks fit --quiet --model dbn --prior uniform --posterior g/fs-post-dbn.json --samples 20 --warmup 10 --chains 2 --train "$LOG" --out g/fs-post-dbn-model.json
+run fs-top-ubm clicks fit --quiet --model ubm --top-examination 0.9 --accel none --train "$LOG" --out g/fs-top-ubm.json
+run fs-eval-test clicks eval --quiet --model dbn --train train-half.txt --test test-half.txt --save g/fs-eval-test.json
+run fs-eval-global clicks eval --quiet --model sdbn --prior global --train "$LOG"
+run fs-eval-sampled clicks eval --quiet --model ubm --prior global --samples 20 --warmup 10 --chains 2 --train "$LOG"
+run fs-eval-shards clicks eval --quiet --model ubm --shards 2 --train train-half.txt --test test-half.txt
+run fs-val-test clicks validate --quiet --model ubm --train train-half.txt --test test-half.txt --replicates 1 --bootstrap 10
+run fs-val-global clicks validate --quiet --model cm --prior global --train "$LOG" --replicates 1 --bootstrap 10
+run fs-val-shards clicks validate --quiet --model dbn --shards 2 --split interleaved --prior uniform --train "$LOG" --replicates 1 --bootstrap 10
+run fs-err-gamma clicks fit --quiet --model ubm --gamma 0.5 --train "$LOG" --out g/fs-x1.json
+run fs-err-top clicks fit --quiet --model dbn --top-examination free --train "$LOG" --out g/fs-x2.json
 # TREC evaluation.
 Q=study_logs/trec/qrels.test
 R=study_logs/trec/results.test

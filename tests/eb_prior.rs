@@ -92,7 +92,7 @@ fn counting_models_and_posteriors_refuse_it() {
         (vec!["--model", "sdbn"], "for the EM models (dbn, ubm, ccm, pbm), not sdbn"),
         (vec!["--model", "cm"], "for the EM models (dbn, ubm, ccm, pbm), not cm"),
         (vec!["--model", "dcm", "--in-memory"], "for the EM models (dbn, ubm, ccm, pbm), not dcm"),
-        (vec!["--model", "dbn", "--posterior", "post.csv"], "a posterior takes --prior global"),
+        (vec!["--model", "dbn", "--posterior", "post.csv"], "--prior eb is a prior of the EM fit; a posterior takes global, query or hierarchical"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = bin()
