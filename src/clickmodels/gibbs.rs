@@ -325,6 +325,75 @@ fn one_sweep(kernel: &dyn GibbsKernel, st: &mut State, rng: &mut Stream, adapt: 
 // indexed by a cell (a rank, or a rank and the last click above), rank 1's cell optionally
 // pinned. Their kernels share these steps.
 
+/// Checks a pinned examination of rank 1 (UBM, PBM).
+pub fn check_top(top: Option<f64>) -> Result<()> {
+    if let Some(v) = top {
+        crate::error::check_probability("sampler", "top_examination", v)?;
+    }
+    Ok(())
+}
+
+/// The kernel of the examination models (UBM, PBM): whether each result without a click was
+/// examined ([`examination_hidden`]), then a scaling move ([`scale_step`]). `cell(r, prev)` is
+/// the model's examination cell of rank `r` (0-based) when the last click above it was at rank
+/// `prev` (1-based; 0: none): PBM's rank, UBM's [`super::ubm::ubm_cell`].
+pub struct ExaminationKernel<'a> {
+    log: &'a ClickLog,
+    top: Option<f64>,
+    cell: fn(usize, usize) -> usize,
+    /// (pair, cell) of every result without a click whose examination is not pinned.
+    items: Vec<(u32, u32)>,
+    /// With a pinned top examination: (pair, clicks, non-clicks) in the pinned cell.
+    top_obs: Vec<(u32, f64, f64)>,
+}
+
+impl<'a> ExaminationKernel<'a> {
+    /// The kernel over `log` with rank 1's examination pinned at `top` when given.
+    pub fn new(log: &'a ClickLog, top: Option<f64>, cell: fn(usize, usize) -> usize) -> Self {
+        let mut items = Vec::new();
+        for sess in log.iter() {
+            let mut prev = 0usize;
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                let k = cell(r, prev);
+                if c {
+                    prev = r + 1;
+                } else if !(k == 0 && top.is_some()) {
+                    items.push((p, k as u32));
+                }
+            }
+        }
+        let top_obs = if top.is_some() { top_observations(log) } else { Vec::new() };
+        ExaminationKernel { log, top, cell, items, top_obs }
+    }
+}
+
+impl GibbsKernel for ExaminationKernel<'_> {
+    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
+        for sess in self.log.iter() {
+            let mut prev = 0usize;
+            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
+                let k = (self.cell)(r, prev);
+                if c {
+                    s[0][p as usize] += 1.0;
+                    s[1][k] += 1.0;
+                    prev = r + 1;
+                } else if k == 0 && self.top.is_some() {
+                    f[0][p as usize] += 1.0;
+                }
+            }
+        }
+    }
+
+    fn metropolis(&self, st: &mut State, rng: &mut Stream) -> bool {
+        scale_step(&self.top_obs, st, self.top, rng);
+        true
+    }
+
+    fn hidden(&self, st: &mut State, rng: &mut Stream) {
+        examination_hidden(&self.items, st, rng);
+    }
+}
+
 /// (pair, clicks, non-clicks) of the results at rank 1, whose cell is the pinned one (no click
 /// above it).
 pub fn top_observations(log: &ClickLog) -> Vec<(u32, f64, f64)> {

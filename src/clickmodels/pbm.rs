@@ -4,7 +4,7 @@
 use super::driver::{self, EmOptions};
 use super::em::EmConfig;
 use super::estep::{EStats, EmModel, Scratch, StatsShape};
-use super::gibbs::{examination_hidden, scale_step, top_observations, GibbsKernel, GibbsModel, LatentSettings, State, TableSpec};
+use super::gibbs::{check_top, ExaminationKernel, GibbsKernel, GibbsModel, LatentSettings, TableSpec};
 use super::prior::Axis;
 use super::registry::{EmSpec, ModelSpec, PosteriorSpec, UserSpec, UserWalk};
 use super::state::EmState;
@@ -189,56 +189,11 @@ impl GibbsModel for PbmSampler {
     }
 
     fn validate(&self) -> Result<()> {
-        if let Some(v) = self.top {
-            crate::error::check_probability("sampler", "top_examination", v)?;
-        }
-        Ok(())
+        check_top(self.top)
     }
 
     fn kernel<'a>(&self, log: &'a ClickLog) -> Box<dyn GibbsKernel + 'a> {
-        let mut items = Vec::new();
-        for sess in log.iter() {
-            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                if !c && !(r == 0 && self.top.is_some()) {
-                    items.push((p, r as u32));
-                }
-            }
-        }
-        let top_obs = if self.top.is_some() { top_observations(log) } else { Vec::new() };
-        Box::new(PbmKernel { log, top: self.top, items, top_obs })
-    }
-}
-
-struct PbmKernel<'a> {
-    log: &'a ClickLog,
-    top: Option<f64>,
-    /// (pair, rank) of every result without a click whose examination is not pinned.
-    items: Vec<(u32, u32)>,
-    /// With a pinned top examination: (pair, clicks, non-clicks) at rank 1.
-    top_obs: Vec<(u32, f64, f64)>,
-}
-
-impl GibbsKernel for PbmKernel<'_> {
-    fn fixed_counts(&self, s: &mut [Vec<f64>], f: &mut [Vec<f64>]) {
-        for sess in self.log.iter() {
-            for (r, (&p, &c)) in sess.pairs.iter().zip(sess.clicks).enumerate() {
-                if c {
-                    s[0][p as usize] += 1.0;
-                    s[1][r] += 1.0;
-                } else if r == 0 && self.top.is_some() {
-                    f[0][p as usize] += 1.0;
-                }
-            }
-        }
-    }
-
-    fn metropolis(&self, st: &mut State, rng: &mut Stream) -> bool {
-        scale_step(&self.top_obs, st, self.top, rng);
-        true
-    }
-
-    fn hidden(&self, st: &mut State, rng: &mut Stream) {
-        examination_hidden(&self.items, st, rng);
+        Box::new(ExaminationKernel::new(log, self.top, |r, _| r))
     }
 }
 
